@@ -1,0 +1,20 @@
+# clg_add_test(<name> SOURCES <files...> LABELS <labels...> [LIBRARIES <libs...>]
+#              [TIMEOUT <seconds>])
+# One cmocka binary per test file. A binary exits 77 only when no OpenCL
+# device exists; ctest then reports it as skipped.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(CMOCKA REQUIRED IMPORTED_TARGET cmocka)
+
+function(clg_add_test name)
+  cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LABELS;LIBRARIES" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE clgather_static PkgConfig::CMOCKA ${T_LIBRARIES})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests/common)
+  clg_strict_warnings(${name})
+  add_test(NAME ${name} COMMAND ${name})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}"
+                       SKIP_RETURN_CODE 77 TIMEOUT ${T_TIMEOUT})
+endfunction()

@@ -1,0 +1,386 @@
+/*
+ * clgather: the ONNX operators Gather and GatherElements on OpenCL devices.
+ *
+ * One public header. Sections:
+ *   1. Version
+ *   2. Status codes
+ *   3. Data types and tensors
+ *   4. Devices and contexts
+ *   5. Operators (host memory, device buffers, CPU reference)
+ *   6. Diagnostics
+ *
+ * Semantics follow the ONNX operator pages Gather (opsets 1, 11, 13) and
+ * GatherElements (opsets 11, 13), with the index range [-s, s-1] accepted
+ * for every opset. Results are bit-exact: the operators only move bytes.
+ *
+ * Threading: a clg_context may be used by one thread at a time. Different
+ * contexts may be used from different threads concurrently. The library
+ * never prints.
+ */
+#ifndef CLGATHER_CLGATHER_H
+#define CLGATHER_CLGATHER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ======================================================================
+ * 1. Version
+ * ==================================================================== */
+
+#define CLG_VERSION_MAJOR 0
+#define CLG_VERSION_MINOR 1
+#define CLG_VERSION_PATCH 0
+/** MAJOR * 10000 + MINOR * 100 + PATCH, comparable with clg_version(). */
+#define CLG_VERSION_NUMBER \
+    (CLG_VERSION_MAJOR * 10000 + CLG_VERSION_MINOR * 100 + CLG_VERSION_PATCH)
+#define CLG_VERSION_STRING "0.1.0"
+
+/** Version number of the library actually linked (CLG_VERSION_NUMBER at
+ *  its build time). Compare with CLG_VERSION_NUMBER to detect a mismatched
+ *  shared library. */
+unsigned clg_version(void);
+
+/** Version string of the library actually linked, e.g. "0.1.0". Static. */
+const char *clg_version_string(void);
+
+/* ======================================================================
+ * 2. Status codes
+ * ==================================================================== */
+
+/** The one table of statuses: X(name, value, message). Values are pinned;
+ *  new statuses are only ever appended. */
+#define CLG_STATUS_TABLE(X)                                                   \
+    X(OK, 0, "success")                                                       \
+    X(NULL_POINTER, 1, "a required pointer argument is NULL")                 \
+    X(INVALID_ARGUMENT, 2, "an argument has an invalid value")                \
+    X(INVALID_AXIS, 3, "axis is outside [-r, r-1]")                           \
+    X(INVALID_RANK, 4, "a tensor has an unsupported rank")                    \
+    X(RANK_MISMATCH, 5, "data and indices ranks differ (GatherElements)")     \
+    X(INVALID_SHAPE, 6, "a tensor shape has a negative dimension")            \
+    X(SHAPE_MISMATCH, 7, "tensor shapes are incompatible")                    \
+    X(UNSUPPORTED_DTYPE, 8, "unsupported data type")                          \
+    X(INDEX_OUT_OF_RANGE, 9, "an index value is outside [-s, s-1]")           \
+    X(TENSOR_TOO_LARGE, 10, "a tensor is too large for the device or host")   \
+    X(OUT_OF_MEMORY, 11, "host memory allocation failed")                     \
+    X(DEVICE_NOT_FOUND, 12, "no OpenCL device matches the device spec")       \
+    X(OPENCL_ERROR, 13, "an OpenCL call failed")                              \
+    X(BUILD_FAILED, 14, "an OpenCL program failed to build")
+
+#define CLG_STATUS_ENUM_ENTRY_(name, value, message) CLG_STATUS_##name = value,
+/** Result of every fallible call. CLG_STATUS_OK (0) means success. */
+typedef enum clg_status {
+    CLG_STATUS_TABLE(CLG_STATUS_ENUM_ENTRY_)
+} clg_status;
+#undef CLG_STATUS_ENUM_ENTRY_
+
+/** Symbolic name without prefix, e.g. "INDEX_OUT_OF_RANGE". Static, never
+ *  NULL; "UNKNOWN_STATUS" for a value outside the table. */
+const char *clg_status_name(clg_status status);
+
+/** One-line generic description. Static, never NULL; a fixed string for a
+ *  value outside the table. The context's clg_context_last_error() gives
+ *  the specific message with the values involved. */
+const char *clg_status_message(clg_status status);
+
+/* ======================================================================
+ * 3. Data types and tensors
+ * ==================================================================== */
+
+/** Element types, numbered as ONNX TensorProto.DataType. */
+typedef enum clg_dtype {
+    CLG_DTYPE_UNDEFINED = 0,
+    CLG_DTYPE_FLOAT = 1,
+    CLG_DTYPE_UINT8 = 2,
+    CLG_DTYPE_INT8 = 3,
+    CLG_DTYPE_UINT16 = 4,
+    CLG_DTYPE_INT16 = 5,
+    CLG_DTYPE_INT32 = 6,
+    CLG_DTYPE_INT64 = 7,
+    CLG_DTYPE_STRING = 8,
+    CLG_DTYPE_BOOL = 9,
+    CLG_DTYPE_FLOAT16 = 10,
+    CLG_DTYPE_DOUBLE = 11,
+    CLG_DTYPE_UINT32 = 12,
+    CLG_DTYPE_UINT64 = 13,
+    CLG_DTYPE_COMPLEX64 = 14,
+    CLG_DTYPE_COMPLEX128 = 15,
+    CLG_DTYPE_BFLOAT16 = 16
+} clg_dtype;
+
+/** One STRING element: a byte string of `length` bytes at `data` (NUL bytes
+ *  allowed, no terminator required). A STRING tensor is an array of these
+ *  descriptors (16 bytes each on 64-bit hosts). Gathering copies the
+ *  descriptors, never the bytes: an output STRING tensor borrows the bytes
+ *  of the input data tensor, which must outlive every use of the output. */
+typedef struct clg_string {
+    const char *data;
+    size_t length;
+} clg_string;
+
+/** Size in bytes of one element of `dtype` (1, 2, 4, 8 or 16; STRING is
+ *  sizeof(clg_string)); 0 for CLG_DTYPE_UNDEFINED or a value that is not an
+ *  ONNX TensorProto data type. */
+size_t clg_dtype_size(clg_dtype dtype);
+
+/** ONNX name of `dtype`, e.g. "FLOAT", "BFLOAT16". Static, never NULL;
+ *  "UNDEFINED" for unknown values. */
+const char *clg_dtype_name(clg_dtype dtype);
+
+/** Largest rank clgather accepts for any tensor (data, indices, output). */
+#define CLG_MAX_RANK 32
+
+/** A tensor in host memory, dense, row-major (C order).
+ *  - dtype: element type.
+ *  - rank: number of dimensions, 0 (a scalar, one element) to CLG_MAX_RANK.
+ *  - shape: `rank` dimension sizes, each >= 0; may be NULL when rank is 0.
+ *  - data: clg_tensor_count(t) * clg_dtype_size(dtype) bytes; may be NULL
+ *    only when the tensor has no elements.
+ *  The descriptor and the memory it points to are borrowed for a call only;
+ *  the library keeps no pointer into them after it returns. */
+typedef struct clg_tensor {
+    clg_dtype dtype;
+    size_t rank;
+    const int64_t *shape;
+    void *data;
+} clg_tensor;
+
+/** A tensor in an OpenCL buffer of the context's cl_context. Same layout
+ *  rules as clg_tensor; `buffer` holds the elements from offset 0 and is
+ *  borrowed for the call. */
+typedef struct clg_cl_tensor {
+    clg_dtype dtype;
+    size_t rank;
+    const int64_t *shape;
+    cl_mem buffer;
+} clg_cl_tensor;
+
+/** Number of elements of a shape (1 for rank 0). Writes it to *count.
+ *  Errors: NULL_POINTER (count NULL, or shape NULL with rank > 0),
+ *  INVALID_RANK (rank > CLG_MAX_RANK), INVALID_SHAPE (a negative dimension),
+ *  TENSOR_TOO_LARGE (the product overflows int64). */
+clg_status clg_shape_count(const int64_t *shape, size_t rank, int64_t *count);
+
+/* ======================================================================
+ * 4. Devices and contexts
+ * ==================================================================== */
+
+/** Device types, as in CL_DEVICE_TYPE_*. */
+typedef enum clg_device_type {
+    CLG_DEVICE_TYPE_OTHER = 0,
+    CLG_DEVICE_TYPE_CPU = 1,
+    CLG_DEVICE_TYPE_GPU = 2,
+    CLG_DEVICE_TYPE_ACCELERATOR = 3
+} clg_device_type;
+
+/** One OpenCL device as discovered, with its "P:D" position. Strings are
+ *  NUL-terminated and truncated to fit. */
+typedef struct clg_device_info {
+    uint32_t platform_index;      /* P in "P:D" */
+    uint32_t device_index;        /* D in "P:D", within its platform */
+    clg_device_type type;
+    int is_default;               /* 1 for the device a NULL spec selects */
+    char platform_name[128];
+    char name[128];
+    char vendor[128];
+    char version[128];            /* CL_DEVICE_VERSION */
+    uint64_t global_mem_size;     /* bytes, CL_DEVICE_GLOBAL_MEM_SIZE */
+    uint64_t max_alloc_size;      /* bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+    int host_unified_memory;      /* CL_DEVICE_HOST_UNIFIED_MEMORY */
+} clg_device_info;
+
+/** Lists every device of every OpenCL platform. Writes up to `capacity`
+ *  entries to `infos` (may be NULL when capacity is 0) and the total number
+ *  of devices to *count. The default device is the one clg_context_create
+ *  would choose for a NULL spec, CLGATHER_DEVICE included.
+ *  Errors: NULL_POINTER (count NULL, or infos NULL with capacity > 0),
+ *  DEVICE_NOT_FOUND (no OpenCL platform or device at all; *count = 0),
+ *  OPENCL_ERROR. */
+clg_status clg_devices_list(clg_device_info *infos, size_t capacity,
+                            size_t *count);
+
+/** Opaque context: one OpenCL device, its cl_context and in-order command
+ *  queue, the programs built so far (cached per variant), and the last
+ *  error. */
+typedef struct clg_context clg_context;
+
+/** Creates a context on the device chosen by `device_spec`:
+ *  - "gpu", "cpu", "accelerator": the first device of that type;
+ *  - "P:D": device D of platform P (indices as clg_devices_list shows);
+ *  - any other text: the first device whose platform name or device name
+ *    contains it, case-insensitively;
+ *  - NULL or "": the environment variable CLGATHER_DEVICE, read as a spec;
+ *    if it is unset or empty, the first GPU, else the first device.
+ *  On success *ctx receives a new context (destroy with
+ *  clg_context_destroy). On failure *ctx is NULL and, when the failure
+ *  concerns the device, clg_context_last_error(NULL) on the same thread
+ *  names the spec and the devices seen.
+ *  Errors: NULL_POINTER, DEVICE_NOT_FOUND (no device or no match),
+ *  INVALID_ARGUMENT (a malformed "P:D"), OUT_OF_MEMORY, OPENCL_ERROR. */
+clg_status clg_context_create(clg_context **ctx, const char *device_spec);
+
+/** Creates a context over a caller's OpenCL objects. `context` and `queue`
+ *  are retained here and released by clg_context_destroy; `device` must be
+ *  the queue's device. The queue must be in order (no
+ *  CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE).
+ *  Errors: NULL_POINTER, INVALID_ARGUMENT (out-of-order queue, or device
+ *  not the queue's), OUT_OF_MEMORY, OPENCL_ERROR. */
+clg_status clg_context_create_from_cl(clg_context **ctx, cl_context context,
+                                      cl_device_id device,
+                                      cl_command_queue queue);
+
+/** Releases everything the context holds. Accepts NULL. */
+void clg_context_destroy(clg_context *ctx);
+
+/** Device name, vendor and CL_DEVICE_VERSION of the context's device.
+ *  Owned by the context; valid until it is destroyed. Never NULL for a
+ *  valid context; "" for NULL. */
+const char *clg_context_device_name(const clg_context *ctx);
+const char *clg_context_device_vendor(const clg_context *ctx);
+const char *clg_context_device_version(const clg_context *ctx);
+
+/** Device type of the context's device. */
+clg_device_type clg_context_device_type(const clg_context *ctx);
+
+/** 1 when the device shares host memory (CL_DEVICE_HOST_UNIFIED_MEMORY, as
+ *  on POCL's CPU device): the host-memory operators then use the caller's
+ *  buffers in place instead of copying them. 0 otherwise. */
+int clg_context_uses_host_memory(const clg_context *ctx);
+
+/** CL_DEVICE_MAX_MEM_ALLOC_SIZE of the context's device, in bytes. */
+uint64_t clg_context_max_alloc_size(const clg_context *ctx);
+
+/** The context's OpenCL objects, borrowed (not retained for the caller). */
+cl_context clg_context_cl_context(const clg_context *ctx);
+cl_device_id clg_context_cl_device(const clg_context *ctx);
+cl_command_queue clg_context_cl_queue(const clg_context *ctx);
+
+/* ======================================================================
+ * 5. Operators
+ * ==================================================================== */
+
+/** Output shape of Gather (ONNX Gather, "Outputs"):
+ *  data.shape[:axis] + indices.shape + data.shape[axis+1:], rank q + r - 1.
+ *  Writes the rank to *rank and the dimensions to shape[0 .. rank-1]
+ *  (`capacity` entries available; CLG_MAX_RANK always suffices).
+ *  Validates everything but the index values and the data pointers.
+ *  Errors: NULL_POINTER, INVALID_RANK (data rank 0, or a rank above
+ *  CLG_MAX_RANK), INVALID_AXIS, INVALID_SHAPE, UNSUPPORTED_DTYPE (data
+ *  dtype unknown, indices not INT32/INT64), INVALID_ARGUMENT (capacity
+ *  below the output rank), TENSOR_TOO_LARGE. */
+clg_status clg_gather_output_shape(const clg_tensor *data,
+                                   const clg_tensor *indices, int64_t axis,
+                                   int64_t *shape, size_t capacity,
+                                   size_t *rank);
+
+/** Output shape of GatherElements: indices.shape (rank r). Same contract as
+ *  clg_gather_output_shape, plus RANK_MISMATCH (indices rank != data rank)
+ *  and SHAPE_MISMATCH (indices.shape[d] > data.shape[d] for some d != axis).
+ */
+clg_status clg_gather_elements_output_shape(const clg_tensor *data,
+                                            const clg_tensor *indices,
+                                            int64_t axis, int64_t *shape,
+                                            size_t capacity, size_t *rank);
+
+/** ONNX Gather (opsets 1, 11, 13) on the context's device, host memory in
+ *  and out:
+ *    output[o..., i..., k...] = data[o..., norm(indices[i...]), k...]
+ *  with norm(v) = v < 0 ? v + s : v and s = data.shape[axis].
+ *  - data: any dtype, rank r >= 1.
+ *  - indices: INT32 or INT64, any rank q >= 0 (rank 0: a scalar).
+ *  - axis: in [-r, r-1]; negative counts from the back.
+ *  - output: caller-allocated; its dtype must equal data's and its shape
+ *    the one clg_gather_output_shape gives. Written only on success: on any
+ *    error the output memory is left exactly as it was.
+ *  Empty tensors are valid; no kernel is launched for them.
+ *  Errors: every one of clg_gather_output_shape, plus NULL_POINTER (a data
+ *  pointer NULL for a non-empty tensor), SHAPE_MISMATCH or
+ *  UNSUPPORTED_DTYPE (output descriptor differs from the expected one),
+ *  INDEX_OUT_OF_RANGE (a value outside [-s, s-1]; the message names the
+ *  first such position, its value and the valid range), TENSOR_TOO_LARGE
+ *  (the device cannot hold the output and a piece of data at once),
+ *  OPENCL_ERROR, BUILD_FAILED. The message is in
+ *  clg_context_last_error(ctx). */
+clg_status clg_gather(clg_context *ctx, const clg_tensor *data,
+                      const clg_tensor *indices, int64_t axis,
+                      const clg_tensor *output);
+
+/** ONNX GatherElements (opsets 11, 13) on the context's device:
+ *    output[p] = data[p with p[axis] replaced by norm(indices[p])]
+ *  - data: any dtype, rank r >= 1.
+ *  - indices: INT32 or INT64, rank r; indices.shape[d] <= data.shape[d]
+ *    for every d != axis (indices.shape[axis] is free).
+ *  - output: caller-allocated, data's dtype, indices' shape; untouched on
+ *    error.
+ *  Errors: as clg_gather, plus RANK_MISMATCH and SHAPE_MISMATCH. */
+clg_status clg_gather_elements(clg_context *ctx, const clg_tensor *data,
+                               const clg_tensor *indices, int64_t axis,
+                               const clg_tensor *output);
+
+/** Gather on device-resident buffers of the context's cl_context; blocks
+ *  until the result is in `output->buffer`. Same semantics and errors as
+ *  clg_gather, except that after INDEX_OUT_OF_RANGE the output buffer's
+ *  contents are unspecified (no byte outside it is ever written). Buffers
+ *  must be at least as large as their tensors; UNSUPPORTED_DTYPE for STRING
+ *  is not raised (descriptors are moved as 16-byte elements). */
+clg_status clg_gather_cl(clg_context *ctx, const clg_cl_tensor *data,
+                         const clg_cl_tensor *indices, int64_t axis,
+                         const clg_cl_tensor *output);
+
+/** GatherElements on device-resident buffers; as clg_gather_cl. */
+clg_status clg_gather_elements_cl(clg_context *ctx, const clg_cl_tensor *data,
+                                  const clg_cl_tensor *indices, int64_t axis,
+                                  const clg_cl_tensor *output);
+
+/** CPU reference of Gather, written straight from the ONNX formula and
+ *  independent of the device path. Same arguments, semantics and errors as
+ *  clg_gather (no OpenCL errors). `ctx` may be NULL: the message then goes
+ *  to clg_context_last_error(NULL) of the calling thread. */
+clg_status clg_reference_gather(clg_context *ctx, const clg_tensor *data,
+                                const clg_tensor *indices, int64_t axis,
+                                const clg_tensor *output);
+
+/** CPU reference of GatherElements; as clg_reference_gather. */
+clg_status clg_reference_gather_elements(clg_context *ctx,
+                                         const clg_tensor *data,
+                                         const clg_tensor *indices,
+                                         int64_t axis,
+                                         const clg_tensor *output);
+
+/* ======================================================================
+ * 6. Diagnostics
+ * ==================================================================== */
+
+/** Message of the last failed call on `ctx`, naming the call or argument
+ *  and the values involved, e.g. "indices[1][2] = 5 is out of range [-3, 2]
+ *  for axis 1 of size 3". "" after a success. With ctx NULL: the message of
+ *  the calling thread's last failed call made without a context
+ *  (clg_context_create, reference functions with a NULL ctx). Owned by the
+ *  library; valid until the next call on the same context (or thread). */
+const char *clg_context_last_error(const clg_context *ctx);
+
+/** Raw OpenCL error code of the last OPENCL_ERROR or BUILD_FAILED on `ctx`
+ *  (CL_SUCCESS when the last failure was not an OpenCL one). */
+cl_int clg_context_last_cl_error(const clg_context *ctx);
+
+/** Symbolic name of an OpenCL error code, e.g. "CL_OUT_OF_RESOURCES".
+ *  Static, never NULL; "CL_UNKNOWN_ERROR" for unknown codes. */
+const char *clg_cl_error_name(cl_int code);
+
+/** Build log of the last program build that failed on `ctx` ("" if none).
+ *  Owned by the context. */
+const char *clg_context_build_log(const clg_context *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLGATHER_CLGATHER_H */
