@@ -1,0 +1,585 @@
+/* OpenCL host runtime: context and command queue, lazy per-variant program
+ * builds cached in the context (build log kept, never printed), scratch
+ * buffers for devices that do not share host memory, kernel launch and the
+ * device error flag. OpenCL 1.2 API sections 4-5. */
+#include "internal.h"
+#include "kernels_embedded.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ context */
+
+clg_status clg_runtime_query_device(clg_context *ctx)
+{
+    cl_int err;
+    cl_device_type type = 0;
+    cl_bool unified = CL_FALSE;
+    if ((err = clGetDeviceInfo(ctx->device, CL_DEVICE_TYPE, sizeof type, &type,
+                               NULL)) != CL_SUCCESS ||
+        (err = clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+                               sizeof ctx->max_alloc, &ctx->max_alloc,
+                               NULL)) != CL_SUCCESS ||
+        (err = clGetDeviceInfo(ctx->device, CL_DEVICE_GLOBAL_MEM_SIZE,
+                               sizeof ctx->global_mem, &ctx->global_mem,
+                               NULL)) != CL_SUCCESS ||
+        (err = clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_WORK_GROUP_SIZE,
+                               sizeof ctx->max_wg_size, &ctx->max_wg_size,
+                               NULL)) != CL_SUCCESS ||
+        (err = clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_WORK_ITEM_SIZES,
+                               sizeof ctx->max_item_sizes, ctx->max_item_sizes,
+                               NULL)) != CL_SUCCESS)
+        return clg_fail_cl(ctx, err, "clGetDeviceInfo");
+    /* Deprecated in OpenCL 2.0 but still answered; absent means "no". */
+    if (clGetDeviceInfo(ctx->device, CL_DEVICE_HOST_UNIFIED_MEMORY,
+                        sizeof unified, &unified, NULL) != CL_SUCCESS)
+        unified = CL_FALSE;
+    ctx->type = (type & CL_DEVICE_TYPE_GPU)           ? CLG_DEVICE_TYPE_GPU
+                : (type & CL_DEVICE_TYPE_CPU)         ? CLG_DEVICE_TYPE_CPU
+                : (type & CL_DEVICE_TYPE_ACCELERATOR) ? CLG_DEVICE_TYPE_ACCELERATOR
+                                                      : CLG_DEVICE_TYPE_OTHER;
+    ctx->host_unified = unified == CL_TRUE;
+    clGetDeviceInfo(ctx->device, CL_DEVICE_NAME, sizeof ctx->device_name,
+                    ctx->device_name, NULL);
+    clGetDeviceInfo(ctx->device, CL_DEVICE_VENDOR, sizeof ctx->device_vendor,
+                    ctx->device_vendor, NULL);
+    clGetDeviceInfo(ctx->device, CL_DEVICE_VERSION, sizeof ctx->device_version,
+                    ctx->device_version, NULL);
+    return CLG_STATUS_OK;
+}
+
+/* Finishes a context whose device, cl_context and queue are set. */
+static clg_status finish_context(clg_context *ctx)
+{
+    cl_int err;
+    clg_status st = clg_runtime_query_device(ctx);
+    if (st != CLG_STATUS_OK)
+        return st;
+    ctx->flag = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, sizeof(cl_int),
+                               NULL, &err);
+    if (!ctx->flag)
+        return clg_fail_cl(ctx, err, "clCreateBuffer(error flag)");
+    clg_clear_error(ctx);
+    return CLG_STATUS_OK;
+}
+
+clg_status clg_context_create(clg_context **out, const char *device_spec)
+{
+    clg_context *ctx = NULL;
+    clg_status st = CLG_STATUS_OK;
+    cl_int err = CL_SUCCESS;
+    char msg[CLG_ERROR_CAPACITY];
+    if (!out)
+        return clg_fail(NULL, CLG_STATUS_NULL_POINTER, "ctx is NULL");
+    *out = NULL;
+    ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return clg_fail(NULL, CLG_STATUS_OUT_OF_MEMORY,
+                        "out of host memory creating a context");
+    st = clg_devices_select(device_spec, &ctx->platform, &ctx->device, msg,
+                            sizeof msg);
+    if (st != CLG_STATUS_OK) {
+        clg_fail(NULL, st, "%s", msg);
+        goto cleanup;
+    }
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                     (cl_context_properties)ctx->platform, 0};
+    ctx->cl_ctx = clCreateContext(props, 1, &ctx->device, NULL, NULL, &err);
+    if (!ctx->cl_ctx) {
+        st = clg_fail_cl(NULL, err, "clCreateContext");
+        goto cleanup;
+    }
+    ctx->queue = clCreateCommandQueue(ctx->cl_ctx, ctx->device, 0, &err);
+    if (!ctx->queue) {
+        st = clg_fail_cl(NULL, err, "clCreateCommandQueue");
+        goto cleanup;
+    }
+    st = finish_context(ctx);
+    if (st != CLG_STATUS_OK) {
+        clg_fail(NULL, st, "%s", ctx->last_error);
+        goto cleanup;
+    }
+    *out = ctx;
+    ctx = NULL;
+    clg_clear_error(NULL);
+cleanup:
+    clg_context_destroy(ctx);
+    return st;
+}
+
+clg_status clg_context_create_from_cl(clg_context **out, cl_context context,
+                                      cl_device_id device,
+                                      cl_command_queue queue)
+{
+    clg_context *ctx = NULL;
+    clg_status st = CLG_STATUS_OK;
+    cl_int err;
+    if (!out || !context || !device || !queue)
+        return clg_fail(NULL, CLG_STATUS_NULL_POINTER, "%s is NULL",
+                        !out       ? "ctx"
+                        : !context ? "context"
+                        : !device  ? "device"
+                                   : "queue");
+    *out = NULL;
+    cl_device_id qdev = NULL;
+    cl_command_queue_properties qprops = 0;
+    if ((err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qdev, &qdev,
+                                     NULL)) != CL_SUCCESS ||
+        (err = clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof qprops,
+                                     &qprops, NULL)) != CL_SUCCESS)
+        return clg_fail_cl(NULL, err, "clGetCommandQueueInfo");
+    if (qdev != device)
+        return clg_fail(NULL, CLG_STATUS_INVALID_ARGUMENT,
+                        "device is not the device of the command queue");
+    if (qprops & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+        return clg_fail(NULL, CLG_STATUS_INVALID_ARGUMENT,
+                        "the command queue is out of order; clgather needs an "
+                        "in-order queue");
+    ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return clg_fail(NULL, CLG_STATUS_OUT_OF_MEMORY,
+                        "out of host memory creating a context");
+    clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof ctx->platform,
+                    &ctx->platform, NULL);
+    ctx->device = device;
+    ctx->cl_ctx = context;
+    ctx->queue = queue;
+    clRetainContext(context);
+    clRetainCommandQueue(queue);
+    st = finish_context(ctx);
+    if (st != CLG_STATUS_OK) {
+        clg_fail(NULL, st, "%s", ctx->last_error);
+        goto cleanup;
+    }
+    *out = ctx;
+    ctx = NULL;
+    clg_clear_error(NULL);
+cleanup:
+    clg_context_destroy(ctx);
+    return st;
+}
+
+void clg_context_destroy(clg_context *ctx)
+{
+    if (!ctx)
+        return;
+    if (ctx->queue)
+        clFinish(ctx->queue);
+    for (size_t i = 0; i < ctx->variant_count; i++) {
+        clg_variant *v = &ctx->variants[i];
+        if (v->kernel)
+            clReleaseKernel(v->kernel);
+        if (v->check_kernel)
+            clReleaseKernel(v->check_kernel);
+        if (v->program)
+            clReleaseProgram(v->program);
+    }
+    free(ctx->variants);
+    for (int i = 0; i < 3; i++)
+        if (ctx->scratch[i])
+            clReleaseMemObject(ctx->scratch[i]);
+    if (ctx->flag)
+        clReleaseMemObject(ctx->flag);
+    if (ctx->queue)
+        clReleaseCommandQueue(ctx->queue);
+    if (ctx->cl_ctx)
+        clReleaseContext(ctx->cl_ctx);
+    free(ctx->build_log);
+    free(ctx);
+}
+
+const char *clg_context_device_name(const clg_context *ctx)
+{
+    return ctx ? ctx->device_name : "";
+}
+const char *clg_context_device_vendor(const clg_context *ctx)
+{
+    return ctx ? ctx->device_vendor : "";
+}
+const char *clg_context_device_version(const clg_context *ctx)
+{
+    return ctx ? ctx->device_version : "";
+}
+clg_device_type clg_context_device_type(const clg_context *ctx)
+{
+    return ctx ? ctx->type : CLG_DEVICE_TYPE_OTHER;
+}
+int clg_context_uses_host_memory(const clg_context *ctx)
+{
+    return ctx ? ctx->host_unified : 0;
+}
+uint64_t clg_context_max_alloc_size(const clg_context *ctx)
+{
+    return ctx ? ctx->max_alloc : 0;
+}
+cl_context clg_context_cl_context(const clg_context *ctx)
+{
+    return ctx ? ctx->cl_ctx : NULL;
+}
+cl_device_id clg_context_cl_device(const clg_context *ctx)
+{
+    return ctx ? ctx->device : NULL;
+}
+cl_command_queue clg_context_cl_queue(const clg_context *ctx)
+{
+    return ctx ? ctx->queue : NULL;
+}
+
+/* ------------------------------------------------------------ programs */
+
+static const char *kernel_file(clg_op op)
+{
+    return op == CLG_OP_GATHER ? "gather.cl" : "gather_elements.cl";
+}
+
+static const char *embedded(const char *name)
+{
+    for (size_t i = 0; i < clg_kernel_source_count; i++)
+        if (!strcmp(clg_kernel_sources[i].name, name))
+            return clg_kernel_sources[i].text;
+    return NULL;
+}
+
+/* Keeps the build log of a failed build in ctx->build_log. */
+static void keep_build_log(clg_context *ctx, cl_program program)
+{
+    size_t size = 0;
+    free(ctx->build_log);
+    ctx->build_log = NULL;
+    if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0,
+                              NULL, &size) != CL_SUCCESS || size == 0)
+        return;
+    ctx->build_log = malloc(size + 1);
+    if (!ctx->build_log)
+        return;
+    if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, size,
+                              ctx->build_log, NULL) != CL_SUCCESS)
+        size = 0;
+    ctx->build_log[size] = '\0';
+}
+
+clg_status clg_runtime_variant(clg_context *ctx, clg_op op,
+                               const char *options, clg_variant **out)
+{
+    char key[sizeof ctx->variants[0].key];
+    snprintf(key, sizeof key, "%d %s", (int)op, options);
+    for (size_t i = 0; i < ctx->variant_count; i++)
+        if (!strcmp(ctx->variants[i].key, key)) {
+            *out = &ctx->variants[i];
+            return CLG_STATUS_OK;
+        }
+
+    clg_status st = CLG_STATUS_OK;
+    cl_int err = CL_SUCCESS;
+    cl_program program = NULL;
+    cl_kernel kernel = NULL;
+    const char *srcs[2] = {embedded("common.cl"), embedded(kernel_file(op))};
+    if (!srcs[0] || !srcs[1])
+        return clg_fail(ctx, CLG_STATUS_BUILD_FAILED,
+                        "kernel source %s is not embedded", kernel_file(op));
+    if (ctx->variant_count == ctx->variant_capacity) {
+        size_t cap = ctx->variant_capacity ? 2 * ctx->variant_capacity : 16;
+        clg_variant *grown = realloc(ctx->variants, cap * sizeof *grown);
+        if (!grown)
+            return clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
+                            "out of host memory caching program variants");
+        ctx->variants = grown;
+        ctx->variant_capacity = cap;
+    }
+    program = clCreateProgramWithSource(ctx->cl_ctx, 2, srcs, NULL, &err);
+    if (!program) {
+        st = clg_fail_cl(ctx, err, "clCreateProgramWithSource");
+        goto cleanup;
+    }
+    err = clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        keep_build_log(ctx, program);
+        clg_fail(ctx, CLG_STATUS_BUILD_FAILED,
+                 "clBuildProgram(%s, \"%s\") failed: %s (%d); see "
+                 "clg_context_build_log()",
+                 kernel_file(op), options, clg_cl_error_name(err), (int)err);
+        ctx->last_cl_error = err;
+        st = CLG_STATUS_BUILD_FAILED;
+        goto cleanup;
+    }
+    kernel = clCreateKernel(program, op == CLG_OP_GATHER ? "clg_gather"
+                                                         : "clg_gather_elements",
+                            &err);
+    if (!kernel) {
+        st = clg_fail_cl(ctx, err, "clCreateKernel");
+        goto cleanup;
+    }
+    clg_variant *v = &ctx->variants[ctx->variant_count++];
+    memset(v, 0, sizeof *v);
+    snprintf(v->key, sizeof v->key, "%s", key);
+    v->program = program;
+    v->kernel = kernel;
+    program = NULL;
+    kernel = NULL;
+    *out = v;
+cleanup:
+    if (kernel)
+        clReleaseKernel(kernel);
+    if (program)
+        clReleaseProgram(program);
+    return st;
+}
+
+/* ------------------------------------------------------------ buffers */
+
+clg_status clg_runtime_scratch(clg_context *ctx, int slot, size_t size,
+                               cl_mem *out)
+{
+    cl_int err;
+    if (size == 0)
+        size = 1;
+    if (ctx->scratch[slot] && ctx->scratch_size[slot] >= size) {
+        *out = ctx->scratch[slot];
+        return CLG_STATUS_OK;
+    }
+    if (ctx->scratch[slot]) {
+        clReleaseMemObject(ctx->scratch[slot]);
+        ctx->scratch[slot] = NULL;
+        ctx->scratch_size[slot] = 0;
+    }
+    ctx->scratch[slot] = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, size,
+                                        NULL, &err);
+    if (!ctx->scratch[slot])
+        return clg_fail_cl(ctx, err, "clCreateBuffer(scratch)");
+    ctx->scratch_size[slot] = size;
+    *out = ctx->scratch[slot];
+    return CLG_STATUS_OK;
+}
+
+/* ------------------------------------------------------------ launch */
+
+static const cl_int zero_flag = 0;
+
+/* Local size for a 3-D launch whose dims 0 and 1 are padded to it. GPUs
+ * want about 256 work-items a group; POCL's CPU device runs a work-group
+ * as loops on one thread, so bigger groups cut per-group overhead. */
+static void pick_local(const clg_context *ctx, const size_t global[3],
+                       size_t local[3])
+{
+    size_t target = ctx->type == CLG_DEVICE_TYPE_GPU ? 256 : 4096;
+    if (target > ctx->max_wg_size)
+        target = ctx->max_wg_size;
+    size_t lx = global[0] < target ? global[0] : target;
+    if (lx > ctx->max_item_sizes[0])
+        lx = ctx->max_item_sizes[0];
+    if (lx == 0)
+        lx = 1;
+    size_t ly = target / lx;
+    if (ly > global[1])
+        ly = global[1];
+    if (ly > ctx->max_item_sizes[1])
+        ly = ctx->max_item_sizes[1];
+    if (ly == 0)
+        ly = 1;
+    local[0] = lx;
+    local[1] = ly;
+    local[2] = 1;
+}
+
+/* Enqueues `kernel` over global[3] (dims 0, 1 padded to the local size;
+ * dims 1 and 2 cut into launches of at most `cap` work-groups on GPUs,
+ * where a grid dimension past 65535 groups is not portable). */
+static clg_status enqueue_3d(clg_context *ctx, cl_kernel kernel,
+                             const size_t global[3])
+{
+    size_t local[3], padded[3];
+    pick_local(ctx, global, local);
+    for (int d = 0; d < 3; d++)
+        padded[d] = (global[d] + local[d] - 1) / local[d] * local[d];
+    size_t cap1 = ctx->type == CLG_DEVICE_TYPE_GPU ? 65535 * local[1]
+                                                   : padded[1];
+    size_t cap2 = ctx->type == CLG_DEVICE_TYPE_GPU ? 65535 : padded[2];
+    for (size_t z = 0; z < padded[2]; z += cap2) {
+        for (size_t y = 0; y < padded[1]; y += cap1) {
+            size_t offset[3] = {0, y, z};
+            size_t size[3] = {padded[0],
+                              padded[1] - y < cap1 ? padded[1] - y : cap1,
+                              padded[2] - z < cap2 ? padded[2] - z : cap2};
+            cl_int err = clEnqueueNDRangeKernel(ctx->queue, kernel, 3, offset,
+                                                size, local, 0, NULL, NULL);
+            if (err != CL_SUCCESS)
+                return clg_fail_cl(ctx, err, "clEnqueueNDRangeKernel");
+        }
+    }
+    return CLG_STATUS_OK;
+}
+
+/* One kernel argument: its size and address. */
+typedef struct kernel_arg {
+    size_t size;
+    const void *value;
+} kernel_arg;
+
+/* Sets args[0 .. count-1] in order, stopping at the first failure. */
+static clg_status set_args(clg_context *ctx, cl_kernel k,
+                           const kernel_arg *args, cl_uint count)
+{
+    for (cl_uint i = 0; i < count; i++) {
+        cl_int err = clSetKernelArg(k, i, args[i].size, args[i].value);
+        if (err != CL_SUCCESS) {
+            char call[48];
+            snprintf(call, sizeof call, "clSetKernelArg(%u)", i);
+            return clg_fail_cl(ctx, err, call);
+        }
+    }
+    return CLG_STATUS_OK;
+}
+
+static void variant_options(const clg_problem *p, const clg_plan *plan,
+                            char *buf, size_t cap)
+{
+    int inner_x = plan->inner > 1;
+    int len = snprintf(buf, cap,
+                       "-cl-std=CL1.2 -DCLG_UNIT=%zu -DCLG_INDEX=%s "
+                       "-DCLG_WIDE=%d -DCLG_INNER_X=%d",
+                       plan->unit,
+                       p->index_dtype == CLG_DTYPE_INT32 ? "int" : "long",
+                       plan->wide_offsets, inner_x);
+    if (plan->op == CLG_OP_GATHER_ELEMENTS && len > 0 && (size_t)len < cap)
+        snprintf(buf + len, cap - (size_t)len,
+                 " -DCLG_OUTER_DIMS=%d -DCLG_INNER_DIMS=%d",
+                 plan->outer_dims > 1 ? 2 : (int)plan->outer_dims,
+                 plan->inner_dims > 1 ? 2 : (int)plan->inner_dims);
+}
+
+/* Packs a ragged dim list into a small read-only buffer. */
+static clg_status geom_buffer(clg_context *ctx, size_t dims,
+                              const int64_t *extent, const int64_t *stride,
+                              cl_mem *out)
+{
+    cl_ulong g[1 + 2 * CLG_MAX_RANK];
+    cl_int err;
+    g[0] = dims;
+    for (size_t k = 0; k < dims; k++) {
+        g[1 + 2 * k] = (cl_ulong)extent[k];
+        g[2 + 2 * k] = (cl_ulong)stride[k];
+    }
+    *out = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                          (1 + 2 * dims) * sizeof(cl_ulong), g, &err);
+    return *out ? CLG_STATUS_OK : clg_fail_cl(ctx, err, "clCreateBuffer(geom)");
+}
+
+clg_status clg_runtime_run(clg_context *ctx, const clg_problem *p,
+                           const clg_plan *plan, cl_mem data, cl_mem indices,
+                           cl_mem output, int *flag_raised)
+{
+    clg_status st;
+    clg_variant *v = NULL;
+    cl_mem outer_geom = NULL, inner_geom = NULL;
+    char options[200];
+    cl_int err = CL_SUCCESS, flag = 0;
+    *flag_raised = 0;
+    variant_options(p, plan, options, sizeof options);
+    if ((st = clg_runtime_variant(ctx, plan->op, options, &v)) != CLG_STATUS_OK)
+        return st;
+
+    cl_kernel k = v->kernel;
+    cl_ulong n = (cl_ulong)plan->n, s = (cl_ulong)plan->axis_size,
+             inner = (cl_ulong)plan->inner;
+    cl_ulong axis_stride = (cl_ulong)plan->axis_stride;
+    cl_ulong ostride = plan->outer_dims == 1 ? (cl_ulong)plan->outer_stride[0] : 0;
+    cl_ulong istride = plan->inner_dims == 1 ? (cl_ulong)plan->inner_stride[0] : 0;
+    if (plan->op == CLG_OP_GATHER_ELEMENTS) {
+        if (plan->outer_dims > 1 &&
+            (st = geom_buffer(ctx, plan->outer_dims, plan->outer_extent,
+                              plan->outer_stride, &outer_geom)) != CLG_STATUS_OK)
+            goto cleanup;
+        if (plan->inner_dims > 1 &&
+            (st = geom_buffer(ctx, plan->inner_dims, plan->inner_extent,
+                              plan->inner_stride, &inner_geom)) != CLG_STATUS_OK)
+            goto cleanup;
+    }
+    const kernel_arg args[] = {
+        {sizeof(cl_mem), &data},        {sizeof(cl_mem), &indices},
+        {sizeof(cl_mem), &output},      {sizeof(cl_mem), &ctx->flag},
+        {sizeof n, &n},                 {sizeof s, &s},
+        {sizeof inner, &inner},         {sizeof axis_stride, &axis_stride},
+        {sizeof ostride, &ostride},     {sizeof istride, &istride},
+        {sizeof(cl_mem), &outer_geom},  {sizeof(cl_mem), &inner_geom}};
+    /* Gather takes the first 7 arguments, GatherElements all 12. */
+    if ((st = set_args(ctx, k, args,
+                       plan->op == CLG_OP_GATHER ? 7 : 12)) != CLG_STATUS_OK)
+        goto cleanup;
+    size_t global[3];
+    if (plan->inner > 1) {
+        global[0] = (size_t)plan->inner;
+        global[1] = (size_t)plan->n;
+        global[2] = (size_t)plan->outer;
+    } else {
+        global[0] = (size_t)plan->n;
+        global[1] = (size_t)plan->outer;
+        global[2] = 1;
+    }
+    err = clEnqueueWriteBuffer(ctx->queue, ctx->flag, CL_FALSE, 0,
+                               sizeof zero_flag, &zero_flag, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        st = clg_fail_cl(ctx, err, "clEnqueueWriteBuffer(error flag)");
+        goto cleanup;
+    }
+    if ((st = enqueue_3d(ctx, k, global)) != CLG_STATUS_OK)
+        goto cleanup;
+    err = clEnqueueReadBuffer(ctx->queue, ctx->flag, CL_TRUE, 0, sizeof flag,
+                              &flag, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        st = clg_fail_cl(ctx, err, "clEnqueueReadBuffer(error flag)");
+        goto cleanup;
+    }
+    *flag_raised = flag != 0;
+cleanup:
+    if (outer_geom)
+        clReleaseMemObject(outer_geom);
+    if (inner_geom)
+        clReleaseMemObject(inner_geom);
+    return st;
+}
+
+clg_status clg_runtime_check(clg_context *ctx, const clg_problem *p,
+                             cl_mem indices, int *flag_raised)
+{
+    clg_status st;
+    clg_variant *v = NULL;
+    cl_int err = CL_SUCCESS, flag = 0;
+    char options[200];
+    *flag_raised = 0;
+    /* The check kernel lives in common.cl; any Gather variant with this
+     * index type carries it. */
+    snprintf(options, sizeof options,
+             "-cl-std=CL1.2 -DCLG_UNIT=1 -DCLG_INDEX=%s -DCLG_WIDE=1 "
+             "-DCLG_INNER_X=0",
+             p->index_dtype == CLG_DTYPE_INT32 ? "int" : "long");
+    if ((st = clg_runtime_variant(ctx, CLG_OP_GATHER, options, &v)) !=
+        CLG_STATUS_OK)
+        return st;
+    if (!v->check_kernel) {
+        v->check_kernel = clCreateKernel(v->program, "clg_check_indices", &err);
+        if (!v->check_kernel)
+            return clg_fail_cl(ctx, err, "clCreateKernel(clg_check_indices)");
+    }
+    cl_kernel k = v->check_kernel;
+    cl_ulong count = (cl_ulong)p->index_count, s = (cl_ulong)p->axis_size;
+    const kernel_arg args[] = {{sizeof(cl_mem), &indices},
+                               {sizeof(cl_mem), &ctx->flag},
+                               {sizeof count, &count},
+                               {sizeof s, &s}};
+    if ((st = set_args(ctx, k, args, 4)) != CLG_STATUS_OK)
+        return st;
+    err = clEnqueueWriteBuffer(ctx->queue, ctx->flag, CL_FALSE, 0,
+                               sizeof zero_flag, &zero_flag, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return clg_fail_cl(ctx, err, "clEnqueueWriteBuffer(error flag)");
+    size_t global[3] = {(size_t)p->index_count, 1, 1};
+    if ((st = enqueue_3d(ctx, k, global)) != CLG_STATUS_OK)
+        return st;
+    err = clEnqueueReadBuffer(ctx->queue, ctx->flag, CL_TRUE, 0, sizeof flag,
+                              &flag, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return clg_fail_cl(ctx, err, "clEnqueueReadBuffer(error flag)");
+    *flag_raised = flag != 0;
+    return CLG_STATUS_OK;
+}

@@ -1,0 +1,68 @@
+/* ONNX GatherElements: out[p] = data[p with p[axis] = norm(indices[p])].
+ *
+ * Output and indices are [outer, n, inner]; the data offset of position
+ * (o, a, c) is  outer_off(o) + norm(idx) * axis_stride + inner_off(c).
+ * CLG_OUTER_DIMS / CLG_INNER_DIMS: 0 (absent), 1 (one stride), 2 (ragged:
+ * a list of (extent, stride) pairs in `geom`, used when indices are smaller
+ * than data off the axis and the dims could not be coalesced).
+ *
+ * NDRange: CLG_INNER_X = 1: (c, a, o); CLG_INNER_X = 0 (inner == 1): (a, o).
+ */
+
+#if CLG_OUTER_DIMS == 2 || CLG_INNER_DIMS == 2
+/* geom: [count, e0, st0, e1, st1, ...]; the last pair is the innermost. */
+inline clg_off clg_ragged_offset(__global const ulong *geom, clg_off pos)
+{
+    clg_off off = 0;
+    for (ulong k = geom[0]; k > 0; k--) {
+        clg_off e = (clg_off)geom[2 * k - 1];
+        clg_off q = pos / e;
+        off += (pos - q * e) * (clg_off)geom[2 * k];
+        pos = q;
+    }
+    return off;
+}
+#endif
+
+__kernel void clg_gather_elements(__global const clg_unit *restrict data,
+                                  __global const clg_index *restrict indices,
+                                  __global clg_unit *restrict out,
+                                  __global volatile int *restrict err,
+                                  ulong n, ulong axis_size, ulong inner,
+                                  ulong axis_stride, ulong outer_stride,
+                                  ulong inner_stride,
+                                  __global const ulong *restrict outer_geom,
+                                  __global const ulong *restrict inner_geom)
+{
+#if CLG_INNER_X
+    clg_off c = (clg_off)get_global_id(0);
+    clg_off a = (clg_off)get_global_id(1);
+    clg_off o = (clg_off)get_global_id(2);
+    if (c >= inner || a >= n)
+        return;
+#else
+    clg_off c = 0;
+    clg_off a = (clg_off)get_global_id(0);
+    clg_off o = (clg_off)get_global_id(1);
+    if (a >= n)
+        return;
+#endif
+    clg_off pos = (o * (clg_off)n + a) * (clg_off)inner + c;
+    ulong v = clg_normalize((long)indices[pos], axis_size);
+    if (v == axis_size) {
+        *err = 1;
+        return;
+    }
+    clg_off src = (clg_off)v * (clg_off)axis_stride;
+#if CLG_OUTER_DIMS == 1
+    src += o * (clg_off)outer_stride;
+#elif CLG_OUTER_DIMS == 2
+    src += clg_ragged_offset(outer_geom, o);
+#endif
+#if CLG_INNER_DIMS == 1
+    src += c * (clg_off)inner_stride;
+#elif CLG_INNER_DIMS == 2
+    src += clg_ragged_offset(inner_geom, c);
+#endif
+    out[pos] = data[src];
+}

@@ -1,0 +1,121 @@
+/* CPU reference: ONNX Gather and GatherElements written straight from the
+ * formulas of the operator pages, element by element, with multi-indices.
+ * It shares validation with the device path but none of its planning
+ * (no [outer, axis, inner] folding, no units, no coalescing), so a planning
+ * bug cannot hide in both. */
+#include "internal.h"
+
+#include <string.h>
+
+static int64_t load_index(const void *indices, clg_dtype dtype, int64_t pos)
+{
+    return dtype == CLG_DTYPE_INT32 ? (int64_t)((const int32_t *)indices)[pos]
+                                    : ((const int64_t *)indices)[pos];
+}
+
+/* Row-major strides (in elements) of a shape. */
+static void strides_of(const int64_t *shape, size_t rank, int64_t *strides)
+{
+    int64_t s = 1;
+    for (size_t d = rank; d-- > 0;) {
+        strides[d] = s;
+        s *= shape[d];
+    }
+}
+
+/* Advances a multi-index over `shape` in row-major order. */
+static void next_index(int64_t *idx, const int64_t *shape, size_t rank)
+{
+    for (size_t d = rank; d-- > 0;) {
+        if (++idx[d] < shape[d])
+            return;
+        idx[d] = 0;
+    }
+}
+
+static clg_status reference(clg_context *ctx, clg_op op,
+                            const clg_tensor *data, const clg_tensor *indices,
+                            int64_t axis, const clg_tensor *output)
+{
+    clg_problem p;
+    clg_status st;
+    if (!data || !indices || !output)
+        return clg_fail(ctx, CLG_STATUS_NULL_POINTER, "%s is NULL",
+                        !data ? "data" : !indices ? "indices" : "output");
+    if ((st = clg_validate(ctx, op, data->dtype, data->rank, data->shape,
+                           indices->dtype, indices->rank, indices->shape, axis,
+                           &p)) != CLG_STATUS_OK ||
+        (st = clg_validate_output(ctx, &p, output->dtype, output->rank,
+                                  output->shape)) != CLG_STATUS_OK ||
+        (st = clg_validate_pointer(ctx, "data->data", data->data,
+                                   p.data_count)) != CLG_STATUS_OK ||
+        (st = clg_validate_pointer(ctx, "indices->data", indices->data,
+                                   p.index_count)) != CLG_STATUS_OK ||
+        (st = clg_validate_pointer(ctx, "output->data", output->data,
+                                   p.out_count)) != CLG_STATUS_OK)
+        return st;
+
+    /* "It is an error if any of the index values are out of bounds":
+     * check them all before the output is touched. */
+    for (int64_t i = 0; i < p.index_count; i++) {
+        int64_t v = load_index(indices->data, p.index_dtype, i);
+        if (v < -p.axis_size || v >= p.axis_size)
+            return clg_fail_index(ctx, &p, i, v);
+    }
+
+    int64_t dstride[CLG_MAX_RANK], istride[CLG_MAX_RANK];
+    int64_t pos[CLG_MAX_RANK] = {0};
+    strides_of(p.data_shape, p.data_rank, dstride);
+    strides_of(p.index_shape, p.index_rank, istride);
+    const char *src = (const char *)data->data;
+    char *dst = (char *)output->data;
+    size_t es = p.elem_size;
+    size_t q = p.index_rank;
+
+    for (int64_t e = 0; e < p.out_count; e++) {
+        int64_t ioff = 0, doff = 0;
+        if (op == CLG_OP_GATHER) {
+            /* out[o..., i..., k...] = data[o..., norm(idx[i...]), k...] */
+            for (size_t d = 0; d < q; d++)
+                ioff += pos[p.axis + d] * istride[d];
+            int64_t v = load_index(indices->data, p.index_dtype, ioff);
+            if (v < 0)
+                v += p.axis_size;
+            for (size_t d = 0; d < p.axis; d++)
+                doff += pos[d] * dstride[d];
+            doff += v * dstride[p.axis];
+            for (size_t d = p.axis + 1; d < p.data_rank; d++)
+                doff += pos[d + q - 1] * dstride[d];
+        } else {
+            /* out[p] = data[p with p[axis] = norm(idx[p])] */
+            for (size_t d = 0; d < q; d++)
+                ioff += pos[d] * istride[d];
+            int64_t v = load_index(indices->data, p.index_dtype, ioff);
+            if (v < 0)
+                v += p.axis_size;
+            for (size_t d = 0; d < p.data_rank; d++)
+                doff += (d == p.axis ? v : pos[d]) * dstride[d];
+        }
+        memcpy(dst + (size_t)e * es, src + (size_t)doff * es, es);
+        next_index(pos, p.out_shape, p.out_rank);
+    }
+    clg_clear_error(ctx);
+    return CLG_STATUS_OK;
+}
+
+clg_status clg_reference_gather(clg_context *ctx, const clg_tensor *data,
+                                const clg_tensor *indices, int64_t axis,
+                                const clg_tensor *output)
+{
+    return reference(ctx, CLG_OP_GATHER, data, indices, axis, output);
+}
+
+clg_status clg_reference_gather_elements(clg_context *ctx,
+                                         const clg_tensor *data,
+                                         const clg_tensor *indices,
+                                         int64_t axis,
+                                         const clg_tensor *output)
+{
+    return reference(ctx, CLG_OP_GATHER_ELEMENTS, data, indices, axis,
+                     output);
+}

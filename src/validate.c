@@ -1,0 +1,291 @@
+/* Validation and shape inference (ONNX Gather "Outputs", GatherElements
+ * "Inputs"), shared by the device path and the CPU reference. Index
+ * values are checked by clg_find_bad_index. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *op_name(clg_op op)
+{
+    return op == CLG_OP_GATHER ? "Gather" : "GatherElements";
+}
+
+/* Validates one shape and computes its element count. */
+static clg_status check_shape(clg_context *ctx, const char *what,
+                              const int64_t *shape, size_t rank,
+                              int64_t *count)
+{
+    if (rank > CLG_MAX_RANK)
+        return clg_fail(ctx, CLG_STATUS_INVALID_RANK,
+                        "%s has rank %zu, above CLG_MAX_RANK (%d)", what, rank,
+                        CLG_MAX_RANK);
+    if (rank > 0 && !shape)
+        return clg_fail(ctx, CLG_STATUS_NULL_POINTER,
+                        "%s shape is NULL with rank %zu", what, rank);
+    for (size_t d = 0; d < rank; d++)
+        if (shape[d] < 0)
+            return clg_fail(ctx, CLG_STATUS_INVALID_SHAPE,
+                            "%s.shape[%zu] = %lld is negative", what, d,
+                            (long long)shape[d]);
+    clg_status st = clg_shape_count(shape, rank, count);
+    if (st != CLG_STATUS_OK) {
+        char s[512];
+        clg_format_shape(s, sizeof s, shape, rank);
+        return clg_fail(ctx, st, "%s shape %s has more than 2^63-1 elements",
+                        what, s);
+    }
+    return CLG_STATUS_OK;
+}
+
+clg_status clg_validate(clg_context *ctx, clg_op op, clg_dtype data_dtype,
+                        size_t data_rank, const int64_t *data_shape,
+                        clg_dtype index_dtype, size_t index_rank,
+                        const int64_t *index_shape, int64_t axis,
+                        clg_problem *p)
+{
+    clg_status st;
+    memset(p, 0, sizeof *p);
+    p->op = op;
+    p->dtype = data_dtype;
+    p->index_dtype = index_dtype;
+    p->elem_size = clg_dtype_size(data_dtype);
+    if (p->elem_size == 0)
+        return clg_fail(ctx, CLG_STATUS_UNSUPPORTED_DTYPE,
+                        "data dtype %d is not an ONNX TensorProto data type",
+                        (int)data_dtype);
+    if (index_dtype != CLG_DTYPE_INT32 && index_dtype != CLG_DTYPE_INT64)
+        return clg_fail(ctx, CLG_STATUS_UNSUPPORTED_DTYPE,
+                        "indices dtype %s (%d) is not INT32 or INT64",
+                        clg_dtype_name(index_dtype), (int)index_dtype);
+    p->index_size = index_dtype == CLG_DTYPE_INT32 ? 4 : 8;
+
+    if (data_rank == 0)
+        return clg_fail(ctx, CLG_STATUS_INVALID_RANK,
+                        "data has rank 0; %s needs data of rank >= 1",
+                        op_name(op));
+    if ((st = check_shape(ctx, "data", data_shape, data_rank,
+                          &p->data_count)) != CLG_STATUS_OK ||
+        (st = check_shape(ctx, "indices", index_shape, index_rank,
+                          &p->index_count)) != CLG_STATUS_OK)
+        return st;
+    int64_t r = (int64_t)data_rank;
+    if (axis < -r || axis > r - 1)
+        return clg_fail(ctx, CLG_STATUS_INVALID_AXIS,
+                        "axis %lld is out of range [%lld, %lld] for data of "
+                        "rank %lld",
+                        (long long)axis, (long long)-r, (long long)(r - 1),
+                        (long long)r);
+    p->axis = (size_t)(axis < 0 ? axis + r : axis);
+    p->data_rank = data_rank;
+    p->index_rank = index_rank;
+    memcpy(p->data_shape, data_shape, data_rank * sizeof(int64_t));
+    if (index_rank)
+        memcpy(p->index_shape, index_shape, index_rank * sizeof(int64_t));
+    p->axis_size = data_shape[p->axis];
+
+    if (op == CLG_OP_GATHER) {
+        p->out_rank = index_rank + data_rank - 1;
+        if (p->out_rank > CLG_MAX_RANK)
+            return clg_fail(ctx, CLG_STATUS_INVALID_RANK,
+                            "output rank %zu (indices rank %zu + data rank "
+                            "%zu - 1) is above CLG_MAX_RANK (%d)",
+                            p->out_rank, index_rank, data_rank, CLG_MAX_RANK);
+        size_t k = 0;
+        for (size_t d = 0; d < p->axis; d++)
+            p->out_shape[k++] = data_shape[d];
+        for (size_t d = 0; d < index_rank; d++)
+            p->out_shape[k++] = index_shape[d];
+        for (size_t d = p->axis + 1; d < data_rank; d++)
+            p->out_shape[k++] = data_shape[d];
+    } else {
+        if (index_rank != data_rank)
+            return clg_fail(ctx, CLG_STATUS_RANK_MISMATCH,
+                            "indices rank %zu differs from data rank %zu; "
+                            "GatherElements needs equal ranks",
+                            index_rank, data_rank);
+        for (size_t d = 0; d < data_rank; d++)
+            if (d != p->axis && index_shape[d] > data_shape[d])
+                return clg_fail(ctx, CLG_STATUS_SHAPE_MISMATCH,
+                                "indices.shape[%zu] = %lld exceeds "
+                                "data.shape[%zu] = %lld (only the axis %zu "
+                                "dimension of indices may be larger)",
+                                d, (long long)index_shape[d], d,
+                                (long long)data_shape[d], p->axis);
+        p->out_rank = index_rank;
+        memcpy(p->out_shape, index_shape, index_rank * sizeof(int64_t));
+    }
+    if ((st = check_shape(ctx, "output", p->out_shape, p->out_rank,
+                          &p->out_count)) != CLG_STATUS_OK)
+        return st;
+    /* Byte sizes must fit size_t and int64 for every tensor. */
+    int64_t limit = INT64_MAX / 16;
+    if (p->data_count > limit || p->out_count > limit ||
+        p->index_count > limit)
+        return clg_fail(ctx, CLG_STATUS_TENSOR_TOO_LARGE,
+                        "a tensor of this call has more than %lld elements",
+                        (long long)limit);
+    return CLG_STATUS_OK;
+}
+
+clg_status clg_validate_output(clg_context *ctx, const clg_problem *p,
+                               clg_dtype dtype, size_t rank,
+                               const int64_t *shape)
+{
+    if (dtype != p->dtype)
+        return clg_fail(ctx, CLG_STATUS_UNSUPPORTED_DTYPE,
+                        "output dtype %s (%d) differs from data dtype %s",
+                        clg_dtype_name(dtype), (int)dtype,
+                        clg_dtype_name(p->dtype));
+    if (rank > 0 && !shape)
+        return clg_fail(ctx, CLG_STATUS_NULL_POINTER,
+                        "output shape is NULL with rank %zu", rank);
+    int same = rank == p->out_rank;
+    for (size_t d = 0; same && d < rank; d++)
+        same = shape[d] == p->out_shape[d];
+    if (!same) {
+        char got[512], want[512];
+        clg_format_shape(got, sizeof got, shape, rank > CLG_MAX_RANK ? 0 : rank);
+        clg_format_shape(want, sizeof want, p->out_shape, p->out_rank);
+        return clg_fail(ctx, CLG_STATUS_SHAPE_MISMATCH,
+                        "output shape %s (rank %zu) differs from the %s "
+                        "output shape %s",
+                        got, rank, op_name(p->op), want);
+    }
+    return CLG_STATUS_OK;
+}
+
+clg_status clg_validate_pointer(clg_context *ctx, const char *what,
+                                const void *ptr, int64_t count)
+{
+    if (!ptr && count > 0)
+        return clg_fail(ctx, CLG_STATUS_NULL_POINTER,
+                        "%s is NULL for a tensor of %lld elements", what,
+                        (long long)count);
+    return CLG_STATUS_OK;
+}
+
+/* The loops are branch-free so that the compiler can vectorise the common
+ * case (every index valid); the slow search runs only after a failure. */
+#define CLG_FIND_BAD(T)                                                       \
+    do {                                                                      \
+        const T *ix = (const T *)indices;                                     \
+        const int64_t block = 4096;                                           \
+        for (int64_t b = 0; b < count; b += block) {                          \
+            int64_t e = count - b < block ? count - b : block;                \
+            int bad = 0;                                                      \
+            for (int64_t i = 0; i < e; i++) {                                 \
+                int64_t v = (int64_t)ix[b + i];                               \
+                int64_t nv = v < 0 ? v + s : v;                               \
+                bad |= (uint64_t)nv >= (uint64_t)s;                           \
+            }                                                                 \
+            if (!bad)                                                         \
+                continue;                                                     \
+            for (int64_t i = 0; i < e; i++) {                                 \
+                int64_t v = (int64_t)ix[b + i];                               \
+                int64_t nv = v < 0 ? v + s : v;                               \
+                if ((uint64_t)nv >= (uint64_t)s) {                            \
+                    *value = v;                                               \
+                    return b + i;                                             \
+                }                                                             \
+            }                                                                 \
+        }                                                                     \
+    } while (0)
+
+int64_t clg_find_bad_index(const void *indices, clg_dtype index_dtype,
+                           int64_t count, int64_t s, int64_t *value)
+{
+    if (index_dtype == CLG_DTYPE_INT32)
+        CLG_FIND_BAD(int32_t);
+    else
+        CLG_FIND_BAD(int64_t);
+    return -1;
+}
+
+clg_status clg_fail_index(clg_context *ctx, const clg_problem *p, int64_t pos,
+                          int64_t value)
+{
+    char where[CLG_MAX_RANK * 24 + 16];
+    size_t len = 0;
+    where[0] = '\0';
+    if (p->index_rank == 0) {
+        snprintf(where, sizeof where, " (a scalar)");
+    } else {
+        int64_t coord[CLG_MAX_RANK];
+        int64_t rest = pos;
+        for (size_t d = p->index_rank; d-- > 0;) {
+            int64_t e = p->index_shape[d];
+            coord[d] = e ? rest % e : 0;
+            rest = e ? rest / e : 0;
+        }
+        for (size_t d = 0; d < p->index_rank && len < sizeof where; d++)
+            len += (size_t)snprintf(where + len, sizeof where - len, "[%lld]",
+                                    (long long)coord[d]);
+    }
+    int64_t s = p->axis_size;
+    if (s == 0)
+        return clg_fail(ctx, CLG_STATUS_INDEX_OUT_OF_RANGE,
+                        "indices%s = %lld is out of range: axis %zu of data "
+                        "has size 0, so no index is valid",
+                        where, (long long)value, p->axis);
+    return clg_fail(ctx, CLG_STATUS_INDEX_OUT_OF_RANGE,
+                    "indices%s = %lld is out of range [%lld, %lld] for axis "
+                    "%zu of size %lld",
+                    where, (long long)value, (long long)-s, (long long)(s - 1),
+                    p->axis, (long long)s);
+}
+
+clg_status clg_check_indices_host(clg_context *ctx, const clg_problem *p,
+                                  const void *indices)
+{
+    int64_t value = 0;
+    int64_t pos = clg_find_bad_index(indices, p->index_dtype, p->index_count,
+                                     p->axis_size, &value);
+    return pos < 0 ? CLG_STATUS_OK : clg_fail_index(ctx, p, pos, value);
+}
+
+/* ------------------------------------------------------------ public */
+
+static clg_status output_shape(clg_op op, const clg_tensor *data,
+                               const clg_tensor *indices, int64_t axis,
+                               int64_t *shape, size_t capacity, size_t *rank)
+{
+    clg_problem p;
+    if (!data || !indices || !rank || (!shape && capacity > 0))
+        return clg_fail(NULL, CLG_STATUS_NULL_POINTER,
+                        "%s is NULL", !data      ? "data"
+                                      : !indices ? "indices"
+                                      : !rank    ? "rank"
+                                                 : "shape");
+    clg_status st = clg_validate(NULL, op, data->dtype, data->rank, data->shape,
+                                 indices->dtype, indices->rank, indices->shape,
+                                 axis, &p);
+    if (st != CLG_STATUS_OK)
+        return st;
+    if (capacity < p.out_rank)
+        return clg_fail(NULL, CLG_STATUS_INVALID_ARGUMENT,
+                        "shape capacity %zu is below the output rank %zu",
+                        capacity, p.out_rank);
+    if (p.out_rank)
+        memcpy(shape, p.out_shape, p.out_rank * sizeof(int64_t));
+    *rank = p.out_rank;
+    return CLG_STATUS_OK;
+}
+
+clg_status clg_gather_output_shape(const clg_tensor *data,
+                                   const clg_tensor *indices, int64_t axis,
+                                   int64_t *shape, size_t capacity,
+                                   size_t *rank)
+{
+    return output_shape(CLG_OP_GATHER, data, indices, axis, shape, capacity,
+                        rank);
+}
+
+clg_status clg_gather_elements_output_shape(const clg_tensor *data,
+                                            const clg_tensor *indices,
+                                            int64_t axis, int64_t *shape,
+                                            size_t capacity, size_t *rank)
+{
+    return output_shape(CLG_OP_GATHER_ELEMENTS, data, indices, axis, shape,
+                        capacity, rank);
+}
