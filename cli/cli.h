@@ -1,0 +1,44 @@
+/*
+ * Internal to the `clgather` executable: its subcommands and the helpers
+ * they share. The I/O helpers the benchmark can reuse live in
+ * io_tensor.h, npy.h, onnx_io.h and compare.h (library clgather_io).
+ */
+#ifndef CLG_CLI_CLI_H
+#define CLG_CLI_CLI_H
+
+#include <stdint.h>
+
+#include <clgather/clgather.h>
+
+/* Exit statuses: a contract with the scripts that call the tool. */
+enum {
+    CLG_EXIT_OK = 0,       /* every data set passed / the command succeeded */
+    CLG_EXIT_DIFFER = 1,   /* an output differed */
+    CLG_EXIT_REJECTED = 2, /* the operator rejected its input */
+    CLG_EXIT_ERROR = 3     /* usage, file or environment problem */
+};
+
+int clg_cli_devices(int argc, char **argv);
+int clg_cli_onnx_test(int argc, char **argv);
+int clg_cli_run(int argc, char **argv);
+
+/* Exit status for a failed library call: CLG_EXIT_REJECTED when the
+ * operator rejected its input (index, axis, rank, shape, dtype, size),
+ * CLG_EXIT_ERROR for environment problems (no device, OpenCL, memory). */
+int clg_cli_exit_for_status(clg_status status);
+
+/* "STATUS_NAME: message" of a failed call into buf: the context's last
+ * error (ctx NULL: the thread's), else the status's generic message. */
+const char *clg_cli_describe(char *buf, size_t cap, const clg_context *ctx,
+                             clg_status status);
+
+/* Makes getopt_long start afresh on a subcommand's argv. */
+void clg_cli_reset_getopt(void);
+
+/* Parses a whole decimal int64 ("-1", "3"); 0 on success, -1 otherwise. */
+int clg_cli_parse_int64(const char *text, int64_t *value);
+
+/* Monotonic clock in seconds. */
+double clg_cli_now(void);
+
+#endif /* CLG_CLI_CLI_H */

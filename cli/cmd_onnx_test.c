@@ -1,0 +1,471 @@
+/*
+ * clgather onnx-test: runs ONNX backend node-test directories
+ * (model.onnx + test_data_set_N/input_N.pb, output_0.pb) through the
+ * device and the CPU reference, one PASS / FAIL / ERROR line per data set.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <clgather/clgather.h>
+
+#include "cli.h"
+#include "compare.h"
+#include "io_tensor.h"
+#include "onnx_io.h"
+
+#define PATH_CAP 4096
+#define LINE_CAP 2048
+
+typedef struct options {
+    const char *device;
+    int reference_only;
+    int verbose;
+} options;
+
+typedef struct totals {
+    size_t passed, failed, errors;
+} totals;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: clgather onnx-test [--device SPEC] [--reference] DIR...\n"
+            "Run ONNX backend node tests: each DIR holds model.onnx (one "
+            "Gather or\n"
+            "GatherElements node) and test_data_set_*/ with input_N.pb and "
+            "output_0.pb.\n"
+            "Each data set runs on the device and on the CPU reference; the "
+            "device result\n"
+            "must equal output_0.pb bit for bit (dtype and shape included) "
+            "and the reference.\n"
+            "\n"
+            "  -d, --device SPEC  OpenCL device (see clgather --help)\n"
+            "  -r, --reference    run the CPU reference alone (no device)\n"
+            "  -v, --verbose      describe each model on stderr\n"
+            "  -h, --help         show this help\n"
+            "\n"
+            "Prints one line per data set on stdout:\n"
+            "  PASS DIR/SET   FAIL DIR/SET: <first difference>   ERROR "
+            "DIR/SET: <message>\n"
+            "Exit status: 0 all passed, 1 an output differed, 2 the operator "
+            "rejected its\n"
+            "input, 3 usage, file or environment problems (the highest "
+            "applies).\n");
+}
+
+static int worst(int a, int b)
+{
+    return a > b ? a : b;
+}
+
+static int is_directory(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static int file_exists(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0;
+}
+
+/* test_data_set_<n>: numeric order, then by name. */
+static int compare_sets(const void *pa, const void *pb)
+{
+    const char *a = *(const char *const *)pa;
+    const char *b = *(const char *const *)pb;
+    const char *prefix = "test_data_set_";
+    size_t n = strlen(prefix);
+    long na = strtol(a + n, NULL, 10);
+    long nb = strtol(b + n, NULL, 10);
+    if (na != nb)
+        return na < nb ? -1 : 1;
+    return strcmp(a, b);
+}
+
+/* Lists the test_data_set_* folders of dir into a sorted, malloc'd array
+ * of malloc'd names. Returns 0, or -1 with errno set. */
+static int list_sets(const char *dir, char ***names, size_t *count)
+{
+    DIR *d = NULL;
+    struct dirent *e;
+    char **list = NULL;
+    size_t n = 0, cap = 0;
+    char path[PATH_CAP];
+    int rc = -1;
+
+    *names = NULL;
+    *count = 0;
+    d = opendir(dir);
+    if (d == NULL)
+        return -1;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, "test_data_set_", 14) != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (!is_directory(path))
+            continue;
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 8;
+            char **nl = realloc(list, ncap * sizeof *nl);
+            if (nl == NULL)
+                goto cleanup;
+            list = nl;
+            cap = ncap;
+        }
+        list[n] = strdup(e->d_name);
+        if (list[n] == NULL)
+            goto cleanup;
+        n++;
+    }
+    if (n > 1)
+        qsort(list, n, sizeof *list, compare_sets);
+    *names = list;
+    *count = n;
+    list = NULL;
+    n = 0;
+    rc = 0;
+
+cleanup:
+    for (size_t i = 0; i < n; i++)
+        free(list[i]);
+    free(list);
+    if (d != NULL)
+        closedir(d);
+    return rc;
+}
+
+static clg_status output_shape(const clg_onnx_model *m, const clg_tensor *d,
+                               const clg_tensor *i, int64_t *shape,
+                               size_t *rank)
+{
+    if (m->op == CLG_ONNX_OP_GATHER)
+        return clg_gather_output_shape(d, i, m->axis, shape, CLG_MAX_RANK,
+                                       rank);
+    return clg_gather_elements_output_shape(d, i, m->axis, shape,
+                                            CLG_MAX_RANK, rank);
+}
+
+static clg_status run_device(clg_context *ctx, const clg_onnx_model *m,
+                             const clg_tensor *d, const clg_tensor *i,
+                             const clg_tensor *out)
+{
+    if (m->op == CLG_ONNX_OP_GATHER)
+        return clg_gather(ctx, d, i, m->axis, out);
+    return clg_gather_elements(ctx, d, i, m->axis, out);
+}
+
+static clg_status run_reference(clg_context *ctx, const clg_onnx_model *m,
+                                const clg_tensor *d, const clg_tensor *i,
+                                const clg_tensor *out)
+{
+    if (m->op == CLG_ONNX_OP_GATHER)
+        return clg_reference_gather(ctx, d, i, m->axis, out);
+    return clg_reference_gather_elements(ctx, d, i, m->axis, out);
+}
+
+/* Runs one data set; prints its line; returns its exit status. */
+static int run_set(clg_context *ctx, const options *opt,
+                   const clg_onnx_model *m, const char *dir,
+                   const char *set)
+{
+    clg_io_tensor *inputs = NULL;
+    clg_io_tensor expected, dev_out, ref_out;
+    clg_io_error err;
+    clg_tensor data, indices, dv, rv, ev;
+    int64_t shape[CLG_MAX_RANK];
+    size_t rank = 0;
+    int have_expected = 0;
+    clg_status st;
+    char path[PATH_CAP];
+    char detail[LINE_CAP];
+    char msg[LINE_CAP + 256];
+    /* The line printed: "<verdict> <dir>/<set>[: <msg>]". */
+    const char *verdict = "ERROR";
+    int rc = CLG_EXIT_ERROR;
+
+    clg_io_tensor_init(&expected);
+    clg_io_tensor_init(&dev_out);
+    clg_io_tensor_init(&ref_out);
+    msg[0] = '\0';
+
+    inputs = calloc(m->input_count > 0 ? m->input_count : 1, sizeof *inputs);
+    if (inputs == NULL) {
+        snprintf(msg, sizeof msg, "out of memory");
+        goto cleanup;
+    }
+    for (size_t k = 0; k < m->input_count; k++)
+        clg_io_tensor_init(&inputs[k]);
+    for (size_t k = 0; k < m->input_count; k++) {
+        snprintf(path, sizeof path, "%s/%s/input_%zu.pb", dir, set, k);
+        if (clg_onnx_read_tensor(path, &inputs[k], &err) != CLG_IO_OK) {
+            snprintf(msg, sizeof msg, "%s", err.message);
+            goto cleanup;
+        }
+    }
+    snprintf(path, sizeof path, "%s/%s/output_0.pb", dir, set);
+    if (file_exists(path)) {
+        if (clg_onnx_read_tensor(path, &expected, &err) != CLG_IO_OK) {
+            snprintf(msg, sizeof msg, "%s", err.message);
+            goto cleanup;
+        }
+        have_expected = 1;
+    }
+
+    data = clg_io_tensor_view(m->data.input_index >= 0
+                                  ? &inputs[m->data.input_index]
+                                  : &m->data.value);
+    indices = clg_io_tensor_view(m->indices.input_index >= 0
+                                     ? &inputs[m->indices.input_index]
+                                     : &m->indices.value);
+
+    st = output_shape(m, &data, &indices, shape, &rank);
+    if (st != CLG_STATUS_OK) {
+        snprintf(msg, sizeof msg, "%s",
+                 clg_cli_describe(detail, sizeof detail, NULL, st));
+        rc = clg_cli_exit_for_status(st);
+        goto cleanup;
+    }
+    if (clg_io_tensor_alloc(&dev_out, data.dtype, rank, shape, "output",
+                            &err) != CLG_IO_OK ||
+        clg_io_tensor_alloc(&ref_out, data.dtype, rank, shape, "output",
+                            &err) != CLG_IO_OK) {
+        snprintf(msg, sizeof msg, "%s", err.message);
+        goto cleanup;
+    }
+    dv = clg_io_tensor_view(&dev_out);
+    rv = clg_io_tensor_view(&ref_out);
+    ev = clg_io_tensor_view(&expected);
+
+    if (!opt->reference_only) {
+        st = run_device(ctx, m, &data, &indices, &dv);
+        if (st != CLG_STATUS_OK) {
+            clg_status rst;
+            clg_cli_describe(detail, sizeof detail, ctx, st);
+            if (st == CLG_STATUS_BUILD_FAILED)
+                fprintf(stderr, "clgather: build log:\n%s\n",
+                        clg_context_build_log(ctx));
+            rst = run_reference(NULL, m, &data, &indices, &rv);
+            snprintf(msg, sizeof msg, "%s%s", detail,
+                     rst == CLG_STATUS_OK
+                         ? " (the CPU reference accepted this input)"
+                         : "");
+            rc = clg_cli_exit_for_status(st);
+            goto cleanup;
+        }
+    }
+    st = run_reference(ctx, m, &data, &indices, &rv);
+    if (st != CLG_STATUS_OK) {
+        clg_cli_describe(detail, sizeof detail, ctx, st);
+        if (opt->reference_only) {
+            snprintf(msg, sizeof msg, "%s", detail);
+            rc = clg_cli_exit_for_status(st);
+        } else {
+            verdict = "FAIL";
+            snprintf(msg, sizeof msg,
+                     "the device accepted the input but the CPU reference "
+                     "rejected it: %s",
+                     detail);
+            rc = CLG_EXIT_DIFFER;
+        }
+        goto cleanup;
+    }
+
+    if (opt->reference_only) {
+        /* Reference against the expected output only. */
+        if (have_expected &&
+            !clg_io_compare(&ev, &rv, detail, sizeof detail, NULL)) {
+            verdict = "FAIL";
+            snprintf(msg, sizeof msg, "%s", detail);
+            rc = CLG_EXIT_DIFFER;
+            goto cleanup;
+        }
+    } else if (have_expected &&
+               !clg_io_compare(&ev, &dv, detail, sizeof detail, NULL)) {
+        verdict = "FAIL";
+        snprintf(msg, sizeof msg, "%s", detail);
+        rc = CLG_EXIT_DIFFER;
+        goto cleanup;
+    } else if (!clg_io_compare(&rv, &dv, detail, sizeof detail, NULL)) {
+        /* "expected" is the reference here, "got" the device. */
+        verdict = "FAIL";
+        snprintf(msg, sizeof msg, "device differs from the CPU reference: %s",
+                 detail);
+        rc = CLG_EXIT_DIFFER;
+        goto cleanup;
+    }
+    verdict = "PASS";
+    rc = CLG_EXIT_OK;
+
+cleanup:
+    if (rc == CLG_EXIT_OK)
+        printf("PASS %s/%s%s\n", dir, set,
+               have_expected ? "" : " (no expected output)");
+    else
+        printf("%s %s/%s: %s\n", verdict, dir, set, msg);
+    fflush(stdout);
+    if (inputs != NULL)
+        for (size_t k = 0; k < m->input_count; k++)
+            clg_io_tensor_free(&inputs[k]);
+    free(inputs);
+    clg_io_tensor_free(&expected);
+    clg_io_tensor_free(&dev_out);
+    clg_io_tensor_free(&ref_out);
+    return rc;
+}
+
+static void count(totals *t, int rc)
+{
+    if (rc == CLG_EXIT_OK)
+        t->passed++;
+    else if (rc == CLG_EXIT_DIFFER)
+        t->failed++;
+    else
+        t->errors++;
+}
+
+static int run_dir(clg_context *ctx, const options *opt, const char *arg,
+                   totals *t)
+{
+    clg_onnx_model model;
+    clg_io_error err;
+    char **sets = NULL;
+    size_t nsets = 0;
+    char dir[PATH_CAP];
+    char path[PATH_CAP + 64];
+    size_t len;
+    int rc = CLG_EXIT_OK;
+
+    clg_onnx_model_init(&model);
+    /* Print the directory as given, less trailing slashes. */
+    snprintf(dir, sizeof dir, "%s", arg);
+    len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+        dir[--len] = '\0';
+
+    if (!is_directory(dir)) {
+        printf("ERROR %s: %s\n", dir,
+               file_exists(dir) ? "not a directory" : "no such directory");
+        rc = CLG_EXIT_ERROR;
+        t->errors++;
+        goto cleanup;
+    }
+    snprintf(path, sizeof path, "%s/model.onnx", dir);
+    if (clg_onnx_read_model(path, &model, &err) != CLG_IO_OK) {
+        printf("ERROR %s: %s\n", dir, err.message);
+        rc = CLG_EXIT_ERROR;
+        t->errors++;
+        goto cleanup;
+    }
+    if (opt->verbose)
+        fprintf(stderr,
+                "clgather: %s: %s (opset %lld, operator version %d), axis "
+                "%lld, %zu runtime input(s)\n",
+                dir, model.op_type, (long long)model.opset,
+                model.op_version, (long long)model.axis, model.input_count);
+    if (list_sets(dir, &sets, &nsets) != 0) {
+        printf("ERROR %s: cannot list data sets: %s\n", dir,
+               strerror(errno));
+        rc = CLG_EXIT_ERROR;
+        t->errors++;
+        goto cleanup;
+    }
+    if (nsets == 0) {
+        printf("ERROR %s: no test_data_set_* directories\n", dir);
+        rc = CLG_EXIT_ERROR;
+        t->errors++;
+        goto cleanup;
+    }
+    for (size_t s = 0; s < nsets; s++) {
+        int r = run_set(ctx, opt, &model, dir, sets[s]);
+        count(t, r);
+        rc = worst(rc, r);
+    }
+
+cleanup:
+    fflush(stdout);
+    for (size_t s = 0; s < nsets; s++)
+        free(sets[s]);
+    free(sets);
+    clg_onnx_model_free(&model);
+    return rc;
+}
+
+int clg_cli_onnx_test(int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        {"device", required_argument, NULL, 'd'},
+        {"reference", no_argument, NULL, 'r'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    options opt = {NULL, 0, 0};
+    clg_context *ctx = NULL;
+    totals t = {0, 0, 0};
+    clg_status st;
+    char msg[1200];
+    int rc = CLG_EXIT_OK;
+    int c;
+
+    while ((c = getopt_long(argc, argv, "d:rvh", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            opt.device = optarg;
+            break;
+        case 'r':
+            opt.reference_only = 1;
+            break;
+        case 'v':
+            opt.verbose = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return CLG_EXIT_OK;
+        default:
+            usage(stderr);
+            return CLG_EXIT_ERROR;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "clgather onnx-test: no test directory given\n");
+        usage(stderr);
+        return CLG_EXIT_ERROR;
+    }
+    if (opt.reference_only && opt.device != NULL) {
+        fprintf(stderr,
+                "clgather onnx-test: --reference and --device exclude each "
+                "other\n");
+        return CLG_EXIT_ERROR;
+    }
+
+    if (!opt.reference_only) {
+        st = clg_context_create(&ctx, opt.device);
+        if (st != CLG_STATUS_OK) {
+            fprintf(stderr, "clgather onnx-test: cannot use device %s: %s\n",
+                    opt.device != NULL ? opt.device : "(default)",
+                    clg_cli_describe(msg, sizeof msg, NULL, st));
+            rc = CLG_EXIT_ERROR;
+            goto cleanup;
+        }
+        fprintf(stderr, "clgather onnx-test: device: %s\n",
+                clg_context_device_name(ctx));
+    } else {
+        fprintf(stderr, "clgather onnx-test: CPU reference only\n");
+    }
+
+    for (int a = optind; a < argc; a++)
+        rc = worst(rc, run_dir(ctx, &opt, argv[a], &t));
+    fprintf(stderr,
+            "clgather onnx-test: %zu passed, %zu failed, %zu errors\n",
+            t.passed, t.failed, t.errors);
+
+cleanup:
+    clg_context_destroy(ctx);
+    return rc;
+}

@@ -1,0 +1,287 @@
+/* Owned host tensors, file helpers and error messages for clgather_io. */
+#include "io_tensor.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npy.h"
+#include "onnx_io.h"
+
+void clg_io_error_set(clg_io_error *err, const char *fmt, ...)
+{
+    va_list ap;
+    if (err == NULL)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+}
+
+void clg_io_tensor_init(clg_io_tensor *t)
+{
+    memset(t, 0, sizeof *t);
+    t->dtype = CLG_DTYPE_UNDEFINED;
+}
+
+void clg_io_tensor_free(clg_io_tensor *t)
+{
+    if (t == NULL)
+        return;
+    free(t->data);
+    free(t->string_bytes);
+    clg_io_tensor_init(t);
+}
+
+int64_t clg_io_shape_count(const int64_t *shape, size_t rank,
+                           size_t elem_size)
+{
+    int64_t count = 1;
+    for (size_t i = 0; i < rank; i++) {
+        if (shape[i] < 0)
+            return -1;
+        if (shape[i] != 0 && count > INT64_MAX / shape[i])
+            return -1;
+        count *= shape[i];
+    }
+    /* A zero-size dimension anywhere makes the count 0, whatever the
+     * others say; the checks above still rejected negative ones. */
+    if (elem_size != 0 && (uint64_t)count > SIZE_MAX / elem_size)
+        return -1;
+    return count;
+}
+
+clg_io_status clg_io_tensor_alloc(clg_io_tensor *t, clg_dtype dtype,
+                                  size_t rank, const int64_t *shape,
+                                  const char *what, clg_io_error *err)
+{
+    size_t elem = clg_dtype_size(dtype);
+    int64_t count;
+    char shape_text[512];
+
+    clg_io_tensor_free(t);
+    if (elem == 0) {
+        clg_io_error_set(err, "%s: unsupported data type %d", what,
+                         (int)dtype);
+        return CLG_IO_UNSUPPORTED;
+    }
+    if (rank > CLG_MAX_RANK) {
+        clg_io_error_set(err, "%s: rank %zu is above the maximum %d", what,
+                         rank, CLG_MAX_RANK);
+        return CLG_IO_FORMAT_ERROR;
+    }
+    count = clg_io_shape_count(shape, rank, elem);
+    if (count < 0) {
+        clg_io_error_set(err,
+                         "%s: shape %s has a negative dimension or is too "
+                         "large",
+                         what, clg_io_format_shape(shape_text,
+                                                   sizeof shape_text, shape,
+                                                   rank));
+        return CLG_IO_FORMAT_ERROR;
+    }
+    if (count > 0) {
+        t->data = calloc((size_t)count, elem);
+        if (t->data == NULL) {
+            clg_io_error_set(err, "%s: cannot allocate %lld elements of %zu "
+                             "bytes", what, (long long)count, elem);
+            return CLG_IO_NO_MEMORY;
+        }
+    }
+    t->dtype = dtype;
+    t->rank = rank;
+    for (size_t i = 0; i < rank; i++)
+        t->shape[i] = shape[i];
+    t->count = count;
+    t->nbytes = (size_t)count * elem;
+    return CLG_IO_OK;
+}
+
+clg_tensor clg_io_tensor_view(const clg_io_tensor *t)
+{
+    clg_tensor v;
+    v.dtype = t->dtype;
+    v.rank = t->rank;
+    v.shape = t->shape;
+    v.data = t->data;
+    return v;
+}
+
+clg_io_status clg_io_tensor_copy(clg_io_tensor *dst, const clg_tensor *src,
+                                 clg_io_error *err)
+{
+    clg_io_status st;
+    const clg_string *in;
+    clg_string *out;
+    size_t total = 0;
+    size_t at = 0;
+
+    st = clg_io_tensor_alloc(dst, src->dtype, src->rank, src->shape,
+                             "tensor copy", err);
+    if (st != CLG_IO_OK)
+        return st;
+    if (dst->nbytes == 0)
+        return CLG_IO_OK;
+    if (src->dtype != CLG_DTYPE_STRING) {
+        memcpy(dst->data, src->data, dst->nbytes);
+        return CLG_IO_OK;
+    }
+    in = (const clg_string *)src->data;
+    out = (clg_string *)dst->data;
+    for (int64_t i = 0; i < dst->count; i++)
+        total += in[i].length;
+    dst->string_bytes = malloc(total > 0 ? total : 1);
+    if (dst->string_bytes == NULL) {
+        clg_io_tensor_free(dst);
+        clg_io_error_set(err, "tensor copy: cannot allocate %zu bytes",
+                         total);
+        return CLG_IO_NO_MEMORY;
+    }
+    dst->string_bytes_size = total;
+    for (int64_t i = 0; i < dst->count; i++) {
+        if (in[i].length > 0)
+            memcpy(dst->string_bytes + at, in[i].data, in[i].length);
+        out[i].data = dst->string_bytes + at;
+        out[i].length = in[i].length;
+        at += in[i].length;
+    }
+    return CLG_IO_OK;
+}
+
+clg_io_status clg_io_read_file(const char *path, unsigned char **bytes,
+                               size_t *size, clg_io_error *err)
+{
+    FILE *f = NULL;
+    unsigned char *buf = NULL;
+    size_t cap = 0;
+    size_t len = 0;
+    clg_io_status st = CLG_IO_OK;
+
+    *bytes = NULL;
+    *size = 0;
+    f = fopen(path, "rb");
+    if (f == NULL) {
+        clg_io_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+        st = CLG_IO_FILE_ERROR;
+        goto cleanup;
+    }
+    /* Read in growing chunks rather than trusting fseek/ftell, so pipes
+     * and special files work too. */
+    for (;;) {
+        size_t got;
+        if (len == cap) {
+            size_t ncap = cap == 0 ? 65536 : cap * 2;
+            unsigned char *nbuf;
+            if (ncap < cap) {
+                clg_io_error_set(err, "%s: file too large", path);
+                st = CLG_IO_NO_MEMORY;
+                goto cleanup;
+            }
+            nbuf = realloc(buf, ncap);
+            if (nbuf == NULL) {
+                clg_io_error_set(err, "%s: cannot allocate %zu bytes", path,
+                                 ncap);
+                st = CLG_IO_NO_MEMORY;
+                goto cleanup;
+            }
+            buf = nbuf;
+            cap = ncap;
+        }
+        got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                clg_io_error_set(err, "%s: read error: %s", path,
+                                 strerror(errno));
+                st = CLG_IO_FILE_ERROR;
+                goto cleanup;
+            }
+            break;
+        }
+    }
+    *bytes = buf;
+    *size = len;
+    buf = NULL;
+
+cleanup:
+    free(buf);
+    if (f != NULL)
+        fclose(f);
+    return st;
+}
+
+clg_io_status clg_io_write_file(const char *path, const void *bytes,
+                                size_t size, clg_io_error *err)
+{
+    FILE *f = fopen(path, "wb");
+    clg_io_status st = CLG_IO_OK;
+
+    if (f == NULL) {
+        clg_io_error_set(err, "%s: cannot create: %s", path, strerror(errno));
+        return CLG_IO_FILE_ERROR;
+    }
+    if (size > 0 && fwrite(bytes, 1, size, f) != size) {
+        clg_io_error_set(err, "%s: write error: %s", path, strerror(errno));
+        st = CLG_IO_FILE_ERROR;
+    }
+    if (fclose(f) != 0 && st == CLG_IO_OK) {
+        clg_io_error_set(err, "%s: write error: %s", path, strerror(errno));
+        st = CLG_IO_FILE_ERROR;
+    }
+    return st;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s);
+    size_t m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+clg_io_status clg_io_read_tensor_file(const char *path, clg_io_tensor *out,
+                                      clg_io_error *err)
+{
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    clg_io_status st;
+
+    st = clg_io_read_file(path, &bytes, &size, err);
+    if (st != CLG_IO_OK)
+        return st;
+    if (clg_npy_is_npy(bytes, size))
+        st = clg_npy_decode(bytes, size, path, out, err);
+    else if (ends_with(path, ".npy")) {
+        clg_io_error_set(err, "%s: not a NumPy file (no \\x93NUMPY magic)",
+                         path);
+        st = CLG_IO_FORMAT_ERROR;
+    } else
+        st = clg_onnx_decode_tensor(bytes, size, path, out, err);
+    free(bytes);
+    return st;
+}
+
+clg_io_status clg_io_write_tensor_file(const char *path, const clg_tensor *t,
+                                       clg_io_error *err)
+{
+    if (ends_with(path, ".pb"))
+        return clg_onnx_write_tensor(path, t, "output", err);
+    return clg_npy_write(path, t, err);
+}
+
+char *clg_io_format_shape(char *buf, size_t cap, const int64_t *shape,
+                          size_t rank)
+{
+    size_t at = 0;
+    if (cap == 0)
+        return buf;
+    buf[0] = '\0';
+    at += (size_t)snprintf(buf, cap, "[");
+    for (size_t i = 0; i < rank && at < cap; i++)
+        at += (size_t)snprintf(buf + at, cap - at, "%s%lld", i ? ", " : "",
+                               (long long)shape[i]);
+    if (at < cap)
+        snprintf(buf + at, cap - at, "]");
+    return buf;
+}

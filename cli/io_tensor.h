@@ -1,0 +1,122 @@
+/*
+ * clgather I/O: owned host tensors and error reporting shared by the NumPy
+ * (.npy) and ONNX (TensorProto, ModelProto) readers and writers.
+ *
+ * Part of the clgather_io static library that the `clgather` tool, its
+ * tests and the benchmark link. Not installed, not part of the library API.
+ * Every function that can fail returns a clg_io_status and, on failure,
+ * writes a one-line message naming the file (and field) to *err.
+ */
+#ifndef CLG_CLI_IO_TENSOR_H
+#define CLG_CLI_IO_TENSOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <clgather/clgather.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define CLG_IO_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CLG_IO_PRINTF(f, a)
+#endif
+
+/** Outcome of an I/O call. The `clgather` tool maps every failure to exit
+ *  status 3. */
+typedef enum clg_io_status {
+    CLG_IO_OK = 0,
+    CLG_IO_FILE_ERROR = 1,   /* cannot open, read or write the file */
+    CLG_IO_FORMAT_ERROR = 2, /* malformed or truncated contents */
+    CLG_IO_UNSUPPORTED = 3,  /* well formed, but not something we handle:
+                                a dtype, external data, Fortran order, a
+                                model that is not one Gather node */
+    CLG_IO_NO_MEMORY = 4     /* host allocation failed */
+} clg_io_status;
+
+/** Message of the last failure, e.g. "in.npy: truncated: the header says
+ *  24 bytes of data, the file holds 20". */
+typedef struct clg_io_error {
+    char message[1024];
+} clg_io_error;
+
+/** Writes a printf-style message to *err (err may be NULL). */
+void clg_io_error_set(clg_io_error *err, const char *fmt, ...)
+    CLG_IO_PRINTF(2, 3);
+
+/** A dense C-order host tensor that owns its memory.
+ *  - data: count * clg_dtype_size(dtype) bytes (NULL when count is 0);
+ *  - STRING tensors: data is an array of clg_string descriptors pointing
+ *    into string_bytes, which the tensor owns as well.
+ *  Initialise with clg_io_tensor_init (or `= {0}`), release with
+ *  clg_io_tensor_free. */
+typedef struct clg_io_tensor {
+    clg_dtype dtype;
+    size_t rank;
+    int64_t shape[CLG_MAX_RANK];
+    int64_t count;        /* elements; 1 for rank 0 */
+    size_t nbytes;        /* bytes at data */
+    void *data;
+    char *string_bytes;   /* STRING only */
+    size_t string_bytes_size;
+} clg_io_tensor;
+
+/** Empty tensor: UNDEFINED dtype, rank 0, count 0, no memory. */
+void clg_io_tensor_init(clg_io_tensor *t);
+
+/** Releases what t owns and re-initialises it. Accepts NULL. */
+void clg_io_tensor_free(clg_io_tensor *t);
+
+/** Frees t, then allocates a zero-filled tensor of the given dtype and
+ *  shape. `what` names the tensor in messages. Errors: UNSUPPORTED (dtype
+ *  unknown to clg_dtype_size), FORMAT_ERROR (rank above CLG_MAX_RANK, a
+ *  negative dimension, a size that overflows), NO_MEMORY. */
+clg_io_status clg_io_tensor_alloc(clg_io_tensor *t, clg_dtype dtype,
+                                  size_t rank, const int64_t *shape,
+                                  const char *what, clg_io_error *err);
+
+/** Borrowed clg_tensor view of t for the library's operators. */
+clg_tensor clg_io_tensor_view(const clg_io_tensor *t);
+
+/** Deep copy of a host tensor (STRING bytes included) into *dst (freed
+ *  first). */
+clg_io_status clg_io_tensor_copy(clg_io_tensor *dst, const clg_tensor *src,
+                                 clg_io_error *err);
+
+/** Reads a whole file into a malloc'd buffer (*bytes, freed by the
+ *  caller; never NULL on success, even for an empty file). */
+clg_io_status clg_io_read_file(const char *path, unsigned char **bytes,
+                               size_t *size, clg_io_error *err);
+
+/** Writes `size` bytes to path, replacing it. */
+clg_io_status clg_io_write_file(const char *path, const void *bytes,
+                                size_t size, clg_io_error *err);
+
+/** Reads a tensor file: NumPy .npy when the file starts with the NumPy
+ *  magic, else an ONNX TensorProto (.pb). */
+clg_io_status clg_io_read_tensor_file(const char *path, clg_io_tensor *out,
+                                      clg_io_error *err);
+
+/** Writes a tensor: ONNX TensorProto when path ends in ".pb", else .npy. */
+clg_io_status clg_io_write_tensor_file(const char *path, const clg_tensor *t,
+                                       clg_io_error *err);
+
+/** Formats a shape as "[2, 3]" ("[]" for rank 0) into buf; always
+ *  terminated. Returns buf. */
+char *clg_io_format_shape(char *buf, size_t cap, const int64_t *shape,
+                          size_t rank);
+
+/** Element count of a shape with overflow and sign checks; -1 when a
+ *  dimension is negative or the product does not fit in int64_t or in a
+ *  size_t byte count of `elem_size`-byte elements. */
+int64_t clg_io_shape_count(const int64_t *shape, size_t rank,
+                           size_t elem_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLG_CLI_IO_TENSOR_H */

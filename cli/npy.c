@@ -1,0 +1,654 @@
+/* NumPy .npy reading and writing for clgather_io. See npy.h. */
+#include "npy.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const unsigned char npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+
+static int host_is_little_endian(void)
+{
+    const uint16_t probe = 1;
+    unsigned char first;
+    memcpy(&first, &probe, 1);
+    return first == 1;
+}
+
+/* Reverses the bytes of each `unit`-byte word in place. */
+static void swap_words(unsigned char *p, size_t nbytes, size_t unit)
+{
+    if (unit < 2)
+        return;
+    for (size_t at = 0; at + unit <= nbytes; at += unit)
+        for (size_t i = 0; i < unit / 2; i++) {
+            unsigned char c = p[at + i];
+            p[at + i] = p[at + unit - 1 - i];
+            p[at + unit - 1 - i] = c;
+        }
+}
+
+static size_t swap_unit(clg_dtype dtype, size_t elem)
+{
+    if (dtype == CLG_DTYPE_COMPLEX64 || dtype == CLG_DTYPE_COMPLEX128)
+        return elem / 2;
+    if (dtype == CLG_DTYPE_STRING)
+        return 1;
+    return elem;
+}
+
+int clg_npy_is_npy(const void *bytes, size_t size)
+{
+    return size >= sizeof npy_magic &&
+           memcmp(bytes, npy_magic, sizeof npy_magic) == 0;
+}
+
+const char *clg_npy_descr(clg_dtype dtype)
+{
+    switch (dtype) {
+    case CLG_DTYPE_FLOAT: return "<f4";
+    case CLG_DTYPE_UINT8: return "|u1";
+    case CLG_DTYPE_INT8: return "|i1";
+    case CLG_DTYPE_UINT16: return "<u2";
+    case CLG_DTYPE_INT16: return "<i2";
+    case CLG_DTYPE_INT32: return "<i4";
+    case CLG_DTYPE_INT64: return "<i8";
+    case CLG_DTYPE_BOOL: return "|b1";
+    case CLG_DTYPE_FLOAT16: return "<f2";
+    case CLG_DTYPE_DOUBLE: return "<f8";
+    case CLG_DTYPE_UINT32: return "<u4";
+    case CLG_DTYPE_UINT64: return "<u8";
+    case CLG_DTYPE_COMPLEX64: return "<c8";
+    case CLG_DTYPE_COMPLEX128: return "<c16";
+    default: return NULL;
+    }
+}
+
+/* ---------------------------------------------------------------- header */
+
+/* The header is a Python dict literal, e.g.
+ *   {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+ * parsed by this small cursor. */
+typedef struct cursor {
+    const char *p;
+    const char *end;
+} cursor;
+
+static void skip_space(cursor *c)
+{
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' ||
+                             *c->p == '\n' || *c->p == '\r'))
+        c->p++;
+}
+
+static int accept_char(cursor *c, char ch)
+{
+    skip_space(c);
+    if (c->p < c->end && *c->p == ch) {
+        c->p++;
+        return 1;
+    }
+    return 0;
+}
+
+/* A quoted Python string without escapes (NumPy never writes any). */
+static int parse_string(cursor *c, char *out, size_t cap)
+{
+    char quote;
+    size_t n = 0;
+    skip_space(c);
+    if (c->p >= c->end || (*c->p != '\'' && *c->p != '"'))
+        return 0;
+    quote = *c->p++;
+    while (c->p < c->end && *c->p != quote) {
+        if (*c->p == '\\' || n + 1 >= cap)
+            return 0;
+        out[n++] = *c->p++;
+    }
+    if (c->p >= c->end)
+        return 0;
+    c->p++;
+    out[n] = '\0';
+    return 1;
+}
+
+static int parse_word(cursor *c, const char *word)
+{
+    size_t n = strlen(word);
+    skip_space(c);
+    if ((size_t)(c->end - c->p) >= n && memcmp(c->p, word, n) == 0) {
+        c->p += n;
+        return 1;
+    }
+    return 0;
+}
+
+/* "(2, 3)", "(3,)", "()"; Python 2 writers may add an 'L' suffix. */
+static int parse_shape(cursor *c, int64_t *shape, size_t *rank)
+{
+    *rank = 0;
+    if (!accept_char(c, '('))
+        return 0;
+    for (;;) {
+        int64_t v = 0;
+        int digits = 0;
+        if (accept_char(c, ')'))
+            return 1;
+        skip_space(c);
+        while (c->p < c->end && isdigit((unsigned char)*c->p)) {
+            int d = *c->p - '0';
+            if (v > (INT64_MAX - d) / 10)
+                return 0;
+            v = v * 10 + d;
+            c->p++;
+            digits++;
+        }
+        if (digits == 0)
+            return 0;
+        if (c->p < c->end && (*c->p == 'L' || *c->p == 'l'))
+            c->p++;
+        if (*rank >= CLG_MAX_RANK)
+            return -1;
+        shape[(*rank)++] = v;
+        if (accept_char(c, ','))
+            continue;
+        if (accept_char(c, ')'))
+            return 1;
+        return 0;
+    }
+}
+
+typedef struct npy_header {
+    char descr[64];
+    int fortran_order;
+    int64_t shape[CLG_MAX_RANK];
+    size_t rank;
+} npy_header;
+
+static clg_io_status parse_header(const char *text, size_t len,
+                                  const char *name, npy_header *h,
+                                  clg_io_error *err)
+{
+    cursor c = {text, text + len};
+    int have_descr = 0, have_order = 0, have_shape = 0;
+
+    if (!accept_char(&c, '{'))
+        goto malformed;
+    for (;;) {
+        char key[32];
+        if (accept_char(&c, '}'))
+            break;
+        if (!parse_string(&c, key, sizeof key) || !accept_char(&c, ':'))
+            goto malformed;
+        if (strcmp(key, "descr") == 0) {
+            skip_space(&c);
+            if (c.p < c.end && *c.p == '[') {
+                clg_io_error_set(err,
+                                 "%s: header: structured dtypes (a 'descr' "
+                                 "list) are not supported",
+                                 name);
+                return CLG_IO_UNSUPPORTED;
+            }
+            if (!parse_string(&c, h->descr, sizeof h->descr))
+                goto malformed;
+            have_descr = 1;
+        } else if (strcmp(key, "fortran_order") == 0) {
+            if (parse_word(&c, "True"))
+                h->fortran_order = 1;
+            else if (parse_word(&c, "False"))
+                h->fortran_order = 0;
+            else
+                goto malformed;
+            have_order = 1;
+        } else if (strcmp(key, "shape") == 0) {
+            int r = parse_shape(&c, h->shape, &h->rank);
+            if (r < 0) {
+                clg_io_error_set(err,
+                                 "%s: header: shape has more than %d "
+                                 "dimensions",
+                                 name, CLG_MAX_RANK);
+                return CLG_IO_UNSUPPORTED;
+            }
+            if (r == 0)
+                goto malformed;
+            have_shape = 1;
+        } else {
+            clg_io_error_set(err, "%s: header: unexpected key '%s'", name,
+                             key);
+            return CLG_IO_FORMAT_ERROR;
+        }
+        if (accept_char(&c, ','))
+            continue;
+        if (accept_char(&c, '}'))
+            break;
+        goto malformed;
+    }
+    skip_space(&c);
+    if (c.p != c.end)
+        goto malformed;
+    if (!have_descr || !have_order || !have_shape) {
+        clg_io_error_set(err,
+                         "%s: header: missing key '%s' (needs 'descr', "
+                         "'fortran_order' and 'shape')",
+                         name,
+                         !have_descr ? "descr"
+                         : !have_order ? "fortran_order"
+                                       : "shape");
+        return CLG_IO_FORMAT_ERROR;
+    }
+    return CLG_IO_OK;
+
+malformed:
+    clg_io_error_set(err, "%s: header: malformed dictionary near offset %zu",
+                     name, (size_t)(c.p - text));
+    return CLG_IO_FORMAT_ERROR;
+}
+
+/* Maps a descriptor to a dtype. *swap is set when the data is in the
+ * other byte order than the host's; *string_width gets n for 'S<n>'. */
+static clg_io_status parse_descr(const char *descr, const char *name,
+                                 clg_dtype *dtype, int *swap,
+                                 size_t *string_width, clg_io_error *err)
+{
+    const char *p = descr;
+    char order = '=';
+    char kind;
+    unsigned long long size = 0;
+    int have_size = 0;
+
+    if (*p == '<' || *p == '>' || *p == '|' || *p == '=')
+        order = *p++;
+    kind = *p;
+    if (kind == '\0')
+        goto malformed;
+    p++;
+    while (isdigit((unsigned char)*p)) {
+        if (size > 1000000000ULL)
+            goto malformed;
+        size = size * 10 + (unsigned long long)(*p - '0');
+        have_size = 1;
+        p++;
+    }
+    if (*p != '\0')
+        goto malformed;
+
+    *dtype = CLG_DTYPE_UNDEFINED;
+    *string_width = 0;
+    switch (kind) {
+    case '?':
+        if (!have_size || size == 1)
+            *dtype = CLG_DTYPE_BOOL;
+        break;
+    case 'b':
+        if (size == 1)
+            *dtype = CLG_DTYPE_BOOL;
+        break;
+    case 'i':
+        *dtype = size == 1   ? CLG_DTYPE_INT8
+                 : size == 2 ? CLG_DTYPE_INT16
+                 : size == 4 ? CLG_DTYPE_INT32
+                 : size == 8 ? CLG_DTYPE_INT64
+                             : CLG_DTYPE_UNDEFINED;
+        break;
+    case 'u':
+        *dtype = size == 1   ? CLG_DTYPE_UINT8
+                 : size == 2 ? CLG_DTYPE_UINT16
+                 : size == 4 ? CLG_DTYPE_UINT32
+                 : size == 8 ? CLG_DTYPE_UINT64
+                             : CLG_DTYPE_UNDEFINED;
+        break;
+    case 'f':
+        *dtype = size == 2   ? CLG_DTYPE_FLOAT16
+                 : size == 4 ? CLG_DTYPE_FLOAT
+                 : size == 8 ? CLG_DTYPE_DOUBLE
+                             : CLG_DTYPE_UNDEFINED;
+        break;
+    case 'c':
+        *dtype = size == 8    ? CLG_DTYPE_COMPLEX64
+                 : size == 16 ? CLG_DTYPE_COMPLEX128
+                              : CLG_DTYPE_UNDEFINED;
+        break;
+    case 'S':
+    case 'a':
+        if (have_size) {
+            *dtype = CLG_DTYPE_STRING;
+            *string_width = (size_t)size;
+        }
+        break;
+    case 'U':
+        clg_io_error_set(err,
+                         "%s: dtype '%s' (unicode strings) is not supported; "
+                         "save byte strings instead (e.g. "
+                         "np.char.encode(a, 'utf-8'), dtype 'S')",
+                         name, descr);
+        return CLG_IO_UNSUPPORTED;
+    default:
+        break;
+    }
+    if (*dtype == CLG_DTYPE_UNDEFINED) {
+        clg_io_error_set(err,
+                         "%s: dtype '%s' is not supported (supported: bool, "
+                         "int8..int64, uint8..uint64, float16/32/64, "
+                         "complex64/128, byte strings 'S<n>')",
+                         name, descr);
+        return CLG_IO_UNSUPPORTED;
+    }
+    if (*dtype == CLG_DTYPE_STRING || size <= 1)
+        *swap = 0;
+    else if (order == '|') {
+        clg_io_error_set(err,
+                         "%s: dtype '%s' has no byte order but %llu-byte "
+                         "elements",
+                         name, descr, size);
+        return CLG_IO_FORMAT_ERROR;
+    } else if (order == '=')
+        *swap = 0;
+    else
+        *swap = (order == '<') != host_is_little_endian();
+    return CLG_IO_OK;
+
+malformed:
+    clg_io_error_set(err, "%s: header: malformed dtype descriptor '%s'",
+                     name, descr);
+    return CLG_IO_FORMAT_ERROR;
+}
+
+/* ---------------------------------------------------------------- reading */
+
+clg_io_status clg_npy_decode(const void *bytes, size_t size,
+                             const char *name, clg_io_tensor *out,
+                             clg_io_error *err)
+{
+    const unsigned char *b = bytes;
+    unsigned major, minor;
+    size_t header_len, header_at, data_at, data_size, width, elem;
+    npy_header h;
+    clg_dtype dtype;
+    int swap = 0;
+    int64_t count;
+    char *text = NULL;
+    clg_io_status st;
+    char shape_text[512];
+
+    clg_io_tensor_free(out);
+    memset(&h, 0, sizeof h);
+    if (!clg_npy_is_npy(bytes, size)) {
+        clg_io_error_set(err, "%s: not a NumPy file (no \\x93NUMPY magic)",
+                         name);
+        return CLG_IO_FORMAT_ERROR;
+    }
+    if (size < 10) {
+        clg_io_error_set(err, "%s: truncated NumPy preamble (%zu bytes)",
+                         name, size);
+        return CLG_IO_FORMAT_ERROR;
+    }
+    major = b[6];
+    minor = b[7];
+    if (major == 1) {
+        header_len = (size_t)b[8] | (size_t)b[9] << 8;
+        header_at = 10;
+    } else if (major == 2 || major == 3) {
+        if (size < 12) {
+            clg_io_error_set(err, "%s: truncated NumPy preamble (%zu bytes)",
+                             name, size);
+            return CLG_IO_FORMAT_ERROR;
+        }
+        header_len = (size_t)b[8] | (size_t)b[9] << 8 |
+                     (size_t)b[10] << 16 | (size_t)b[11] << 24;
+        header_at = 12;
+    } else {
+        clg_io_error_set(err,
+                         "%s: NumPy format version %u.%u is not supported "
+                         "(1.0, 2.0 and 3.0 are)",
+                         name, major, minor);
+        return CLG_IO_UNSUPPORTED;
+    }
+    if (header_len > size - header_at) {
+        clg_io_error_set(err,
+                         "%s: truncated: the header is %zu bytes, the file "
+                         "holds %zu after the preamble",
+                         name, header_len, size - header_at);
+        return CLG_IO_FORMAT_ERROR;
+    }
+    text = malloc(header_len + 1);
+    if (text == NULL) {
+        clg_io_error_set(err, "%s: out of memory", name);
+        return CLG_IO_NO_MEMORY;
+    }
+    memcpy(text, b + header_at, header_len);
+    text[header_len] = '\0';
+    if (memchr(text, '\0', header_len) != NULL) {
+        clg_io_error_set(err, "%s: header: contains a NUL byte", name);
+        st = CLG_IO_FORMAT_ERROR;
+        goto cleanup;
+    }
+    st = parse_header(text, header_len, name, &h, err);
+    if (st != CLG_IO_OK)
+        goto cleanup;
+    if (h.fortran_order) {
+        clg_io_error_set(err,
+                         "%s: fortran_order is True; clgather reads C-order "
+                         "arrays only (save np.ascontiguousarray(a))",
+                         name);
+        st = CLG_IO_UNSUPPORTED;
+        goto cleanup;
+    }
+    st = parse_descr(h.descr, name, &dtype, &swap, &width, err);
+    if (st != CLG_IO_OK)
+        goto cleanup;
+
+    elem = dtype == CLG_DTYPE_STRING ? width : clg_dtype_size(dtype);
+    count = clg_io_shape_count(h.shape, h.rank,
+                               elem > 0 ? elem : 1);
+    if (count < 0) {
+        clg_io_error_set(err, "%s: shape %s is too large", name,
+                         clg_io_format_shape(shape_text, sizeof shape_text,
+                                             h.shape, h.rank));
+        st = CLG_IO_FORMAT_ERROR;
+        goto cleanup;
+    }
+    data_at = header_at + header_len;
+    data_size = (size_t)count * elem;
+    if (size - data_at != data_size) {
+        clg_io_error_set(err,
+                         "%s: %s: shape %s of '%s' needs %zu data bytes, the "
+                         "file holds %zu",
+                         name,
+                         size - data_at < data_size ? "truncated"
+                                                    : "trailing bytes",
+                         clg_io_format_shape(shape_text, sizeof shape_text,
+                                             h.shape, h.rank),
+                         h.descr, data_size, size - data_at);
+        st = CLG_IO_FORMAT_ERROR;
+        goto cleanup;
+    }
+
+    st = clg_io_tensor_alloc(out, dtype, h.rank, h.shape, name, err);
+    if (st != CLG_IO_OK)
+        goto cleanup;
+    if (dtype != CLG_DTYPE_STRING) {
+        if (data_size > 0)
+            memcpy(out->data, b + data_at, data_size);
+        if (swap)
+            swap_words(out->data, data_size, swap_unit(dtype, elem));
+    } else if (count > 0) {
+        clg_string *s = out->data;
+        out->string_bytes = malloc(data_size > 0 ? data_size : 1);
+        if (out->string_bytes == NULL) {
+            clg_io_error_set(err, "%s: out of memory", name);
+            st = CLG_IO_NO_MEMORY;
+            goto cleanup;
+        }
+        out->string_bytes_size = data_size;
+        if (data_size > 0)
+            memcpy(out->string_bytes, b + data_at, data_size);
+        for (int64_t i = 0; i < count; i++) {
+            const char *e = out->string_bytes + (size_t)i * width;
+            size_t len = width;
+            while (len > 0 && e[len - 1] == '\0')
+                len--;
+            s[i].data = e;
+            s[i].length = len;
+        }
+    }
+
+cleanup:
+    if (st != CLG_IO_OK)
+        clg_io_tensor_free(out);
+    free(text);
+    return st;
+}
+
+clg_io_status clg_npy_read(const char *path, clg_io_tensor *out,
+                           clg_io_error *err)
+{
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    clg_io_status st;
+
+    clg_io_tensor_free(out);
+    st = clg_io_read_file(path, &bytes, &size, err);
+    if (st == CLG_IO_OK)
+        st = clg_npy_decode(bytes, size, path, out, err);
+    free(bytes);
+    return st;
+}
+
+/* ---------------------------------------------------------------- writing */
+
+clg_io_status clg_npy_encode(const clg_tensor *t, unsigned char **bytes,
+                             size_t *size, clg_io_error *err)
+{
+    char descr[32];
+    char header[2048];
+    char shape_text[1024];
+    size_t hlen, preamble, total_header, elem, data_size, width = 0;
+    int64_t count;
+    unsigned char *buf = NULL;
+    size_t at = 0;
+
+    *bytes = NULL;
+    *size = 0;
+    if (t->rank > CLG_MAX_RANK || (t->rank > 0 && t->shape == NULL)) {
+        clg_io_error_set(err, "npy: invalid tensor rank %zu", t->rank);
+        return CLG_IO_FORMAT_ERROR;
+    }
+    count = clg_io_shape_count(t->shape, t->rank, 1);
+    if (count < 0) {
+        clg_io_error_set(err, "npy: invalid shape %s",
+                         clg_io_format_shape(shape_text, sizeof shape_text,
+                                             t->shape, t->rank));
+        return CLG_IO_FORMAT_ERROR;
+    }
+    if (count > 0 && t->data == NULL) {
+        clg_io_error_set(err, "npy: tensor data is NULL");
+        return CLG_IO_FORMAT_ERROR;
+    }
+    if (t->dtype == CLG_DTYPE_STRING) {
+        const clg_string *s = t->data;
+        for (int64_t i = 0; i < count; i++)
+            if (s[i].length > width)
+                width = s[i].length;
+        if (width == 0)
+            width = 1; /* NumPy's smallest byte-string dtype is S1 */
+        snprintf(descr, sizeof descr, "|S%zu", width);
+        elem = width;
+    } else {
+        const char *d = clg_npy_descr(t->dtype);
+        if (d == NULL) {
+            clg_io_error_set(err,
+                             "npy: data type %s has no NumPy dtype%s",
+                             clg_dtype_name(t->dtype),
+                             t->dtype == CLG_DTYPE_BFLOAT16
+                                 ? "; write an ONNX .pb file instead"
+                                 : "");
+            return CLG_IO_UNSUPPORTED;
+        }
+        snprintf(descr, sizeof descr, "%s", d);
+        elem = clg_dtype_size(t->dtype);
+    }
+    if ((uint64_t)count > SIZE_MAX / elem) {
+        clg_io_error_set(err, "npy: tensor too large");
+        return CLG_IO_FORMAT_ERROR;
+    }
+    data_size = (size_t)count * elem;
+
+    /* Shape as a Python tuple: "()", "(3,)", "(2, 3)". */
+    at = 0;
+    at += (size_t)snprintf(shape_text, sizeof shape_text, "(");
+    for (size_t i = 0; i < t->rank; i++)
+        at += (size_t)snprintf(shape_text + at, sizeof shape_text - at,
+                               "%s%lld", i ? ", " : "",
+                               (long long)t->shape[i]);
+    snprintf(shape_text + at, sizeof shape_text - at, "%s)",
+             t->rank == 1 ? "," : "");
+    hlen = (size_t)snprintf(header, sizeof header,
+                            "{'descr': '%s', 'fortran_order': False, "
+                            "'shape': %s, }",
+                            descr, shape_text);
+    /* Pad with spaces so that preamble + header + '\n' is a multiple of
+     * 64 bytes, as NumPy does. With rank <= CLG_MAX_RANK the header always
+     * fits format 1.0's 16-bit length. */
+    preamble = 10;
+    total_header = (preamble + hlen + 1 + 63) / 64 * 64;
+    if (total_header - preamble > sizeof header) {
+        clg_io_error_set(err, "npy: header too long");
+        return CLG_IO_FORMAT_ERROR;
+    }
+    while (preamble + hlen + 1 < total_header)
+        header[hlen++] = ' ';
+    header[hlen++] = '\n';
+
+    if (data_size > SIZE_MAX - total_header) {
+        clg_io_error_set(err, "npy: tensor too large");
+        return CLG_IO_FORMAT_ERROR;
+    }
+    buf = malloc(total_header + data_size);
+    if (buf == NULL) {
+        clg_io_error_set(err, "npy: cannot allocate %zu bytes",
+                         total_header + data_size);
+        return CLG_IO_NO_MEMORY;
+    }
+    memcpy(buf, npy_magic, sizeof npy_magic);
+    buf[6] = 1;
+    buf[7] = 0;
+    buf[8] = (unsigned char)(hlen & 0xff);
+    buf[9] = (unsigned char)(hlen >> 8);
+    memcpy(buf + preamble, header, hlen);
+    if (t->dtype == CLG_DTYPE_STRING) {
+        const clg_string *s = t->data;
+        unsigned char *d = buf + total_header;
+        memset(d, 0, data_size);
+        for (int64_t i = 0; i < count; i++)
+            if (s[i].length > 0)
+                memcpy(d + (size_t)i * width, s[i].data, s[i].length);
+    } else if (data_size > 0) {
+        memcpy(buf + total_header, t->data, data_size);
+        if (!host_is_little_endian())
+            swap_words(buf + total_header, data_size,
+                       swap_unit(t->dtype, elem));
+    }
+    *bytes = buf;
+    *size = total_header + data_size;
+    return CLG_IO_OK;
+}
+
+clg_io_status clg_npy_write(const char *path, const clg_tensor *t,
+                            clg_io_error *err)
+{
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    clg_io_status st = clg_npy_encode(t, &bytes, &size, err);
+    if (st != CLG_IO_OK) {
+        /* Prefix the path: the encoder does not know it. */
+        if (err != NULL) {
+            clg_io_error e = *err;
+            clg_io_error_set(err, "%s: %s", path, e.message);
+        }
+        return st;
+    }
+    st = clg_io_write_file(path, bytes, size, err);
+    free(bytes);
+    return st;
+}

@@ -1,0 +1,61 @@
+/*
+ * clgather I/O: NumPy .npy files.
+ *
+ * Reading: format versions 1.0, 2.0 and 3.0; little-endian ('<'), big-endian
+ * ('>'), native ('=') and byte-order-free ('|') descriptors; C order only
+ * (fortran_order True is a clear error). Dtypes:
+ *   b1 (or ?) BOOL, i1 u1 i2 u2 i4 u4 i8 u8, f2 FLOAT16, f4 FLOAT,
+ *   f8 DOUBLE, c8 COMPLEX64, c16 COMPLEX128, S<n> STRING.
+ * Byte strings 'S<n>' become clg_string descriptors with their trailing NUL
+ * bytes stripped, as NumPy does when it reads them back.
+ * Unicode ('U'), object ('O'), structured, datetime and void dtypes are
+ * rejected with CLG_IO_UNSUPPORTED. BFLOAT16 has no NumPy dtype.
+ *
+ * Writing: format 1.0, little endian,
+ * C order, header padded to 64 bytes as NumPy writes it. STRING tensors are
+ * written as '|S<n>' with n the longest element (at least 1); trailing NUL
+ * bytes of an element cannot survive the format.
+ */
+#ifndef CLG_CLI_NPY_H
+#define CLG_CLI_NPY_H
+
+#include <stddef.h>
+
+#include "io_tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** 1 when `bytes` starts with the NumPy magic "\x93NUMPY". */
+int clg_npy_is_npy(const void *bytes, size_t size);
+
+/** Reads a .npy file into *out (freed first). */
+clg_io_status clg_npy_read(const char *path, clg_io_tensor *out,
+                           clg_io_error *err);
+
+/** Decodes .npy bytes held in memory; `name` names them in messages. */
+clg_io_status clg_npy_decode(const void *bytes, size_t size,
+                             const char *name, clg_io_tensor *out,
+                             clg_io_error *err);
+
+/** Encodes a tensor as .npy bytes into a malloc'd buffer (*bytes, freed by
+ *  the caller). Errors: UNSUPPORTED (BFLOAT16, UNDEFINED), FORMAT_ERROR (a
+ *  bad shape), NO_MEMORY. */
+clg_io_status clg_npy_encode(const clg_tensor *t, unsigned char **bytes,
+                             size_t *size, clg_io_error *err);
+
+/** Writes a tensor to a .npy file. */
+clg_io_status clg_npy_write(const char *path, const clg_tensor *t,
+                            clg_io_error *err);
+
+/** NumPy descriptor clgather writes for `dtype`, e.g. "<f4", "|b1";
+ *  NULL for STRING (its width depends on the data), BFLOAT16 and
+ *  unknown values. */
+const char *clg_npy_descr(clg_dtype dtype);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLG_CLI_NPY_H */

@@ -1,0 +1,749 @@
+/* ONNX TensorProto and single-node model I/O for clgather_io, on the
+ * protobuf-c code generated from Debian's onnx.proto. See onnx_io.h. */
+#include "onnx_io.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx.pb-c.h"
+
+static int host_is_little_endian(void)
+{
+    const uint16_t probe = 1;
+    unsigned char first;
+    memcpy(&first, &probe, 1);
+    return first == 1;
+}
+
+static void swap_words(unsigned char *p, size_t nbytes, size_t unit)
+{
+    if (unit < 2)
+        return;
+    for (size_t at = 0; at + unit <= nbytes; at += unit)
+        for (size_t i = 0; i < unit / 2; i++) {
+            unsigned char c = p[at + i];
+            p[at + i] = p[at + unit - 1 - i];
+            p[at + unit - 1 - i] = c;
+        }
+}
+
+/* Bytes per little-endian word of a dtype's raw_data (complex: one part). */
+static size_t word_size(clg_dtype dtype)
+{
+    switch (dtype) {
+    case CLG_DTYPE_COMPLEX64: return 4;
+    case CLG_DTYPE_COMPLEX128: return 8;
+    case CLG_DTYPE_STRING: return 1;
+    default: return clg_dtype_size(dtype);
+    }
+}
+
+static const char *safe(const char *s)
+{
+    return s != NULL ? s : "";
+}
+
+/* Names of TensorProto.DataType values past clgather's table, so that a
+ * rejection says what the file holds. */
+static const char *onnx_type_name(int32_t t)
+{
+    static const char *const later[] = {
+        "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ",
+        "UINT4", "INT4", "FLOAT4E2M1"};
+    if (t >= 0 && t <= 16)
+        return clg_dtype_name((clg_dtype)t);
+    if (t >= 17 && t < 17 + (int32_t)(sizeof later / sizeof later[0]))
+        return later[t - 17];
+    return "unknown";
+}
+
+/* ---------------------------------------------------------------- tensors */
+
+/* The typed field an ONNX writer uses for each dtype. */
+typedef enum typed_field {
+    FIELD_NONE,
+    FIELD_FLOAT,
+    FIELD_INT32,
+    FIELD_INT64,
+    FIELD_DOUBLE,
+    FIELD_UINT64,
+    FIELD_STRING
+} typed_field;
+
+static typed_field field_for(clg_dtype dtype)
+{
+    switch (dtype) {
+    case CLG_DTYPE_FLOAT:
+    case CLG_DTYPE_COMPLEX64:
+        return FIELD_FLOAT;
+    case CLG_DTYPE_INT32:
+    case CLG_DTYPE_INT16:
+    case CLG_DTYPE_INT8:
+    case CLG_DTYPE_UINT16:
+    case CLG_DTYPE_UINT8:
+    case CLG_DTYPE_BOOL:
+    case CLG_DTYPE_FLOAT16:
+    case CLG_DTYPE_BFLOAT16:
+        return FIELD_INT32;
+    case CLG_DTYPE_INT64:
+        return FIELD_INT64;
+    case CLG_DTYPE_DOUBLE:
+    case CLG_DTYPE_COMPLEX128:
+        return FIELD_DOUBLE;
+    case CLG_DTYPE_UINT32:
+    case CLG_DTYPE_UINT64:
+        return FIELD_UINT64;
+    case CLG_DTYPE_STRING:
+        return FIELD_STRING;
+    default:
+        return FIELD_NONE;
+    }
+}
+
+static const char *field_name(typed_field f)
+{
+    switch (f) {
+    case FIELD_FLOAT: return "float_data";
+    case FIELD_INT32: return "int32_data";
+    case FIELD_INT64: return "int64_data";
+    case FIELD_DOUBLE: return "double_data";
+    case FIELD_UINT64: return "uint64_data";
+    case FIELD_STRING: return "string_data";
+    default: return "raw_data";
+    }
+}
+
+static size_t field_count(const Onnx__TensorProto *tp, typed_field f)
+{
+    switch (f) {
+    case FIELD_FLOAT: return tp->n_float_data;
+    case FIELD_INT32: return tp->n_int32_data;
+    case FIELD_INT64: return tp->n_int64_data;
+    case FIELD_DOUBLE: return tp->n_double_data;
+    case FIELD_UINT64: return tp->n_uint64_data;
+    case FIELD_STRING: return tp->n_string_data;
+    default: return 0;
+    }
+}
+
+/* Converts a decoded TensorProto into *out. `name` names the file (and,
+ * for initializers, the tensor) in messages. */
+static clg_io_status tensor_from_proto(const Onnx__TensorProto *tp,
+                                       const char *name, clg_io_tensor *out,
+                                       clg_io_error *err)
+{
+    clg_dtype dtype;
+    typed_field want;
+    size_t elem, per_elem, n_values;
+    int64_t shape[CLG_MAX_RANK];
+    clg_io_status st;
+
+    clg_io_tensor_free(out);
+    if (tp->n_external_data > 0 ||
+        (tp->has_data_location &&
+         tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)) {
+        const char *location = "?";
+        for (size_t i = 0; i < tp->n_external_data; i++)
+            if (tp->external_data[i] != NULL &&
+                strcmp(safe(tp->external_data[i]->key), "location") == 0)
+                location = safe(tp->external_data[i]->value);
+        clg_io_error_set(err,
+                         "%s: field external_data: tensor '%s' keeps its "
+                         "data in external file '%s'; external data is not "
+                         "supported",
+                         name, safe(tp->name), location);
+        return CLG_IO_UNSUPPORTED;
+    }
+    if (tp->segment != NULL) {
+        clg_io_error_set(err,
+                         "%s: field segment: segmented tensors are not "
+                         "supported",
+                         name);
+        return CLG_IO_UNSUPPORTED;
+    }
+    if (!tp->has_data_type || tp->data_type == 0) {
+        clg_io_error_set(err,
+                         "%s: field data_type: missing or UNDEFINED (is this "
+                         "an ONNX TensorProto file?)",
+                         name);
+        return CLG_IO_FORMAT_ERROR;
+    }
+    if (tp->data_type < 0 || tp->data_type > 16 ||
+        clg_dtype_size((clg_dtype)tp->data_type) == 0) {
+        clg_io_error_set(err,
+                         "%s: field data_type: %d (%s) is not supported by "
+                         "clgather",
+                         name, (int)tp->data_type,
+                         onnx_type_name(tp->data_type));
+        return CLG_IO_UNSUPPORTED;
+    }
+    dtype = (clg_dtype)tp->data_type;
+    if (tp->n_dims > CLG_MAX_RANK) {
+        clg_io_error_set(err,
+                         "%s: field dims: rank %zu is above clgather's "
+                         "maximum %d",
+                         name, tp->n_dims, CLG_MAX_RANK);
+        return CLG_IO_UNSUPPORTED;
+    }
+    for (size_t i = 0; i < tp->n_dims; i++) {
+        if (tp->dims[i] < 0) {
+            clg_io_error_set(err, "%s: field dims: dimension %zu is %lld",
+                             name, i, (long long)tp->dims[i]);
+            return CLG_IO_FORMAT_ERROR;
+        }
+        shape[i] = tp->dims[i];
+    }
+    st = clg_io_tensor_alloc(out, dtype, tp->n_dims, shape, name, err);
+    if (st != CLG_IO_OK)
+        return st;
+
+    want = field_for(dtype);
+    for (typed_field f = FIELD_FLOAT; f <= FIELD_STRING; f++)
+        if (f != want && field_count(tp, f) > 0) {
+            clg_io_error_set(err,
+                             "%s: field %s: not valid for data_type %s "
+                             "(expected %s or raw_data)",
+                             name, field_name(f), clg_dtype_name(dtype),
+                             field_name(want));
+            st = CLG_IO_FORMAT_ERROR;
+            goto cleanup;
+        }
+    n_values = field_count(tp, want);
+    elem = clg_dtype_size(dtype);
+
+    if (tp->has_raw_data) {
+        if (dtype == CLG_DTYPE_STRING) {
+            clg_io_error_set(err,
+                             "%s: field raw_data: STRING tensors must use "
+                             "string_data",
+                             name);
+            st = CLG_IO_FORMAT_ERROR;
+            goto cleanup;
+        }
+        if (n_values > 0) {
+            clg_io_error_set(err,
+                             "%s: fields raw_data and %s are both set",
+                             name, field_name(want));
+            st = CLG_IO_FORMAT_ERROR;
+            goto cleanup;
+        }
+        if (tp->raw_data.len != out->nbytes) {
+            char s[512];
+            clg_io_error_set(err,
+                             "%s: field raw_data: %zu bytes, but %s %s needs "
+                             "%zu",
+                             name, tp->raw_data.len, clg_dtype_name(dtype),
+                             clg_io_format_shape(s, sizeof s, out->shape,
+                                                 out->rank),
+                             out->nbytes);
+            st = CLG_IO_FORMAT_ERROR;
+            goto cleanup;
+        }
+        if (out->nbytes > 0) {
+            memcpy(out->data, tp->raw_data.data, out->nbytes);
+            if (!host_is_little_endian())
+                swap_words(out->data, out->nbytes, word_size(dtype));
+        }
+        return CLG_IO_OK;
+    }
+
+    per_elem = (dtype == CLG_DTYPE_COMPLEX64 ||
+                dtype == CLG_DTYPE_COMPLEX128) ? 2 : 1;
+    if (n_values != (size_t)out->count * per_elem) {
+        char s[512];
+        if (n_values == 0)
+            clg_io_error_set(err,
+                             "%s: no data: %s %s needs %lld values in %s or "
+                             "raw_data",
+                             name, clg_dtype_name(dtype),
+                             clg_io_format_shape(s, sizeof s, out->shape,
+                                                 out->rank),
+                             (long long)out->count * (long long)per_elem,
+                             field_name(want));
+        else
+            clg_io_error_set(err,
+                             "%s: field %s: %zu values, but %s %s needs "
+                             "%lld",
+                             name, field_name(want), n_values,
+                             clg_dtype_name(dtype),
+                             clg_io_format_shape(s, sizeof s, out->shape,
+                                                 out->rank),
+                             (long long)out->count * (long long)per_elem);
+        st = CLG_IO_FORMAT_ERROR;
+        goto cleanup;
+    }
+
+    switch (want) {
+    case FIELD_FLOAT:
+        memcpy(out->data, tp->float_data, n_values * sizeof(float));
+        break;
+    case FIELD_DOUBLE:
+        memcpy(out->data, tp->double_data, n_values * sizeof(double));
+        break;
+    case FIELD_INT64:
+        memcpy(out->data, tp->int64_data, n_values * sizeof(int64_t));
+        break;
+    case FIELD_UINT64:
+        if (dtype == CLG_DTYPE_UINT64)
+            memcpy(out->data, tp->uint64_data, n_values * sizeof(uint64_t));
+        else
+            for (size_t i = 0; i < n_values; i++) {
+                uint32_t v = (uint32_t)tp->uint64_data[i];
+                memcpy((unsigned char *)out->data + i * 4, &v, 4);
+            }
+        break;
+    case FIELD_INT32:
+        /* ONNX packs the narrower types one per int32 entry; keep the low
+         * bits (FLOAT16 and BFLOAT16 are bit patterns). */
+        for (size_t i = 0; i < n_values; i++) {
+            int32_t v = tp->int32_data[i];
+            unsigned char *dst = (unsigned char *)out->data + i * elem;
+            if (elem == 4) {
+                memcpy(dst, &v, 4);
+            } else if (elem == 2) {
+                uint16_t u = (uint16_t)(uint32_t)v;
+                memcpy(dst, &u, 2);
+            } else {
+                *dst = (unsigned char)(uint32_t)v;
+            }
+        }
+        break;
+    case FIELD_STRING: {
+        size_t total = 0, at = 0;
+        clg_string *s = out->data;
+        for (size_t i = 0; i < n_values; i++)
+            total += tp->string_data[i].len;
+        out->string_bytes = malloc(total > 0 ? total : 1);
+        if (out->string_bytes == NULL) {
+            clg_io_error_set(err, "%s: out of memory", name);
+            st = CLG_IO_NO_MEMORY;
+            goto cleanup;
+        }
+        out->string_bytes_size = total;
+        for (size_t i = 0; i < n_values; i++) {
+            size_t len = tp->string_data[i].len;
+            if (len > 0)
+                memcpy(out->string_bytes + at, tp->string_data[i].data, len);
+            s[i].data = out->string_bytes + at;
+            s[i].length = len;
+            at += len;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    return CLG_IO_OK;
+
+cleanup:
+    clg_io_tensor_free(out);
+    return st;
+}
+
+clg_io_status clg_onnx_decode_tensor(const void *bytes, size_t size,
+                                     const char *name, clg_io_tensor *out,
+                                     clg_io_error *err)
+{
+    Onnx__TensorProto *tp;
+    clg_io_status st;
+
+    clg_io_tensor_free(out);
+    tp = onnx__tensor_proto__unpack(NULL, size, bytes);
+    if (tp == NULL) {
+        clg_io_error_set(err,
+                         "%s: not a valid ONNX TensorProto (malformed or "
+                         "truncated protobuf, %zu bytes)",
+                         name, size);
+        return CLG_IO_FORMAT_ERROR;
+    }
+    st = tensor_from_proto(tp, name, out, err);
+    onnx__tensor_proto__free_unpacked(tp, NULL);
+    return st;
+}
+
+clg_io_status clg_onnx_read_tensor(const char *path, clg_io_tensor *out,
+                                   clg_io_error *err)
+{
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    clg_io_status st;
+
+    clg_io_tensor_free(out);
+    st = clg_io_read_file(path, &bytes, &size, err);
+    if (st == CLG_IO_OK)
+        st = clg_onnx_decode_tensor(bytes, size, path, out, err);
+    free(bytes);
+    return st;
+}
+
+clg_io_status clg_onnx_encode_tensor(const clg_tensor *t,
+                                     const char *tensor_name,
+                                     unsigned char **bytes, size_t *size,
+                                     clg_io_error *err)
+{
+    Onnx__TensorProto tp = ONNX__TENSOR_PROTO__INIT;
+    ProtobufCBinaryData *strings = NULL;
+    unsigned char *raw = NULL;
+    unsigned char *buf = NULL;
+    int64_t dims[CLG_MAX_RANK];
+    int64_t count;
+    size_t elem, packed;
+    clg_io_status st = CLG_IO_OK;
+
+    *bytes = NULL;
+    *size = 0;
+    elem = clg_dtype_size(t->dtype);
+    if (elem == 0) {
+        clg_io_error_set(err, "TensorProto: unsupported data type %d",
+                         (int)t->dtype);
+        return CLG_IO_UNSUPPORTED;
+    }
+    if (t->rank > CLG_MAX_RANK || (t->rank > 0 && t->shape == NULL)) {
+        clg_io_error_set(err, "TensorProto: invalid rank %zu", t->rank);
+        return CLG_IO_FORMAT_ERROR;
+    }
+    count = clg_io_shape_count(t->shape, t->rank, elem);
+    if (count < 0) {
+        clg_io_error_set(err, "TensorProto: invalid shape");
+        return CLG_IO_FORMAT_ERROR;
+    }
+    if (count > 0 && t->data == NULL) {
+        clg_io_error_set(err, "TensorProto: tensor data is NULL");
+        return CLG_IO_FORMAT_ERROR;
+    }
+    for (size_t i = 0; i < t->rank; i++)
+        dims[i] = t->shape[i];
+    tp.n_dims = t->rank;
+    tp.dims = dims;
+    tp.has_data_type = 1;
+    tp.data_type = (int32_t)t->dtype;
+    tp.name = (char *)(tensor_name != NULL ? tensor_name : "");
+
+    if (t->dtype == CLG_DTYPE_STRING) {
+        const clg_string *s = t->data;
+        if (count > 0) {
+            strings = calloc((size_t)count, sizeof *strings);
+            if (strings == NULL) {
+                st = CLG_IO_NO_MEMORY;
+                goto cleanup;
+            }
+        }
+        for (int64_t i = 0; i < count; i++) {
+            /* protobuf-c's type is not const; packing only reads it. */
+            strings[i].data = (uint8_t *)(uintptr_t)s[i].data;
+            strings[i].len = s[i].length;
+        }
+        tp.n_string_data = (size_t)count;
+        tp.string_data = strings;
+    } else {
+        size_t nbytes = (size_t)count * elem;
+        tp.has_raw_data = 1;
+        tp.raw_data.len = nbytes;
+        if (nbytes > 0) {
+            if (host_is_little_endian()) {
+                tp.raw_data.data = (uint8_t *)t->data;
+            } else {
+                raw = malloc(nbytes);
+                if (raw == NULL) {
+                    st = CLG_IO_NO_MEMORY;
+                    goto cleanup;
+                }
+                memcpy(raw, t->data, nbytes);
+                swap_words(raw, nbytes, word_size(t->dtype));
+                tp.raw_data.data = raw;
+            }
+        }
+    }
+    packed = onnx__tensor_proto__get_packed_size(&tp);
+    buf = malloc(packed > 0 ? packed : 1);
+    if (buf == NULL) {
+        st = CLG_IO_NO_MEMORY;
+        goto cleanup;
+    }
+    *size = onnx__tensor_proto__pack(&tp, buf);
+    *bytes = buf;
+    buf = NULL;
+
+cleanup:
+    if (st == CLG_IO_NO_MEMORY)
+        clg_io_error_set(err, "TensorProto: out of memory");
+    free(buf);
+    free(raw);
+    free(strings);
+    return st;
+}
+
+clg_io_status clg_onnx_write_tensor(const char *path, const clg_tensor *t,
+                                    const char *tensor_name,
+                                    clg_io_error *err)
+{
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    clg_io_status st;
+
+    st = clg_onnx_encode_tensor(t, tensor_name, &bytes, &size, err);
+    if (st != CLG_IO_OK) {
+        if (err != NULL) {
+            clg_io_error e = *err;
+            clg_io_error_set(err, "%s: %s", path, e.message);
+        }
+        return st;
+    }
+    st = clg_io_write_file(path, bytes, size, err);
+    free(bytes);
+    return st;
+}
+
+/* ---------------------------------------------------------------- models */
+
+void clg_onnx_model_init(clg_onnx_model *m)
+{
+    memset(m, 0, sizeof *m);
+    m->op_type = "";
+    clg_io_tensor_init(&m->data.value);
+    clg_io_tensor_init(&m->indices.value);
+    m->data.input_index = -1;
+    m->indices.input_index = -1;
+}
+
+void clg_onnx_model_free(clg_onnx_model *m)
+{
+    if (m == NULL)
+        return;
+    clg_io_tensor_free(&m->data.value);
+    clg_io_tensor_free(&m->indices.value);
+    clg_onnx_model_init(m);
+}
+
+static int is_default_domain(const char *domain)
+{
+    return domain == NULL || domain[0] == '\0' ||
+           strcmp(domain, "ai.onnx") == 0;
+}
+
+static const Onnx__TensorProto *find_initializer(const Onnx__GraphProto *g,
+                                                 const char *name)
+{
+    for (size_t i = 0; i < g->n_initializer; i++)
+        if (g->initializer[i] != NULL &&
+            strcmp(safe(g->initializer[i]->name), name) == 0)
+            return g->initializer[i];
+    return NULL;
+}
+
+/* Index of `name` among the graph inputs that are not initializers (the
+ * ones fed from input_N.pb), or -1. */
+static int runtime_input_index(const Onnx__GraphProto *g, const char *name)
+{
+    int k = 0;
+    for (size_t i = 0; i < g->n_input; i++) {
+        const char *in = g->input[i] != NULL ? safe(g->input[i]->name) : "";
+        if (find_initializer(g, in) != NULL)
+            continue;
+        if (strcmp(in, name) == 0)
+            return k;
+        k++;
+    }
+    return -1;
+}
+
+static clg_io_status resolve_operand(const Onnx__GraphProto *g,
+                                     const char *name, const char *role,
+                                     const char *path, clg_onnx_operand *op,
+                                     clg_io_error *err)
+{
+    const Onnx__TensorProto *init;
+    char what[1024];
+
+    snprintf(op->name, sizeof op->name, "%s", name);
+    if (name[0] == '\0') {
+        clg_io_error_set(err, "%s: the node's %s input has no name", path,
+                         role);
+        return CLG_IO_FORMAT_ERROR;
+    }
+    op->input_index = runtime_input_index(g, name);
+    if (op->input_index >= 0)
+        return CLG_IO_OK;
+    init = find_initializer(g, name);
+    if (init == NULL) {
+        clg_io_error_set(err,
+                         "%s: the node's %s input '%s' is neither a graph "
+                         "input nor an initializer",
+                         path, role, name);
+        return CLG_IO_FORMAT_ERROR;
+    }
+    snprintf(what, sizeof what, "%s: initializer '%s'", path, name);
+    return tensor_from_proto(init, what, &op->value, err);
+}
+
+clg_io_status clg_onnx_decode_model(const void *bytes, size_t size,
+                                    const char *name, clg_onnx_model *m,
+                                    clg_io_error *err)
+{
+    Onnx__ModelProto *model = NULL;
+    const Onnx__GraphProto *g;
+    const Onnx__NodeProto *node;
+    const char *op_type;
+    int have_opset = 0;
+    clg_io_status st = CLG_IO_OK;
+
+    clg_onnx_model_free(m);
+    model = onnx__model_proto__unpack(NULL, size, bytes);
+    if (model == NULL) {
+        clg_io_error_set(err,
+                         "%s: not a valid ONNX model (malformed or truncated "
+                         "protobuf, %zu bytes)",
+                         name, size);
+        st = CLG_IO_FORMAT_ERROR;
+        goto cleanup;
+    }
+    g = model->graph;
+    if (g == NULL) {
+        clg_io_error_set(err, "%s: the model has no graph", name);
+        st = CLG_IO_FORMAT_ERROR;
+        goto cleanup;
+    }
+    for (size_t i = 0; i < model->n_opset_import; i++) {
+        const Onnx__OperatorSetIdProto *o = model->opset_import[i];
+        if (o != NULL && is_default_domain(o->domain)) {
+            m->opset = o->has_version ? o->version : 0;
+            have_opset = 1;
+        }
+    }
+    if (!have_opset) {
+        clg_io_error_set(err,
+                         "%s: no opset_import for the default ONNX domain",
+                         name);
+        st = CLG_IO_UNSUPPORTED;
+        goto cleanup;
+    }
+    if (g->n_node != 1 || g->node[0] == NULL) {
+        clg_io_error_set(err,
+                         "%s: the graph has %zu nodes; clgather runs models "
+                         "of exactly one Gather or GatherElements node",
+                         name, g->n_node);
+        st = CLG_IO_UNSUPPORTED;
+        goto cleanup;
+    }
+    node = g->node[0];
+    op_type = safe(node->op_type);
+    if (!is_default_domain(node->domain)) {
+        clg_io_error_set(err,
+                         "%s: node '%s' is in domain '%s'; clgather runs "
+                         "Gather and GatherElements of the default domain",
+                         name, op_type, safe(node->domain));
+        st = CLG_IO_UNSUPPORTED;
+        goto cleanup;
+    }
+    if (strcmp(op_type, "Gather") == 0) {
+        m->op = CLG_ONNX_OP_GATHER;
+        m->op_type = "Gather";
+        if (m->opset < 1) {
+            clg_io_error_set(err,
+                             "%s: Gather needs opset >= 1; the model "
+                             "imports opset %lld",
+                             name, (long long)m->opset);
+            st = CLG_IO_UNSUPPORTED;
+            goto cleanup;
+        }
+        m->op_version = m->opset >= 13 ? 13 : m->opset >= 11 ? 11 : 1;
+    } else if (strcmp(op_type, "GatherElements") == 0) {
+        m->op = CLG_ONNX_OP_GATHER_ELEMENTS;
+        m->op_type = "GatherElements";
+        if (m->opset < 11) {
+            clg_io_error_set(err,
+                             "%s: GatherElements needs opset >= 11; the "
+                             "model imports opset %lld",
+                             name, (long long)m->opset);
+            st = CLG_IO_UNSUPPORTED;
+            goto cleanup;
+        }
+        m->op_version = m->opset >= 13 ? 13 : 11;
+    } else {
+        clg_io_error_set(err,
+                         "%s: the node is '%s', not Gather or "
+                         "GatherElements",
+                         name, op_type);
+        st = CLG_IO_UNSUPPORTED;
+        goto cleanup;
+    }
+    if (node->n_input != 2 || node->n_output != 1) {
+        clg_io_error_set(err,
+                         "%s: %s node has %zu inputs and %zu outputs "
+                         "(expected 2 and 1)",
+                         name, op_type, node->n_input, node->n_output);
+        st = CLG_IO_FORMAT_ERROR;
+        goto cleanup;
+    }
+    m->axis = 0;
+    for (size_t i = 0; i < node->n_attribute; i++) {
+        const Onnx__AttributeProto *a = node->attribute[i];
+        const char *an = a != NULL ? safe(a->name) : "";
+        if (strcmp(an, "axis") != 0) {
+            clg_io_error_set(err, "%s: %s node has unsupported attribute '%s'",
+                             name, op_type, an);
+            st = CLG_IO_UNSUPPORTED;
+            goto cleanup;
+        }
+        if ((a->has_type &&
+             a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT) ||
+            (!a->has_type && !a->has_i) ||
+            (a->ref_attr_name != NULL && a->ref_attr_name[0] != '\0')) {
+            clg_io_error_set(err,
+                             "%s: %s attribute 'axis' is not an integer",
+                             name, op_type);
+            st = CLG_IO_FORMAT_ERROR;
+            goto cleanup;
+        }
+        m->axis = a->i;
+    }
+
+    for (size_t i = 0; i < g->n_input; i++) {
+        const char *in = g->input[i] != NULL ? safe(g->input[i]->name) : "";
+        if (find_initializer(g, in) == NULL)
+            m->input_count++;
+    }
+    st = resolve_operand(g, safe(node->input[0]), "data", name, &m->data,
+                         err);
+    if (st != CLG_IO_OK)
+        goto cleanup;
+    st = resolve_operand(g, safe(node->input[1]), "indices", name,
+                         &m->indices, err);
+    if (st != CLG_IO_OK)
+        goto cleanup;
+
+    snprintf(m->output_name, sizeof m->output_name, "%s",
+             safe(node->output[0]));
+    if (g->n_output != 1 || g->output[0] == NULL ||
+        strcmp(safe(g->output[0]->name), m->output_name) != 0) {
+        clg_io_error_set(err,
+                         "%s: the graph must have one output, the node's "
+                         "'%s' (it has %zu)",
+                         name, m->output_name, g->n_output);
+        st = CLG_IO_FORMAT_ERROR;
+        goto cleanup;
+    }
+
+cleanup:
+    if (model != NULL)
+        onnx__model_proto__free_unpacked(model, NULL);
+    if (st != CLG_IO_OK)
+        clg_onnx_model_free(m);
+    return st;
+}
+
+clg_io_status clg_onnx_read_model(const char *path, clg_onnx_model *m,
+                                  clg_io_error *err)
+{
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    clg_io_status st;
+
+    clg_onnx_model_free(m);
+    st = clg_io_read_file(path, &bytes, &size, err);
+    if (st == CLG_IO_OK)
+        st = clg_onnx_decode_model(bytes, size, path, m, err);
+    free(bytes);
+    return st;
+}

@@ -1,0 +1,104 @@
+/*
+ * clgather I/O: ONNX TensorProto (.pb) files and single-node Gather /
+ * GatherElements models (model.onnx), read with protobuf-c from the C that
+ * protoc-c generates at build time out of the onnx.proto installed by
+ * Debian's libonnx-dev.
+ *
+ * TensorProto reading honours dims, data_type, raw_data (little endian) and
+ * every typed field: float_data (FLOAT, COMPLEX64), int32_data (INT32 and,
+ * packed one per entry, INT16, INT8, UINT16, UINT8, BOOL, FLOAT16 and
+ * BFLOAT16 bit patterns), int64_data (INT64), double_data (DOUBLE,
+ * COMPLEX128), uint64_data (UINT32, UINT64) and string_data (STRING).
+ * External data, segments and data types clgather does not know are
+ * CLG_IO_UNSUPPORTED, with a message naming the file and the field.
+ */
+#ifndef CLG_CLI_ONNX_IO_H
+#define CLG_CLI_ONNX_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "io_tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Reads a serialized TensorProto file into *out (freed first). */
+clg_io_status clg_onnx_read_tensor(const char *path, clg_io_tensor *out,
+                                   clg_io_error *err);
+
+/** Decodes TensorProto bytes held in memory; `name` names them in
+ *  messages. */
+clg_io_status clg_onnx_decode_tensor(const void *bytes, size_t size,
+                                     const char *name, clg_io_tensor *out,
+                                     clg_io_error *err);
+
+/** Encodes a tensor as a TensorProto named `tensor_name` (may be NULL):
+ *  raw_data (little endian) for every dtype but STRING, which goes to
+ *  string_data. *bytes is malloc'd, freed by the caller. */
+clg_io_status clg_onnx_encode_tensor(const clg_tensor *t,
+                                     const char *tensor_name,
+                                     unsigned char **bytes, size_t *size,
+                                     clg_io_error *err);
+
+/** Writes a tensor as a TensorProto file. */
+clg_io_status clg_onnx_write_tensor(const char *path, const clg_tensor *t,
+                                    const char *tensor_name,
+                                    clg_io_error *err);
+
+/** The operator of a single-node model. */
+typedef enum clg_onnx_op {
+    CLG_ONNX_OP_GATHER = 0,
+    CLG_ONNX_OP_GATHER_ELEMENTS = 1
+} clg_onnx_op;
+
+/** Where one operand of the node comes from. */
+typedef struct clg_onnx_operand {
+    char name[256];          /* the node's input name */
+    int input_index;         /* >= 0: from input_<input_index>.pb;
+                                -1: an initializer, held in `value` */
+    clg_io_tensor value;     /* the initializer when input_index is -1 */
+} clg_onnx_operand;
+
+/** A model reduced to what clgather runs: one Gather or GatherElements
+ *  node of the default domain. */
+typedef struct clg_onnx_model {
+    clg_onnx_op op;
+    const char *op_type;     /* "Gather" or "GatherElements" (static) */
+    int64_t opset;           /* opset_import version of "" / "ai.onnx" */
+    int op_version;          /* operator version that opset selects:
+                                Gather 1, 11 or 13; GatherElements 11 or
+                                13 */
+    int64_t axis;            /* the axis attribute, 0 when absent */
+    size_t input_count;      /* graph inputs that are not initializers,
+                                matched to input_0.pb, input_1.pb, ... */
+    clg_onnx_operand data;   /* node input 0 */
+    clg_onnx_operand indices;/* node input 1 */
+    char output_name[256];   /* node output 0 (the graph output) */
+} clg_onnx_model;
+
+/** Zeroes a model (safe to free). */
+void clg_onnx_model_init(clg_onnx_model *m);
+
+/** Releases what a model owns and re-initialises it. Accepts NULL. */
+void clg_onnx_model_free(clg_onnx_model *m);
+
+/** Reads model.onnx: exactly one node, Gather (opset >= 1) or
+ *  GatherElements (opset >= 11) of the default domain, two inputs, one
+ *  output, at most an integer `axis` attribute. Anything else is
+ *  CLG_IO_UNSUPPORTED (or FORMAT_ERROR for a malformed file) with a
+ *  message naming the file. *m is freed first. */
+clg_io_status clg_onnx_read_model(const char *path, clg_onnx_model *m,
+                                  clg_io_error *err);
+
+/** Same, from bytes held in memory; `name` names them in messages. */
+clg_io_status clg_onnx_decode_model(const void *bytes, size_t size,
+                                    const char *name, clg_onnx_model *m,
+                                    clg_io_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLG_CLI_ONNX_IO_H */
