@@ -1,0 +1,560 @@
+/* Shared helpers for the clgather cmocka tests; see clg_test.h. */
+#include "clg_test.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+/* ------------------------------------------------------------ context text */
+
+static char case_text[1024];
+
+void clg_test_set_case(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(case_text, sizeof case_text, fmt, ap);
+    va_end(ap);
+}
+
+const char *clg_test_case_text(void)
+{
+    return case_text;
+}
+
+static void print_case(void)
+{
+    if (case_text[0] != '\0') {
+        print_error("  case: %s\n", case_text);
+    }
+}
+
+/* ------------------------------------------------------------- assertions */
+
+void clg_test_check_status(const clg_context *ctx, clg_status got,
+                           clg_status want, const char *expr,
+                           const char *file, int line)
+{
+    if (got == want) {
+        return;
+    }
+    print_error("%s returned %s (%d), expected %s (%d)\n", expr,
+                clg_status_name(got), (int)got, clg_status_name(want),
+                (int)want);
+    print_case();
+    print_error("  last error: \"%s\"\n", clg_context_last_error(ctx));
+    if (ctx != NULL) {
+        cl_int cl = clg_context_last_cl_error(ctx);
+        if (cl != CL_SUCCESS) {
+            print_error("  OpenCL error: %s (%d)\n", clg_cl_error_name(cl),
+                        (int)cl);
+        }
+        const char *log = clg_context_build_log(ctx);
+        if (log != NULL && log[0] != '\0') {
+            print_error("  build log:\n%s\n", log);
+        }
+    }
+    _fail(file, line);
+}
+
+static void print_elem(const char *label, const unsigned char *p,
+                       size_t elem_size)
+{
+    char hex[3 * 32 + 1];
+    size_t n = elem_size > 32 ? 32 : elem_size;
+    for (size_t i = 0; i < n; i++) {
+        snprintf(hex + 3 * i, 4, "%02x ", p[i]);
+    }
+    hex[3 * n] = '\0';
+    print_error("    %s: %s\n", label, hex);
+}
+
+void clg_test_check_bytes(const void *got, const void *want, size_t n,
+                          size_t elem_size, const char *what,
+                          const char *file, int line)
+{
+    if (n == 0 || memcmp(got, want, n) == 0) {
+        return;
+    }
+    const unsigned char *g = got;
+    const unsigned char *w = want;
+    if (elem_size == 0) {
+        elem_size = 1;
+    }
+    size_t first = 0;
+    while (g[first] == w[first]) {
+        first++;
+    }
+    size_t differing = 0;
+    for (size_t e = 0; e < n / elem_size; e++) {
+        if (memcmp(g + e * elem_size, w + e * elem_size, elem_size) != 0) {
+            differing++;
+        }
+    }
+    size_t elem = first / elem_size;
+    print_error("%s: %zu of %zu bytes compared differ first at byte %zu "
+                "(element %zu of %zu; %zu elements differ)\n",
+                what, n, n, first, elem, n / elem_size, differing);
+    print_case();
+    print_elem("got ", g + elem * elem_size, elem_size);
+    print_elem("want", w + elem * elem_size, elem_size);
+    _fail(file, line);
+}
+
+void clg_test_check_contains(const char *haystack, const char *needle,
+                             const char *file, int line)
+{
+    if (haystack != NULL && needle != NULL && strstr(haystack, needle)) {
+        return;
+    }
+    print_error("message \"%s\" does not contain \"%s\"\n",
+                haystack ? haystack : "(NULL)", needle ? needle : "(NULL)");
+    print_case();
+    _fail(file, line);
+}
+
+void clg_test_check_filled(const void *p, size_t n, unsigned char value,
+                           const char *what, const char *file, int line)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        if (b[i] != value) {
+            print_error("%s: byte %zu of %zu is 0x%02x, expected 0x%02x "
+                        "(memory changed)\n",
+                        what, i, n, b[i], value);
+            print_case();
+            _fail(file, line);
+            return;
+        }
+    }
+}
+
+void clg_test_check_shape(const int64_t *got, size_t got_rank,
+                          const int64_t *want, size_t want_rank,
+                          const char *file, int line)
+{
+    int same = got_rank == want_rank;
+    for (size_t i = 0; same && i < got_rank; i++) {
+        same = got[i] == want[i];
+    }
+    if (same) {
+        return;
+    }
+    char a[512], b[512];
+    print_error("shape %s (rank %zu), expected %s (rank %zu)\n",
+                clg_test_shape_str(got, got_rank, a, sizeof a), got_rank,
+                clg_test_shape_str(want, want_rank, b, sizeof b), want_rank);
+    print_case();
+    _fail(file, line);
+}
+
+/* ------------------------------------------------------------ dtypes */
+
+const clg_dtype clg_test_all_dtypes[16] = {
+    CLG_DTYPE_FLOAT,      CLG_DTYPE_UINT8,     CLG_DTYPE_INT8,
+    CLG_DTYPE_UINT16,     CLG_DTYPE_INT16,     CLG_DTYPE_INT32,
+    CLG_DTYPE_INT64,      CLG_DTYPE_STRING,    CLG_DTYPE_BOOL,
+    CLG_DTYPE_FLOAT16,    CLG_DTYPE_DOUBLE,    CLG_DTYPE_UINT32,
+    CLG_DTYPE_UINT64,     CLG_DTYPE_COMPLEX64, CLG_DTYPE_COMPLEX128,
+    CLG_DTYPE_BFLOAT16};
+
+size_t clg_test_dtype_size(clg_dtype dtype)
+{
+    switch (dtype) {
+    case CLG_DTYPE_UINT8:
+    case CLG_DTYPE_INT8:
+    case CLG_DTYPE_BOOL:
+        return 1;
+    case CLG_DTYPE_UINT16:
+    case CLG_DTYPE_INT16:
+    case CLG_DTYPE_FLOAT16:
+    case CLG_DTYPE_BFLOAT16:
+        return 2;
+    case CLG_DTYPE_FLOAT:
+    case CLG_DTYPE_INT32:
+    case CLG_DTYPE_UINT32:
+        return 4;
+    case CLG_DTYPE_INT64:
+    case CLG_DTYPE_DOUBLE:
+    case CLG_DTYPE_UINT64:
+    case CLG_DTYPE_COMPLEX64:
+        return 8;
+    case CLG_DTYPE_COMPLEX128:
+        return 16;
+    case CLG_DTYPE_STRING:
+        return sizeof(clg_string);
+    case CLG_DTYPE_UNDEFINED:
+    default:
+        return 0;
+    }
+}
+
+int clg_test_dtype_is_float(clg_dtype dtype)
+{
+    return dtype == CLG_DTYPE_FLOAT || dtype == CLG_DTYPE_DOUBLE ||
+           dtype == CLG_DTYPE_FLOAT16 || dtype == CLG_DTYPE_BFLOAT16 ||
+           dtype == CLG_DTYPE_COMPLEX64 || dtype == CLG_DTYPE_COMPLEX128;
+}
+
+int64_t clg_test_count(const int64_t *shape, size_t rank)
+{
+    int64_t n = 1;
+    for (size_t i = 0; i < rank; i++) {
+        n *= shape[i] < 0 ? 0 : shape[i];
+    }
+    return n;
+}
+
+const char *clg_test_shape_str(const int64_t *shape, size_t rank, char *buf,
+                               size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    len += (size_t)snprintf(buf + len, size - len, "[");
+    for (size_t i = 0; i < rank && len < size; i++) {
+        len += (size_t)snprintf(buf + len, size - len, "%s%" PRId64,
+                                i ? ", " : "", shape[i]);
+    }
+    if (len < size) {
+        snprintf(buf + len, size - len, "]");
+    }
+    return buf;
+}
+
+/* ------------------------------------------------------------ tensors */
+
+void clg_test_tensor_init(clg_test_tensor *tt, clg_dtype dtype, size_t rank,
+                          const int64_t *shape, size_t misalign,
+                          unsigned char fill)
+{
+    memset(tt, 0, sizeof *tt);
+    assert_true(rank <= CLG_TEST_ARRAY_LEN(tt->shape));
+    assert_true(misalign < CLG_TEST_GUARD);
+    for (size_t i = 0; i < rank; i++) {
+        tt->shape[i] = shape[i];
+    }
+    size_t elem = clg_test_dtype_size(dtype);
+    if (elem == 0) {
+        elem = 16;
+    }
+    int64_t count = clg_test_count(shape, rank);
+    tt->bytes = (size_t)count * elem;
+    tt->misalign = misalign;
+    size_t total = 2 * CLG_TEST_GUARD + tt->bytes;
+    total = (total + 63) / 64 * 64;
+    tt->alloc = aligned_alloc(64, total);
+    assert_non_null(tt->alloc);
+    memset(tt->alloc, CLG_TEST_GUARD_BYTE, total);
+    memset(tt->alloc + CLG_TEST_GUARD + misalign, fill, tt->bytes);
+    tt->t.dtype = dtype;
+    tt->t.rank = rank;
+    tt->t.shape = tt->shape;
+    tt->t.data = tt->alloc + CLG_TEST_GUARD + misalign;
+}
+
+void clg_test_tensor_free(clg_test_tensor *tt)
+{
+    free(tt->alloc);
+    memset(tt, 0, sizeof *tt);
+}
+
+void clg_test_check_guards(const clg_test_tensor *tt, const char *what,
+                           const char *file, int line)
+{
+    char label[256];
+    snprintf(label, sizeof label, "%s: guard zone before the payload", what);
+    clg_test_check_filled(tt->alloc, CLG_TEST_GUARD + tt->misalign,
+                          CLG_TEST_GUARD_BYTE, label, file, line);
+    snprintf(label, sizeof label, "%s: guard zone after the payload", what);
+    clg_test_check_filled(tt->alloc + CLG_TEST_GUARD + tt->misalign +
+                              tt->bytes,
+                          CLG_TEST_GUARD - tt->misalign, CLG_TEST_GUARD_BYTE,
+                          label, file, line);
+}
+
+void clg_test_store_indices(clg_test_tensor *tt, const int64_t *values,
+                            size_t count)
+{
+    assert_true(count * clg_test_dtype_size(tt->t.dtype) <= tt->bytes ||
+                tt->t.dtype == CLG_DTYPE_FLOAT);
+    for (size_t i = 0; i < count; i++) {
+        unsigned char *p = (unsigned char *)tt->t.data;
+        if (tt->t.dtype == CLG_DTYPE_INT32) {
+            int32_t v = (int32_t)values[i];
+            memcpy(p + 4 * i, &v, 4);
+        } else if (tt->t.dtype == CLG_DTYPE_INT64) {
+            memcpy(p + 8 * i, &values[i], 8);
+        } else if (tt->t.dtype == CLG_DTYPE_FLOAT) {
+            float v = (float)values[i];
+            memcpy(p + 4 * i, &v, 4);
+        } else {
+            size_t elem = clg_test_dtype_size(tt->t.dtype);
+            if (elem == 0) {
+                elem = 16;
+            }
+            for (size_t b = 0; b < elem; b++) {
+                p[elem * i + b] = (unsigned char)(values[i] >> (8 * (b % 8)));
+            }
+        }
+    }
+}
+
+int64_t clg_test_index_at(const clg_tensor *t, int64_t i)
+{
+    const unsigned char *p = t->data;
+    if (t->dtype == CLG_DTYPE_INT32) {
+        int32_t v;
+        memcpy(&v, p + 4 * (size_t)i, 4);
+        return v;
+    }
+    int64_t v;
+    memcpy(&v, p + 8 * (size_t)i, 8);
+    return v;
+}
+
+/* ------------------------------------------------------------ oracle */
+
+const char *clg_test_op_name(clg_test_op op)
+{
+    return op == CLG_TEST_GATHER ? "Gather" : "GatherElements";
+}
+
+size_t clg_test_output_shape(clg_test_op op, const clg_tensor *data,
+                             const clg_tensor *indices, int64_t axis,
+                             int64_t *shape)
+{
+    size_t r = data->rank;
+    size_t a = (size_t)(axis < 0 ? axis + (int64_t)r : axis);
+    if (op == CLG_TEST_GATHER_ELEMENTS) {
+        for (size_t d = 0; d < indices->rank; d++) {
+            shape[d] = indices->shape[d];
+        }
+        return indices->rank;
+    }
+    size_t n = 0;
+    for (size_t d = 0; d < a; d++) {
+        shape[n++] = data->shape[d];
+    }
+    for (size_t d = 0; d < indices->rank; d++) {
+        shape[n++] = indices->shape[d];
+    }
+    for (size_t d = a + 1; d < r; d++) {
+        shape[n++] = data->shape[d];
+    }
+    return n;
+}
+
+/* Multi-index of linear position i in `shape`, as "indices[a][b]". */
+static void format_position(const int64_t *shape, size_t rank, int64_t i,
+                            char *buf, size_t size)
+{
+    int64_t mi[CLG_MAX_RANK + 8];
+    for (size_t d = rank; d-- > 0;) {
+        mi[d] = shape[d] > 0 ? i % shape[d] : 0;
+        i = shape[d] > 0 ? i / shape[d] : 0;
+    }
+    size_t len = (size_t)snprintf(buf, size, "indices");
+    for (size_t d = 0; d < rank && len < size; d++) {
+        len += (size_t)snprintf(buf + len, size - len, "[%" PRId64 "]", mi[d]);
+    }
+}
+
+/* Increments a row-major multi-index; returns 0 after the last one. */
+static int next_index(int64_t *mi, const int64_t *shape, size_t rank)
+{
+    for (size_t d = rank; d-- > 0;) {
+        if (++mi[d] < shape[d]) {
+            return 1;
+        }
+        mi[d] = 0;
+    }
+    return 0;
+}
+
+clg_status clg_test_oracle(clg_test_op op, const clg_tensor *data,
+                           const clg_tensor *indices, int64_t axis,
+                           void *out, clg_test_bad_index *bad)
+{
+    size_t r = data->rank;
+    size_t q = indices->rank;
+    size_t a = (size_t)(axis < 0 ? axis + (int64_t)r : axis);
+    int64_t s = data->shape[a];
+    size_t elem = clg_test_dtype_size(data->dtype);
+    int64_t nidx = clg_test_count(indices->shape, q);
+
+    /* Every index value is checked, in row-major order. */
+    for (int64_t i = 0; i < nidx; i++) {
+        int64_t v = clg_test_index_at(indices, i);
+        if (v < -s || v > s - 1) {
+            if (bad != NULL) {
+                format_position(indices->shape, q, i, bad->position,
+                                sizeof bad->position);
+                bad->value = v;
+                bad->lo = -s;
+                bad->hi = s - 1;
+            }
+            return CLG_STATUS_INDEX_OUT_OF_RANGE;
+        }
+    }
+
+    int64_t oshape[2 * CLG_MAX_RANK + 8];
+    size_t orank = clg_test_output_shape(op, data, indices, axis, oshape);
+    int64_t nout = clg_test_count(oshape, orank);
+    if (nout == 0) {
+        return CLG_STATUS_OK;
+    }
+    int64_t dstride[CLG_MAX_RANK + 8];
+    int64_t st = 1;
+    for (size_t d = r; d-- > 0;) {
+        dstride[d] = st;
+        st *= data->shape[d];
+    }
+    int64_t mi[2 * CLG_MAX_RANK + 8] = {0};
+    unsigned char *o = out;
+    const unsigned char *src = data->data;
+    int64_t pos = 0;
+    do {
+        int64_t off = 0;
+        if (op == CLG_TEST_GATHER) {
+            /* out[o..., i..., k...] = data[o..., norm(idx[i...]), k...] */
+            int64_t ilin = 0;
+            for (size_t d = 0; d < q; d++) {
+                ilin = ilin * indices->shape[d] + mi[a + d];
+            }
+            int64_t v = clg_test_index_at(indices, ilin);
+            v = v < 0 ? v + s : v;
+            for (size_t d = 0; d < a; d++) {
+                off += mi[d] * dstride[d];
+            }
+            off += v * dstride[a];
+            for (size_t d = a + 1; d < r; d++) {
+                off += mi[d + q - 1] * dstride[d];
+            }
+        } else {
+            /* out[p] = data[p with p[axis] = norm(idx[p])] */
+            int64_t v = clg_test_index_at(indices, pos);
+            v = v < 0 ? v + s : v;
+            for (size_t d = 0; d < r; d++) {
+                off += (d == a ? v : mi[d]) * dstride[d];
+            }
+        }
+        memcpy(o + (size_t)pos * elem, src + (size_t)off * elem, elem);
+        pos++;
+    } while (next_index(mi, oshape, orank));
+    assert_int_equal(pos, nout);
+    return CLG_STATUS_OK;
+}
+
+clg_status clg_test_call(clg_test_op op, clg_context *ctx, int reference,
+                         const clg_tensor *data, const clg_tensor *indices,
+                         int64_t axis, const clg_tensor *output)
+{
+    if (reference) {
+        return op == CLG_TEST_GATHER
+                   ? clg_reference_gather(ctx, data, indices, axis, output)
+                   : clg_reference_gather_elements(ctx, data, indices, axis,
+                                                   output);
+    }
+    return op == CLG_TEST_GATHER
+               ? clg_gather(ctx, data, indices, axis, output)
+               : clg_gather_elements(ctx, data, indices, axis, output);
+}
+
+/* ------------------------------------------------------------ PRNG */
+
+uint64_t clg_test_rng_next(clg_test_rng *rng)
+{
+    /* splitmix64 */
+    uint64_t z = (rng->state += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+int64_t clg_test_rng_range(clg_test_rng *rng, int64_t lo, int64_t hi)
+{
+    uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
+    uint64_t v = clg_test_rng_next(rng);
+    if (span != 0) {
+        v %= span;
+    }
+    return (int64_t)((uint64_t)lo + v);
+}
+
+void clg_test_rng_bytes(clg_test_rng *rng, void *p, size_t n)
+{
+    unsigned char *b = p;
+    while (n > 0) {
+        uint64_t v = clg_test_rng_next(rng);
+        size_t k = n < 8 ? n : 8;
+        memcpy(b, &v, k);
+        b += k;
+        n -= k;
+    }
+}
+
+uint64_t clg_test_seed(uint64_t fallback)
+{
+    uint64_t seed = fallback;
+    const char *env = getenv("CLG_TEST_SEED");
+    if (env != NULL && env[0] != '\0') {
+        char *end = NULL;
+        seed = (uint64_t)strtoull(env, &end, 0);
+        if (end == env || *end != '\0') {
+            print_error("CLG_TEST_SEED=\"%s\" is not a number\n", env);
+            exit(1);
+        }
+    }
+    print_message("CLG_TEST_SEED=%" PRIu64 " (set CLG_TEST_SEED to rerun "
+                  "with another seed)\n",
+                  seed);
+    fflush(stdout);
+    return seed;
+}
+
+/* ------------------------------------------------------------ device */
+
+int clg_test_device_setup(void **state)
+{
+    clg_context *ctx = NULL;
+    clg_status st = clg_context_create(&ctx, NULL);
+    if (st == CLG_STATUS_DEVICE_NOT_FOUND) {
+        size_t count = 0;
+        clg_status ls = clg_devices_list(NULL, 0, &count);
+        if (ls == CLG_STATUS_DEVICE_NOT_FOUND || (ls == CLG_STATUS_OK &&
+                                                  count == 0)) {
+            print_message("SKIP: no OpenCL device: %s\n",
+                          clg_context_last_error(NULL));
+            fflush(stdout);
+            exit(77);
+        }
+        print_error("clg_context_create found no device although %zu "
+                    "exist (%s); check CLGATHER_DEVICE: %s\n",
+                    count, clg_status_name(ls), clg_context_last_error(NULL));
+        return -1;
+    }
+    if (st != CLG_STATUS_OK || ctx == NULL) {
+        print_error("clg_context_create failed: %s: %s\n",
+                    clg_status_name(st), clg_context_last_error(NULL));
+        return -1;
+    }
+    print_message("device: %s | %s | %s\n", clg_context_device_name(ctx),
+                  clg_context_device_vendor(ctx),
+                  clg_context_device_version(ctx));
+    fflush(stdout);
+    *state = ctx;
+    return 0;
+}
+
+int clg_test_device_teardown(void **state)
+{
+    clg_context_destroy(*state);
+    *state = NULL;
+    return 0;
+}
+
+int clg_test_run_device_group(const char *name, const struct CMUnitTest *tests,
+                              size_t count)
+{
+    return _cmocka_run_group_tests(name, tests, count, clg_test_device_setup,
+                                   clg_test_device_teardown);
+}
