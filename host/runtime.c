@@ -443,9 +443,10 @@ static void variant_options(const clg_problem *p, const clg_plan *plan,
                        plan->wide_offsets, inner_x);
     if (plan->op == CLG_OP_GATHER_ELEMENTS && len > 0 && (size_t)len < cap)
         snprintf(buf + len, cap - (size_t)len,
-                 " -DCLG_OUTER_DIMS=%d -DCLG_INNER_DIMS=%d",
+                 " -DCLG_OUTER_DIMS=%d -DCLG_INNER_DIMS=%d -DCLG_STRIP=%d",
                  plan->outer_dims > 1 ? 2 : (int)plan->outer_dims,
-                 plan->inner_dims > 1 ? 2 : (int)plan->inner_dims);
+                 plan->inner_dims > 1 ? 2 : (int)plan->inner_dims,
+                 plan->strip_width > 0);
 }
 
 /* Packs a ragged dim list into a small read-only buffer. */
@@ -485,6 +486,10 @@ clg_status clg_runtime_run(clg_context *ctx, const clg_problem *p,
     cl_ulong axis_stride = (cl_ulong)plan->axis_stride;
     cl_ulong ostride = plan->outer_dims == 1 ? (cl_ulong)plan->outer_stride[0] : 0;
     cl_ulong istride = plan->inner_dims == 1 ? (cl_ulong)plan->inner_stride[0] : 0;
+    cl_ulong strip_width = (cl_ulong)plan->strip_width;
+    cl_ulong strips = strip_width ? ((cl_ulong)plan->inner + strip_width - 1) /
+                                        strip_width
+                                  : 0;
     if (plan->op == CLG_OP_GATHER_ELEMENTS) {
         if (plan->outer_dims > 1 &&
             (st = geom_buffer(ctx, plan->outer_dims, plan->outer_extent,
@@ -501,13 +506,18 @@ clg_status clg_runtime_run(clg_context *ctx, const clg_problem *p,
         {sizeof n, &n},                 {sizeof s, &s},
         {sizeof inner, &inner},         {sizeof axis_stride, &axis_stride},
         {sizeof ostride, &ostride},     {sizeof istride, &istride},
-        {sizeof(cl_mem), &outer_geom},  {sizeof(cl_mem), &inner_geom}};
-    /* Gather takes the first 7 arguments, GatherElements all 12. */
+        {sizeof(cl_mem), &outer_geom},  {sizeof(cl_mem), &inner_geom},
+        {sizeof strip_width, &strip_width}, {sizeof strips, &strips}};
+    /* Gather takes the first 7 arguments, GatherElements all 14. */
     if ((st = set_args(ctx, k, args,
-                       plan->op == CLG_OP_GATHER ? 7 : 12)) != CLG_STATUS_OK)
+                       plan->op == CLG_OP_GATHER ? 7 : 14)) != CLG_STATUS_OK)
         goto cleanup;
     size_t global[3];
-    if (plan->inner > 1) {
+    if (strips) {
+        global[0] = (size_t)strip_width;
+        global[1] = (size_t)plan->n;
+        global[2] = (size_t)(plan->outer * (int64_t)strips);
+    } else if (plan->inner > 1) {
         global[0] = (size_t)plan->inner;
         global[1] = (size_t)plan->n;
         global[2] = (size_t)plan->outer;

@@ -7,6 +7,9 @@
  * than data off the axis and the dims could not be coalesced).
  *
  * NDRange: CLG_INNER_X = 1: (c, a, o); CLG_INNER_X = 0 (inner == 1): (a, o).
+ * CLG_STRIP = 1 (CPU devices): (x, a, o * strips + strip) with
+ * c = strip * strip_width + x, so that consecutive work-groups walk every
+ * output row of one strip of columns while that strip of data is in cache.
  */
 
 #if CLG_OUTER_DIMS == 2 || CLG_INNER_DIMS == 2
@@ -32,9 +35,18 @@ __kernel void clg_gather_elements(__global const clg_unit *restrict data,
                                   ulong axis_stride, ulong outer_stride,
                                   ulong inner_stride,
                                   __global const ulong *restrict outer_geom,
-                                  __global const ulong *restrict inner_geom)
+                                  __global const ulong *restrict inner_geom,
+                                  ulong strip_width, ulong strips)
 {
-#if CLG_INNER_X
+#if CLG_STRIP
+    clg_off z = (clg_off)get_global_id(2);
+    clg_off o = z / (clg_off)strips;
+    clg_off c = (z - o * (clg_off)strips) * (clg_off)strip_width +
+                (clg_off)get_global_id(0);
+    clg_off a = (clg_off)get_global_id(1);
+    if (c >= inner || a >= n)
+        return;
+#elif CLG_INNER_X
     clg_off c = (clg_off)get_global_id(0);
     clg_off a = (clg_off)get_global_id(1);
     clg_off o = (clg_off)get_global_id(2);

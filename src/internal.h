@@ -106,11 +106,15 @@ typedef struct clg_plan {
     int64_t outer_extent[CLG_MAX_RANK], outer_stride[CLG_MAX_RANK];
     int64_t inner_extent[CLG_MAX_RANK], inner_stride[CLG_MAX_RANK];
     int64_t data_units, index_count, out_units;
+    /* GatherElements on CPU devices: columns per strip (0: no strips). */
+    int64_t strip_width;
 } clg_plan;
 
 /* Builds the device plan. `align` is the alignment (bytes, power of two)
- * shared by the data and output addresses the device will see. */
-void clg_plan_make(const clg_problem *p, size_t align, clg_plan *plan);
+ * shared by the data and output addresses the device will see; `cpu` asks
+ * for the cache-blocked GatherElements walk. */
+void clg_plan_make(const clg_problem *p, size_t align, int cpu,
+                   clg_plan *plan);
 
 /* ---------------------------------------------------------------- runtime */
 

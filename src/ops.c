@@ -130,7 +130,7 @@ static clg_status op_cl(clg_context *ctx, clg_op op, const clg_cl_tensor *data,
             clg_clear_error(ctx);
         return st;
     }
-    clg_plan_make(&p, 16, &plan);
+    clg_plan_make(&p, 16, ctx->type == CLG_DEVICE_TYPE_CPU, &plan);
     if ((st = clg_runtime_run(ctx, &p, &plan, data->buffer, indices->buffer,
                               output->buffer, &raised)) != CLG_STATUS_OK)
         return st;
@@ -209,7 +209,7 @@ static clg_status run_in_place(clg_context *ctx, const clg_problem *p,
     size_t align = address_alignment(data->data);
     if (address_alignment(output->data) < align)
         align = address_alignment(output->data);
-    clg_plan_make(p, align, &plan);
+    clg_plan_make(p, align, ctx->type == CLG_DEVICE_TYPE_CPU, &plan);
     if ((st = clg_runtime_run(ctx, p, &plan, buf[0], buf[1], buf[2],
                               &raised)) != CLG_STATUS_OK)
         goto cleanup;
@@ -263,7 +263,7 @@ static clg_status run_copied(clg_context *ctx, const clg_problem *p,
         clFinish(ctx->queue);
         return st;
     }
-    clg_plan_make(p, 16, &plan);
+    clg_plan_make(p, 16, ctx->type == CLG_DEVICE_TYPE_CPU, &plan);
     st = clg_runtime_run(ctx, p, &plan, buf[0], buf[1], buf[2], &raised);
     if (st != CLG_STATUS_OK) {
         clFinish(ctx->queue); /* the uploads read caller memory */
