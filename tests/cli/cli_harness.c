@@ -1,0 +1,342 @@
+/* Test harness for the clgather tool. See cli_harness.h. */
+#include "cli_harness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "io_tensor.h"
+#include "onnx.pb-c.h"
+#include "onnx_io.h"
+
+extern char **environ;
+
+static char *slurp(const char *path)
+{
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    char *text;
+    if (clg_io_read_file(path, &bytes, &size, NULL) != CLG_IO_OK)
+        return NULL;
+    text = malloc(size + 1);
+    if (text != NULL) {
+        memcpy(text, bytes, size);
+        text[size] = '\0';
+    }
+    free(bytes);
+    return text;
+}
+
+int cli_run(cli_result *r, const char *const *args)
+{
+    char out_path[] = "/tmp/clgather-cli-out-XXXXXX";
+    char err_path[] = "/tmp/clgather-cli-err-XXXXXX";
+    int out_fd = -1, err_fd = -1;
+    posix_spawn_file_actions_t actions;
+    int have_actions = 0;
+    const char *argv[64];
+    size_t n = 0;
+    pid_t pid;
+    int wstatus = 0;
+    int rc = -1;
+
+    r->status = -1;
+    r->out = NULL;
+    r->err = NULL;
+    argv[n++] = CLG_CLI_EXE;
+    while (args[n - 1] != NULL && n + 1 < sizeof argv / sizeof argv[0]) {
+        argv[n] = args[n - 1];
+        n++;
+    }
+    argv[n] = NULL;
+
+    out_fd = mkstemp(out_path);
+    err_fd = mkstemp(err_path);
+    if (out_fd < 0 || err_fd < 0)
+        goto cleanup;
+    if (posix_spawn_file_actions_init(&actions) != 0)
+        goto cleanup;
+    have_actions = 1;
+    posix_spawn_file_actions_adddup2(&actions, out_fd, STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, err_fd, STDERR_FILENO);
+    if (posix_spawn(&pid, CLG_CLI_EXE, &actions, NULL, (char *const *)argv,
+                    environ) != 0)
+        goto cleanup;
+    while (waitpid(pid, &wstatus, 0) < 0)
+        if (errno != EINTR)
+            goto cleanup;
+    r->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+    r->out = slurp(out_path);
+    r->err = slurp(err_path);
+    rc = (r->out != NULL && r->err != NULL) ? 0 : -1;
+
+cleanup:
+    if (have_actions)
+        posix_spawn_file_actions_destroy(&actions);
+    if (out_fd >= 0) {
+        close(out_fd);
+        unlink(out_path);
+    }
+    if (err_fd >= 0) {
+        close(err_fd);
+        unlink(err_path);
+    }
+    return rc;
+}
+
+void cli_result_free(cli_result *r)
+{
+    free(r->out);
+    free(r->err);
+    r->out = NULL;
+    r->err = NULL;
+}
+
+void cli_result_dump(const cli_result *r)
+{
+    fprintf(stderr, "exit status %d\n--- stdout\n%s--- stderr\n%s---\n",
+            r->status, r->out != NULL ? r->out : "(none)\n",
+            r->err != NULL ? r->err : "(none)\n");
+}
+
+int cli_have_device(void)
+{
+    size_t count = 0;
+    return clg_devices_list(NULL, 0, &count) == CLG_STATUS_OK && count > 0;
+}
+
+char *cli_tempdir(const char *prefix)
+{
+    const char *base = getenv("TMPDIR");
+    char *path;
+    size_t len;
+    if (base == NULL || base[0] == '\0')
+        base = "/tmp";
+    len = strlen(base) + strlen(prefix) + 16;
+    path = malloc(len);
+    if (path == NULL)
+        return NULL;
+    snprintf(path, len, "%s/%s-XXXXXX", base, prefix);
+    if (mkdtemp(path) == NULL) {
+        free(path);
+        return NULL;
+    }
+    return path;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag,
+                        struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+void cli_rmtree(const char *path)
+{
+    if (path != NULL)
+        nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int cli_mkdir(const char *path)
+{
+    return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+int cli_write_bytes(const char *path, const void *bytes, size_t size)
+{
+    return clg_io_write_file(path, bytes, size, NULL) == CLG_IO_OK ? 0 : -1;
+}
+
+int cli_truncate(const char *path, size_t size)
+{
+    return truncate(path, (off_t)size);
+}
+
+long cli_file_size(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 ? (long)sb.st_size : -1;
+}
+
+char *cli_path(const char *a, const char *b)
+{
+    size_t len = strlen(a) + strlen(b) + 2;
+    char *p = malloc(len);
+    if (p != NULL)
+        snprintf(p, len, "%s/%s", a, b);
+    return p;
+}
+
+clg_tensor cli_tensor(clg_dtype dtype, size_t rank, const int64_t *shape,
+                      const void *data)
+{
+    clg_tensor t;
+    t.dtype = dtype;
+    t.rank = rank;
+    t.shape = shape;
+    t.data = (void *)(uintptr_t)data;
+    return t;
+}
+
+int cli_write_tensor(const char *path, const clg_tensor *t)
+{
+    return clg_onnx_write_tensor(path, t, NULL, NULL) == CLG_IO_OK ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------- models */
+
+int cli_write_model(const char *dir, const cli_model *m)
+{
+    Onnx__ModelProto model = ONNX__MODEL_PROTO__INIT;
+    Onnx__OperatorSetIdProto opset = ONNX__OPERATOR_SET_ID_PROTO__INIT;
+    Onnx__OperatorSetIdProto *opsets[1] = {&opset};
+    Onnx__GraphProto graph = ONNX__GRAPH_PROTO__INIT;
+    Onnx__NodeProto nodes[2] = {ONNX__NODE_PROTO__INIT,
+                                ONNX__NODE_PROTO__INIT};
+    Onnx__NodeProto *node_ptrs[2] = {&nodes[0], &nodes[1]};
+    Onnx__AttributeProto axis = ONNX__ATTRIBUTE_PROTO__INIT;
+    Onnx__AttributeProto *attrs[1] = {&axis};
+    Onnx__TypeProto__Tensor tt[3] = {ONNX__TYPE_PROTO__TENSOR__INIT,
+                                     ONNX__TYPE_PROTO__TENSOR__INIT,
+                                     ONNX__TYPE_PROTO__TENSOR__INIT};
+    Onnx__TypeProto types[3] = {ONNX__TYPE_PROTO__INIT, ONNX__TYPE_PROTO__INIT,
+                                ONNX__TYPE_PROTO__INIT};
+    Onnx__ValueInfoProto vi[3] = {ONNX__VALUE_INFO_PROTO__INIT,
+                                  ONNX__VALUE_INFO_PROTO__INIT,
+                                  ONNX__VALUE_INFO_PROTO__INIT};
+    Onnx__ValueInfoProto *inputs[2];
+    Onnx__ValueInfoProto *outputs[1];
+    Onnx__TensorProto *init = NULL;
+    Onnx__TensorProto *inits[1];
+    char *node0_inputs[2] = {"data", "indices"};
+    char *node0_outputs[1] = {"output"};
+    char *node1_inputs[2] = {"mid", "indices"};
+    char *mid_outputs[1] = {"mid"};
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    char *path = NULL;
+    int rc = -1;
+
+    opset.domain = "";
+    opset.has_version = 1;
+    opset.version = m->opset;
+    model.has_ir_version = 1;
+    model.ir_version = 8;
+    model.producer_name = "clgather-tests";
+    model.n_opset_import = 1;
+    model.opset_import = opsets;
+    model.graph = &graph;
+    graph.name = "test";
+
+    for (int i = 0; i < 3; i++) {
+        types[i].value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+        types[i].tensor_type = &tt[i];
+        tt[i].has_elem_type = 1;
+        vi[i].type = &types[i];
+    }
+    tt[0].elem_type = (int32_t)m->data_dtype;
+    tt[1].elem_type = (int32_t)m->indices_dtype;
+    tt[2].elem_type = (int32_t)m->data_dtype;
+    vi[0].name = "data";
+    vi[1].name = "indices";
+    vi[2].name = "output";
+
+    /* node 0: op(data, indices) -> output, or, for two nodes,
+     * op(data, indices) -> mid; op(mid, indices) -> output */
+    nodes[0].op_type = (char *)(uintptr_t)m->op_type;
+    nodes[0].domain = "";
+    nodes[0].n_input = 2;
+    nodes[0].input = node0_inputs;
+    nodes[0].n_output = 1;
+    nodes[0].output = m->node_count == 2 ? mid_outputs : node0_outputs;
+    if (m->has_axis) {
+        axis.name = "axis";
+        axis.has_type = 1;
+        axis.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+        axis.has_i = 1;
+        axis.i = m->axis;
+        nodes[0].n_attribute = 1;
+        nodes[0].attribute = attrs;
+    }
+    nodes[1] = nodes[0];
+    nodes[1].input = node1_inputs;
+    nodes[1].output = node0_outputs;
+    graph.n_node = m->node_count == 2 ? 2 : 1;
+    graph.node = node_ptrs;
+
+    inputs[0] = &vi[0];
+    inputs[1] = &vi[1];
+    graph.input = inputs;
+    graph.n_input = 2;
+    if (m->indices_initializer != NULL) {
+        if (clg_onnx_encode_tensor(m->indices_initializer, "indices", &bytes,
+                                   &size, NULL) != CLG_IO_OK)
+            goto cleanup;
+        init = onnx__tensor_proto__unpack(NULL, size, bytes);
+        free(bytes);
+        bytes = NULL;
+        if (init == NULL)
+            goto cleanup;
+        inits[0] = init;
+        graph.n_initializer = 1;
+        graph.initializer = inits;
+        if (!m->initializer_listed_as_input)
+            graph.n_input = 1;
+    }
+    outputs[0] = &vi[2];
+    graph.n_output = 1;
+    graph.output = outputs;
+
+    size = onnx__model_proto__get_packed_size(&model);
+    bytes = malloc(size);
+    if (bytes == NULL)
+        goto cleanup;
+    onnx__model_proto__pack(&model, bytes);
+    path = cli_path(dir, "model.onnx");
+    if (path == NULL)
+        goto cleanup;
+    rc = cli_write_bytes(path, bytes, size);
+
+cleanup:
+    free(path);
+    free(bytes);
+    if (init != NULL)
+        onnx__tensor_proto__free_unpacked(init, NULL);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- text */
+
+static int line_matches(const char *text, const char *line, int prefix)
+{
+    size_t n = strlen(line);
+    const char *p = text;
+    while (p != NULL && *p != '\0') {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol != NULL ? (size_t)(eol - p) : strlen(p);
+        if (prefix ? (len >= n && memcmp(p, line, n) == 0)
+                   : (len == n && memcmp(p, line, n) == 0))
+            return 1;
+        p = eol != NULL ? eol + 1 : NULL;
+    }
+    return 0;
+}
+
+int cli_has_line(const char *text, const char *line)
+{
+    return text != NULL && line_matches(text, line, 0);
+}
+
+int cli_has_line_prefix(const char *text, const char *prefix)
+{
+    return text != NULL && line_matches(text, prefix, 1);
+}

@@ -1,0 +1,84 @@
+/*
+ * Test harness for the `clgather` tool: runs the built executable with
+ * captured stdout/stderr, manages a temporary directory, and builds ONNX
+ * node-test directories (model.onnx built with protobuf-c, input_N.pb,
+ * output_0.pb) so the tests do not depend on outside data.
+ * Shared by tests/cli and tests/conformance.
+ */
+#ifndef CLG_TEST_CLI_HARNESS_H
+#define CLG_TEST_CLI_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <clgather/clgather.h>
+
+/* Path of the built executable (a compile definition). */
+#ifndef CLG_CLI_EXE
+#error "CLG_CLI_EXE must name the clgather executable"
+#endif
+
+typedef struct cli_result {
+    int status; /* exit status, or -1 when it did not exit normally */
+    char *out;  /* stdout, NUL-terminated */
+    char *err;  /* stderr, NUL-terminated */
+} cli_result;
+
+/* Runs CLG_CLI_EXE with the NULL-terminated args (not counting argv[0]).
+ * Returns 0 when the program ran (whatever its status), -1 otherwise. */
+int cli_run(cli_result *r, const char *const *args);
+void cli_result_free(cli_result *r);
+/* Prints a result to stderr (for failing assertions). */
+void cli_result_dump(const cli_result *r);
+
+/* 1 when some OpenCL device exists (clg_devices_list finds one). */
+int cli_have_device(void);
+
+/* Creates a fresh directory under $TMPDIR (or /tmp); returns a malloc'd
+ * path, or NULL. */
+char *cli_tempdir(const char *prefix);
+/* Removes a directory tree. */
+void cli_rmtree(const char *path);
+/* mkdir -p for one level under an existing parent; 0 on success. */
+int cli_mkdir(const char *path);
+/* Writes bytes to a file; 0 on success. */
+int cli_write_bytes(const char *path, const void *bytes, size_t size);
+/* Keeps only the first `size` bytes of a file; 0 on success. */
+int cli_truncate(const char *path, size_t size);
+/* Size of a file, or -1. */
+long cli_file_size(const char *path);
+/* Joins path parts into a static-free malloc'd string. */
+char *cli_path(const char *a, const char *b);
+
+/* A single-node model for model.onnx. */
+typedef struct cli_model {
+    const char *op_type;       /* "Gather", "GatherElements", "Relu", ... */
+    int64_t opset;             /* default-domain opset_import version */
+    int has_axis;
+    int64_t axis;
+    int node_count;            /* 1, or 2 for an invalid two-node model */
+    clg_dtype data_dtype;      /* declared input types */
+    clg_dtype indices_dtype;
+    /* When set, the indices come from this initializer, not input_1.pb. */
+    const clg_tensor *indices_initializer;
+    /* With an initializer: also list it among the graph inputs (as older
+     * ONNX IR versions do). */
+    int initializer_listed_as_input;
+} cli_model;
+
+/* Writes dir/model.onnx for the model. 0 on success. */
+int cli_write_model(const char *dir, const cli_model *m);
+
+/* Writes a TensorProto file. 0 on success. */
+int cli_write_tensor(const char *path, const clg_tensor *t);
+
+/* Convenience tensors. */
+clg_tensor cli_tensor(clg_dtype dtype, size_t rank, const int64_t *shape,
+                      const void *data);
+
+/* 1 when `text` contains line `line` exactly (a full line). */
+int cli_has_line(const char *text, const char *line);
+/* 1 when `text` has a line starting with `prefix`. */
+int cli_has_line_prefix(const char *text, const char *prefix);
+
+#endif /* CLG_TEST_CLI_HARNESS_H */

@@ -1,0 +1,625 @@
+/*
+ * `clgather onnx-test` exit statuses 0/1/2/3, each triggered on purpose,
+ * and the PASS / FAIL / ERROR lines. The node-test directories are built
+ * here (model.onnx with protobuf-c, TensorProto inputs and outputs), from
+ * the ONNX Gather page's Example 2:
+ *   data = [[1.0, 1.2, 1.9], [2.3, 3.4, 3.9], [4.5, 5.7, 5.9]]
+ *   indices = [[0, 2]], axis = 1
+ *   output = [[[1.0, 1.9]], [[2.3, 3.9]], [[4.5, 5.9]]]
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cli_harness.h"
+#include "io_tensor.h"
+#include "onnx.pb-c.h"
+
+static const float ex_data[9] = {1.0f, 1.2f, 1.9f, 2.3f, 3.4f,
+                                 3.9f, 4.5f, 5.7f, 5.9f};
+static const int64_t ex_data_shape[2] = {3, 3};
+static const int64_t ex_indices_shape[2] = {1, 2};
+static const float ex_output[6] = {1.0f, 1.9f, 2.3f, 3.9f, 4.5f, 5.9f};
+static const int64_t ex_output_shape[3] = {3, 1, 2};
+
+static char *g_root; /* temp dir of this run */
+
+typedef struct case_options {
+    int64_t second_index;     /* indices = [[0, second_index]] */
+    int corrupt_expected;     /* output[1][0][1] = 9.5 instead of 3.9 */
+    int no_expected;          /* no output_0.pb */
+    int indices_initializer;  /* indices from an initializer */
+    int initializer_listed;   /* ... also listed among graph inputs */
+    cli_model model;          /* op_type NULL: Gather opset 13 axis 1 */
+} case_options;
+
+/* Builds <root>/<name>/{model.onnx, test_data_set_0/...}; returns the
+ * test directory (malloc'd). */
+static char *make_case(const char *name, const case_options *o)
+{
+    char *dir = cli_path(g_root, name);
+    char *set = cli_path(dir, "test_data_set_0");
+    char *p = NULL;
+    int64_t idx[2] = {0, o->second_index};
+    float expected[6];
+    clg_tensor data = cli_tensor(CLG_DTYPE_FLOAT, 2, ex_data_shape, ex_data);
+    clg_tensor indices =
+        cli_tensor(CLG_DTYPE_INT64, 2, ex_indices_shape, idx);
+    clg_tensor output =
+        cli_tensor(CLG_DTYPE_FLOAT, 3, ex_output_shape, expected);
+    cli_model m = o->model;
+
+    assert_non_null(dir);
+    assert_non_null(set);
+    assert_int_equal(cli_mkdir(dir), 0);
+    assert_int_equal(cli_mkdir(set), 0);
+    if (m.op_type == NULL) {
+        m.op_type = "Gather";
+        m.opset = 13;
+        m.has_axis = 1;
+        m.axis = 1;
+        m.node_count = 1;
+    }
+    m.data_dtype = CLG_DTYPE_FLOAT;
+    m.indices_dtype = CLG_DTYPE_INT64;
+    if (o->indices_initializer) {
+        m.indices_initializer = &indices;
+        m.initializer_listed_as_input = o->initializer_listed;
+    }
+    assert_int_equal(cli_write_model(dir, &m), 0);
+
+    p = cli_path(set, "input_0.pb");
+    assert_int_equal(cli_write_tensor(p, &data), 0);
+    free(p);
+    if (!o->indices_initializer) {
+        p = cli_path(set, "input_1.pb");
+        assert_int_equal(cli_write_tensor(p, &indices), 0);
+        free(p);
+    }
+    if (!o->no_expected) {
+        memcpy(expected, ex_output, sizeof expected);
+        if (o->corrupt_expected)
+            expected[3] = 9.5f;
+        p = cli_path(set, "output_0.pb");
+        assert_int_equal(cli_write_tensor(p, &output), 0);
+        free(p);
+    }
+    free(set);
+    return dir;
+}
+
+static case_options good(void)
+{
+    case_options o;
+    memset(&o, 0, sizeof o);
+    o.second_index = 2;
+    return o;
+}
+
+/* Runs `clgather onnx-test [extra] dir...`, checks the status. */
+static void expect_run(cli_result *r, int status, const char *const *args)
+{
+    assert_int_equal(cli_run(r, args), 0);
+    if (r->status != status)
+        cli_result_dump(r);
+    assert_int_equal(r->status, status);
+}
+
+static char *line_for(const char *verdict, const char *dir,
+                      const char *rest)
+{
+    size_t len = strlen(verdict) + strlen(dir) + strlen(rest) + 40;
+    char *s = malloc(len);
+    assert_non_null(s);
+    snprintf(s, len, "%s %s/test_data_set_0%s", verdict, dir, rest);
+    return s;
+}
+
+/* ---------------------------------------------------------------- 0 */
+
+static void test_pass(void **state)
+{
+    case_options o = good();
+    char *dir = make_case("pass", &o);
+    char *line = line_for("PASS", dir, "");
+    const char *dev[] = {"onnx-test", dir, NULL};
+    const char *ref[] = {"onnx-test", "--reference", dir, NULL};
+    cli_result r;
+    (void)state;
+
+    expect_run(&r, 0, dev);
+    assert_true(cli_has_line(r.out, line));
+    cli_result_free(&r);
+    expect_run(&r, 0, ref);
+    assert_true(cli_has_line(r.out, line));
+    cli_result_free(&r);
+    free(line);
+    free(dir);
+}
+
+static void test_pass_without_expected_output(void **state)
+{
+    case_options o = good();
+    char *dir, *line;
+    const char *args[3] = {"onnx-test", NULL, NULL};
+    cli_result r;
+    (void)state;
+
+    o.no_expected = 1;
+    dir = make_case("no_expected", &o);
+    line = line_for("PASS", dir, " (no expected output)");
+    args[1] = dir;
+    expect_run(&r, 0, args);
+    assert_true(cli_has_line(r.out, line));
+    cli_result_free(&r);
+    free(line);
+    free(dir);
+}
+
+/* Graph inputs minus initializers map to input_N.pb: with the indices an
+ * initializer, input_0.pb is the data and there is no input_1.pb. */
+static void test_indices_from_initializer(void **state)
+{
+    const char *names[2] = {"init_unlisted", "init_listed"};
+    (void)state;
+    for (int listed = 0; listed < 2; listed++) {
+        case_options o = good();
+        char *dir, *line;
+        const char *args[3] = {"onnx-test", NULL, NULL};
+        cli_result r;
+        o.indices_initializer = 1;
+        o.initializer_listed = listed;
+        dir = make_case(names[listed], &o);
+        line = line_for("PASS", dir, "");
+        args[1] = dir;
+        expect_run(&r, 0, args);
+        assert_true(cli_has_line(r.out, line));
+        cli_result_free(&r);
+        free(line);
+        free(dir);
+    }
+}
+
+/* ---------------------------------------------------------------- 1 */
+
+static void test_corrupted_expected_output(void **state)
+{
+    case_options o = good();
+    char *dir, *line;
+    const char *dev[] = {"onnx-test", NULL, NULL};
+    const char *ref[] = {"onnx-test", "--reference", NULL, NULL};
+    cli_result r;
+    (void)state;
+
+    o.corrupt_expected = 1;
+    dir = make_case("corrupted", &o);
+    /* expected 9.5 (the corrupted file), got 3.9f from data[1][2] */
+    line = line_for("FAIL", dir,
+                    ": [1][0][1]: expected 9.5 (0x41180000), got 3.9000001 "
+                    "(0x4079999a)");
+    dev[1] = dir;
+    ref[2] = dir;
+    expect_run(&r, 1, dev);
+    if (!cli_has_line(r.out, line))
+        cli_result_dump(&r);
+    assert_true(cli_has_line(r.out, line));
+    cli_result_free(&r);
+    expect_run(&r, 1, ref);
+    assert_true(cli_has_line(r.out, line));
+    cli_result_free(&r);
+    free(line);
+    free(dir);
+}
+
+/* ---------------------------------------------------------------- 2 */
+
+static void test_index_out_of_range(void **state)
+{
+    case_options o = good();
+    char *dir, *prefix;
+    const char *dev[] = {"onnx-test", NULL, NULL};
+    const char *ref[] = {"onnx-test", "--reference", NULL, NULL};
+    cli_result r;
+    (void)state;
+
+    o.second_index = 3; /* axis 1 has size 3: valid range [-3, 2] */
+    dir = make_case("out_of_range", &o);
+    prefix = line_for("ERROR", dir, ": INDEX_OUT_OF_RANGE: ");
+    dev[1] = dir;
+    ref[2] = dir;
+    expect_run(&r, 2, dev);
+    assert_true(cli_has_line_prefix(r.out, prefix));
+    /* the library's message names the position and the value */
+    assert_non_null(strstr(r.out, "indices[0][1] = 3"));
+    cli_result_free(&r);
+    expect_run(&r, 2, ref);
+    assert_true(cli_has_line_prefix(r.out, prefix));
+    cli_result_free(&r);
+    free(prefix);
+    free(dir);
+}
+
+static void test_axis_out_of_range(void **state)
+{
+    case_options o = good();
+    char *dir, *prefix;
+    const char *args[] = {"onnx-test", NULL, NULL};
+    cli_result r;
+    (void)state;
+
+    o.model.op_type = "Gather";
+    o.model.opset = 13;
+    o.model.has_axis = 1;
+    o.model.axis = 2; /* data has rank 2 */
+    o.model.node_count = 1;
+    dir = make_case("bad_axis", &o);
+    prefix = line_for("ERROR", dir, ": INVALID_AXIS: ");
+    args[1] = dir;
+    expect_run(&r, 2, args);
+    assert_true(cli_has_line_prefix(r.out, prefix));
+    cli_result_free(&r);
+    free(prefix);
+    free(dir);
+}
+
+/* ---------------------------------------------------------------- 3 */
+
+static void test_truncated_input(void **state)
+{
+    case_options o = good();
+    char *dir, *set, *file, *prefix;
+    size_t len;
+    long size;
+    const char *args[] = {"onnx-test", NULL, NULL};
+    cli_result r;
+    (void)state;
+
+    dir = make_case("truncated_input", &o);
+    set = cli_path(dir, "test_data_set_0");
+    file = cli_path(set, "input_0.pb");
+    size = cli_file_size(file);
+    assert_true(size > 8);
+    /* raw_data is the last field: cut into it */
+    assert_int_equal(cli_truncate(file, (size_t)size - 5), 0);
+    len = strlen(file) + 4;
+    prefix = malloc(len + strlen(dir) + 40);
+    assert_non_null(prefix);
+    sprintf(prefix, "ERROR %s/test_data_set_0: %s: ", dir, file);
+    args[1] = dir;
+    expect_run(&r, 3, args);
+    assert_true(cli_has_line_prefix(r.out, prefix));
+    cli_result_free(&r);
+    free(prefix);
+    free(file);
+    free(set);
+    free(dir);
+}
+
+static void test_truncated_model(void **state)
+{
+    case_options o = good();
+    char *dir, *file, *prefix;
+    long size;
+    const char *args[] = {"onnx-test", NULL, NULL};
+    cli_result r;
+    (void)state;
+
+    dir = make_case("truncated_model", &o);
+    file = cli_path(dir, "model.onnx");
+    size = cli_file_size(file);
+    assert_true(size > 20);
+    assert_int_equal(cli_truncate(file, (size_t)size / 2), 0);
+    prefix = malloc(strlen(dir) + strlen(file) + 16);
+    assert_non_null(prefix);
+    sprintf(prefix, "ERROR %s: %s: ", dir, file);
+    args[1] = dir;
+    expect_run(&r, 3, args);
+    assert_true(cli_has_line_prefix(r.out, prefix));
+    cli_result_free(&r);
+    free(prefix);
+    free(file);
+    free(dir);
+}
+
+/* A model that is not one supported node: exit 3 and the reason. */
+static void expect_model_rejected(const char *name, const char *op_type,
+                                  int64_t opset, int nodes,
+                                  const char *reason)
+{
+    case_options o = good();
+    char *dir, *line;
+    size_t len;
+    const char *args[] = {"onnx-test", NULL, NULL};
+    cli_result r;
+
+    o.model.op_type = op_type;
+    o.model.opset = opset;
+    o.model.has_axis = 1;
+    o.model.axis = 1;
+    o.model.node_count = nodes;
+    dir = make_case(name, &o);
+    len = 2 * strlen(dir) + strlen(reason) + 64;
+    line = malloc(len);
+    assert_non_null(line);
+    snprintf(line, len, "ERROR %s: %s/model.onnx: %s", dir, dir, reason);
+    args[1] = dir;
+    expect_run(&r, 3, args);
+    if (!cli_has_line(r.out, line))
+        cli_result_dump(&r);
+    assert_true(cli_has_line(r.out, line));
+    cli_result_free(&r);
+    free(line);
+    free(dir);
+}
+
+static void test_non_gather_model(void **state)
+{
+    (void)state;
+    expect_model_rejected("relu", "Relu", 13, 1,
+                          "the node is 'Relu', not Gather or GatherElements");
+}
+
+static void test_two_node_model(void **state)
+{
+    (void)state;
+    expect_model_rejected("two_nodes", "Gather", 13, 2,
+                          "the graph has 2 nodes; clgather runs models of "
+                          "exactly one Gather or GatherElements node");
+}
+
+static void test_gather_elements_before_opset_11(void **state)
+{
+    (void)state;
+    expect_model_rejected("ge_opset10", "GatherElements", 10, 1,
+                          "GatherElements needs opset >= 11; the model "
+                          "imports opset 10");
+}
+
+static void test_missing_files(void **state)
+{
+    case_options o = good();
+    char *dir, *missing, *set, *file, *line;
+    size_t len;
+    const char *args[] = {"onnx-test", NULL, NULL};
+    cli_result r;
+    (void)state;
+
+    /* a directory that does not exist */
+    missing = cli_path(g_root, "does_not_exist");
+    line = malloc(strlen(missing) + 40);
+    assert_non_null(line);
+    sprintf(line, "ERROR %s: no such directory", missing);
+    args[1] = missing;
+    expect_run(&r, 3, args);
+    assert_true(cli_has_line(r.out, line));
+    cli_result_free(&r);
+    free(line);
+    free(missing);
+
+    /* a missing input file */
+    dir = make_case("missing_input", &o);
+    set = cli_path(dir, "test_data_set_0");
+    file = cli_path(set, "input_1.pb");
+    assert_int_equal(remove(file), 0);
+    len = strlen(dir) + strlen(file) + 80;
+    line = malloc(len);
+    assert_non_null(line);
+    snprintf(line, len,
+             "ERROR %s/test_data_set_0: %s: cannot open: No such file or "
+             "directory",
+             dir, file);
+    args[1] = dir;
+    expect_run(&r, 3, args);
+    assert_true(cli_has_line(r.out, line));
+    cli_result_free(&r);
+    free(line);
+    free(file);
+
+    /* a missing model.onnx */
+    file = cli_path(dir, "model.onnx");
+    assert_int_equal(remove(file), 0);
+    line = malloc(len);
+    assert_non_null(line);
+    snprintf(line, len,
+             "ERROR %s: %s: cannot open: No such file or directory", dir,
+             file);
+    expect_run(&r, 3, args);
+    assert_true(cli_has_line(r.out, line));
+    cli_result_free(&r);
+    free(line);
+    free(file);
+    free(set);
+    free(dir);
+}
+
+static void test_external_data(void **state)
+{
+    case_options o = good();
+    Onnx__TensorProto tp = ONNX__TENSOR_PROTO__INIT;
+    Onnx__StringStringEntryProto loc = ONNX__STRING_STRING_ENTRY_PROTO__INIT;
+    Onnx__StringStringEntryProto *entries[1] = {&loc};
+    int64_t dims[2] = {3, 3};
+    unsigned char buf[256];
+    size_t size;
+    char *dir, *set, *file;
+    const char *args[] = {"onnx-test", NULL, NULL};
+    cli_result r;
+    (void)state;
+
+    dir = make_case("external", &o);
+    set = cli_path(dir, "test_data_set_0");
+    file = cli_path(set, "input_0.pb");
+    tp.n_dims = 2;
+    tp.dims = dims;
+    tp.has_data_type = 1;
+    tp.data_type = CLG_DTYPE_FLOAT;
+    tp.name = "data";
+    tp.has_data_location = 1;
+    tp.data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    loc.key = "location";
+    loc.value = "weights.bin";
+    tp.n_external_data = 1;
+    tp.external_data = entries;
+    size = onnx__tensor_proto__get_packed_size(&tp);
+    assert_true(size <= sizeof buf);
+    onnx__tensor_proto__pack(&tp, buf);
+    assert_int_equal(cli_write_bytes(file, buf, size), 0);
+    args[1] = dir;
+    expect_run(&r, 3, args);
+    assert_non_null(strstr(r.out, "field external_data"));
+    assert_non_null(strstr(r.out, "weights.bin"));
+    cli_result_free(&r);
+    free(file);
+    free(set);
+    free(dir);
+}
+
+static void test_usage_errors(void **state)
+{
+    const char *none[] = {NULL};
+    const char *unknown_cmd[] = {"frobnicate", NULL};
+    const char *unknown_opt[] = {"--frobnicate", NULL};
+    const char *no_dir[] = {"onnx-test", NULL};
+    const char *bad_opt[] = {"onnx-test", "--bogus", "x", NULL};
+    const char *const *cases[] = {none, unknown_cmd, unknown_opt, no_dir,
+                                  bad_opt};
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cli_result r;
+        expect_run(&r, 3, cases[i]);
+        assert_true(strlen(r.err) > 0);
+        cli_result_free(&r);
+    }
+}
+
+static void test_no_such_device(void **state)
+{
+    case_options o = good();
+    char *dir = make_case("no_device", &o);
+    const char *args[] = {"onnx-test", "--device", "no-such-device-xyz", dir,
+                          NULL};
+    cli_result r;
+    (void)state;
+    expect_run(&r, 3, args);
+    assert_non_null(strstr(r.err, "DEVICE_NOT_FOUND"));
+    assert_string_equal(r.out, "");
+    cli_result_free(&r);
+    free(dir);
+}
+
+/* Several directories: one line each, and the worst status wins. */
+static void test_worst_status_wins(void **state)
+{
+    case_options ok = good(), bad = good(), oob = good();
+    char *d1, *d2, *d3, *l1, *l2, *l3;
+    const char *args[] = {"onnx-test", NULL, NULL, NULL, NULL};
+    cli_result r;
+    (void)state;
+
+    bad.corrupt_expected = 1;
+    oob.second_index = -4;
+    d1 = make_case("mix_ok", &ok);
+    d2 = make_case("mix_fail", &bad);
+    d3 = make_case("mix_oob", &oob);
+    l1 = line_for("PASS", d1, "");
+    l2 = line_for("FAIL", d2, ": [1][0][1]: ");
+    l3 = line_for("ERROR", d3, ": INDEX_OUT_OF_RANGE: ");
+    args[1] = d1;
+    args[2] = d2;
+    args[3] = d3;
+    expect_run(&r, 2, args);
+    assert_true(cli_has_line(r.out, l1));
+    assert_true(cli_has_line_prefix(r.out, l2));
+    assert_true(cli_has_line_prefix(r.out, l3));
+    cli_result_free(&r);
+
+    args[3] = NULL; /* without the rejected input: 1 */
+    expect_run(&r, 1, args);
+    cli_result_free(&r);
+    free(l1);
+    free(l2);
+    free(l3);
+    free(d1);
+    free(d2);
+    free(d3);
+}
+
+static void test_help_and_version(void **state)
+{
+    const char *version[] = {"--version", NULL};
+    const char *help[] = {"--help", NULL};
+    const char *cmd_help[] = {"onnx-test", "--help", NULL};
+    const char *run_help[] = {"run", "--help", NULL};
+    const char *dev_help[] = {"devices", "--help", NULL};
+    cli_result r;
+    char expected[64];
+    (void)state;
+
+    snprintf(expected, sizeof expected, "clgather %s (library %s)",
+             CLG_VERSION_STRING, clg_version_string());
+    expect_run(&r, 0, version);
+    assert_true(cli_has_line(r.out, expected));
+    cli_result_free(&r);
+    expect_run(&r, 0, help);
+    assert_true(cli_has_line_prefix(r.out, "Usage: clgather"));
+    cli_result_free(&r);
+    expect_run(&r, 0, cmd_help);
+    assert_true(cli_has_line_prefix(r.out, "Usage: clgather onnx-test"));
+    cli_result_free(&r);
+    expect_run(&r, 0, run_help);
+    assert_true(cli_has_line_prefix(r.out, "Usage: clgather run"));
+    cli_result_free(&r);
+    expect_run(&r, 0, dev_help);
+    assert_true(cli_has_line_prefix(r.out, "Usage: clgather devices"));
+    cli_result_free(&r);
+}
+
+static int group_setup(void **state)
+{
+    (void)state;
+    g_root = cli_tempdir("clgather-exit-codes");
+    return g_root != NULL ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    cli_rmtree(g_root);
+    free(g_root);
+    g_root = NULL;
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pass),
+        cmocka_unit_test(test_pass_without_expected_output),
+        cmocka_unit_test(test_indices_from_initializer),
+        cmocka_unit_test(test_corrupted_expected_output),
+        cmocka_unit_test(test_index_out_of_range),
+        cmocka_unit_test(test_axis_out_of_range),
+        cmocka_unit_test(test_truncated_input),
+        cmocka_unit_test(test_truncated_model),
+        cmocka_unit_test(test_non_gather_model),
+        cmocka_unit_test(test_two_node_model),
+        cmocka_unit_test(test_gather_elements_before_opset_11),
+        cmocka_unit_test(test_missing_files),
+        cmocka_unit_test(test_external_data),
+        cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_no_such_device),
+        cmocka_unit_test(test_worst_status_wins),
+        cmocka_unit_test(test_help_and_version),
+    };
+    if (!cli_have_device()) {
+        fprintf(stderr, "no OpenCL device: skipping\n");
+        return 77;
+    }
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
