@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Configures a Release build into build/ (or $CLG_BUILD_DIR) and builds it
+# with all cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build_dir="${CLG_BUILD_DIR:-build}"
+jobs="$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)"
+
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release
+cmake --build "$build_dir" --parallel "$jobs"
