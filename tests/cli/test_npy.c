@@ -1,0 +1,413 @@
+/*
+ * NumPy .npy I/O of clgather_io: round trips for every supported dtype,
+ * byte-for-byte agreement with files NumPy wrote (npy_samples.h), format
+ * versions 1.0-3.0, big endian, and clear errors for Fortran order,
+ * unsupported dtypes and malformed or truncated files. No device needed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "compare.h"
+#include "io_tensor.h"
+#include "npy.h"
+#include "npy_samples.h"
+
+#define SAMPLE(name) name, sizeof(name) - 1
+
+/* splitmix64, fixed seed: reproducible element bytes. */
+static uint64_t g_rng = 0x1234abcd5678ef01ull;
+static uint64_t next_random(void)
+{
+    uint64_t z = (g_rng += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static void expect_same(const clg_tensor *a, const clg_io_tensor *b)
+{
+    char detail[512];
+    clg_tensor bv = clg_io_tensor_view(b);
+    if (!clg_io_compare(a, &bv, detail, sizeof detail, NULL))
+        fail_msg("%s %s", clg_dtype_name(a->dtype), detail);
+}
+
+/* Encodes t, decodes it back, compares bit for bit. */
+static void round_trip(const clg_tensor *t)
+{
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    clg_io_tensor back;
+    clg_io_error err;
+
+    clg_io_tensor_init(&back);
+    if (clg_npy_encode(t, &bytes, &size, &err) != CLG_IO_OK)
+        fail_msg("encode %s: %s", clg_dtype_name(t->dtype), err.message);
+    /* header padded to 64 bytes, as NumPy does */
+    assert_int_equal((bytes[8] | bytes[9] << 8) % 64, 64 - 10);
+    if (clg_npy_decode(bytes, size, "round trip", &back, &err) != CLG_IO_OK)
+        fail_msg("decode %s: %s", clg_dtype_name(t->dtype), err.message);
+    expect_same(t, &back);
+    clg_io_tensor_free(&back);
+    free(bytes);
+}
+
+static void test_round_trip_every_dtype(void **state)
+{
+    static const clg_dtype dtypes[] = {
+        CLG_DTYPE_BOOL,    CLG_DTYPE_INT8,      CLG_DTYPE_UINT8,
+        CLG_DTYPE_INT16,   CLG_DTYPE_UINT16,    CLG_DTYPE_INT32,
+        CLG_DTYPE_UINT32,  CLG_DTYPE_INT64,     CLG_DTYPE_UINT64,
+        CLG_DTYPE_FLOAT16, CLG_DTYPE_FLOAT,     CLG_DTYPE_DOUBLE,
+        CLG_DTYPE_COMPLEX64, CLG_DTYPE_COMPLEX128};
+    static const int64_t shapes[4][5] = {
+        {2, 3}, {0}, {0, 4}, {2, 1, 3, 1, 2}};
+    static const size_t ranks[4] = {2, 0, 2, 5};
+    (void)state;
+
+    for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++) {
+        for (size_t s = 0; s < 4; s++) {
+            size_t elem = clg_dtype_size(dtypes[d]);
+            int64_t count = clg_io_shape_count(shapes[s], ranks[s], elem);
+            unsigned char *data = malloc((size_t)count * elem + 1);
+            clg_tensor t;
+            assert_non_null(data);
+            for (int64_t i = 0; i < count * (int64_t)elem; i++)
+                data[i] = (unsigned char)next_random();
+            if (dtypes[d] == CLG_DTYPE_BOOL)
+                for (int64_t i = 0; i < count; i++)
+                    data[i] &= 1;
+            t.dtype = dtypes[d];
+            t.rank = ranks[s];
+            t.shape = shapes[s];
+            t.data = data;
+            round_trip(&t);
+            free(data);
+        }
+    }
+}
+
+static void test_round_trip_strings(void **state)
+{
+    /* trailing NUL bytes cannot survive the |S format; embedded ones do */
+    static const clg_string words[6] = {{"", 0},     {"a", 1},
+                                        {"a\0b", 3}, {"\xff\x01", 2},
+                                        {"longer word", 11}, {"", 0}};
+    static const int64_t shape[2] = {2, 3};
+    static const clg_string empties[2] = {{"", 0}, {"", 0}};
+    static const int64_t shape2[1] = {2};
+    clg_tensor t = {CLG_DTYPE_STRING, 2, shape, (void *)(uintptr_t)words};
+    clg_tensor e = {CLG_DTYPE_STRING, 1, shape2, (void *)(uintptr_t)empties};
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    (void)state;
+
+    round_trip(&t);
+    round_trip(&e);
+    assert_int_equal(clg_npy_encode(&t, &bytes, &size, NULL), CLG_IO_OK);
+    assert_non_null(strstr((const char *)bytes + 10, "'descr': '|S11'"));
+    free(bytes);
+    assert_int_equal(clg_npy_encode(&e, &bytes, &size, NULL), CLG_IO_OK);
+    assert_non_null(strstr((const char *)bytes + 10, "'descr': '|S1'"));
+    free(bytes);
+}
+
+static void test_file_round_trip(void **state)
+{
+    static const double values[3] = {-0.0, 1e-310, 3.25};
+    static const int64_t shape[1] = {3};
+    clg_tensor t = {CLG_DTYPE_DOUBLE, 1, shape, (void *)(uintptr_t)values};
+    char path[] = "/tmp/clgather-npy-XXXXXX";
+    clg_io_tensor back;
+    clg_io_error err;
+    int fd = mkstemp(path);
+    (void)state;
+
+    assert_true(fd >= 0);
+    clg_io_tensor_init(&back);
+    if (clg_npy_write(path, &t, &err) != CLG_IO_OK)
+        fail_msg("%s", err.message);
+    if (clg_io_read_tensor_file(path, &back, &err) != CLG_IO_OK)
+        fail_msg("%s", err.message);
+    expect_same(&t, &back);
+    clg_io_tensor_free(&back);
+    remove(path);
+}
+
+static void test_bfloat16_has_no_numpy_dtype(void **state)
+{
+    static const uint16_t v[1] = {0x3f80};
+    static const int64_t shape[1] = {1};
+    clg_tensor t = {CLG_DTYPE_BFLOAT16, 1, shape, (void *)(uintptr_t)v};
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    clg_io_error err;
+    (void)state;
+    assert_int_equal(clg_npy_encode(&t, &bytes, &size, &err),
+                     CLG_IO_UNSUPPORTED);
+    assert_non_null(strstr(err.message, "BFLOAT16"));
+    assert_null(bytes);
+}
+
+/* Our writer produces exactly NumPy's bytes. */
+static void expect_encodes_to(const clg_tensor *t, const char *sample,
+                              size_t sample_size)
+{
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    clg_io_error err;
+    if (clg_npy_encode(t, &bytes, &size, &err) != CLG_IO_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(size, sample_size);
+    assert_memory_equal(bytes, sample, size);
+    free(bytes);
+}
+
+static void decode_ok(const char *sample, size_t size, clg_io_tensor *out)
+{
+    clg_io_error err;
+    if (clg_npy_decode(sample, size, "sample", out, &err) != CLG_IO_OK)
+        fail_msg("%s", err.message);
+}
+
+static void test_numpy_written_files(void **state)
+{
+    static const int32_t i4[6] = {0, 1, 2, 3, 4, 5};
+    static const int64_t s23[2] = {2, 3};
+    static const uint8_t b3[3] = {1, 0, 1};
+    static const int64_t s3[1] = {3};
+    static const clg_string words[3] = {{"ab", 2}, {"", 0}, {"xyz", 3}};
+    static const uint16_t half[1] = {0x3e00}; /* 1.5 */
+    static const int64_t s02[2] = {0, 2};
+    static const float c8[2] = {1.0f, 2.0f};
+    static const int64_t s11[2] = {1, 1};
+    clg_tensor t;
+    clg_io_tensor back;
+    (void)state;
+
+    clg_io_tensor_init(&back);
+    t = (clg_tensor){CLG_DTYPE_INT32, 2, s23, (void *)(uintptr_t)i4};
+    expect_encodes_to(&t, SAMPLE(npy_i4_2x3));
+    decode_ok(SAMPLE(npy_i4_2x3), &back);
+    expect_same(&t, &back);
+
+    t = (clg_tensor){CLG_DTYPE_BOOL, 1, s3, (void *)(uintptr_t)b3};
+    expect_encodes_to(&t, SAMPLE(npy_bool_3));
+    decode_ok(SAMPLE(npy_bool_3), &back);
+    expect_same(&t, &back);
+
+    t = (clg_tensor){CLG_DTYPE_STRING, 1, s3, (void *)(uintptr_t)words};
+    expect_encodes_to(&t, SAMPLE(npy_s3_3));
+    decode_ok(SAMPLE(npy_s3_3), &back);
+    expect_same(&t, &back);
+
+    t = (clg_tensor){CLG_DTYPE_FLOAT16, 0, NULL, (void *)(uintptr_t)half};
+    expect_encodes_to(&t, SAMPLE(npy_f2_scalar));
+    decode_ok(SAMPLE(npy_f2_scalar), &back);
+    expect_same(&t, &back);
+
+    t = (clg_tensor){CLG_DTYPE_DOUBLE, 2, s02, NULL};
+    expect_encodes_to(&t, SAMPLE(npy_f8_0x2));
+    decode_ok(SAMPLE(npy_f8_0x2), &back);
+    expect_same(&t, &back);
+
+    t = (clg_tensor){CLG_DTYPE_COMPLEX64, 2, s11, (void *)(uintptr_t)c8};
+    expect_encodes_to(&t, SAMPLE(npy_c8_1x1));
+    decode_ok(SAMPLE(npy_c8_1x1), &back);
+    expect_same(&t, &back);
+    clg_io_tensor_free(&back);
+}
+
+static void test_big_endian_and_versions(void **state)
+{
+    static const int64_t i8[2] = {1, -2};
+    static const int64_t s2[1] = {2};
+    static const float c8[2] = {1.0f, 2.0f};
+    static const int64_t s11[2] = {1, 1};
+    static const uint16_t f2[1] = {0x3800}; /* 0.5 */
+    static const int64_t s1[1] = {1};
+    static const int16_t i2[6] = {0, 1, 2, 3, 4, 5};
+    static const int64_t s23[2] = {2, 3};
+    static const uint32_t u4[3] = {0, 1, 2};
+    static const int64_t s3[1] = {3};
+    clg_tensor t;
+    clg_io_tensor back;
+    (void)state;
+
+    clg_io_tensor_init(&back);
+    t = (clg_tensor){CLG_DTYPE_INT64, 1, s2, (void *)(uintptr_t)i8};
+    decode_ok(SAMPLE(npy_be_i8_2), &back);
+    expect_same(&t, &back);
+    t = (clg_tensor){CLG_DTYPE_COMPLEX64, 2, s11, (void *)(uintptr_t)c8};
+    decode_ok(SAMPLE(npy_be_c8_1x1), &back);
+    expect_same(&t, &back);
+    t = (clg_tensor){CLG_DTYPE_FLOAT16, 1, s1, (void *)(uintptr_t)f2};
+    decode_ok(SAMPLE(npy_be_f2_1), &back);
+    expect_same(&t, &back);
+    t = (clg_tensor){CLG_DTYPE_INT16, 2, s23, (void *)(uintptr_t)i2};
+    decode_ok(SAMPLE(npy_v2_i2_2x3), &back);
+    expect_same(&t, &back);
+    t = (clg_tensor){CLG_DTYPE_UINT32, 1, s3, (void *)(uintptr_t)u4};
+    decode_ok(SAMPLE(npy_v3_u4_3), &back);
+    expect_same(&t, &back);
+    clg_io_tensor_free(&back);
+}
+
+static void expect_error(const void *bytes, size_t size,
+                         clg_io_status status, const char *text)
+{
+    clg_io_tensor back;
+    clg_io_error err;
+    clg_io_tensor_init(&back);
+    err.message[0] = '\0';
+    assert_int_equal(clg_npy_decode(bytes, size, "bad.npy", &back, &err),
+                     status);
+    if (strstr(err.message, text) == NULL)
+        fail_msg("message '%s' lacks '%s'", err.message, text);
+    /* the message names the file */
+    assert_memory_equal(err.message, "bad.npy: ", 9);
+    assert_null(back.data);
+    assert_int_equal(back.dtype, CLG_DTYPE_UNDEFINED);
+}
+
+static void test_unsupported_layouts_and_dtypes(void **state)
+{
+    (void)state;
+    expect_error(SAMPLE(npy_fortran_i4_2x3), CLG_IO_UNSUPPORTED,
+                 "fortran_order is True");
+    expect_error(SAMPLE(npy_unicode_1), CLG_IO_UNSUPPORTED,
+                 "unicode strings");
+    expect_error(SAMPLE(npy_structured_1), CLG_IO_UNSUPPORTED,
+                 "structured dtypes");
+}
+
+/* A version 1.0 file around a hand-written header (padded by hand). */
+static size_t make_npy(unsigned char *buf, const char *header,
+                       const void *data, size_t data_size)
+{
+    size_t hlen = strlen(header);
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    buf[8] = (unsigned char)(hlen & 0xff);
+    buf[9] = (unsigned char)(hlen >> 8);
+    memcpy(buf + 10, header, hlen);
+    memcpy(buf + 10 + hlen, data, data_size);
+    return 10 + hlen + data_size;
+}
+
+static void test_header_variants(void **state)
+{
+    static const int16_t v[2] = {7, -7};
+    static const int64_t s21[2] = {2, 1};
+    clg_tensor t = {CLG_DTYPE_INT16, 2, s21, (void *)(uintptr_t)v};
+    unsigned char buf[512];
+    size_t n;
+    clg_io_tensor back;
+    (void)state;
+
+    clg_io_tensor_init(&back);
+    /* Python 2 long suffixes, double quotes, another key order */
+    n = make_npy(buf,
+                 "{\"shape\": (2L, 1L), \"fortran_order\": False, "
+                 "\"descr\": \"<i2\"}\n",
+                 v, sizeof v);
+    decode_ok((const char *)buf, n, &back);
+    expect_same(&t, &back);
+    /* '=' native order, no trailing comma, no padding newline spaces */
+    n = make_npy(buf,
+                 "{'descr': '=i2', 'fortran_order': False, 'shape': (2, 1)}",
+                 v, sizeof v);
+    decode_ok((const char *)buf, n, &back);
+    expect_same(&t, &back);
+    clg_io_tensor_free(&back);
+}
+
+static void test_malformed_files(void **state)
+{
+    static const int32_t v[3] = {1, 2, 3};
+    unsigned char buf[512];
+    unsigned char copy[512];
+    size_t n, good;
+    (void)state;
+
+    good = make_npy(buf,
+                    "{'descr': '<i4', 'fortran_order': False, "
+                    "'shape': (3,), }\n",
+                    v, sizeof v);
+    memcpy(copy, buf, good);
+    expect_error(copy, good - 1, CLG_IO_FORMAT_ERROR,
+                 "truncated: shape [3] of '<i4' needs 12 data bytes, the "
+                 "file holds 11");
+    copy[good] = 0;
+    expect_error(copy, good + 1, CLG_IO_FORMAT_ERROR, "trailing bytes");
+    expect_error(copy, 9, CLG_IO_FORMAT_ERROR, "truncated NumPy preamble");
+    expect_error(copy, 30, CLG_IO_FORMAT_ERROR, "truncated: the header is");
+    expect_error("PK\x03\x04 not npy", 14, CLG_IO_FORMAT_ERROR,
+                 "not a NumPy file");
+    expect_error("", 0, CLG_IO_FORMAT_ERROR, "not a NumPy file");
+    memcpy(copy, buf, good);
+    copy[6] = 4;
+    expect_error(copy, good, CLG_IO_UNSUPPORTED,
+                 "format version 4.0 is not supported");
+
+    n = make_npy(buf, "{'descr': '<i4', 'shape': (3,), }\n", v, sizeof v);
+    expect_error(buf, n, CLG_IO_FORMAT_ERROR, "missing key 'fortran_order'");
+    n = make_npy(buf, "{'descr': '<i4', 'fortran_order': False, "
+                      "'shape': (3,), 'extra': 1}\n", v, sizeof v);
+    expect_error(buf, n, CLG_IO_FORMAT_ERROR, "unexpected key 'extra'");
+    n = make_npy(buf, "{'descr': '<i4', 'fortran_order': Maybe, "
+                      "'shape': (3,)}\n", v, sizeof v);
+    expect_error(buf, n, CLG_IO_FORMAT_ERROR, "malformed dictionary");
+    n = make_npy(buf, "{'descr': '<i4', 'fortran_order': False, "
+                      "'shape': (-3,)}\n", v, sizeof v);
+    expect_error(buf, n, CLG_IO_FORMAT_ERROR, "malformed dictionary");
+    n = make_npy(buf, "{'descr': '|O', 'fortran_order': False, "
+                      "'shape': (3,)}\n", v, sizeof v);
+    expect_error(buf, n, CLG_IO_UNSUPPORTED, "dtype '|O' is not supported");
+    n = make_npy(buf, "{'descr': '<f16', 'fortran_order': False, "
+                      "'shape': (3,)}\n", v, sizeof v);
+    expect_error(buf, n, CLG_IO_UNSUPPORTED, "dtype '<f16' is not supported");
+    n = make_npy(buf, "{'descr': '|i4', 'fortran_order': False, "
+                      "'shape': (3,)}\n", v, sizeof v);
+    expect_error(buf, n, CLG_IO_FORMAT_ERROR, "has no byte order");
+    n = make_npy(buf, "{'descr': '<i4', 'fortran_order': False, "
+                      "'shape': (3000000000, 3000000000, 3000000000)}\n",
+                 v, sizeof v);
+    expect_error(buf, n, CLG_IO_FORMAT_ERROR, "too large");
+}
+
+static void test_missing_file(void **state)
+{
+    clg_io_tensor back;
+    clg_io_error err;
+    (void)state;
+    clg_io_tensor_init(&back);
+    assert_int_equal(clg_npy_read("/nonexistent/x.npy", &back, &err),
+                     CLG_IO_FILE_ERROR);
+    assert_string_equal(err.message,
+                        "/nonexistent/x.npy: cannot open: No such file or "
+                        "directory");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip_every_dtype),
+        cmocka_unit_test(test_round_trip_strings),
+        cmocka_unit_test(test_file_round_trip),
+        cmocka_unit_test(test_bfloat16_has_no_numpy_dtype),
+        cmocka_unit_test(test_numpy_written_files),
+        cmocka_unit_test(test_big_endian_and_versions),
+        cmocka_unit_test(test_unsupported_layouts_and_dtypes),
+        cmocka_unit_test(test_header_variants),
+        cmocka_unit_test(test_malformed_files),
+        cmocka_unit_test(test_missing_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

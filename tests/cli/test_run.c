@@ -1,0 +1,295 @@
+/*
+ * `clgather run` on real cases: --check against the CPU reference, the
+ * printed output description, --output in .npy and .pb read back and
+ * compared bit for bit with the ONNX pages' examples, and its exit
+ * statuses; `clgather devices`.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cli_harness.h"
+#include "compare.h"
+#include "io_tensor.h"
+#include "npy.h"
+#include "onnx_io.h"
+
+static char *g_root;
+
+static char *tmp(const char *name)
+{
+    char *p = cli_path(g_root, name);
+    assert_non_null(p);
+    return p;
+}
+
+static void write_npy(const char *path, clg_dtype dtype, size_t rank,
+                      const int64_t *shape, const void *data)
+{
+    clg_tensor t = cli_tensor(dtype, rank, shape, data);
+    clg_io_error err;
+    if (clg_npy_write(path, &t, &err) != CLG_IO_OK)
+        fail_msg("%s", err.message);
+}
+
+static void expect_run(cli_result *r, int status, const char *const *args)
+{
+    assert_int_equal(cli_run(r, args), 0);
+    if (r->status != status)
+        cli_result_dump(r);
+    assert_int_equal(r->status, status);
+}
+
+/* ONNX Gather, Example 2: axis 1, indices [[0, 2]]. */
+static void test_gather_check_npy(void **state)
+{
+    static const float data[9] = {1.0f, 1.2f, 1.9f, 2.3f, 3.4f,
+                                  3.9f, 4.5f, 5.7f, 5.9f};
+    static const int64_t data_shape[2] = {3, 3};
+    static const int64_t indices[2] = {0, 2};
+    static const int64_t indices_shape[2] = {1, 2};
+    static const float expected[6] = {1.0f, 1.9f, 2.3f, 3.9f, 4.5f, 5.9f};
+    static const int64_t out_shape[3] = {3, 1, 2};
+    char *d = tmp("g_data.npy"), *i = tmp("g_indices.npy");
+    char *o = tmp("g_out.npy");
+    const char *args[] = {"run", "gather", "--data", d, "--indices", i,
+                          "--axis", "1", "--output", o, "--check", NULL};
+    clg_io_tensor out;
+    clg_io_error err;
+    clg_tensor ev = cli_tensor(CLG_DTYPE_FLOAT, 3, out_shape, expected);
+    clg_tensor ov;
+    char detail[512];
+    cli_result r;
+    (void)state;
+
+    write_npy(d, CLG_DTYPE_FLOAT, 2, data_shape, data);
+    write_npy(i, CLG_DTYPE_INT64, 2, indices_shape, indices);
+    expect_run(&r, 0, args);
+    assert_true(cli_has_line(r.out, "output: FLOAT [3, 1, 2]"));
+    assert_true(cli_has_line_prefix(r.out, "device: "));
+    assert_true(cli_has_line_prefix(r.out, "time: "));
+    assert_non_null(strstr(r.out, " ms\n"));
+    assert_true(cli_has_line(r.out, "device == reference"));
+    cli_result_free(&r);
+
+    clg_io_tensor_init(&out);
+    if (clg_npy_read(o, &out, &err) != CLG_IO_OK)
+        fail_msg("%s", err.message);
+    ov = clg_io_tensor_view(&out);
+    if (!clg_io_compare(&ev, &ov, detail, sizeof detail, NULL))
+        fail_msg("%s", detail);
+    clg_io_tensor_free(&out);
+    free(d);
+    free(i);
+    free(o);
+}
+
+/* ONNX GatherElements, Example 2, as TensorProto files, int32 data and
+ * indices, output as .pb. */
+static void test_gather_elements_check_pb(void **state)
+{
+    static const int32_t data[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    static const int64_t data_shape[2] = {3, 3};
+    static const int32_t indices[6] = {1, 2, 0, 2, 0, 0};
+    static const int64_t indices_shape[2] = {2, 3};
+    static const int32_t expected[6] = {4, 8, 3, 7, 2, 3};
+    char *d = tmp("ge_data.pb"), *i = tmp("ge_indices.pb");
+    char *o = tmp("ge_out.pb");
+    const char *args[] = {"run", "gather-elements", "--data", d,
+                          "--indices", i, "--output", o, "--check", NULL};
+    clg_tensor dt = cli_tensor(CLG_DTYPE_INT32, 2, data_shape, data);
+    clg_tensor it = cli_tensor(CLG_DTYPE_INT32, 2, indices_shape, indices);
+    clg_tensor ev = cli_tensor(CLG_DTYPE_INT32, 2, indices_shape, expected);
+    clg_tensor ov;
+    clg_io_tensor out;
+    clg_io_error err;
+    char detail[512];
+    cli_result r;
+    (void)state;
+
+    assert_int_equal(cli_write_tensor(d, &dt), 0);
+    assert_int_equal(cli_write_tensor(i, &it), 0);
+    expect_run(&r, 0, args);
+    assert_true(cli_has_line(r.out, "output: INT32 [2, 3]"));
+    assert_true(cli_has_line(r.out, "device == reference"));
+    cli_result_free(&r);
+
+    clg_io_tensor_init(&out);
+    if (clg_onnx_read_tensor(o, &out, &err) != CLG_IO_OK)
+        fail_msg("%s", err.message);
+    ov = clg_io_tensor_view(&out);
+    if (!clg_io_compare(&ev, &ov, detail, sizeof detail, NULL))
+        fail_msg("%s", detail);
+    clg_io_tensor_free(&out);
+    free(d);
+    free(i);
+    free(o);
+}
+
+/* Byte strings through the device: descriptors gathered, bytes intact,
+ * written back as |S. NaN payloads and -0.0 in float16 survive too. */
+static void test_strings_and_float16(void **state)
+{
+    static const clg_string words[3] = {{"ab", 2}, {"", 0}, {"x\0z", 3}};
+    static const int64_t shape3[1] = {3};
+    static const int32_t indices[4] = {2, -3, 1, 2};
+    static const int64_t shape4[1] = {4};
+    static const uint16_t halves[3] = {0x7e01, 0x8000, 0x3c00};
+    static const uint16_t half_expected[4] = {0x3c00, 0x7e01, 0x8000, 0x3c00};
+    char *d = tmp("s_data.pb"), *i = tmp("s_indices.npy");
+    char *o = tmp("s_out.npy");
+    char *hd = tmp("h_data.npy"), *ho = tmp("h_out.npy");
+    const char *args[] = {"run", "gather", "--data", d, "--indices", i,
+                          "--output", o, "--check", NULL};
+    const char *hargs[] = {"run", "gather", "--data", hd, "--indices", i,
+                           "--output", ho, "--check", NULL};
+    clg_tensor dt = cli_tensor(CLG_DTYPE_STRING, 1, shape3, words);
+    clg_io_tensor out;
+    clg_io_error err;
+    const clg_string *s;
+    cli_result r;
+    (void)state;
+
+    assert_int_equal(cli_write_tensor(d, &dt), 0);
+    write_npy(i, CLG_DTYPE_INT32, 1, shape4, indices);
+    expect_run(&r, 0, args);
+    assert_true(cli_has_line(r.out, "output: STRING [4]"));
+    assert_true(cli_has_line(r.out, "device == reference"));
+    cli_result_free(&r);
+    clg_io_tensor_init(&out);
+    if (clg_npy_read(o, &out, &err) != CLG_IO_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(out.dtype, CLG_DTYPE_STRING);
+    assert_int_equal(out.count, 4);
+    s = out.data;
+    assert_int_equal(s[0].length, 3);
+    assert_memory_equal(s[0].data, "x\0z", 3);
+    assert_int_equal(s[1].length, 2);
+    assert_memory_equal(s[1].data, "ab", 2);
+    assert_int_equal(s[2].length, 0);
+    assert_int_equal(s[3].length, 3);
+    clg_io_tensor_free(&out);
+
+    write_npy(hd, CLG_DTYPE_FLOAT16, 1, shape3, halves);
+    expect_run(&r, 0, hargs);
+    assert_true(cli_has_line(r.out, "output: FLOAT16 [4]"));
+    cli_result_free(&r);
+    if (clg_npy_read(ho, &out, &err) != CLG_IO_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(out.dtype, CLG_DTYPE_FLOAT16);
+    assert_memory_equal(out.data, half_expected, sizeof half_expected);
+    clg_io_tensor_free(&out);
+    free(d);
+    free(i);
+    free(o);
+    free(hd);
+    free(ho);
+}
+
+static void test_run_exit_statuses(void **state)
+{
+    static const float data[4] = {1, 2, 3, 4};
+    static const int64_t data_shape[2] = {2, 2};
+    static const int64_t bad[1] = {2};
+    static const int64_t shape1[1] = {1};
+    char *d = tmp("x_data.npy"), *i = tmp("x_bad.npy");
+    char *t = tmp("x_truncated.npy"), *missing = tmp("x_missing.npy");
+    const char *oob[] = {"run", "gather", "--data", d, "--indices", i, NULL};
+    const char *bad_axis[] = {"run", "gather", "--data", d, "--indices", i,
+                              "--axis", "2", NULL};
+    const char *trunc[] = {"run", "gather", "--data", t, "--indices", i,
+                           NULL};
+    const char *miss[] = {"run", "gather", "--data", missing, "--indices", i,
+                          NULL};
+    const char *no_op[] = {"run", "--data", d, "--indices", i, NULL};
+    const char *bad_op[] = {"run", "scatter", "--data", d, "--indices", i,
+                            NULL};
+    const char *no_idx[] = {"run", "gather", "--data", d, NULL};
+    const char *axis_text[] = {"run", "gather", "--data", d, "--indices", i,
+                               "--axis", "one", NULL};
+    const char *const *usage[] = {no_op, bad_op, no_idx, axis_text};
+    cli_result r;
+    long size;
+    (void)state;
+
+    write_npy(d, CLG_DTYPE_FLOAT, 2, data_shape, data);
+    write_npy(i, CLG_DTYPE_INT64, 1, shape1, bad);
+    write_npy(t, CLG_DTYPE_FLOAT, 2, data_shape, data);
+    size = cli_file_size(t);
+    assert_int_equal(cli_truncate(t, (size_t)size - 3), 0);
+
+    expect_run(&r, 2, oob);
+    assert_non_null(strstr(r.err, "INDEX_OUT_OF_RANGE"));
+    assert_string_equal(r.out, "");
+    cli_result_free(&r);
+    expect_run(&r, 2, bad_axis);
+    assert_non_null(strstr(r.err, "INVALID_AXIS"));
+    cli_result_free(&r);
+    expect_run(&r, 3, trunc);
+    assert_non_null(strstr(r.err, "x_truncated.npy: truncated"));
+    cli_result_free(&r);
+    expect_run(&r, 3, miss);
+    assert_non_null(strstr(r.err, "x_missing.npy: cannot open"));
+    cli_result_free(&r);
+    for (size_t k = 0; k < sizeof usage / sizeof usage[0]; k++) {
+        expect_run(&r, 3, usage[k]);
+        cli_result_free(&r);
+    }
+    free(d);
+    free(i);
+    free(t);
+    free(missing);
+}
+
+static void test_devices(void **state)
+{
+    const char *args[] = {"devices", NULL};
+    cli_result r;
+    (void)state;
+    expect_run(&r, 0, args);
+    /* the first device line: "P:D  TYPE name", and one marked default */
+    assert_true(cli_has_line_prefix(r.out, "0:0  "));
+    assert_non_null(strstr(r.out, "  (default)\n"));
+    assert_non_null(strstr(r.out, "     version: "));
+    assert_non_null(strstr(r.out, "     global memory: "));
+    assert_non_null(strstr(r.out, "max allocation: "));
+    cli_result_free(&r);
+}
+
+static int group_setup(void **state)
+{
+    (void)state;
+    g_root = cli_tempdir("clgather-run");
+    return g_root != NULL ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    cli_rmtree(g_root);
+    free(g_root);
+    g_root = NULL;
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gather_check_npy),
+        cmocka_unit_test(test_gather_elements_check_pb),
+        cmocka_unit_test(test_strings_and_float16),
+        cmocka_unit_test(test_run_exit_statuses),
+        cmocka_unit_test(test_devices),
+    };
+    if (!cli_have_device()) {
+        fprintf(stderr, "no OpenCL device: skipping\n");
+        return 77;
+    }
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
