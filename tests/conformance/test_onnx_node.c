@@ -1,0 +1,219 @@
+/*
+ * Conformance: every Gather and GatherElements node test that Debian's
+ * libonnx-testdata installs (test_gather*, less test_gathernd*) passes
+ * `clgather onnx-test` on the default device and with --reference: the
+ * output equals ONNX's output_0.pb bit for bit, dtype and shape included,
+ * and the device agrees with the CPU reference. One cmocka test per
+ * directory, plus the whole set in one run.
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cli_harness.h"
+
+#ifndef CLG_ONNX_TESTDATA_DIR
+#error "CLG_ONNX_TESTDATA_DIR must name the ONNX node-test folder"
+#endif
+
+#define MAX_DIRS 64
+
+/* The ones Debian ships today; more test_gather* folders are run too. */
+static const char *const required[] = {
+    "test_gather_0",
+    "test_gather_1",
+    "test_gather_2d_indices",
+    "test_gather_negative_indices",
+    "test_gather_elements_0",
+    "test_gather_elements_1",
+    "test_gather_elements_negative_indices",
+};
+
+static char *g_dirs[MAX_DIRS];
+static size_t g_ndirs;
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every test_gather* folder that is not test_gathernd*. */
+static int find_dirs(void)
+{
+    DIR *d = opendir(CLG_ONNX_TESTDATA_DIR);
+    struct dirent *e;
+    if (d == NULL)
+        return -1;
+    while ((e = readdir(d)) != NULL && g_ndirs < MAX_DIRS) {
+        if (strncmp(e->d_name, "test_gather", 11) != 0 ||
+            strncmp(e->d_name, "test_gathernd", 13) == 0)
+            continue;
+        g_dirs[g_ndirs++] = cli_path(CLG_ONNX_TESTDATA_DIR, e->d_name);
+    }
+    closedir(d);
+    qsort(g_dirs, g_ndirs, sizeof g_dirs[0], compare_names);
+    return 0;
+}
+
+/* Number of test_data_set_* folders in dir. */
+static size_t count_sets(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t n = 0;
+    if (d == NULL)
+        return 0;
+    while ((e = readdir(d)) != NULL)
+        if (strncmp(e->d_name, "test_data_set_", 14) == 0)
+            n++;
+    closedir(d);
+    return n;
+}
+
+/* Every line of the output is a PASS for a data set of `dir`. */
+static void expect_all_pass(const cli_result *r, const char *dir)
+{
+    size_t sets = count_sets(dir), lines = 0;
+    size_t n = strlen(dir);
+    const char *p = r->out;
+    while (*p != '\0') {
+        const char *eol = strchr(p, '\n');
+        if (eol == NULL)
+            eol = p + strlen(p);
+        if (strncmp(p, "PASS ", 5) != 0 || strncmp(p + 5, dir, n) != 0 ||
+            strncmp(p + 5 + n, "/test_data_set_", 15) != 0) {
+            cli_result_dump(r);
+            fail_msg("unexpected line: %.*s", (int)(eol - p), p);
+        }
+        lines++;
+        p = *eol != '\0' ? eol + 1 : eol;
+    }
+    assert_true(sets > 0);
+    assert_int_equal(lines, sets);
+}
+
+static void test_directory(void **state)
+{
+    const char *dir = *state;
+    const char *dev[] = {"onnx-test", dir, NULL};
+    const char *ref[] = {"onnx-test", "--reference", dir, NULL};
+    cli_result r;
+
+    assert_int_equal(cli_run(&r, dev), 0);
+    if (r.status != 0)
+        cli_result_dump(&r);
+    assert_int_equal(r.status, 0);
+    expect_all_pass(&r, dir);
+    cli_result_free(&r);
+
+    assert_int_equal(cli_run(&r, ref), 0);
+    if (r.status != 0)
+        cli_result_dump(&r);
+    assert_int_equal(r.status, 0);
+    expect_all_pass(&r, dir);
+    cli_result_free(&r);
+}
+
+static void test_required_directories_present(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
+        int found = 0;
+        for (size_t k = 0; k < g_ndirs; k++) {
+            const char *base = strrchr(g_dirs[k], '/') + 1;
+            if (strcmp(base, required[i]) == 0)
+                found = 1;
+        }
+        if (!found)
+            fail_msg("%s/%s is missing: install libonnx-testdata",
+                     CLG_ONNX_TESTDATA_DIR, required[i]);
+    }
+}
+
+/* All directories in one invocation: one PASS line per data set. */
+static void test_all_in_one_run(void **state)
+{
+    const char *args[MAX_DIRS + 2];
+    size_t lines = 0, sets = 0;
+    cli_result r;
+    (void)state;
+
+    args[0] = "onnx-test";
+    for (size_t k = 0; k < g_ndirs; k++) {
+        args[k + 1] = g_dirs[k];
+        sets += count_sets(g_dirs[k]);
+    }
+    args[g_ndirs + 1] = NULL;
+    assert_int_equal(cli_run(&r, args), 0);
+    if (r.status != 0)
+        cli_result_dump(&r);
+    assert_int_equal(r.status, 0);
+    for (const char *p = r.out; (p = strstr(p, "PASS ")) != NULL; p += 5)
+        lines++;
+    assert_int_equal(lines, sets);
+    assert_null(strstr(r.out, "FAIL"));
+    assert_null(strstr(r.out, "ERROR"));
+    cli_result_free(&r);
+}
+
+/* A GatherND model is not one of ours: exit 3 and an ERROR line. */
+static void test_gathernd_is_rejected(void **state)
+{
+    char *dir = cli_path(CLG_ONNX_TESTDATA_DIR, "test_gathernd_example_int32");
+    const char *args[] = {"onnx-test", "--reference", dir, NULL};
+    cli_result r;
+    (void)state;
+
+    if (count_sets(dir) == 0) {
+        free(dir);
+        skip();
+    }
+    assert_int_equal(cli_run(&r, args), 0);
+    assert_int_equal(r.status, 3);
+    assert_non_null(strstr(r.out, "the node is 'GatherND', not Gather or "
+                                  "GatherElements"));
+    cli_result_free(&r);
+    free(dir);
+}
+
+int main(void)
+{
+    struct CMUnitTest tests[MAX_DIRS + 3];
+    char names[MAX_DIRS][96];
+    size_t n = 0;
+    int rc;
+
+    if (!cli_have_device()) {
+        fprintf(stderr, "no OpenCL device: skipping\n");
+        return 77;
+    }
+    if (find_dirs() != 0)
+        fprintf(stderr, "cannot open %s: install libonnx-testdata\n",
+                CLG_ONNX_TESTDATA_DIR);
+
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(
+        test_required_directories_present);
+    for (size_t k = 0; k < g_ndirs; k++) {
+        snprintf(names[k], sizeof names[k], "%s", strrchr(g_dirs[k], '/') + 1);
+        tests[n].name = names[k];
+        tests[n].test_func = test_directory;
+        tests[n].setup_func = NULL;
+        tests[n].teardown_func = NULL;
+        tests[n].initial_state = g_dirs[k];
+        n++;
+    }
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_all_in_one_run);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_gathernd_is_rejected);
+
+    rc = _cmocka_run_group_tests("onnx_node_tests", tests, n, NULL, NULL);
+    for (size_t k = 0; k < g_ndirs; k++)
+        free(g_dirs[k]);
+    return rc;
+}
