@@ -56,6 +56,19 @@ static clg_status finish_context(clg_context *ctx)
     clg_status st = clg_runtime_query_device(ctx);
     if (st != CLG_STATUS_OK)
         return st;
+    /* CLGATHER_MAX_ALLOC (bytes) lowers the size of one buffer, so that
+     * the split paths can be exercised with small tensors. */
+    const char *cap = getenv("CLGATHER_MAX_ALLOC");
+    if (cap && *cap) {
+        char *end = NULL;
+        unsigned long long v = strtoull(cap, &end, 10);
+        if (*end != '\0' || v < 16)
+            return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                            "CLGATHER_MAX_ALLOC=\"%s\" is not a byte count "
+                            ">= 16", cap);
+        if (v < ctx->max_alloc)
+            ctx->max_alloc = v;
+    }
     ctx->flag = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, sizeof(cl_int),
                                NULL, &err);
     if (!ctx->flag)
@@ -382,27 +395,28 @@ static void pick_local(const clg_context *ctx, const size_t global[3],
     local[2] = 1;
 }
 
-/* Enqueues `kernel` over global[3] (dims 0, 1 padded to the local size;
- * dims 1 and 2 cut into launches of at most `cap` work-groups on GPUs,
- * where a grid dimension past 65535 groups is not portable). */
+/* Enqueues `kernel` over the box origin[3] + size[3] (dims 0 and 1 padded
+ * up to the local size; the kernels bounds-check them). On GPUs dims 1 and
+ * 2 are cut into launches of at most 65535 work-groups each, the portable
+ * grid limit. */
 static clg_status enqueue_3d(clg_context *ctx, cl_kernel kernel,
-                             const size_t global[3])
+                             const size_t origin[3], const size_t size[3])
 {
     size_t local[3], padded[3];
-    pick_local(ctx, global, local);
+    pick_local(ctx, size, local);
     for (int d = 0; d < 3; d++)
-        padded[d] = (global[d] + local[d] - 1) / local[d] * local[d];
+        padded[d] = (size[d] + local[d] - 1) / local[d] * local[d];
     size_t cap1 = ctx->type == CLG_DEVICE_TYPE_GPU ? 65535 * local[1]
                                                    : padded[1];
     size_t cap2 = ctx->type == CLG_DEVICE_TYPE_GPU ? 65535 : padded[2];
     for (size_t z = 0; z < padded[2]; z += cap2) {
         for (size_t y = 0; y < padded[1]; y += cap1) {
-            size_t offset[3] = {0, y, z};
-            size_t size[3] = {padded[0],
-                              padded[1] - y < cap1 ? padded[1] - y : cap1,
-                              padded[2] - z < cap2 ? padded[2] - z : cap2};
+            size_t offset[3] = {origin[0], origin[1] + y, origin[2] + z};
+            size_t count[3] = {padded[0],
+                               padded[1] - y < cap1 ? padded[1] - y : cap1,
+                               padded[2] - z < cap2 ? padded[2] - z : cap2};
             cl_int err = clEnqueueNDRangeKernel(ctx->queue, kernel, 3, offset,
-                                                size, local, 0, NULL, NULL);
+                                                count, local, 0, NULL, NULL);
             if (err != CL_SUCCESS)
                 return clg_fail_cl(ctx, err, "clEnqueueNDRangeKernel");
         }
@@ -466,16 +480,35 @@ static clg_status geom_buffer(clg_context *ctx, size_t dims,
     return *out ? CLG_STATUS_OK : clg_fail_cl(ctx, err, "clCreateBuffer(geom)");
 }
 
-clg_status clg_runtime_run(clg_context *ctx, const clg_problem *p,
-                           const clg_plan *plan, cl_mem data, cl_mem indices,
-                           cl_mem output, int *flag_raised)
+clg_status clg_runtime_flag_reset(clg_context *ctx)
+{
+    cl_int err = clEnqueueWriteBuffer(ctx->queue, ctx->flag, CL_FALSE, 0,
+                                      sizeof zero_flag, &zero_flag, 0, NULL,
+                                      NULL);
+    return err == CL_SUCCESS
+               ? CLG_STATUS_OK
+               : clg_fail_cl(ctx, err, "clEnqueueWriteBuffer(error flag)");
+}
+
+clg_status clg_runtime_flag_read(clg_context *ctx, int *raised)
+{
+    cl_int flag = 0;
+    cl_int err = clEnqueueReadBuffer(ctx->queue, ctx->flag, CL_TRUE, 0,
+                                     sizeof flag, &flag, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return clg_fail_cl(ctx, err, "clEnqueueReadBuffer(error flag)");
+    *raised = flag != 0;
+    return CLG_STATUS_OK;
+}
+
+clg_status clg_runtime_launch(clg_context *ctx, const clg_problem *p,
+                              const clg_plan *plan, const clg_box *box,
+                              const clg_windows *w)
 {
     clg_status st;
     clg_variant *v = NULL;
     cl_mem outer_geom = NULL, inner_geom = NULL;
     char options[200];
-    cl_int err = CL_SUCCESS, flag = 0;
-    *flag_raised = 0;
     variant_options(p, plan, options, sizeof options);
     if ((st = clg_runtime_variant(ctx, plan->op, options, &v)) != CLG_STATUS_OK)
         return st;
@@ -483,6 +516,9 @@ clg_status clg_runtime_run(clg_context *ctx, const clg_problem *p,
     cl_kernel k = v->kernel;
     cl_ulong n = (cl_ulong)plan->n, s = (cl_ulong)plan->axis_size,
              inner = (cl_ulong)plan->inner;
+    cl_ulong win[6] = {(cl_ulong)w->data_base,  (cl_ulong)w->data_len,
+                       (cl_ulong)w->index_base, (cl_ulong)w->index_len,
+                       (cl_ulong)w->out_base,   (cl_ulong)w->out_len};
     cl_ulong axis_stride = (cl_ulong)plan->axis_stride;
     cl_ulong ostride = plan->outer_dims == 1 ? (cl_ulong)plan->outer_stride[0] : 0;
     cl_ulong istride = plan->inner_dims == 1 ? (cl_ulong)plan->inner_stride[0] : 0;
@@ -501,47 +537,47 @@ clg_status clg_runtime_run(clg_context *ctx, const clg_problem *p,
             goto cleanup;
     }
     const kernel_arg args[] = {
-        {sizeof(cl_mem), &data},        {sizeof(cl_mem), &indices},
-        {sizeof(cl_mem), &output},      {sizeof(cl_mem), &ctx->flag},
+        {sizeof(cl_mem), &w->data},     {sizeof(cl_mem), &w->indices},
+        {sizeof(cl_mem), &w->output},   {sizeof(cl_mem), &ctx->flag},
         {sizeof n, &n},                 {sizeof s, &s},
-        {sizeof inner, &inner},         {sizeof axis_stride, &axis_stride},
+        {sizeof inner, &inner},         {sizeof win[0], &win[0]},
+        {sizeof win[1], &win[1]},       {sizeof win[2], &win[2]},
+        {sizeof win[3], &win[3]},       {sizeof win[4], &win[4]},
+        {sizeof win[5], &win[5]},       {sizeof axis_stride, &axis_stride},
         {sizeof ostride, &ostride},     {sizeof istride, &istride},
         {sizeof(cl_mem), &outer_geom},  {sizeof(cl_mem), &inner_geom},
         {sizeof strip_width, &strip_width}, {sizeof strips, &strips}};
-    /* Gather takes the first 7 arguments, GatherElements all 14. */
+    /* Gather takes the first 13 arguments, GatherElements all 20. */
     if ((st = set_args(ctx, k, args,
-                       plan->op == CLG_OP_GATHER ? 7 : 14)) != CLG_STATUS_OK)
+                       plan->op == CLG_OP_GATHER ? 13 : 20)) != CLG_STATUS_OK)
         goto cleanup;
-    size_t global[3];
+
+    size_t origin[3], size[3];
     if (strips) {
-        global[0] = (size_t)strip_width;
-        global[1] = (size_t)plan->n;
-        global[2] = (size_t)(plan->outer * (int64_t)strips);
+        origin[0] = 0;
+        size[0] = (size_t)strip_width;
+        origin[1] = (size_t)box->j0;
+        size[1] = (size_t)(box->j1 - box->j0);
+        origin[2] = (size_t)box->o0 * (size_t)strips;
+        size[2] = (size_t)(box->o1 - box->o0) * (size_t)strips;
     } else if (plan->inner > 1) {
-        global[0] = (size_t)plan->inner;
-        global[1] = (size_t)plan->n;
-        global[2] = (size_t)plan->outer;
+        origin[0] = (size_t)box->c0;
+        size[0] = (size_t)(box->c1 - box->c0);
+        origin[1] = (size_t)box->j0;
+        size[1] = (size_t)(box->j1 - box->j0);
+        origin[2] = (size_t)box->o0;
+        size[2] = (size_t)(box->o1 - box->o0);
     } else {
-        global[0] = (size_t)plan->n;
-        global[1] = (size_t)plan->outer;
-        global[2] = 1;
+        origin[0] = (size_t)box->j0;
+        size[0] = (size_t)(box->j1 - box->j0);
+        origin[1] = (size_t)box->o0;
+        size[1] = (size_t)(box->o1 - box->o0);
+        origin[2] = 0;
+        size[2] = 1;
     }
-    err = clEnqueueWriteBuffer(ctx->queue, ctx->flag, CL_FALSE, 0,
-                               sizeof zero_flag, &zero_flag, 0, NULL, NULL);
-    if (err != CL_SUCCESS) {
-        st = clg_fail_cl(ctx, err, "clEnqueueWriteBuffer(error flag)");
-        goto cleanup;
-    }
-    if ((st = enqueue_3d(ctx, k, global)) != CLG_STATUS_OK)
-        goto cleanup;
-    err = clEnqueueReadBuffer(ctx->queue, ctx->flag, CL_TRUE, 0, sizeof flag,
-                              &flag, 0, NULL, NULL);
-    if (err != CL_SUCCESS) {
-        st = clg_fail_cl(ctx, err, "clEnqueueReadBuffer(error flag)");
-        goto cleanup;
-    }
-    *flag_raised = flag != 0;
+    st = enqueue_3d(ctx, k, origin, size);
 cleanup:
+    /* Release is deferred by OpenCL until the enqueued kernel is done. */
     if (outer_geom)
         clReleaseMemObject(outer_geom);
     if (inner_geom)
@@ -554,7 +590,7 @@ clg_status clg_runtime_check(clg_context *ctx, const clg_problem *p,
 {
     clg_status st;
     clg_variant *v = NULL;
-    cl_int err = CL_SUCCESS, flag = 0;
+    cl_int err = CL_SUCCESS;
     char options[200];
     *flag_raised = 0;
     /* The check kernel lives in common.cl; any Gather variant with this
@@ -579,17 +615,9 @@ clg_status clg_runtime_check(clg_context *ctx, const clg_problem *p,
                                {sizeof s, &s}};
     if ((st = set_args(ctx, k, args, 4)) != CLG_STATUS_OK)
         return st;
-    err = clEnqueueWriteBuffer(ctx->queue, ctx->flag, CL_FALSE, 0,
-                               sizeof zero_flag, &zero_flag, 0, NULL, NULL);
-    if (err != CL_SUCCESS)
-        return clg_fail_cl(ctx, err, "clEnqueueWriteBuffer(error flag)");
-    size_t global[3] = {(size_t)p->index_count, 1, 1};
-    if ((st = enqueue_3d(ctx, k, global)) != CLG_STATUS_OK)
+    size_t origin[3] = {0, 0, 0}, size[3] = {(size_t)p->index_count, 1, 1};
+    if ((st = clg_runtime_flag_reset(ctx)) != CLG_STATUS_OK ||
+        (st = enqueue_3d(ctx, k, origin, size)) != CLG_STATUS_OK)
         return st;
-    err = clEnqueueReadBuffer(ctx->queue, ctx->flag, CL_TRUE, 0, sizeof flag,
-                              &flag, 0, NULL, NULL);
-    if (err != CL_SUCCESS)
-        return clg_fail_cl(ctx, err, "clEnqueueReadBuffer(error flag)");
-    *flag_raised = flag != 0;
-    return CLG_STATUS_OK;
+    return clg_runtime_flag_read(ctx, flag_raised);
 }

@@ -1,15 +1,24 @@
 /* ONNX Gather: out[o, j, c] = data[o, norm(indices[j]), c] over the plan
  * [outer, s, inner] (inner in units of CLG_UNIT bytes).
  *
- * NDRange: CLG_INNER_X = 1: (c, j, o); CLG_INNER_X = 0 (inner == 1): (j, o).
- * The host pads dimension 0 and 1 to whole work-groups, so both are
- * bounds-checked; one work-item per output unit. */
+ * NDRange: CLG_INNER_X = 1: (c, j, o); CLG_INNER_X = 0 (inner == 1): (j, o),
+ * in global coordinates (the host uses global work offsets for pieces).
+ *
+ * Windows: each buffer holds one window of its tensor, [base, base + len)
+ * in units (data, output) or elements (indices). A work-item whose data
+ * source lies outside the data window writes nothing (another launch
+ * covers it); every access is checked against its window, so no index
+ * value can move an access outside a buffer. Dimensions 0 and 1 are padded
+ * to whole work-groups and bounds-checked. */
 
 __kernel void clg_gather(__global const clg_unit *restrict data,
                          __global const clg_index *restrict indices,
                          __global clg_unit *restrict out,
                          __global volatile int *restrict err,
-                         ulong n, ulong axis_size, ulong inner)
+                         ulong n, ulong axis_size, ulong inner,
+                         ulong data_base, ulong data_len,
+                         ulong index_base, ulong index_len,
+                         ulong out_base, ulong out_len)
 {
 #if CLG_INNER_X
     clg_off c = (clg_off)get_global_id(0);
@@ -24,13 +33,17 @@ __kernel void clg_gather(__global const clg_unit *restrict data,
     if (j >= n)
         return;
 #endif
-    ulong v = clg_normalize((long)indices[j], axis_size);
+    clg_off dst = (o * (clg_off)n + j) * (clg_off)inner + c - (clg_off)out_base;
+    clg_off ij = j - (clg_off)index_base;
+    if (dst >= (clg_off)out_len || ij >= (clg_off)index_len)
+        return;
+    ulong v = clg_normalize((long)indices[ij], axis_size);
     if (v == axis_size) {
         *err = 1;
         return;
     }
     clg_off src = ((clg_off)(o * (clg_off)axis_size) + (clg_off)v) *
-                      (clg_off)inner + c;
-    clg_off dst = (o * (clg_off)n + j) * (clg_off)inner + c;
-    out[dst] = data[src];
+                      (clg_off)inner + c - (clg_off)data_base;
+    if (src < (clg_off)data_len)
+        out[dst] = data[src];
 }

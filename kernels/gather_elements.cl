@@ -10,6 +10,8 @@
  * CLG_STRIP = 1 (CPU devices): (x, a, o * strips + strip) with
  * c = strip * strip_width + x, so that consecutive work-groups walk every
  * output row of one strip of columns while that strip of data is in cache.
+ *
+ * Windows: as in gather.cl; indices share the output's positions.
  */
 
 #if CLG_OUTER_DIMS == 2 || CLG_INNER_DIMS == 2
@@ -32,6 +34,9 @@ __kernel void clg_gather_elements(__global const clg_unit *restrict data,
                                   __global clg_unit *restrict out,
                                   __global volatile int *restrict err,
                                   ulong n, ulong axis_size, ulong inner,
+                                  ulong data_base, ulong data_len,
+                                  ulong index_base, ulong index_len,
+                                  ulong out_base, ulong out_len,
                                   ulong axis_stride, ulong outer_stride,
                                   ulong inner_stride,
                                   __global const ulong *restrict outer_geom,
@@ -60,7 +65,11 @@ __kernel void clg_gather_elements(__global const clg_unit *restrict data,
         return;
 #endif
     clg_off pos = (o * (clg_off)n + a) * (clg_off)inner + c;
-    ulong v = clg_normalize((long)indices[pos], axis_size);
+    clg_off dst = pos - (clg_off)out_base;
+    clg_off ip = pos - (clg_off)index_base;
+    if (dst >= (clg_off)out_len || ip >= (clg_off)index_len)
+        return;
+    ulong v = clg_normalize((long)indices[ip], axis_size);
     if (v == axis_size) {
         *err = 1;
         return;
@@ -76,5 +85,7 @@ __kernel void clg_gather_elements(__global const clg_unit *restrict data,
 #elif CLG_INNER_DIMS == 2
     src += clg_ragged_offset(inner_geom, c);
 #endif
-    out[pos] = data[src];
+    src -= (clg_off)data_base;
+    if (src < (clg_off)data_len)
+        out[dst] = data[src];
 }

@@ -165,11 +165,30 @@ clg_status clg_devices_select(const char *spec, cl_platform_id *platform,
 /* Fills the device-facing fields of ctx from ctx->device. */
 clg_status clg_runtime_query_device(clg_context *ctx);
 
-/* Enqueues the plan's kernel over device buffers and waits; reports a
- * raised error flag through *flag_raised. */
-clg_status clg_runtime_run(clg_context *ctx, const clg_problem *p,
-                           const clg_plan *plan, cl_mem data, cl_mem indices,
-                           cl_mem output, int *flag_raised);
+/* A box of plan coordinates [o0, o1) x [j0, j1) x [c0, c1) (j: the index
+ * position for Gather, the axis position for GatherElements; c in units). */
+typedef struct clg_box {
+    int64_t o0, o1, j0, j1, c0, c1;
+} clg_box;
+
+/* The buffers of one launch, each holding a window of its tensor:
+ * [base, base + len) in units (data, output) or elements (indices). */
+typedef struct clg_windows {
+    cl_mem data, indices, output;
+    int64_t data_base, data_len;
+    int64_t index_base, index_len;
+    int64_t out_base, out_len;
+} clg_windows;
+
+/* Enqueues the plan's kernel over `box` with buffers `w` (no wait). */
+clg_status clg_runtime_launch(clg_context *ctx, const clg_problem *p,
+                              const clg_plan *plan, const clg_box *box,
+                              const clg_windows *w);
+
+/* Zeroes the device error flag (enqueued), and reads it back (blocking:
+ * waits for everything enqueued before). */
+clg_status clg_runtime_flag_reset(clg_context *ctx);
+clg_status clg_runtime_flag_read(clg_context *ctx, int *raised);
 
 /* Runs the index check kernel over device indices; *flag_raised = 1 when
  * any value is outside [-s, s-1]. */

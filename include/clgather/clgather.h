@@ -219,6 +219,10 @@ typedef struct clg_context clg_context;
  *    contains it, case-insensitively;
  *  - NULL or "": the environment variable CLGATHER_DEVICE, read as a spec;
  *    if it is unset or empty, the first GPU, else the first device.
+ *  The environment variable CLGATHER_MAX_ALLOC (a byte count >= 16), when
+ *  set, lowers the largest buffer the context creates below the device's
+ *  CL_DEVICE_MAX_MEM_ALLOC_SIZE; tensors larger than that are processed in
+ *  pieces (useful to test the split path, or to leave device memory free).
  *  On success *ctx receives a new context (destroy with
  *  clg_context_destroy). On failure *ctx is NULL and, when the failure
  *  concerns the device, clg_context_last_error(NULL) on the same thread
@@ -255,7 +259,9 @@ clg_device_type clg_context_device_type(const clg_context *ctx);
  *  buffers in place instead of copying them. 0 otherwise. */
 int clg_context_uses_host_memory(const clg_context *ctx);
 
-/** CL_DEVICE_MAX_MEM_ALLOC_SIZE of the context's device, in bytes. */
+/** Largest buffer the context creates, in bytes: the device's
+ *  CL_DEVICE_MAX_MEM_ALLOC_SIZE, or CLGATHER_MAX_ALLOC when that is lower.
+ *  Host-memory tensors larger than this are processed in pieces. */
 uint64_t clg_context_max_alloc_size(const clg_context *ctx);
 
 /** The context's OpenCL objects, borrowed (not retained for the caller). */
@@ -305,9 +311,13 @@ clg_status clg_gather_elements_output_shape(const clg_tensor *data,
  *  pointer NULL for a non-empty tensor), SHAPE_MISMATCH or
  *  UNSUPPORTED_DTYPE (output descriptor differs from the expected one),
  *  INDEX_OUT_OF_RANGE (a value outside [-s, s-1]; the message names the
- *  first such position, its value and the valid range), TENSOR_TOO_LARGE
- *  (the device cannot hold the output and a piece of data at once),
- *  OPENCL_ERROR, BUILD_FAILED. The message is in
+ *  first such position, its value and the valid range), OPENCL_ERROR (e.g.
+ *  CL_MEM_OBJECT_ALLOCATION_FAILURE when the device cannot hold a piece of
+ *  output and a window of data at once), BUILD_FAILED.
+ *  Size: tensors of any element count (2^31 and beyond) are supported; a
+ *  tensor larger than clg_context_max_alloc_size() is processed in pieces:
+ *  the output in contiguous pieces that each fit one buffer, the data each
+ *  piece reads in windows that each fit one buffer. The message is in
  *  clg_context_last_error(ctx). */
 clg_status clg_gather(clg_context *ctx, const clg_tensor *data,
                       const clg_tensor *indices, int64_t axis,
