@@ -1,0 +1,183 @@
+/*
+ * Tensors with more than 2^31 elements whose data exceeds one device
+ * allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE, 1 GiB on POCL): the host-memory
+ * API must cut them into pieces and windows and still be bit-exact.
+ *
+ * Data bytes follow a position-dependent pattern, so a window or piece
+ * placed at the wrong offset shows up as a wrong value. Small outputs are
+ * compared whole with the CPU reference; the 3 GiB output is checked at
+ * sampled positions (first, last, around 2^31, piece borders, random)
+ * against the formula.
+ */
+#include "clg_test.h"
+
+#define GIB ((int64_t)1 << 30)
+
+static uint8_t pattern(uint64_t i)
+{
+    return (uint8_t)(i ^ (i >> 9) ^ (i >> 19) ^ (i >> 29) ^ (i >> 33));
+}
+
+static uint8_t *pattern_alloc(int64_t count)
+{
+    uint8_t *p = malloc((size_t)count);
+    assert_non_null(p);
+    for (int64_t i = 0; i < count; i++)
+        p[i] = pattern((uint64_t)i);
+    return p;
+}
+
+static int64_t norm(int64_t v, int64_t s) { return v < 0 ? v + s : v; }
+
+/* Gather axis 1 on data [2, 2^30 + 5] (2^31 + 10 elements): tiny output,
+ * data read through several windows. */
+static void test_gather_data_over_2g(void **state)
+{
+    clg_context *ctx = *state;
+    const int64_t s = GIB + 5;
+    int64_t dshape[2] = {2, s}, ishape[1] = {6}, oshape[2] = {2, 6};
+    int64_t idx[6] = {0, -1, GIB, 12345, -s, s - 1};
+    uint8_t *data = pattern_alloc(2 * s);
+    uint8_t out[12], ref[12], want[12];
+    clg_tensor D = {CLG_DTYPE_UINT8, 2, dshape, data};
+    clg_tensor I = {CLG_DTYPE_INT64, 1, ishape, idx};
+    clg_tensor O = {CLG_DTYPE_UINT8, 2, oshape, out};
+    clg_tensor R = {CLG_DTYPE_UINT8, 2, oshape, ref};
+    for (int o = 0; o < 2; o++)
+        for (int j = 0; j < 6; j++)
+            want[o * 6 + j] = pattern((uint64_t)(o * s + norm(idx[j], s)));
+    memset(out, 0xEE, sizeof out);
+    CLG_ASSERT_OK(ctx, clg_gather(ctx, &D, &I, 1, &O));
+    CLG_ASSERT_OK(ctx, clg_reference_gather(ctx, &D, &I, 1, &R));
+    CLG_ASSERT_BYTES(out, want, sizeof out, 1, "device vs formula");
+    CLG_ASSERT_BYTES(ref, want, sizeof ref, 1, "reference vs formula");
+    free(data);
+}
+
+/* Gather axis 0 on data [3, 2^30] with indices [2, -3, 1]: a 3 GiB output
+ * of 3 * 2^30 elements, cut into pieces, each reading data windows. */
+static void test_gather_output_over_2g(void **state)
+{
+    clg_context *ctx = *state;
+    int64_t dshape[2] = {3, GIB}, ishape[1] = {3}, oshape[2] = {3, GIB};
+    int32_t idx[3] = {2, -3, 1};
+    uint8_t *data = pattern_alloc(3 * GIB);
+    uint8_t *out = malloc((size_t)(3 * GIB));
+    assert_non_null(out);
+    clg_tensor D = {CLG_DTYPE_UINT8, 2, dshape, data};
+    clg_tensor I = {CLG_DTYPE_INT32, 1, ishape, idx};
+    clg_tensor O = {CLG_DTYPE_UINT8, 2, oshape, out};
+    CLG_ASSERT_OK(ctx, clg_gather(ctx, &D, &I, 0, &O));
+
+    /* Whole rows are copies of data rows: compare them in full. */
+    for (int j = 0; j < 3; j++) {
+        int64_t row = norm(idx[j], 3);
+        clg_test_set_case("output row %d = data row %lld", j, (long long)row);
+        CLG_ASSERT_BYTES(out + j * GIB, data + row * GIB, (size_t)GIB, 1,
+                         "output row");
+    }
+    /* And the sampled positions the issue names, against the formula. */
+    int64_t total = 3 * GIB;
+    int64_t sample[16] = {0,     1,         GIB - 1,   GIB,
+                          GIB + 1, 2 * GIB - 1, 2 * GIB, 2 * GIB + 1,
+                          ((int64_t)1 << 31) - 2, ((int64_t)1 << 31) + 2,
+                          total - 2, total - 1};
+    clg_test_rng rng = {clg_test_seed(0x1a2e)};
+    for (int k = 12; k < 16; k++)
+        sample[k] = clg_test_rng_range(&rng, 0, total - 1);
+    for (int k = 0; k < 16; k++) {
+        int64_t p = sample[k], j = p / GIB, c = p % GIB;
+        uint8_t want = pattern((uint64_t)(norm(idx[j], 3) * GIB + c));
+        clg_test_set_case("output flat position %lld", (long long)p);
+        assert_int_equal(out[p], want);
+    }
+    free(out);
+    free(data);
+}
+
+/* GatherElements rank 1 on data [2^31 + 64]: random and extreme valid
+ * indices, compared whole with the reference. */
+static void test_gather_elements_data_over_2g(void **state)
+{
+    clg_context *ctx = *state;
+    const int64_t s = ((int64_t)1 << 31) + 64;
+    enum { N = 4096 };
+    int64_t dshape[1] = {s}, ishape[1] = {N};
+    int64_t *idx = malloc(N * sizeof *idx);
+    uint8_t out[N], ref[N], want[N];
+    uint8_t *data = pattern_alloc(s);
+    clg_test_rng rng = {clg_test_seed(0x9e37)};
+    for (int i = 0; i < N; i++)
+        idx[i] = clg_test_rng_range(&rng, -s, s - 1);
+    int64_t extremes[8] = {0, -1, s - 1, -s, (int64_t)1 << 31,
+                           -((int64_t)1 << 31), GIB, -GIB};
+    memcpy(idx, extremes, sizeof extremes);
+    for (int i = 0; i < N; i++)
+        want[i] = pattern((uint64_t)norm(idx[i], s));
+    clg_tensor D = {CLG_DTYPE_UINT8, 1, dshape, data};
+    clg_tensor I = {CLG_DTYPE_INT64, 1, ishape, idx};
+    clg_tensor O = {CLG_DTYPE_UINT8, 1, ishape, out};
+    clg_tensor R = {CLG_DTYPE_UINT8, 1, ishape, ref};
+    CLG_ASSERT_OK(ctx, clg_gather_elements(ctx, &D, &I, 0, &O));
+    CLG_ASSERT_OK(ctx, clg_reference_gather_elements(ctx, &D, &I, 0, &R));
+    CLG_ASSERT_BYTES(out, want, N, 1, "device vs formula");
+    CLG_ASSERT_BYTES(ref, want, N, 1, "reference vs formula");
+
+    /* One bad index in the middle: the error names it, output untouched. */
+    idx[2345] = s;
+    memset(out, 0xA5, sizeof out);
+    CLG_ASSERT_STATUS(ctx, clg_gather_elements(ctx, &D, &I, 0, &O),
+                      CLG_STATUS_INDEX_OUT_OF_RANGE);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
+                        "indices[2345] = 2147483712 is out of range "
+                        "[-2147483712, 2147483711] for axis 0 of size "
+                        "2147483712");
+    CLG_ASSERT_FILLED(out, sizeof out, 0xA5, "output after the error");
+    free(data);
+    free(idx);
+}
+
+/* GatherElements axis 0 on data [3, 2^30 + 7] (over 2^31 elements) with
+ * indices [2, 3000], smaller than data off the axis: each output element
+ * reads a row chosen by its index, through windows of the data. */
+static void test_gather_elements_axis0_over_2g(void **state)
+{
+    clg_context *ctx = *state;
+    const int64_t w = GIB + 7;
+    enum { C = 3000 };
+    int64_t dshape[2] = {3, w}, ishape[2] = {2, C};
+    int32_t *idx = malloc(2 * C * sizeof *idx);
+    uint8_t *out = malloc(2 * C), *ref = malloc(2 * C), *want = malloc(2 * C);
+    uint8_t *data = pattern_alloc(3 * w);
+    clg_test_rng rng = {clg_test_seed(0x51de)};
+    for (int i = 0; i < 2 * C; i++)
+        idx[i] = (int32_t)clg_test_rng_range(&rng, -3, 2);
+    for (int r = 0; r < 2; r++)
+        for (int c = 0; c < C; c++)
+            want[r * C + c] =
+                pattern((uint64_t)(norm(idx[r * C + c], 3) * w + c));
+    clg_tensor D = {CLG_DTYPE_UINT8, 2, dshape, data};
+    clg_tensor I = {CLG_DTYPE_INT32, 2, ishape, idx};
+    clg_tensor O = {CLG_DTYPE_UINT8, 2, ishape, out};
+    clg_tensor R = {CLG_DTYPE_UINT8, 2, ishape, ref};
+    CLG_ASSERT_OK(ctx, clg_gather_elements(ctx, &D, &I, -2, &O));
+    CLG_ASSERT_OK(ctx, clg_reference_gather_elements(ctx, &D, &I, -2, &R));
+    CLG_ASSERT_BYTES(out, want, 2 * C, 1, "device vs formula");
+    CLG_ASSERT_BYTES(ref, want, 2 * C, 1, "reference vs formula");
+    free(data);
+    free(idx);
+    free(out);
+    free(ref);
+    free(want);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gather_data_over_2g),
+        cmocka_unit_test(test_gather_output_over_2g),
+        cmocka_unit_test(test_gather_elements_data_over_2g),
+        cmocka_unit_test(test_gather_elements_axis0_over_2g),
+    };
+    return CLG_RUN_DEVICE_TESTS(tests);
+}
