@@ -68,28 +68,40 @@ typedef struct bench_workload {
     size_t index_rank;
     int64_t index_shape[2];
     int64_t axis;
-    size_t scaled_dim; /* the indices dimension --scale multiplies */
-    int micro;         /* also measure call_us and launch_us */
+    int scale_data_dim;  /* data dimension --scale multiplies, or -1 */
+    int scale_index_dim; /* indices dimension --scale multiplies, or -1 */
+    int micro;           /* also measure call_us and launch_us */
 } bench_workload;
 
 /* The workload table of issue 4; names and shapes are a contract (peers.py
- * reads them back from the JSON). --scale multiplies the number of gathered
- * rows / index values, that is the output size: indices dim 0 for Gather,
- * indices dim `axis` for GatherElements (the one dimension the spec leaves
- * free). The data tensor keeps its size. */
+ * reads them back from the JSON).
+ *
+ * --scale F multiplies one dimension so that every tensor's memory traffic,
+ * not only `bytes`, grows by F; the linearity check then measures the
+ * library rather than the caches:
+ *   - embedding, gather-middle-axis, small: the number of indices (rows
+ *     gathered); each gathered row is read whole, the data tensor stays;
+ *   - gather-last-axis: data dim 0 (the rows; the output follows). Scaling
+ *     the 1024 indices instead would not scale the data traffic: with 256
+ *     random columns of a 4 KiB row nearly every cache line of the row is
+ *     still read;
+ *   - elements-last-axis: dim 0 of data and indices, for the same reason;
+ *   - elements-axis0: dim 1 (the columns) of data and indices: scaling the
+ *     rows gathered along axis 0 would leave the 64 MiB data tensor to be
+ *     streamed whole at every scale. */
 static const bench_workload workloads[] = {
     {"embedding", BENCH_GATHER, CLG_DTYPE_FLOAT, 2, {50257, 768, 0},
-     CLG_DTYPE_INT64, 2, {8, 1024}, 0, 0, 0},
+     CLG_DTYPE_INT64, 2, {8, 1024}, 0, -1, 0, 0},
     {"gather-last-axis", BENCH_GATHER, CLG_DTYPE_FLOAT, 2, {16384, 1024, 0},
-     CLG_DTYPE_INT64, 1, {1024, 0}, -1, 0, 0},
+     CLG_DTYPE_INT64, 1, {1024, 0}, -1, 0, -1, 0},
     {"gather-middle-axis", BENCH_GATHER, CLG_DTYPE_FLOAT16, 3,
-     {64, 4096, 64}, CLG_DTYPE_INT32, 1, {2048, 0}, 1, 0, 0},
+     {64, 4096, 64}, CLG_DTYPE_INT32, 1, {2048, 0}, 1, -1, 0, 0},
     {"elements-last-axis", BENCH_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2,
-     {16384, 1024, 0}, CLG_DTYPE_INT64, 2, {16384, 1024}, -1, 1, 0},
+     {16384, 1024, 0}, CLG_DTYPE_INT64, 2, {16384, 1024}, -1, 0, 0, 0},
     {"elements-axis0", BENCH_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2,
-     {4096, 4096, 0}, CLG_DTYPE_INT32, 2, {4096, 4096}, 0, 0, 0},
+     {4096, 4096, 0}, CLG_DTYPE_INT32, 2, {4096, 4096}, 0, 1, 1, 0},
     {"small", BENCH_GATHER, CLG_DTYPE_FLOAT, 2, {64, 64, 0}, CLG_DTYPE_INT64,
-     1, {16, 0}, 0, 0, 1},
+     1, {16, 0}, 0, -1, 0, 1},
 };
 #define BENCH_WORKLOAD_COUNT (sizeof workloads / sizeof workloads[0])
 
@@ -98,7 +110,8 @@ static const bench_workload workloads[] = {
 typedef struct bench_result {
     const bench_workload *w;
     double scale;
-    int64_t index_shape[2];
+    int64_t data_shape[3];  /* after --scale */
+    int64_t index_shape[2]; /* after --scale */
     int64_t out_shape[CLG_MAX_RANK];
     size_t out_rank;
     uint64_t data_bytes;  /* whole data tensor (allocated, not all read) */
@@ -107,9 +120,11 @@ typedef struct bench_result {
     uint64_t bytes;       /* out (data read) + indices + out (written) */
     uint64_t copy_bytes;  /* moved by one copy-kernel run */
     double kernel_s, e2e_s, copy_s, call_s, launch_s; /* best, seconds */
-    int measured;
-    int has_micro;
-    char skipped[320];    /* why not measured; "" when measured */
+    int measured;         /* the host-memory figures (and the copy) */
+    int has_kernel;       /* the device-buffer figures */
+    int has_micro;        /* call_us, launch_us */
+    char skipped[320];    /* why nothing was measured; "" when measured */
+    char note[320];       /* why the device-buffer figures are missing */
 } bench_result;
 
 static double result_gbps(const bench_result *r)
@@ -142,6 +157,13 @@ static uint64_t splitmix64(uint64_t *state)
     z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
     z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
     return z ^ (z >> 31);
+}
+
+/* round(dim * scale), at least 1 (no libm needed: scale > 0). */
+static int64_t scaled_dim(int64_t dim, double scale)
+{
+    double d = (double)dim * scale + 0.5;
+    return d < 1 ? 1 : (int64_t)d;
 }
 
 static void *page_alloc(uint64_t bytes)
@@ -341,8 +363,8 @@ static void fill_inputs(const bench_workload *w, size_t wi, uint64_t seed,
                         uint64_t data_bytes, int64_t index_count)
 {
     uint64_t state = seed ^ (UINT64_C(0xD1B54A32D192ED03) * (wi + 1));
-    int64_t s = w->data_shape[w->axis < 0 ? (int64_t)w->data_rank + w->axis
-                                          : w->axis];
+    int64_t s = data->shape[w->axis < 0 ? (int64_t)w->data_rank + w->axis
+                                        : w->axis];
     unsigned char *d = data->data;
     uint64_t i = 0;
     for (; i + 8 <= data_bytes; i += 8) {
@@ -394,8 +416,40 @@ static int library_failed(const clg_context *ctx, clg_status st,
     return CLG_EXIT_ERROR;
 }
 
-/* Measures one workload at one scale into *r. Returns an exit status;
- * a workload that does not fit is not an error: r->skipped says why. */
+/* Calls the operator on device buffers or on host memory. */
+static clg_status call_cl(clg_context *ctx, const bench_workload *w,
+                          const clg_cl_tensor *data,
+                          const clg_cl_tensor *indices,
+                          const clg_cl_tensor *output)
+{
+    return w->op == BENCH_GATHER
+               ? clg_gather_cl(ctx, data, indices, w->axis, output)
+               : clg_gather_elements_cl(ctx, data, indices, w->axis, output);
+}
+
+static clg_status call_host(clg_context *ctx, const bench_workload *w,
+                            const clg_tensor *data, const clg_tensor *indices,
+                            const clg_tensor *output)
+{
+    return w->op == BENCH_GATHER
+               ? clg_gather(ctx, data, indices, w->axis, output)
+               : clg_gather_elements(ctx, data, indices, w->axis, output);
+}
+
+/* A failure that means "this size does not fit", not a broken device. */
+static int does_not_fit(const clg_context *ctx, clg_status st)
+{
+    return st == CLG_STATUS_TENSOR_TOO_LARGE ||
+           st == CLG_STATUS_OUT_OF_MEMORY ||
+           (st == CLG_STATUS_OPENCL_ERROR &&
+            is_allocation_error(clg_context_last_cl_error(ctx)));
+}
+
+/* Measures one workload at one scale into *r. Returns an exit status.
+ * What does not fit is not an error: r->skipped says why nothing was
+ * measured, r->note why the device-buffer figures were not (a tensor
+ * larger than one buffer: the host-memory API splits it, the device-buffer
+ * API cannot). */
 static int run_workload(clg_context *ctx, const bench_cl *b,
                         const bench_options *opt, size_t wi, double scale,
                         size_t pos, size_t total, bench_result *r)
@@ -413,18 +467,22 @@ static int run_workload(clg_context *ctx, const bench_cl *b,
     int64_t data_count = 1, index_count = 1, out_count = 1;
     uint64_t copy_units;
     int micro_rounds;
+    const char *names[3] = {"data", "indices", "output"};
+    uint64_t sizes[3];
 
     memset(r, 0, sizeof *r);
     r->w = w;
     r->scale = scale;
+    memcpy(r->data_shape, w->data_shape, sizeof r->data_shape);
     memcpy(r->index_shape, w->index_shape, sizeof r->index_shape);
-    {
-        /* rounded to nearest, at least 1 (no libm: scale > 0) */
-        double d = (double)w->index_shape[w->scaled_dim] * scale + 0.5;
-        r->index_shape[w->scaled_dim] = d < 1 ? 1 : (int64_t)d;
-    }
+    if (w->scale_data_dim >= 0)
+        r->data_shape[w->scale_data_dim] =
+            scaled_dim(w->data_shape[w->scale_data_dim], scale);
+    if (w->scale_index_dim >= 0)
+        r->index_shape[w->scale_index_dim] =
+            scaled_dim(w->index_shape[w->scale_index_dim], scale);
 
-    clg_tensor data = {w->data_dtype, w->data_rank, w->data_shape, NULL};
+    clg_tensor data = {w->data_dtype, w->data_rank, r->data_shape, NULL};
     clg_tensor indices = {w->index_dtype, w->index_rank, r->index_shape, NULL};
     st = w->op == BENCH_GATHER
              ? clg_gather_output_shape(&data, &indices, w->axis, r->out_shape,
@@ -435,7 +493,7 @@ static int run_workload(clg_context *ctx, const bench_cl *b,
     if (st != CLG_STATUS_OK)
         return library_failed(ctx, st, r, "output shape");
     for (size_t i = 0; i < w->data_rank; i++)
-        data_count *= w->data_shape[i];
+        data_count *= r->data_shape[i];
     for (size_t i = 0; i < w->index_rank; i++)
         index_count *= r->index_shape[i];
     for (size_t i = 0; i < r->out_rank; i++)
@@ -450,21 +508,19 @@ static int run_workload(clg_context *ctx, const bench_cl *b,
     if (copy_units == 0)
         copy_units = 1;
     r->copy_bytes = copy_units * 32;
-
-    {
-        const char *names[3] = {"data", "indices", "output"};
-        const uint64_t sizes[3] = {r->data_bytes, r->index_bytes,
-                                   r->out_bytes};
-        for (int i = 0; i < 3; i++)
-            if (sizes[i] > max_alloc) {
-                snprintf(r->skipped, sizeof r->skipped,
-                         "%s tensor of %.0f MiB exceeds the device's max "
-                         "allocation of %.0f MiB",
-                         names[i], (double)sizes[i] / 1048576.0,
-                         (double)max_alloc / 1048576.0);
-                return CLG_EXIT_OK;
-            }
-    }
+    sizes[0] = r->data_bytes;
+    sizes[1] = r->index_bytes;
+    sizes[2] = r->out_bytes;
+    r->has_kernel = 1;
+    for (int i = 0; i < 3 && r->has_kernel; i++)
+        if (sizes[i] > max_alloc) {
+            snprintf(r->note, sizeof r->note,
+                     "device-buffer figures skipped: the %s tensor of "
+                     "%.0f MiB exceeds the largest buffer, %.0f MiB",
+                     names[i], (double)sizes[i] / 1048576.0,
+                     (double)max_alloc / 1048576.0);
+            r->has_kernel = 0;
+        }
 
     progress(1, "[%zu/%zu] %s x%g: preparing inputs", pos, total, w->name,
              scale);
@@ -495,51 +551,56 @@ static int run_workload(clg_context *ctx, const bench_cl *b,
         goto cleanup;
     }
 
-    /* Device-resident inputs, uploaded once; copy-kernel buffers. */
+    /* Copy-kernel buffers, filled so that every page exists before timing
+     * (an untouched source could read one shared zero page on a CPU device
+     * and look faster than memory). */
     {
-        const cl_mem_flags flags[3] = {CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                       CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                       CL_MEM_READ_WRITE};
-        const uint64_t sizes[3] = {r->data_bytes, r->index_bytes,
-                                   r->out_bytes};
-        const char *what = "clCreateBuffer";
-        for (int i = 0; i < 3 && err == CL_SUCCESS; i++)
-            dev[i] = clCreateBuffer(b->context, flags[i], (size_t)sizes[i],
-                                    i < 2 ? host[i] : NULL, &err);
+        const cl_uint pattern = 0x5a5aa5a5u;
+        const char *what = "clCreateBuffer(copy)";
         for (int i = 0; i < 2 && err == CL_SUCCESS; i++)
             copy_buf[i] = clCreateBuffer(b->context, CL_MEM_READ_WRITE,
                                          (size_t)(copy_units * 16), NULL,
                                          &err);
-        /* Fill the copy buffers (and the output) so that every page exists
-         * before timing: an untouched source could read one shared zero
-         * page on a CPU device and look faster than memory. */
-        if (err == CL_SUCCESS) {
-            const cl_uint pattern = 0x5a5aa5a5u;
-            what = "clEnqueueFillBuffer";
-            for (int i = 0; i < 2 && err == CL_SUCCESS; i++)
-                err = clEnqueueFillBuffer(b->queue, copy_buf[i], &pattern,
-                                          sizeof pattern, 0,
-                                          (size_t)(copy_units * 16), 0, NULL,
-                                          NULL);
-            if (err == CL_SUCCESS && r->out_bytes % sizeof pattern == 0)
-                err = clEnqueueFillBuffer(b->queue, dev[2], &pattern,
-                                          sizeof pattern, 0,
-                                          (size_t)r->out_bytes, 0, NULL,
-                                          NULL);
-            if (err == CL_SUCCESS)
-                err = clFinish(b->queue);
-        }
+        if (err == CL_SUCCESS)
+            what = "clEnqueueFillBuffer(copy)";
+        for (int i = 0; i < 2 && err == CL_SUCCESS; i++)
+            err = clEnqueueFillBuffer(b->queue, copy_buf[i], &pattern,
+                                      sizeof pattern, 0,
+                                      (size_t)(copy_units * 16), 0, NULL,
+                                      NULL);
+        if (err == CL_SUCCESS)
+            err = clFinish(b->queue);
         if (err != CL_SUCCESS) {
             if (is_allocation_error(err))
                 snprintf(r->skipped, sizeof r->skipped,
-                         "the device could not allocate the buffers (%s: %s)",
-                         what, clg_cl_error_name(err));
+                         "the device could not allocate the copy buffers "
+                         "(%s: %s)", what, clg_cl_error_name(err));
             else
                 rc = cl_failed(err, what);
             goto cleanup;
         }
     }
-    clg_cl_tensor ddata = {w->data_dtype, w->data_rank, w->data_shape, dev[0]};
+
+    /* Device-resident operator tensors, uploaded once. */
+    for (int i = 0; i < 3 && r->has_kernel && err == CL_SUCCESS; i++)
+        dev[i] = clCreateBuffer(b->context,
+                                i < 2 ? CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR
+                                      : CL_MEM_READ_WRITE,
+                                (size_t)sizes[i], i < 2 ? host[i] : NULL,
+                                &err);
+    if (r->has_kernel && err != CL_SUCCESS) {
+        if (!is_allocation_error(err)) {
+            rc = cl_failed(err, "clCreateBuffer(operator tensors)");
+            goto cleanup;
+        }
+        snprintf(r->note, sizeof r->note,
+                 "device-buffer figures skipped: the device could not "
+                 "allocate the tensors (%s)", clg_cl_error_name(err));
+        r->has_kernel = 0;
+        err = CL_SUCCESS;
+    }
+    clg_cl_tensor ddata = {w->data_dtype, w->data_rank, r->data_shape,
+                           dev[0]};
     clg_cl_tensor dindices = {w->index_dtype, w->index_rank, r->index_shape,
                               dev[1]};
     clg_cl_tensor doutput = {w->data_dtype, r->out_rank, r->out_shape, dev[2]};
@@ -559,32 +620,28 @@ static int run_workload(clg_context *ctx, const bench_cl *b,
         if (round >= 0 && t < r->copy_s)
             r->copy_s = t;
 
-        t0 = now_s();
-        st = w->op == BENCH_GATHER
-                 ? clg_gather_cl(ctx, &ddata, &dindices, w->axis, &doutput)
-                 : clg_gather_elements_cl(ctx, &ddata, &dindices, w->axis,
-                                          &doutput);
-        t = now_s() - t0;
-        if (st == CLG_STATUS_TENSOR_TOO_LARGE) {
-            snprintf(r->skipped, sizeof r->skipped, "device buffers: %s",
-                     clg_context_last_error(ctx));
-            goto cleanup;
+        if (r->has_kernel) {
+            t0 = now_s();
+            st = call_cl(ctx, w, &ddata, &dindices, &doutput);
+            t = now_s() - t0;
+            if (st != CLG_STATUS_OK && does_not_fit(ctx, st)) {
+                snprintf(r->note, sizeof r->note,
+                         "device-buffer figures skipped: %s",
+                         clg_context_last_error(ctx));
+                r->has_kernel = 0;
+            } else if (st != CLG_STATUS_OK) {
+                rc = library_failed(ctx, st, r, "device-buffer call");
+                goto cleanup;
+            } else if (round >= 0 && t < r->kernel_s) {
+                r->kernel_s = t;
+            }
         }
-        if (st != CLG_STATUS_OK) {
-            rc = library_failed(ctx, st, r, "device-buffer call");
-            goto cleanup;
-        }
-        if (round >= 0 && t < r->kernel_s)
-            r->kernel_s = t;
 
         t0 = now_s();
-        st = w->op == BENCH_GATHER
-                 ? clg_gather(ctx, &data, &indices, w->axis, &output)
-                 : clg_gather_elements(ctx, &data, &indices, w->axis,
-                                       &output);
+        st = call_host(ctx, w, &data, &indices, &output);
         t = now_s() - t0;
-        if (st == CLG_STATUS_TENSOR_TOO_LARGE) {
-            snprintf(r->skipped, sizeof r->skipped, "host memory call: %s",
+        if (st != CLG_STATUS_OK && does_not_fit(ctx, st)) {
+            snprintf(r->skipped, sizeof r->skipped, "host-memory call: %s",
                      clg_context_last_error(ctx));
             goto cleanup;
         }
@@ -614,10 +671,7 @@ static int run_workload(clg_context *ctx, const bench_cl *b,
             if (round >= 0 && t < r->launch_s)
                 r->launch_s = t;
             t0 = now_s();
-            st = w->op == BENCH_GATHER
-                     ? clg_gather(ctx, &data, &indices, w->axis, &output)
-                     : clg_gather_elements(ctx, &data, &indices, w->axis,
-                                           &output);
+            st = call_host(ctx, w, &data, &indices, &output);
             t = now_s() - t0;
             if (st != CLG_STATUS_OK) {
                 rc = library_failed(ctx, st, r, "host-memory call");
@@ -635,15 +689,18 @@ static int run_workload(clg_context *ctx, const bench_cl *b,
         rc = CLG_EXIT_DIFFER;
         goto cleanup;
     }
-    err = clEnqueueReadBuffer(b->queue, dev[2], CL_TRUE, 0,
-                              (size_t)r->out_bytes, host[2], 0, NULL, NULL);
-    if (err != CL_SUCCESS) {
-        rc = cl_failed(err, "clEnqueueReadBuffer(output)");
-        goto cleanup;
-    }
-    if (!check_equal(r, "device-buffer call", host[2], host[3], elem)) {
-        rc = CLG_EXIT_DIFFER;
-        goto cleanup;
+    if (r->has_kernel) {
+        err = clEnqueueReadBuffer(b->queue, dev[2], CL_TRUE, 0,
+                                  (size_t)r->out_bytes, host[2], 0, NULL,
+                                  NULL);
+        if (err != CL_SUCCESS) {
+            rc = cl_failed(err, "clEnqueueReadBuffer(output)");
+            goto cleanup;
+        }
+        if (!check_equal(r, "device-buffer call", host[2], host[3], elem)) {
+            rc = CLG_EXIT_DIFFER;
+            goto cleanup;
+        }
     }
     r->measured = 1;
 
@@ -686,14 +743,30 @@ static void print_table(const bench_result *res, size_t n)
             printf("skipped: %s\n", r->skipped);
             continue;
         }
-        printf("%10.3f %10.3f %7.2f %7.2f %5.2f %5.2f", r->kernel_s * 1e3,
-               r->e2e_s * 1e3, result_gbps(r), result_copy_gbps(r),
-               result_efficiency(r), result_e2e_efficiency(r));
+        if (r->has_kernel)
+            printf("%10.3f ", r->kernel_s * 1e3);
+        else
+            printf("%10s ", "-");
+        printf("%10.3f ", r->e2e_s * 1e3);
+        if (r->has_kernel)
+            printf("%7.2f ", result_gbps(r));
+        else
+            printf("%7s ", "-");
+        printf("%7.2f ", result_copy_gbps(r));
+        if (r->has_kernel)
+            printf("%5.2f ", result_efficiency(r));
+        else
+            printf("%5s ", "-");
+        printf("%5.2f", result_e2e_efficiency(r));
         if (r->has_micro)
             printf(" %8.1f %8.1f\n", r->call_s * 1e6, r->launch_s * 1e6);
         else
             printf(" %8s %8s\n", "-", "-");
     }
+    for (size_t i = 0; i < n; i++)
+        if (res[i].measured && res[i].note[0])
+            printf("  %s x%g: %s\n", res[i].w->name, res[i].scale,
+                   res[i].note);
     printf("\nMB: bytes moved (data read + indices read + output written); "
            "GB/s: by the kernel time;\ncopy: the copy kernel's GB/s in the "
            "same run; eff = GB/s / copy; e2e = bytes / e2e time / copy.\n");
@@ -723,6 +796,13 @@ static double linearity_ratio(double t, double t_ref, const bench_result *r,
     return (t / t_ref) / ((double)r->bytes / (double)ref->bytes);
 }
 
+static double copy_linearity_ratio(const bench_result *r,
+                                   const bench_result *ref)
+{
+    return (r->copy_s / ref->copy_s) /
+           ((double)r->copy_bytes / (double)ref->copy_bytes);
+}
+
 static int within_25pct(double ratio)
 {
     return ratio >= 0.75 && ratio <= 1.25;
@@ -732,19 +812,28 @@ static void print_linearity(const bench_result *res, size_t n)
 {
     printf("\nLinearity: time per byte relative to the reference scale "
            "(target: within 25%%, 0.75..1.25)\n");
-    printf("%-20s %5s %5s %10s %8s %10s\n", "workload", "scale", "ref",
-           "bytes", "kernel", "end-to-end");
+    printf("%-20s %5s %5s %10s %8s %10s %8s\n", "workload", "scale", "ref",
+           "bytes", "kernel", "end-to-end", "copy");
     for (size_t i = 0; i < n; i++) {
         const bench_result *r = &res[i];
         const bench_result *ref = linearity_reference(res, n, r->w);
         if (!r->measured || !ref || ref == r)
             continue;
+        int has_k = r->has_kernel && ref->has_kernel;
         double k = linearity_ratio(r->kernel_s, ref->kernel_s, r, ref);
         double e = linearity_ratio(r->e2e_s, ref->e2e_s, r, ref);
-        printf("%-20s %5g %5g %9.3fx %8.2f %10.2f%s\n", r->w->name, r->scale,
-               ref->scale, (double)r->bytes / (double)ref->bytes, k, e,
-               within_25pct(k) && within_25pct(e) ? "" : "  MISS");
+        printf("%-20s %5g %5g %9.3fx ", r->w->name, r->scale, ref->scale,
+               (double)r->bytes / (double)ref->bytes);
+        if (has_k)
+            printf("%8.2f ", k);
+        else
+            printf("%8s ", "-");
+        printf("%10.2f %8.2f%s\n", e, copy_linearity_ratio(r, ref),
+               (!has_k || within_25pct(k)) && within_25pct(e) ? ""
+                                                               : "  MISS");
     }
+    printf("(copy: the copy kernel's own ratio, the machine's linearity at "
+           "these sizes)\n");
 }
 
 static void print_targets(const clg_context *ctx, const bench_result *res,
@@ -765,8 +854,11 @@ static void print_targets(const clg_context *ctx, const bench_result *res,
             continue;
         }
         double e = result_efficiency(r), ee = result_e2e_efficiency(r);
-        printf("  %-20s x%-4g efficiency >= 0.8: %.2f %s", r->w->name,
-               r->scale, e, e >= 0.8 ? "ok  " : "MISS");
+        printf("  %-20s x%-4g efficiency >= 0.8: ", r->w->name, r->scale);
+        if (r->has_kernel)
+            printf("%.2f %s", e, e >= 0.8 ? "ok  " : "MISS");
+        else
+            printf("n/a ");
         if (shared)
             printf("; end_to_end_efficiency >= 0.7: %.2f %s", ee,
                    ee >= 0.7 ? "ok" : "MISS");
@@ -831,20 +923,20 @@ static int write_json(const char *path, const clg_context *ctx,
     for (size_t i = 0; i < n; i++) {
         const bench_result *r = &res[i];
         const bench_workload *w = r->w;
-        int m = r->measured;
+        int m = r->measured, k = m && r->has_kernel;
         fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
         json_string(f, w->name);
         fputs(", \"kernel_ms\": ", f);
-        json_number(f, m, r->kernel_s * 1e3);
+        json_number(f, k, r->kernel_s * 1e3);
         fputs(", \"end_to_end_ms\": ", f);
         json_number(f, m, r->e2e_s * 1e3);
         fprintf(f, ", \"bytes\": %llu, \"gbps\": ",
                 (unsigned long long)r->bytes);
-        json_number(f, m, m ? result_gbps(r) : 0);
+        json_number(f, k, k ? result_gbps(r) : 0);
         fputs(", \"copy_gbps\": ", f);
         json_number(f, m, m ? result_copy_gbps(r) : 0);
         fputs(", \"efficiency\": ", f);
-        json_number(f, m, m ? result_efficiency(r) : 0);
+        json_number(f, k, k ? result_efficiency(r) : 0);
         fputs(", \"end_to_end_efficiency\": ", f);
         json_number(f, m, m ? result_e2e_efficiency(r) : 0);
         fputs(", \"call_us\": ", f);
@@ -855,7 +947,7 @@ static int write_json(const char *path, const clg_context *ctx,
                    "\"data_dtype\": \"%s\", \"data_shape\": ",
                 r->scale, op_name(w->op), (long long)w->axis,
                 clg_dtype_name(w->data_dtype));
-        json_shape(f, w->data_shape, w->data_rank);
+        json_shape(f, r->data_shape, w->data_rank);
         fprintf(f, ", \"indices_dtype\": \"%s\", \"indices_shape\": ",
                 clg_dtype_name(w->index_dtype));
         json_shape(f, r->index_shape, w->index_rank);
@@ -867,6 +959,11 @@ static int write_json(const char *path, const clg_context *ctx,
             fputs("null", f);
         else
             json_string(f, r->skipped);
+        fputs(", \"note\": ", f);
+        if (m && r->note[0])
+            json_string(f, r->note);
+        else
+            fputs("null", f);
         fputs("}", f);
     }
     fputs("\n  ],\n  \"linearity\": [", f);
@@ -881,11 +978,13 @@ static int write_json(const char *path, const clg_context *ctx,
         json_string(f, r->w->name);
         fprintf(f,
                 ", \"scale\": %.6g, \"reference_scale\": %.6g, "
-                "\"bytes_ratio\": %.6g, \"kernel_ratio\": %.6g, "
-                "\"end_to_end_ratio\": %.6g}",
-                r->scale, ref->scale, (double)r->bytes / (double)ref->bytes,
-                linearity_ratio(r->kernel_s, ref->kernel_s, r, ref),
-                linearity_ratio(r->e2e_s, ref->e2e_s, r, ref));
+                "\"bytes_ratio\": %.6g, \"kernel_ratio\": ",
+                r->scale, ref->scale, (double)r->bytes / (double)ref->bytes);
+        json_number(f, r->has_kernel && ref->has_kernel,
+                    linearity_ratio(r->kernel_s, ref->kernel_s, r, ref));
+        fprintf(f, ", \"end_to_end_ratio\": %.6g, \"copy_ratio\": %.6g}",
+                linearity_ratio(r->e2e_s, ref->e2e_s, r, ref),
+                copy_linearity_ratio(r, ref));
     }
     fputs(first ? "]\n}\n" : "\n  ]\n}\n", f);
     if (fclose(f) != 0) {
@@ -915,8 +1014,8 @@ static void usage(FILE *out)
             "all)\n"
             "  -r, --repeat N       timed rounds per figure, best kept "
             "(default %d)\n"
-            "  -s, --scale F,...    multiply the number of gathered rows "
-            "(output size) by F;\n"
+            "  -s, --scale F,...    multiply each workload's size (every "
+            "tensor's traffic) by F;\n"
             "                       several scales give a linearity table "
             "(default 1)\n"
             "      --linearity      same as --scale 0.25,1,4\n"
