@@ -1,0 +1,158 @@
+/* Memory layouts the random test reaches rarely: Gather inner blocks that
+ * are multiples of 16 bytes at aligned addresses (the device may move them
+ * in wide units), the same at offset addresses (odd byte offsets for 1-byte
+ * dtypes, one or two elements for wider ones), and GatherElements shapes
+ * with long inner runs, ragged (indices smaller than data off the axis) or
+ * not, larger than the small random cases. Bit-exact against the CPU
+ * reference and the oracle. */
+#include "clg_test_random.h"
+
+#include <inttypes.h>
+
+#define DEFAULT_SEED UINT64_C(0x1a70075eed)
+
+typedef struct layout {
+    clg_test_op op;
+    clg_dtype dtype;
+    size_t rank;
+    int64_t shape[4];
+    int64_t axis;
+    size_t idx_rank;
+    int64_t idx_shape[4];
+} layout;
+
+#define G CLG_TEST_GATHER
+#define GE CLG_TEST_GATHER_ELEMENTS
+
+static const layout layouts[] = {
+    /* Gather: inner block a multiple of 16 bytes */
+    {G, CLG_DTYPE_FLOAT, 2, {7, 4}, 0, 1, {5}},
+    {G, CLG_DTYPE_FLOAT, 3, {3, 5, 8}, 1, 2, {2, 3}},
+    {G, CLG_DTYPE_UINT8, 2, {5, 32}, 0, 1, {9}},
+    {G, CLG_DTYPE_UINT8, 2, {4, 48}, -2, 2, {3, 2}},
+    {G, CLG_DTYPE_INT16, 3, {3, 4, 8}, 1, 1, {6}},
+    {G, CLG_DTYPE_DOUBLE, 3, {6, 2, 2}, 0, 1, {4}},
+    {G, CLG_DTYPE_COMPLEX128, 2, {4, 3}, 0, 0, {0}},
+    {G, CLG_DTYPE_STRING, 2, {5, 2}, 0, 1, {7}},
+    {G, CLG_DTYPE_BFLOAT16, 2, {9, 24}, 0, 1, {11}},
+    {G, CLG_DTYPE_FLOAT, 2, {64, 256}, 0, 1, {200}},
+    {G, CLG_DTYPE_UINT64, 3, {3, 17, 64}, 1, 2, {5, 5}},
+    /* Gather: blocks of 24, 6, 12, 1 bytes */
+    {G, CLG_DTYPE_FLOAT, 3, {2, 3, 6}, -2, 1, {5}},
+    {G, CLG_DTYPE_UINT8, 2, {10, 6}, 0, 1, {13}},
+    {G, CLG_DTYPE_INT8, 2, {10, 12}, 0, 2, {2, 3}},
+    {G, CLG_DTYPE_UINT8, 2, {300, 100}, 1, 1, {7}},
+    {G, CLG_DTYPE_BOOL, 3, {9, 3, 5}, 2, 1, {8}},
+    {G, CLG_DTYPE_FLOAT16, 3, {5, 7, 3}, 0, 0, {0}},
+    /* GatherElements: long inner runs, ragged and not */
+    {GE, CLG_DTYPE_FLOAT, 2, {5, 600}, 0, 2, {7, 517}},
+    {GE, CLG_DTYPE_UINT8, 2, {3, 1500}, 0, 2, {4, 1100}},
+    {GE, CLG_DTYPE_COMPLEX128, 2, {3, 100}, 0, 2, {5, 70}},
+    {GE, CLG_DTYPE_FLOAT, 3, {4, 3, 200}, 0, 3, {6, 2, 150}},
+    {GE, CLG_DTYPE_INT64, 3, {2, 6, 300}, 1, 3, {2, 9, 300}},
+    {GE, CLG_DTYPE_INT16, 3, {3, 4, 700}, -2, 3, {2, 3, 650}},
+    {GE, CLG_DTYPE_FLOAT, 2, {600, 3}, 1, 2, {600, 5}},
+    {GE, CLG_DTYPE_DOUBLE, 4, {4, 5, 6, 40}, 2, 4, {3, 5, 9, 40}},
+    {GE, CLG_DTYPE_STRING, 2, {3, 90}, 0, 2, {4, 80}},
+    {GE, CLG_DTYPE_UINT32, 2, {2, 2000}, 0, 2, {1, 2000}},
+    {GE, CLG_DTYPE_BFLOAT16, 3, {2, 600, 2}, 1, 3, {2, 700, 1}},
+};
+
+static uint64_t seed;
+
+/* Offsets (in elements of the data dtype, or bytes for 1-byte dtypes) of
+ * data, indices (in index elements) and output. */
+static const size_t offsets[][3] = {
+    {0, 0, 0}, {1, 0, 0}, {0, 0, 1}, {1, 1, 1}, {3, 1, 2}, {2, 0, 3},
+};
+
+static void run_layouts(clg_context *ctx, clg_dtype idx_dtype)
+{
+    clg_test_rng rng = {seed};
+    for (size_t i = 0; i < CLG_TEST_ARRAY_LEN(layouts); i++) {
+        const layout *l = &layouts[i];
+        for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(offsets); k++) {
+            clg_test_spec spec;
+            memset(&spec, 0, sizeof spec);
+            spec.op = l->op;
+            spec.dtype = l->dtype;
+            spec.idx_dtype = idx_dtype;
+            spec.rank = l->rank;
+            memcpy(spec.shape, l->shape, sizeof l->shape);
+            spec.axis = l->axis;
+            spec.idx_rank = l->idx_rank;
+            memcpy(spec.idx_shape, l->idx_shape, sizeof l->idx_shape);
+            size_t elem = clg_test_dtype_size(l->dtype);
+            size_t ielem = clg_test_dtype_size(idx_dtype);
+            /* 1-byte dtypes: odd byte offsets; wider: whole elements. */
+            spec.data_misalign = elem == 1 ? (offsets[k][0] ? 2 * offsets[k][0] - 1 : 0)
+                                           : offsets[k][0] * elem;
+            spec.idx_misalign = offsets[k][1] * ielem;
+            spec.out_misalign = elem == 1 ? (offsets[k][2] ? 2 * offsets[k][2] - 1 : 0)
+                                          : offsets[k][2] * elem;
+            if (spec.data_misalign >= CLG_TEST_GUARD ||
+                spec.out_misalign >= CLG_TEST_GUARD) {
+                continue;
+            }
+            clg_test_random_case rc;
+            clg_test_random_case_make(&rng, &spec, &rc);
+            clg_test_set_case("layout %zu offsets %zu (CLG_TEST_SEED=%" PRIu64
+                              "): %s",
+                              i, k, seed, rc.desc);
+            assert_int_equal(rc.expect, CLG_STATUS_OK);
+            clg_test_check_random(ctx, 1, &rc);
+            clg_test_random_case_free(&rc);
+        }
+    }
+}
+
+static void test_layouts_int64(void **state)
+{
+    run_layouts(*state, CLG_DTYPE_INT64);
+}
+
+static void test_layouts_int32(void **state)
+{
+    run_layouts(*state, CLG_DTYPE_INT32);
+}
+
+/* A bad index at the very end of a long GatherElements run and of a wide
+ * Gather block: reported, output untouched. */
+static void test_layouts_with_bad_index(void **state)
+{
+    clg_context *ctx = *state;
+    clg_test_rng rng = {seed ^ 0xbad};
+    for (size_t i = 0; i < CLG_TEST_ARRAY_LEN(layouts); i++) {
+        const layout *l = &layouts[i];
+        clg_test_spec spec;
+        memset(&spec, 0, sizeof spec);
+        spec.op = l->op;
+        spec.dtype = l->dtype;
+        spec.idx_dtype = i % 2 ? CLG_DTYPE_INT32 : CLG_DTYPE_INT64;
+        spec.rank = l->rank;
+        memcpy(spec.shape, l->shape, sizeof l->shape);
+        spec.axis = l->axis;
+        spec.idx_rank = l->idx_rank;
+        memcpy(spec.idx_shape, l->idx_shape, sizeof l->idx_shape);
+        spec.bad = 1 + (int)(i % 2);
+        clg_test_random_case rc;
+        clg_test_random_case_make(&rng, &spec, &rc);
+        clg_test_set_case("layout %zu with bad indices (CLG_TEST_SEED=%" PRIu64
+                          "): %s",
+                          i, seed, rc.desc);
+        assert_int_equal(rc.expect, CLG_STATUS_INDEX_OUT_OF_RANGE);
+        clg_test_check_random(ctx, 1, &rc);
+        clg_test_random_case_free(&rc);
+    }
+}
+
+int main(void)
+{
+    seed = clg_test_seed(DEFAULT_SEED);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_layouts_int64),
+        cmocka_unit_test(test_layouts_int32),
+        cmocka_unit_test(test_layouts_with_bad_index),
+    };
+    return CLG_RUN_DEVICE_TESTS(tests);
+}
