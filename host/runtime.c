@@ -11,6 +11,9 @@
 
 /* ------------------------------------------------------------ context */
 
+/* Source of the device error flag's zero. */
+static const cl_int zero_flag = 0;
+
 clg_status clg_runtime_query_device(clg_context *ctx)
 {
     cl_int err;
@@ -69,8 +72,9 @@ static clg_status finish_context(clg_context *ctx)
         if (v < ctx->max_alloc)
             ctx->max_alloc = v;
     }
-    ctx->flag = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, sizeof(cl_int),
-                               NULL, &err);
+    ctx->flag = clCreateBuffer(ctx->cl_ctx,
+                               CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                               sizeof(cl_int), (void *)&zero_flag, &err);
     if (!ctx->flag)
         return clg_fail_cl(ctx, err, "clCreateBuffer(error flag)");
     clg_clear_error(ctx);
@@ -367,8 +371,6 @@ clg_status clg_runtime_scratch(clg_context *ctx, int slot, size_t size,
 
 /* ------------------------------------------------------------ launch */
 
-static const cl_int zero_flag = 0;
-
 /* Local size for a 3-D launch whose dims 0 and 1 are padded to it. GPUs
  * want about 256 work-items a group; POCL's CPU device runs a work-group
  * as loops on one thread, so bigger groups cut per-group overhead. */
@@ -482,12 +484,18 @@ static clg_status geom_buffer(clg_context *ctx, size_t dims,
 
 clg_status clg_runtime_flag_reset(clg_context *ctx)
 {
-    cl_int err = clEnqueueWriteBuffer(ctx->queue, ctx->flag, CL_FALSE, 0,
-                                      sizeof zero_flag, &zero_flag, 0, NULL,
-                                      NULL);
-    return err == CL_SUCCESS
-               ? CLG_STATUS_OK
-               : clg_fail_cl(ctx, err, "clEnqueueWriteBuffer(error flag)");
+    /* The flag is zero unless a kernel raised it, and a raised flag is
+     * cleared when read; only a call that failed between its launch and
+     * its read leaves it in doubt. So most calls enqueue no write here. */
+    if (ctx->flag_dirty) {
+        cl_int err = clEnqueueWriteBuffer(ctx->queue, ctx->flag, CL_TRUE, 0,
+                                          sizeof zero_flag, &zero_flag, 0,
+                                          NULL, NULL);
+        if (err != CL_SUCCESS)
+            return clg_fail_cl(ctx, err, "clEnqueueWriteBuffer(error flag)");
+    }
+    ctx->flag_dirty = 1;
+    return CLG_STATUS_OK;
 }
 
 clg_status clg_runtime_flag_read(clg_context *ctx, int *raised)
@@ -498,6 +506,13 @@ clg_status clg_runtime_flag_read(clg_context *ctx, int *raised)
     if (err != CL_SUCCESS)
         return clg_fail_cl(ctx, err, "clEnqueueReadBuffer(error flag)");
     *raised = flag != 0;
+    if (flag != 0) {
+        err = clEnqueueWriteBuffer(ctx->queue, ctx->flag, CL_TRUE, 0,
+                                   sizeof zero_flag, &zero_flag, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            return clg_fail_cl(ctx, err, "clEnqueueWriteBuffer(error flag)");
+    }
+    ctx->flag_dirty = 0;
     return CLG_STATUS_OK;
 }
 

@@ -145,6 +145,7 @@ struct clg_context {
     size_t variant_count, variant_capacity;
 
     cl_mem flag;             /* 4-byte device error flag */
+    int flag_dirty;          /* a launch happened since the flag was read */
     cl_mem scratch[3];       /* copy path: data, indices, output */
     size_t scratch_size[3];
 
@@ -185,8 +186,9 @@ clg_status clg_runtime_launch(clg_context *ctx, const clg_problem *p,
                               const clg_plan *plan, const clg_box *box,
                               const clg_windows *w);
 
-/* Zeroes the device error flag (enqueued), and reads it back (blocking:
- * waits for everything enqueued before). */
+/* Before a launch: makes sure the device error flag is zero (a write only
+ * when an earlier call left it unread). After: reads it back (blocking:
+ * waits for everything enqueued before) and clears it when raised. */
 clg_status clg_runtime_flag_reset(clg_context *ctx);
 clg_status clg_runtime_flag_read(clg_context *ctx, int *raised);
 

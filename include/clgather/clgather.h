@@ -28,6 +28,16 @@
 #endif
 #include <CL/cl.h>
 
+/* CLG_API marks the exported functions (the shared library hides all
+ * other symbols). */
+#if defined(_WIN32) && defined(CLG_BUILDING_LIBRARY)
+#define CLG_API __declspec(dllexport)
+#elif defined(__GNUC__) || defined(__clang__)
+#define CLG_API __attribute__((visibility("default")))
+#else
+#define CLG_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -47,10 +57,10 @@ extern "C" {
 /** Version number of the library actually linked (CLG_VERSION_NUMBER at
  *  its build time). Compare with CLG_VERSION_NUMBER to detect a mismatched
  *  shared library. */
-unsigned clg_version(void);
+CLG_API unsigned clg_version(void);
 
 /** Version string of the library actually linked, e.g. "0.1.0". Static. */
-const char *clg_version_string(void);
+CLG_API const char *clg_version_string(void);
 
 /* ======================================================================
  * 2. Status codes
@@ -84,12 +94,12 @@ typedef enum clg_status {
 
 /** Symbolic name without prefix, e.g. "INDEX_OUT_OF_RANGE". Static, never
  *  NULL; "UNKNOWN_STATUS" for a value outside the table. */
-const char *clg_status_name(clg_status status);
+CLG_API const char *clg_status_name(clg_status status);
 
 /** One-line generic description. Static, never NULL; a fixed string for a
  *  value outside the table. The context's clg_context_last_error() gives
  *  the specific message with the values involved. */
-const char *clg_status_message(clg_status status);
+CLG_API const char *clg_status_message(clg_status status);
 
 /* ======================================================================
  * 3. Data types and tensors
@@ -129,11 +139,11 @@ typedef struct clg_string {
 /** Size in bytes of one element of `dtype` (1, 2, 4, 8 or 16; STRING is
  *  sizeof(clg_string)); 0 for CLG_DTYPE_UNDEFINED or a value that is not an
  *  ONNX TensorProto data type. */
-size_t clg_dtype_size(clg_dtype dtype);
+CLG_API size_t clg_dtype_size(clg_dtype dtype);
 
 /** ONNX name of `dtype`, e.g. "FLOAT", "BFLOAT16". Static, never NULL;
  *  "UNDEFINED" for unknown values. */
-const char *clg_dtype_name(clg_dtype dtype);
+CLG_API const char *clg_dtype_name(clg_dtype dtype);
 
 /** Largest rank clgather accepts for any tensor (data, indices, output). */
 #define CLG_MAX_RANK 32
@@ -167,7 +177,7 @@ typedef struct clg_cl_tensor {
  *  Errors: NULL_POINTER (count NULL, or shape NULL with rank > 0),
  *  INVALID_RANK (rank > CLG_MAX_RANK), INVALID_SHAPE (a negative dimension),
  *  TENSOR_TOO_LARGE (the product overflows int64). */
-clg_status clg_shape_count(const int64_t *shape, size_t rank, int64_t *count);
+CLG_API clg_status clg_shape_count(const int64_t *shape, size_t rank, int64_t *count);
 
 /* ======================================================================
  * 4. Devices and contexts
@@ -204,7 +214,7 @@ typedef struct clg_device_info {
  *  Errors: NULL_POINTER (count NULL, or infos NULL with capacity > 0),
  *  DEVICE_NOT_FOUND (no OpenCL platform or device at all; *count = 0),
  *  OPENCL_ERROR. */
-clg_status clg_devices_list(clg_device_info *infos, size_t capacity,
+CLG_API clg_status clg_devices_list(clg_device_info *infos, size_t capacity,
                             size_t *count);
 
 /** Opaque context: one OpenCL device, its cl_context and in-order command
@@ -229,7 +239,7 @@ typedef struct clg_context clg_context;
  *  names the spec and the devices seen.
  *  Errors: NULL_POINTER, DEVICE_NOT_FOUND (no device or no match),
  *  INVALID_ARGUMENT (a malformed "P:D"), OUT_OF_MEMORY, OPENCL_ERROR. */
-clg_status clg_context_create(clg_context **ctx, const char *device_spec);
+CLG_API clg_status clg_context_create(clg_context **ctx, const char *device_spec);
 
 /** Creates a context over a caller's OpenCL objects. `context` and `queue`
  *  are retained here and released by clg_context_destroy; `device` must be
@@ -237,37 +247,37 @@ clg_status clg_context_create(clg_context **ctx, const char *device_spec);
  *  CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE).
  *  Errors: NULL_POINTER, INVALID_ARGUMENT (out-of-order queue, or device
  *  not the queue's), OUT_OF_MEMORY, OPENCL_ERROR. */
-clg_status clg_context_create_from_cl(clg_context **ctx, cl_context context,
+CLG_API clg_status clg_context_create_from_cl(clg_context **ctx, cl_context context,
                                       cl_device_id device,
                                       cl_command_queue queue);
 
 /** Releases everything the context holds. Accepts NULL. */
-void clg_context_destroy(clg_context *ctx);
+CLG_API void clg_context_destroy(clg_context *ctx);
 
 /** Device name, vendor and CL_DEVICE_VERSION of the context's device.
  *  Owned by the context; valid until it is destroyed. Never NULL for a
  *  valid context; "" for NULL. */
-const char *clg_context_device_name(const clg_context *ctx);
-const char *clg_context_device_vendor(const clg_context *ctx);
-const char *clg_context_device_version(const clg_context *ctx);
+CLG_API const char *clg_context_device_name(const clg_context *ctx);
+CLG_API const char *clg_context_device_vendor(const clg_context *ctx);
+CLG_API const char *clg_context_device_version(const clg_context *ctx);
 
 /** Device type of the context's device. */
-clg_device_type clg_context_device_type(const clg_context *ctx);
+CLG_API clg_device_type clg_context_device_type(const clg_context *ctx);
 
 /** 1 when the device shares host memory (CL_DEVICE_HOST_UNIFIED_MEMORY, as
  *  on POCL's CPU device): the host-memory operators then use the caller's
  *  buffers in place instead of copying them. 0 otherwise. */
-int clg_context_uses_host_memory(const clg_context *ctx);
+CLG_API int clg_context_uses_host_memory(const clg_context *ctx);
 
 /** Largest buffer the context creates, in bytes: the device's
  *  CL_DEVICE_MAX_MEM_ALLOC_SIZE, or CLGATHER_MAX_ALLOC when that is lower.
  *  Host-memory tensors larger than this are processed in pieces. */
-uint64_t clg_context_max_alloc_size(const clg_context *ctx);
+CLG_API uint64_t clg_context_max_alloc_size(const clg_context *ctx);
 
 /** The context's OpenCL objects, borrowed (not retained for the caller). */
-cl_context clg_context_cl_context(const clg_context *ctx);
-cl_device_id clg_context_cl_device(const clg_context *ctx);
-cl_command_queue clg_context_cl_queue(const clg_context *ctx);
+CLG_API cl_context clg_context_cl_context(const clg_context *ctx);
+CLG_API cl_device_id clg_context_cl_device(const clg_context *ctx);
+CLG_API cl_command_queue clg_context_cl_queue(const clg_context *ctx);
 
 /* ======================================================================
  * 5. Operators
@@ -277,12 +287,14 @@ cl_command_queue clg_context_cl_queue(const clg_context *ctx);
  *  data.shape[:axis] + indices.shape + data.shape[axis+1:], rank q + r - 1.
  *  Writes the rank to *rank and the dimensions to shape[0 .. rank-1]
  *  (`capacity` entries available; CLG_MAX_RANK always suffices).
- *  Validates everything but the index values and the data pointers.
+ *  Validates everything but the index values and the data pointers. Takes
+ *  no context: on failure the message is in clg_context_last_error(NULL)
+ *  of the calling thread.
  *  Errors: NULL_POINTER, INVALID_RANK (data rank 0, or a rank above
  *  CLG_MAX_RANK), INVALID_AXIS, INVALID_SHAPE, UNSUPPORTED_DTYPE (data
  *  dtype unknown, indices not INT32/INT64), INVALID_ARGUMENT (capacity
  *  below the output rank), TENSOR_TOO_LARGE. */
-clg_status clg_gather_output_shape(const clg_tensor *data,
+CLG_API clg_status clg_gather_output_shape(const clg_tensor *data,
                                    const clg_tensor *indices, int64_t axis,
                                    int64_t *shape, size_t capacity,
                                    size_t *rank);
@@ -291,7 +303,7 @@ clg_status clg_gather_output_shape(const clg_tensor *data,
  *  clg_gather_output_shape, plus RANK_MISMATCH (indices rank != data rank)
  *  and SHAPE_MISMATCH (indices.shape[d] > data.shape[d] for some d != axis).
  */
-clg_status clg_gather_elements_output_shape(const clg_tensor *data,
+CLG_API clg_status clg_gather_elements_output_shape(const clg_tensor *data,
                                             const clg_tensor *indices,
                                             int64_t axis, int64_t *shape,
                                             size_t capacity, size_t *rank);
@@ -319,7 +331,7 @@ clg_status clg_gather_elements_output_shape(const clg_tensor *data,
  *  the output in contiguous pieces that each fit one buffer, the data each
  *  piece reads in windows that each fit one buffer. The message is in
  *  clg_context_last_error(ctx). */
-clg_status clg_gather(clg_context *ctx, const clg_tensor *data,
+CLG_API clg_status clg_gather(clg_context *ctx, const clg_tensor *data,
                       const clg_tensor *indices, int64_t axis,
                       const clg_tensor *output);
 
@@ -331,7 +343,7 @@ clg_status clg_gather(clg_context *ctx, const clg_tensor *data,
  *  - output: caller-allocated, data's dtype, indices' shape; untouched on
  *    error.
  *  Errors: as clg_gather, plus RANK_MISMATCH and SHAPE_MISMATCH. */
-clg_status clg_gather_elements(clg_context *ctx, const clg_tensor *data,
+CLG_API clg_status clg_gather_elements(clg_context *ctx, const clg_tensor *data,
                                const clg_tensor *indices, int64_t axis,
                                const clg_tensor *output);
 
@@ -341,12 +353,12 @@ clg_status clg_gather_elements(clg_context *ctx, const clg_tensor *data,
  *  contents are unspecified (no byte outside it is ever written). Buffers
  *  must be at least as large as their tensors; UNSUPPORTED_DTYPE for STRING
  *  is not raised (descriptors are moved as 16-byte elements). */
-clg_status clg_gather_cl(clg_context *ctx, const clg_cl_tensor *data,
+CLG_API clg_status clg_gather_cl(clg_context *ctx, const clg_cl_tensor *data,
                          const clg_cl_tensor *indices, int64_t axis,
                          const clg_cl_tensor *output);
 
 /** GatherElements on device-resident buffers; as clg_gather_cl. */
-clg_status clg_gather_elements_cl(clg_context *ctx, const clg_cl_tensor *data,
+CLG_API clg_status clg_gather_elements_cl(clg_context *ctx, const clg_cl_tensor *data,
                                   const clg_cl_tensor *indices, int64_t axis,
                                   const clg_cl_tensor *output);
 
@@ -354,12 +366,12 @@ clg_status clg_gather_elements_cl(clg_context *ctx, const clg_cl_tensor *data,
  *  independent of the device path. Same arguments, semantics and errors as
  *  clg_gather (no OpenCL errors). `ctx` may be NULL: the message then goes
  *  to clg_context_last_error(NULL) of the calling thread. */
-clg_status clg_reference_gather(clg_context *ctx, const clg_tensor *data,
+CLG_API clg_status clg_reference_gather(clg_context *ctx, const clg_tensor *data,
                                 const clg_tensor *indices, int64_t axis,
                                 const clg_tensor *output);
 
 /** CPU reference of GatherElements; as clg_reference_gather. */
-clg_status clg_reference_gather_elements(clg_context *ctx,
+CLG_API clg_status clg_reference_gather_elements(clg_context *ctx,
                                          const clg_tensor *data,
                                          const clg_tensor *indices,
                                          int64_t axis,
@@ -375,19 +387,19 @@ clg_status clg_reference_gather_elements(clg_context *ctx,
  *  the calling thread's last failed call made without a context
  *  (clg_context_create, reference functions with a NULL ctx). Owned by the
  *  library; valid until the next call on the same context (or thread). */
-const char *clg_context_last_error(const clg_context *ctx);
+CLG_API const char *clg_context_last_error(const clg_context *ctx);
 
 /** Raw OpenCL error code of the last OPENCL_ERROR or BUILD_FAILED on `ctx`
  *  (CL_SUCCESS when the last failure was not an OpenCL one). */
-cl_int clg_context_last_cl_error(const clg_context *ctx);
+CLG_API cl_int clg_context_last_cl_error(const clg_context *ctx);
 
 /** Symbolic name of an OpenCL error code, e.g. "CL_OUT_OF_RESOURCES".
  *  Static, never NULL; "CL_UNKNOWN_ERROR" for unknown codes. */
-const char *clg_cl_error_name(cl_int code);
+CLG_API const char *clg_cl_error_name(cl_int code);
 
 /** Build log of the last program build that failed on `ctx` ("" if none).
  *  Owned by the context. */
-const char *clg_context_build_log(const clg_context *ctx);
+CLG_API const char *clg_context_build_log(const clg_context *ctx);
 
 #ifdef __cplusplus
 }
