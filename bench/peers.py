@@ -276,7 +276,7 @@ def main():
 
     rows = []
     for w in bench["workloads"]:
-        if w.get("skipped"):
+        if w.get("skipped") or w.get("end_to_end_ms") is None:
             print(f"{w['name']}: skipped by clgather bench: {w['skipped']}")
             continue
         print(f"peers: {w['name']} ...", file=sys.stderr, flush=True)

@@ -27,11 +27,19 @@
  * bytes = data bytes read + indices bytes read + output bytes written,
  * where the data bytes read are counted as the output bytes (each output
  * element reads one data element, for both operators).
- * The copy kernel moves one 16-byte unit per work-item from one buffer to
- * another; it reads copy_bytes/2 and writes copy_bytes/2, with
- * copy_bytes = bytes rounded down to whole 32-byte pairs (each buffer is
- * capped at the device's max allocation; at least one unit).
+ * The copy kernel moves one 16-byte unit (uint4) per work-item from one
+ * buffer to another, in work-groups of the size the library uses (4096 on
+ * CPUs, 256 on GPUs, at most the kernel's limit); it reads copy_bytes/2 and
+ * writes copy_bytes/2, with copy_bytes = bytes rounded down to whole 32-byte
+ * pairs (at least one pair; each buffer at most the context's largest
+ * buffer). So GB/s and copy GB/s count the same bytes.
  * GB/s are 1e9 bytes per second.
+ *
+ * --scale F multiplies one dimension per workload (see `workloads`) so that
+ * all traffic grows by F. When a tensor is larger than the context's
+ * largest buffer, the device-buffer figures are skipped with a note (that
+ * API takes one buffer per tensor) and the host-memory ones, which the
+ * library splits, are still measured and checked.
  */
 #include "bench.h"
 
@@ -609,7 +617,7 @@ static int run_workload(clg_context *ctx, const bench_cl *b,
     for (int round = -1; round < opt->repeat; round++) {
         double t, t0;
         /* round -1 is the warm-up: every path once, nothing kept. */
-        progress(round < 0, "[%zu/%zu] %s x%g: %s %d/%d", pos, total,
+        progress(0, "[%zu/%zu] %s x%g: %s %d/%d", pos, total,
                  w->name, scale, round < 0 ? "warm-up" : "round",
                  round < 0 ? 0 : round + 1, opt->repeat);
         if ((err = time_copy(b, copy_buf[0], copy_buf[1], copy_units, &t)) !=
