@@ -235,6 +235,12 @@ const clg_test_error_case clg_test_error_cases[] = {
      .dtype = CLG_DTYPE_FLOAT, DSHAPE(0, 3), .idx_dtype = CLG_DTYPE_INT64,
      ISHAPE(1), IDX(0), .axis = 0, OUT(CLG_DTYPE_FLOAT, 1, 3),
      .status = CLG_STATUS_INDEX_OUT_OF_RANGE, MSG("indices[0] = 0")},
+    /* Index values are checked even when the output is empty. */
+    {.name = "gather_bad_index_empty_output", .op = CLG_TEST_GATHER,
+     .dtype = CLG_DTYPE_FLOAT, DSHAPE(3, 0), .idx_dtype = CLG_DTYPE_INT64,
+     ISHAPE(2), IDX(1, 7), .axis = 0, OUT(CLG_DTYPE_FLOAT, 2, 0),
+     .status = CLG_STATUS_INDEX_OUT_OF_RANGE,
+     MSG("indices[1] = 7", "[-3, 2]")},
     EXTREME(CLG_TEST_GATHER, "gather_index_int64_min", INT64_MIN,
             "-9223372036854775808"),
     EXTREME(CLG_TEST_GATHER, "gather_index_int64_max", INT64_MAX,

@@ -4,6 +4,7 @@
 #include "clg_test_cases.h"
 
 #include <inttypes.h>
+#include <threads.h>
 
 static void test_reference_literal_cases(void **state)
 {
@@ -126,6 +127,51 @@ static void test_reference_empty_tensors_with_null_pointers(void **state)
     CLG_ASSERT_OK(NULL, clg_reference_gather_elements(NULL, &d3, &qe, 0, &oe));
 }
 
+/* Without a context the message belongs to the calling thread. */
+static int fail_in_thread(void *arg)
+{
+    char *copy = arg;
+    const float data[] = {1, 2};
+    const int64_t dshape[] = {2};
+    const int64_t bad[] = {-77};
+    const int64_t one[] = {1};
+    float out = 0;
+    clg_tensor d = {CLG_DTYPE_FLOAT, 1, dshape, (void *)data};
+    clg_tensor q = {CLG_DTYPE_INT64, 1, one, (void *)bad};
+    clg_tensor o = {CLG_DTYPE_FLOAT, 1, one, &out};
+    clg_status st = clg_reference_gather(NULL, &d, &q, 0, &o);
+    snprintf(copy, 512, "%s|%s", clg_status_name(st),
+             clg_context_last_error(NULL));
+    return 0;
+}
+
+static void test_reference_message_is_per_thread(void **state)
+{
+    (void)state;
+    const float data[] = {1, 2, 3};
+    const int64_t dshape[] = {3};
+    const int64_t bad[] = {55};
+    const int64_t one[] = {1};
+    float out = 0;
+    clg_tensor d = {CLG_DTYPE_FLOAT, 1, dshape, (void *)data};
+    clg_tensor q = {CLG_DTYPE_INT64, 1, one, (void *)bad};
+    clg_tensor o = {CLG_DTYPE_FLOAT, 1, one, &out};
+    CLG_ASSERT_STATUS(NULL, clg_reference_gather(NULL, &d, &q, 0, &o),
+                      CLG_STATUS_INDEX_OUT_OF_RANGE);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(NULL), "indices[0] = 55");
+
+    char other[512] = {0};
+    thrd_t t;
+    assert_int_equal(thrd_create(&t, fail_in_thread, other), thrd_success);
+    assert_int_equal(thrd_join(t, NULL), thrd_success);
+    CLG_ASSERT_CONTAINS(other, "INDEX_OUT_OF_RANGE|");
+    CLG_ASSERT_CONTAINS(other, "indices[0] = -77");
+    CLG_ASSERT_CONTAINS(other, "[-2, 1]");
+    /* This thread's message is still its own. */
+    CLG_ASSERT_CONTAINS(clg_context_last_error(NULL), "indices[0] = 55");
+    CLG_ASSERT_CONTAINS(clg_context_last_error(NULL), "[-3, 2]");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -134,6 +180,7 @@ int main(void)
         cmocka_unit_test(test_reference_recovers_after_error),
         cmocka_unit_test(test_reference_string_with_nul_bytes),
         cmocka_unit_test(test_reference_empty_tensors_with_null_pointers),
+        cmocka_unit_test(test_reference_message_is_per_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
