@@ -276,17 +276,41 @@ static void keep_build_log(clg_context *ctx, cl_program program)
     ctx->build_log[size] = '\0';
 }
 
-clg_status clg_runtime_variant(clg_context *ctx, clg_op op,
-                               const char *options, clg_variant **out)
+static uint32_t pack_key(const clg_variant_key *k)
 {
-    char key[sizeof ctx->variants[0].key];
-    snprintf(key, sizeof key, "%d %s", (int)op, options);
+    unsigned unit_log2 = 0;
+    while ((1u << unit_log2) < k->unit)
+        unit_log2++;
+    return (uint32_t)k->op | unit_log2 << 1 | k->wide_index << 4 |
+           k->wide << 5 | k->inner_x << 6 | k->outer_dims << 7 |
+           k->inner_dims << 9 | k->strip << 11;
+}
+
+static void key_options(const clg_variant_key *k, char *buf, size_t cap)
+{
+    int len = snprintf(buf, cap,
+                       "-cl-std=CL1.2 -DCLG_UNIT=%u -DCLG_INDEX=%s "
+                       "-DCLG_WIDE=%u -DCLG_INNER_X=%u",
+                       k->unit, k->wide_index ? "long" : "int", k->wide,
+                       k->inner_x);
+    if (k->op == CLG_OP_GATHER_ELEMENTS && len > 0 && (size_t)len < cap)
+        snprintf(buf + len, cap - (size_t)len,
+                 " -DCLG_OUTER_DIMS=%u -DCLG_INNER_DIMS=%u -DCLG_STRIP=%u",
+                 k->outer_dims, k->inner_dims, k->strip);
+}
+
+clg_status clg_runtime_variant(clg_context *ctx, const clg_variant_key *k,
+                               clg_variant **out)
+{
+    uint32_t key = pack_key(k);
+    clg_op op = k->op;
+    char options[256];
     for (size_t i = 0; i < ctx->variant_count; i++)
-        if (!strcmp(ctx->variants[i].key, key)) {
+        if (ctx->variants[i].key == key) {
             *out = &ctx->variants[i];
             return CLG_STATUS_OK;
         }
-
+    key_options(k, options, sizeof options);
     clg_status st = CLG_STATUS_OK;
     cl_int err = CL_SUCCESS;
     cl_program program = NULL;
@@ -329,7 +353,7 @@ clg_status clg_runtime_variant(clg_context *ctx, clg_op op,
     }
     clg_variant *v = &ctx->variants[ctx->variant_count++];
     memset(v, 0, sizeof *v);
-    snprintf(v->key, sizeof v->key, "%s", key);
+    v->key = key;
     v->program = program;
     v->kernel = kernel;
     program = NULL;
@@ -447,22 +471,20 @@ static clg_status set_args(clg_context *ctx, cl_kernel k,
     return CLG_STATUS_OK;
 }
 
-static void variant_options(const clg_problem *p, const clg_plan *plan,
-                            char *buf, size_t cap)
+static clg_variant_key plan_key(const clg_problem *p, const clg_plan *plan)
 {
-    int inner_x = plan->inner > 1;
-    int len = snprintf(buf, cap,
-                       "-cl-std=CL1.2 -DCLG_UNIT=%zu -DCLG_INDEX=%s "
-                       "-DCLG_WIDE=%d -DCLG_INNER_X=%d",
-                       plan->unit,
-                       p->index_dtype == CLG_DTYPE_INT32 ? "int" : "long",
-                       plan->wide_offsets, inner_x);
-    if (plan->op == CLG_OP_GATHER_ELEMENTS && len > 0 && (size_t)len < cap)
-        snprintf(buf + len, cap - (size_t)len,
-                 " -DCLG_OUTER_DIMS=%d -DCLG_INNER_DIMS=%d -DCLG_STRIP=%d",
-                 plan->outer_dims > 1 ? 2 : (int)plan->outer_dims,
-                 plan->inner_dims > 1 ? 2 : (int)plan->inner_dims,
-                 plan->strip_width > 0);
+    clg_variant_key k = {plan->op,
+                         (unsigned)plan->unit,
+                         p->index_dtype != CLG_DTYPE_INT32,
+                         (unsigned)plan->wide_offsets,
+                         plan->inner > 1,
+                         0, 0, 0};
+    if (plan->op == CLG_OP_GATHER_ELEMENTS) {
+        k.outer_dims = plan->outer_dims > 1 ? 2 : (unsigned)plan->outer_dims;
+        k.inner_dims = plan->inner_dims > 1 ? 2 : (unsigned)plan->inner_dims;
+        k.strip = plan->strip_width > 0;
+    }
+    return k;
 }
 
 /* Packs a ragged dim list into a small read-only buffer. */
@@ -523,9 +545,8 @@ clg_status clg_runtime_launch(clg_context *ctx, const clg_problem *p,
     clg_status st;
     clg_variant *v = NULL;
     cl_mem outer_geom = NULL, inner_geom = NULL;
-    char options[200];
-    variant_options(p, plan, options, sizeof options);
-    if ((st = clg_runtime_variant(ctx, plan->op, options, &v)) != CLG_STATUS_OK)
+    clg_variant_key key = plan_key(p, plan);
+    if ((st = clg_runtime_variant(ctx, &key, &v)) != CLG_STATUS_OK)
         return st;
 
     cl_kernel k = v->kernel;
@@ -606,16 +627,12 @@ clg_status clg_runtime_check(clg_context *ctx, const clg_problem *p,
     clg_status st;
     clg_variant *v = NULL;
     cl_int err = CL_SUCCESS;
-    char options[200];
     *flag_raised = 0;
     /* The check kernel lives in common.cl; any Gather variant with this
      * index type carries it. */
-    snprintf(options, sizeof options,
-             "-cl-std=CL1.2 -DCLG_UNIT=1 -DCLG_INDEX=%s -DCLG_WIDE=1 "
-             "-DCLG_INNER_X=0",
-             p->index_dtype == CLG_DTYPE_INT32 ? "int" : "long");
-    if ((st = clg_runtime_variant(ctx, CLG_OP_GATHER, options, &v)) !=
-        CLG_STATUS_OK)
+    clg_variant_key key = {CLG_OP_GATHER, 1, p->index_dtype != CLG_DTYPE_INT32,
+                           1, 0, 0, 0, 0};
+    if ((st = clg_runtime_variant(ctx, &key, &v)) != CLG_STATUS_OK)
         return st;
     if (!v->check_kernel) {
         v->check_kernel = clCreateKernel(v->program, "clg_check_indices", &err);

@@ -118,9 +118,21 @@ void clg_plan_make(const clg_problem *p, size_t align, int cpu,
 
 /* ---------------------------------------------------------------- runtime */
 
+/* The -D options that select a kernel variant (kernels/common.cl). */
+typedef struct clg_variant_key {
+    clg_op op;
+    unsigned unit;        /* CLG_UNIT */
+    unsigned wide_index;  /* CLG_INDEX: 0 int, 1 long */
+    unsigned wide;        /* CLG_WIDE */
+    unsigned inner_x;     /* CLG_INNER_X */
+    unsigned outer_dims;  /* CLG_OUTER_DIMS (GatherElements) */
+    unsigned inner_dims;  /* CLG_INNER_DIMS (GatherElements) */
+    unsigned strip;       /* CLG_STRIP (GatherElements) */
+} clg_variant_key;
+
 /* A built program variant and its kernels, cached in the context. */
 typedef struct clg_variant {
-    char key[256];
+    uint32_t key;            /* clg_variant_key packed */
     cl_program program;
     cl_kernel kernel;        /* the op kernel */
     cl_kernel check_kernel;  /* clg_check_indices, created on first use */
@@ -154,10 +166,10 @@ struct clg_context {
     char *build_log;
 };
 
-/* Returns the variant built with `options` for `op` (building it on first
- * use), or fails with BUILD_FAILED keeping the log. */
-clg_status clg_runtime_variant(clg_context *ctx, clg_op op,
-                               const char *options, clg_variant **out);
+/* Returns the variant for `key` (building it on first use), or fails with
+ * BUILD_FAILED keeping the log. */
+clg_status clg_runtime_variant(clg_context *ctx, const clg_variant_key *key,
+                               clg_variant **out);
 
 /* Creates the device selection; implemented in host/devices.c. */
 clg_status clg_devices_select(const char *spec, cl_platform_id *platform,
