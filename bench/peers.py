@@ -18,8 +18,9 @@ One run does, on this machine and in this order:
    and ONNX Runtime outputs compared bit for bit;
 3. prints each peer's time divided by clgather's end-to-end time (host
    memory in and out, transfers included): a ratio above 1 means clgather
-   was faster; writes peers.md (table + machine), peers.json and peers.png
-   (bar chart of the ratios and of clgather's efficiencies) to --out-dir.
+   was faster; writes peers.md (table + machine), peers.json, peers.png
+   (bar chart of the ratios and of clgather's efficiencies) and bench.txt
+   (clgather bench's own table) to --out-dir.
 
 Setup (not part of CI):
     python3 -m venv .venv && .venv/bin/pip install -r bench/requirements.txt
@@ -88,7 +89,8 @@ def find_clgather(path):
 
 
 def run_clgather(exe, args):
-    """Runs clgather bench, shows its output, returns the parsed JSON."""
+    """Runs clgather bench, shows its output; returns the parsed JSON and
+    the table it printed."""
     with tempfile.TemporaryDirectory() as tmp:
         json_path = os.path.join(tmp, "bench.json")
         cmd = [exe, "bench", "--json", json_path, "--repeat", str(args.repeat)]
@@ -97,12 +99,13 @@ def run_clgather(exe, args):
         if args.seed is not None:
             cmd += ["--seed", str(args.seed)]
         print("$ " + " ".join(cmd), flush=True)
-        proc = subprocess.run(cmd)
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
+        print(proc.stdout, end="", flush=True)
         if proc.returncode != 0:
             sys.exit(f"peers.py: clgather bench failed with exit status "
                      f"{proc.returncode}")
         with open(json_path) as f:
-            return json.load(f)
+            return json.load(f), proc.stdout
 
 
 def make_inputs(w, rng):
@@ -268,7 +271,7 @@ def main():
     info = machine_info()
     info.update({"numpy": np.__version__, "onnxruntime": onnxruntime.__version__,
                  "onnx": onnx.__version__})
-    bench = run_clgather(exe, args)
+    bench, bench_table = run_clgather(exe, args)
     info["device"] = bench["device"]
     info["device_version"] = bench.get("device_version")
     seed = bench.get("seed", 0) if args.seed is None else args.seed
@@ -321,12 +324,14 @@ def main():
     os.makedirs(args.out_dir, exist_ok=True)
     png = os.path.join(args.out_dir, "peers.png")
     plot(rows, "clgather vs peers - " + machine, png)
+    with open(os.path.join(args.out_dir, "bench.txt"), "w") as f:
+        f.write(bench_table)
     with open(os.path.join(args.out_dir, "peers.md"), "w") as f:
         f.write(f"Machine: {machine}\n\n{table}\n")
     with open(os.path.join(args.out_dir, "peers.json"), "w") as f:
         json.dump({"machine": info, "repeat": args.repeat, "rows": rows,
                    "clgather": bench}, f, indent=1)
-    print(f"\nWrote {png}, peers.md and peers.json")
+    print(f"\nWrote {png}, peers.md, peers.json and bench.txt")
 
 
 if __name__ == "__main__":
