@@ -12,7 +12,7 @@
 /* ------------------------------------------------------------ context */
 
 /* Source of the device error flag's zero. */
-static const cl_int zero_flag = 0;
+static const cl_int zero_flag[2] = {0, 0};
 
 clg_status clg_runtime_query_device(clg_context *ctx)
 {
@@ -74,7 +74,7 @@ static clg_status finish_context(clg_context *ctx)
     }
     ctx->flag = clCreateBuffer(ctx->cl_ctx,
                                CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                               sizeof(cl_int), (void *)&zero_flag, &err);
+                               sizeof zero_flag, (void *)zero_flag, &err);
     if (!ctx->flag)
         return clg_fail_cl(ctx, err, "clCreateBuffer(error flag)");
     clg_clear_error(ctx);
@@ -283,16 +283,18 @@ static uint32_t pack_key(const clg_variant_key *k)
         unit_log2++;
     return (uint32_t)k->op | unit_log2 << 1 | k->wide_index << 4 |
            k->wide << 5 | k->inner_x << 6 | k->outer_dims << 7 |
-           k->inner_dims << 9 | k->strip << 11;
+           k->inner_dims << 9 | k->strip << 11 | k->fast << 12 |
+           k->windows << 13;
 }
 
 static void key_options(const clg_variant_key *k, char *buf, size_t cap)
 {
     int len = snprintf(buf, cap,
                        "-cl-std=CL1.2 -DCLG_UNIT=%u -DCLG_INDEX=%s "
-                       "-DCLG_WIDE=%u -DCLG_INNER_X=%u",
+                       "-DCLG_WIDE=%u -DCLG_INNER_X=%u -DCLG_FAST=%u "
+                       "-DCLG_WINDOWS=%u",
                        k->unit, k->wide_index ? "long" : "int", k->wide,
-                       k->inner_x);
+                       k->inner_x, k->fast, k->windows);
     if (k->op == CLG_OP_GATHER_ELEMENTS && len > 0 && (size_t)len < cap)
         snprintf(buf + len, cap - (size_t)len,
                  " -DCLG_OUTER_DIMS=%u -DCLG_INNER_DIMS=%u -DCLG_STRIP=%u",
@@ -478,7 +480,7 @@ static clg_variant_key plan_key(const clg_problem *p, const clg_plan *plan)
                          p->index_dtype != CLG_DTYPE_INT32,
                          (unsigned)plan->wide_offsets,
                          plan->inner > 1,
-                         0, 0, 0};
+                         0, 0, 0, 0, 0};
     if (plan->op == CLG_OP_GATHER_ELEMENTS) {
         k.outer_dims = plan->outer_dims > 1 ? 2 : (unsigned)plan->outer_dims;
         k.inner_dims = plan->inner_dims > 1 ? 2 : (unsigned)plan->inner_dims;
@@ -511,7 +513,7 @@ clg_status clg_runtime_flag_reset(clg_context *ctx)
      * its read leaves it in doubt. So most calls enqueue no write here. */
     if (ctx->flag_dirty) {
         cl_int err = clEnqueueWriteBuffer(ctx->queue, ctx->flag, CL_TRUE, 0,
-                                          sizeof zero_flag, &zero_flag, 0,
+                                          sizeof zero_flag[0], zero_flag, 0,
                                           NULL, NULL);
         if (err != CL_SUCCESS)
             return clg_fail_cl(ctx, err, "clEnqueueWriteBuffer(error flag)");
@@ -530,7 +532,7 @@ clg_status clg_runtime_flag_read(clg_context *ctx, int *raised)
     *raised = flag != 0;
     if (flag != 0) {
         err = clEnqueueWriteBuffer(ctx->queue, ctx->flag, CL_TRUE, 0,
-                                   sizeof zero_flag, &zero_flag, 0, NULL, NULL);
+                                   sizeof zero_flag[0], zero_flag, 0, NULL, NULL);
         if (err != CL_SUCCESS)
             return clg_fail_cl(ctx, err, "clEnqueueWriteBuffer(error flag)");
     }
@@ -545,7 +547,47 @@ clg_status clg_runtime_launch(clg_context *ctx, const clg_problem *p,
     clg_status st;
     clg_variant *v = NULL;
     cl_mem outer_geom = NULL, inner_geom = NULL;
+    cl_ulong strip_width = (cl_ulong)plan->strip_width;
+    cl_ulong strips = strip_width ? ((cl_ulong)plan->inner + strip_width - 1) /
+                                        strip_width
+                                  : 0;
+    size_t origin[3], size[3];
+    if (strips) {
+        origin[0] = 0;
+        size[0] = (size_t)strip_width;
+        origin[1] = (size_t)box->j0;
+        size[1] = (size_t)(box->j1 - box->j0);
+        origin[2] = (size_t)box->o0 * (size_t)strips;
+        size[2] = (size_t)(box->o1 - box->o0) * (size_t)strips;
+    } else if (plan->inner > 1) {
+        origin[0] = (size_t)box->c0;
+        size[0] = (size_t)(box->c1 - box->c0);
+        origin[1] = (size_t)box->j0;
+        size[1] = (size_t)(box->j1 - box->j0);
+        origin[2] = (size_t)box->o0;
+        size[2] = (size_t)(box->o1 - box->o0);
+    } else {
+        origin[0] = (size_t)box->j0;
+        size[0] = (size_t)(box->j1 - box->j0);
+        origin[1] = (size_t)box->o0;
+        size[1] = (size_t)(box->o1 - box->o0);
+        origin[2] = 0;
+        size[2] = 1;
+    }
+    /* The branch-free Gather (CLG_FAST) needs a whole-tensor launch whose
+     * dimension 0 fills its work-groups exactly. */
+    size_t local[3];
+    pick_local(ctx, size, local);
+    int whole = box->o0 == 0 && box->o1 == plan->outer && box->j0 == 0 &&
+                box->j1 == plan->n && box->c0 == 0 && box->c1 == plan->inner &&
+                w->data_base == 0 && w->data_len == plan->data_units &&
+                w->index_base == 0 && w->index_len == p->index_count &&
+                w->out_base == 0 && w->out_len == plan->out_units;
     clg_variant_key key = plan_key(p, plan);
+    key.windows = !whole;
+    key.fast = ctx->type == CLG_DEVICE_TYPE_CPU &&
+               plan->op == CLG_OP_GATHER && plan->inner > 1 && whole &&
+               size[0] % local[0] == 0;
     if ((st = clg_runtime_variant(ctx, &key, &v)) != CLG_STATUS_OK)
         return st;
 
@@ -558,10 +600,6 @@ clg_status clg_runtime_launch(clg_context *ctx, const clg_problem *p,
     cl_ulong axis_stride = (cl_ulong)plan->axis_stride;
     cl_ulong ostride = plan->outer_dims == 1 ? (cl_ulong)plan->outer_stride[0] : 0;
     cl_ulong istride = plan->inner_dims == 1 ? (cl_ulong)plan->inner_stride[0] : 0;
-    cl_ulong strip_width = (cl_ulong)plan->strip_width;
-    cl_ulong strips = strip_width ? ((cl_ulong)plan->inner + strip_width - 1) /
-                                        strip_width
-                                  : 0;
     if (plan->op == CLG_OP_GATHER_ELEMENTS) {
         if (plan->outer_dims > 1 &&
             (st = geom_buffer(ctx, plan->outer_dims, plan->outer_extent,
@@ -588,29 +626,6 @@ clg_status clg_runtime_launch(clg_context *ctx, const clg_problem *p,
                        plan->op == CLG_OP_GATHER ? 13 : 20)) != CLG_STATUS_OK)
         goto cleanup;
 
-    size_t origin[3], size[3];
-    if (strips) {
-        origin[0] = 0;
-        size[0] = (size_t)strip_width;
-        origin[1] = (size_t)box->j0;
-        size[1] = (size_t)(box->j1 - box->j0);
-        origin[2] = (size_t)box->o0 * (size_t)strips;
-        size[2] = (size_t)(box->o1 - box->o0) * (size_t)strips;
-    } else if (plan->inner > 1) {
-        origin[0] = (size_t)box->c0;
-        size[0] = (size_t)(box->c1 - box->c0);
-        origin[1] = (size_t)box->j0;
-        size[1] = (size_t)(box->j1 - box->j0);
-        origin[2] = (size_t)box->o0;
-        size[2] = (size_t)(box->o1 - box->o0);
-    } else {
-        origin[0] = (size_t)box->j0;
-        size[0] = (size_t)(box->j1 - box->j0);
-        origin[1] = (size_t)box->o0;
-        size[1] = (size_t)(box->o1 - box->o0);
-        origin[2] = 0;
-        size[2] = 1;
-    }
     st = enqueue_3d(ctx, k, origin, size);
 cleanup:
     /* Release is deferred by OpenCL until the enqueued kernel is done. */
@@ -631,7 +646,7 @@ clg_status clg_runtime_check(clg_context *ctx, const clg_problem *p,
     /* The check kernel lives in common.cl; any Gather variant with this
      * index type carries it. */
     clg_variant_key key = {CLG_OP_GATHER, 1, p->index_dtype != CLG_DTYPE_INT32,
-                           1, 0, 0, 0, 0};
+                           1, 0, 0, 0, 0, 0, 0};
     if ((st = clg_runtime_variant(ctx, &key, &v)) != CLG_STATUS_OK)
         return st;
     if (!v->check_kernel) {

@@ -4,6 +4,8 @@
  *   -DCLG_UNIT=1|2|4|8|16   bytes one work-item moves
  *   -DCLG_INDEX=int|long    index type (ONNX INT32 / INT64)
  *   -DCLG_WIDE=0|1          1: 64-bit offsets; 0: every offset < 2^31
+ *   -DCLG_FAST=0|1          branch-free Gather for CPU devices (gather.cl)
+ *   -DCLG_WINDOWS=0|1       1: buffers hold windows of split tensors
  *
  * Every work-item checks its own index against [-s, s-1]; a bad one writes
  * nothing and raises *err, which the host reads back. No work-item ever
@@ -42,7 +44,7 @@ inline ulong clg_normalize(long v, ulong s)
 /* Pre-validation (used when the output is the caller's memory in place):
  * one work-item per index value. */
 __kernel void clg_check_indices(__global const clg_index *restrict indices,
-                                __global volatile int *restrict err,
+                                __global int *restrict err,
                                 ulong count, ulong axis_size)
 {
     size_t i = get_global_id(0);

@@ -4,12 +4,21 @@
  * NDRange: CLG_INNER_X = 1: (c, j, o); CLG_INNER_X = 0 (inner == 1): (j, o),
  * in global coordinates (the host uses global work offsets for pieces).
  *
- * Windows: each buffer holds one window of its tensor, [base, base + len)
- * in units (data, output) or elements (indices). A work-item whose data
- * source lies outside the data window writes nothing (another launch
- * covers it); every access is checked against its window, so no index
- * value can move an access outside a buffer. Dimensions 0 and 1 are padded
- * to whole work-groups and bounds-checked. */
+ * Windows (CLG_WINDOWS = 1, launches over pieces of split tensors): each
+ * buffer holds one window of its tensor, [base, base + len) in units (data,
+ * output) or elements (indices). A work-item whose data source lies outside
+ * the data window writes nothing (another launch covers it); every access
+ * is checked against its window, so no index value can move an access
+ * outside a buffer. With CLG_WINDOWS = 0 (whole tensors) only the output
+ * bound is checked: a valid index cannot leave the data buffer. Dimensions 0 and 1 are padded
+ * to whole work-groups and bounds-checked.
+ *
+ * CLG_FAST (CPU devices, a whole-tensor launch with CLG_INNER_X and dim 0
+ * not padded): the same result without branches, so that POCL vectorises
+ * the work-item loop. Padded rows are clamped onto the last row (they
+ * write the same bytes again); a bad index reads row 0 and stores 1 to
+ * err[0], a good one to err[1] (a sink), which keeps the store
+ * unconditional. Every access stays inside its buffer. */
 
 __kernel void clg_gather(__global const clg_unit *restrict data,
                          __global const clg_index *restrict indices,
@@ -20,6 +29,18 @@ __kernel void clg_gather(__global const clg_unit *restrict data,
                          ulong index_base, ulong index_len,
                          ulong out_base, ulong out_len)
 {
+#if CLG_FAST
+    clg_off c = (clg_off)get_global_id(0);
+    clg_off j = min((clg_off)get_global_id(1), (clg_off)n - 1);
+    clg_off o = (clg_off)get_global_id(2);
+    ulong v = clg_normalize((long)indices[j], axis_size);
+    int bad = v == axis_size;
+    ((__global int *)err)[bad ? 0 : 1] = 1; /* not volatile: vectorisable */
+    v = bad ? 0 : v;
+    out[(o * (clg_off)n + j) * (clg_off)inner + c] =
+        data[((clg_off)(o * (clg_off)axis_size) + (clg_off)v) *
+                 (clg_off)inner + c];
+#else
 #if CLG_INNER_X
     clg_off c = (clg_off)get_global_id(0);
     clg_off j = (clg_off)get_global_id(1);
@@ -34,9 +55,15 @@ __kernel void clg_gather(__global const clg_unit *restrict data,
         return;
 #endif
     clg_off dst = (o * (clg_off)n + j) * (clg_off)inner + c - (clg_off)out_base;
+#if CLG_WINDOWS
     clg_off ij = j - (clg_off)index_base;
     if (dst >= (clg_off)out_len || ij >= (clg_off)index_len)
         return;
+#else
+    clg_off ij = j;
+    if (dst >= (clg_off)out_len)
+        return;
+#endif
     ulong v = clg_normalize((long)indices[ij], axis_size);
     if (v == axis_size) {
         *err = 1;
@@ -44,6 +71,9 @@ __kernel void clg_gather(__global const clg_unit *restrict data,
     }
     clg_off src = ((clg_off)(o * (clg_off)axis_size) + (clg_off)v) *
                       (clg_off)inner + c - (clg_off)data_base;
+#if CLG_WINDOWS
     if (src < (clg_off)data_len)
+#endif
         out[dst] = data[src];
+#endif
 }

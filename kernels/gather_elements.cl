@@ -11,7 +11,8 @@
  * c = strip * strip_width + x, so that consecutive work-groups walk every
  * output row of one strip of columns while that strip of data is in cache.
  *
- * Windows: as in gather.cl; indices share the output's positions.
+ * Windows (CLG_WINDOWS): as in gather.cl; indices share the output's
+ * positions.
  */
 
 #if CLG_OUTER_DIMS == 2 || CLG_INNER_DIMS == 2
@@ -66,9 +67,15 @@ __kernel void clg_gather_elements(__global const clg_unit *restrict data,
 #endif
     clg_off pos = (o * (clg_off)n + a) * (clg_off)inner + c;
     clg_off dst = pos - (clg_off)out_base;
+#if CLG_WINDOWS
     clg_off ip = pos - (clg_off)index_base;
     if (dst >= (clg_off)out_len || ip >= (clg_off)index_len)
         return;
+#else
+    clg_off ip = pos;
+    if (dst >= (clg_off)out_len)
+        return;
+#endif
     ulong v = clg_normalize((long)indices[ip], axis_size);
     if (v == axis_size) {
         *err = 1;
@@ -86,6 +93,8 @@ __kernel void clg_gather_elements(__global const clg_unit *restrict data,
     src += clg_ragged_offset(inner_geom, c);
 #endif
     src -= (clg_off)data_base;
+#if CLG_WINDOWS
     if (src < (clg_off)data_len)
+#endif
         out[dst] = data[src];
 }

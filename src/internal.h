@@ -128,6 +128,8 @@ typedef struct clg_variant_key {
     unsigned outer_dims;  /* CLG_OUTER_DIMS (GatherElements) */
     unsigned inner_dims;  /* CLG_INNER_DIMS (GatherElements) */
     unsigned strip;       /* CLG_STRIP (GatherElements) */
+    unsigned fast;        /* CLG_FAST (Gather) */
+    unsigned windows;     /* CLG_WINDOWS */
 } clg_variant_key;
 
 /* A built program variant and its kernels, cached in the context. */
@@ -156,7 +158,7 @@ struct clg_context {
     clg_variant *variants;
     size_t variant_count, variant_capacity;
 
-    cl_mem flag;             /* 4-byte device error flag */
+    cl_mem flag;             /* device error flag: [0] flag, [1] a sink */
     int flag_dirty;          /* a launch happened since the flag was read */
     cl_mem scratch[3];       /* copy path: data, indices, output */
     size_t scratch_size[3];
