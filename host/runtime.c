@@ -418,6 +418,13 @@ static void pick_local(const clg_context *ctx, const size_t global[3],
         ly = ctx->max_item_sizes[1];
     if (ly == 0)
         ly = 1;
+    /* Prefer a divisor of the rows (no padded work-items) when one is at
+     * least half as large: 4 rows of 768 beat 5 with padding on POCL. */
+    for (size_t d = ly; d > 1 && 2 * d >= ly; d--)
+        if (global[1] % d == 0) {
+            ly = d;
+            break;
+        }
     local[0] = lx;
     local[1] = ly;
     local[2] = 1;
@@ -585,9 +592,11 @@ clg_status clg_runtime_launch(clg_context *ctx, const clg_problem *p,
                 w->out_base == 0 && w->out_len == plan->out_units;
     clg_variant_key key = plan_key(p, plan);
     key.windows = !whole;
-    key.fast = ctx->type == CLG_DEVICE_TYPE_CPU &&
-               plan->op == CLG_OP_GATHER && plan->inner > 1 && whole &&
-               size[0] % local[0] == 0;
+    key.fast = ctx->type == CLG_DEVICE_TYPE_CPU && whole &&
+               (plan->op == CLG_OP_GATHER
+                    ? plan->inner == 1 || size[0] % local[0] == 0
+                    : plan->inner == 1 && plan->outer_dims <= 1 &&
+                          plan->inner_dims == 0 && !strips);
     if ((st = clg_runtime_variant(ctx, &key, &v)) != CLG_STATUS_OK)
         return st;
 

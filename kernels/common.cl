@@ -4,7 +4,7 @@
  *   -DCLG_UNIT=1|2|4|8|16   bytes one work-item moves
  *   -DCLG_INDEX=int|long    index type (ONNX INT32 / INT64)
  *   -DCLG_WIDE=0|1          1: 64-bit offsets; 0: every offset < 2^31
- *   -DCLG_FAST=0|1          branch-free Gather for CPU devices (gather.cl)
+ *   -DCLG_FAST=0|1          lean bodies for whole-tensor launches on CPU devices
  *   -DCLG_WINDOWS=0|1       1: buffers hold windows of split tensors
  *
  * Every work-item checks its own index against [-s, s-1]; a bad one writes

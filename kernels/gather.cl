@@ -13,9 +13,11 @@
  * bound is checked: a valid index cannot leave the data buffer. Dimensions 0 and 1 are padded
  * to whole work-groups and bounds-checked.
  *
- * CLG_FAST (CPU devices, a whole-tensor launch with CLG_INNER_X and dim 0
- * not padded): the same result without branches, so that POCL vectorises
- * the work-item loop. Padded rows are clamped onto the last row (they
+ * CLG_FAST (CPU devices, whole-tensor launches): with CLG_INNER_X and dim 0
+ * not padded, the same result without branches, so that POCL vectorises
+ * the work-item loop; without CLG_INNER_X (rows of one unit, where the
+ * reads are scattered and vector gathers lose on the CPUs measured), a
+ * scalar body with the fewest operations. Padded rows are clamped onto the last row (they
  * write the same bytes again); a bad index reads row 0 and stores 1 to
  * err[0], a good one to err[1] (a sink), which keeps the store
  * unconditional. Every access stays inside its buffer. */
@@ -29,7 +31,20 @@ __kernel void clg_gather(__global const clg_unit *restrict data,
                          ulong index_base, ulong index_len,
                          ulong out_base, ulong out_len)
 {
-#if CLG_FAST
+#if CLG_FAST && !CLG_INNER_X
+    /* Rows of one unit: (j, o), the fewest operations per work-item. */
+    clg_off j = (clg_off)get_global_id(0);
+    clg_off o = (clg_off)get_global_id(1);
+    clg_off dst = o * (clg_off)n + j;
+    if (j >= n || dst >= (clg_off)out_len)
+        return;
+    ulong v = clg_normalize((long)indices[j], axis_size);
+    if (v == axis_size) {
+        *err = 1;
+        return;
+    }
+    out[dst] = data[o * (clg_off)axis_size + (clg_off)v];
+#elif CLG_FAST
     clg_off c = (clg_off)get_global_id(0);
     clg_off j = min((clg_off)get_global_id(1), (clg_off)n - 1);
     clg_off o = (clg_off)get_global_id(2);

@@ -44,6 +44,21 @@ __kernel void clg_gather_elements(__global const clg_unit *restrict data,
                                   __global const ulong *restrict inner_geom,
                                   ulong strip_width, ulong strips)
 {
+#if CLG_FAST
+    /* CPU devices, whole tensors, rows of one element, at most one outer
+     * stride: (a, o) with the fewest operations per work-item. */
+    clg_off a = (clg_off)get_global_id(0);
+    clg_off o = (clg_off)get_global_id(1);
+    clg_off pos = o * (clg_off)n + a;
+    if (a >= n || pos >= (clg_off)out_len)
+        return;
+    ulong v = clg_normalize((long)indices[pos], axis_size);
+    if (v == axis_size) {
+        *err = 1;
+        return;
+    }
+    out[pos] = data[o * (clg_off)outer_stride + (clg_off)v * (clg_off)axis_stride];
+#else
 #if CLG_STRIP
     clg_off z = (clg_off)get_global_id(2);
     clg_off o = z / (clg_off)strips;
@@ -97,4 +112,5 @@ __kernel void clg_gather_elements(__global const clg_unit *restrict data,
     if (src < (clg_off)data_len)
 #endif
         out[dst] = data[src];
+#endif
 }
