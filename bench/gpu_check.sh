@@ -43,11 +43,15 @@ if [ ! -d /usr/share/libonnx-testdata/data/node ]; then
   mkdir -p /usr/share/libonnx-testdata/data
   ln -s "$here/$build/carry/testdata" /usr/share/libonnx-testdata/data/node
 fi
-if [ -z "${OCL_ICD_VENDORS:-}" ] && [ ! -d /etc/OpenCL/vendors ]; then
+# NVIDIA's driver may be missing from the loader's list (the lent machine's
+# /etc/OpenCL/vendors names POCL only): list it first, beside the others.
+if [ -z "${OCL_ICD_VENDORS:-}" ]; then
   nv=$(find /usr/local/nvidia /usr/lib /usr/lib64 /usr/lib/x86_64-linux-gnu \
-    -name 'libnvidia-opencl.so.1' 2>/dev/null | head -n 1)
+    -name 'libnvidia-opencl.so*' 2>/dev/null | sort | head -n 1)
   if [ -n "$nv" ]; then
-    mkdir -p /tmp/clgather-icd && echo "$nv" >/tmp/clgather-icd/nvidia.icd
+    rm -rf /tmp/clgather-icd && mkdir -p /tmp/clgather-icd
+    echo "$nv" >/tmp/clgather-icd/0-nvidia.icd
+    cp /etc/OpenCL/vendors/*.icd /tmp/clgather-icd/ 2>/dev/null || true
     export OCL_ICD_VENDORS=/tmp/clgather-icd
   fi
   echo "NVIDIA OpenCL driver: ${nv:-not found}" | tee "$out/driver.txt"
@@ -59,7 +63,8 @@ cli="/work/main/$build/cli/clgather"
 "$cli" devices 2>&1 | tee "$out/devices.txt"
 (cd /work/main && ctest --test-dir "$build" --output-on-failure \
   -E large_split 2>&1) | tee "$out/ctest.txt" | tail -n 25
-"$cli" bench --json "$out/bench.json" 2>"$out/bench.err" | tee "$out/bench.txt"
+"$cli" bench --linearity --json "$out/bench.json" 2>"$out/bench.err" |
+  tee "$out/bench.txt"
 # Large tensors: as they are (no split on a big GPU), then with 1 GiB
 # buffers so the copy path cuts them into pieces and windows.
 /work/main/$build/tests/large/large_split >"$out/large.txt" 2>&1
