@@ -52,8 +52,8 @@ clg_status clg_runtime_query_device(clg_context *ctx)
     return CLG_STATUS_OK;
 }
 
-/* Finishes a context whose device, cl_context and queue are set. */
-static clg_status finish_context(clg_context *ctx)
+/* Queries the device and creates the error flag. */
+static clg_status setup_context(clg_context *ctx)
 {
     cl_int err;
     clg_status st = clg_runtime_query_device(ctx);
@@ -78,6 +78,22 @@ static clg_status finish_context(clg_context *ctx)
     if (!ctx->flag)
         return clg_fail_cl(ctx, err, "clCreateBuffer(error flag)");
     clg_clear_error(ctx);
+    return CLG_STATUS_OK;
+}
+
+/* Finishes a context whose device, cl_context and queue are set, taking
+ * ownership: on success publishes it in *out, on failure moves its message
+ * to the thread's last error and destroys it. */
+static clg_status finish_context(clg_context *ctx, clg_context **out)
+{
+    clg_status st = setup_context(ctx);
+    if (st != CLG_STATUS_OK) {
+        clg_fail(NULL, st, "%s", ctx->last_error);
+        clg_context_destroy(ctx);
+        return st;
+    }
+    *out = ctx;
+    clg_clear_error(NULL);
     return CLG_STATUS_OK;
 }
 
@@ -112,14 +128,7 @@ clg_status clg_context_create(clg_context **out, const char *device_spec)
         st = clg_fail_cl(NULL, err, "clCreateCommandQueue");
         goto cleanup;
     }
-    st = finish_context(ctx);
-    if (st != CLG_STATUS_OK) {
-        clg_fail(NULL, st, "%s", ctx->last_error);
-        goto cleanup;
-    }
-    *out = ctx;
-    ctx = NULL;
-    clg_clear_error(NULL);
+    return finish_context(ctx, out);
 cleanup:
     clg_context_destroy(ctx);
     return st;
@@ -130,7 +139,6 @@ clg_status clg_context_create_from_cl(clg_context **out, cl_context context,
                                       cl_command_queue queue)
 {
     clg_context *ctx = NULL;
-    clg_status st = CLG_STATUS_OK;
     cl_int err;
     if (!out || !context || !device || !queue)
         return clg_fail(NULL, CLG_STATUS_NULL_POINTER, "%s is NULL",
@@ -164,17 +172,7 @@ clg_status clg_context_create_from_cl(clg_context **out, cl_context context,
     ctx->queue = queue;
     clRetainContext(context);
     clRetainCommandQueue(queue);
-    st = finish_context(ctx);
-    if (st != CLG_STATUS_OK) {
-        clg_fail(NULL, st, "%s", ctx->last_error);
-        goto cleanup;
-    }
-    *out = ctx;
-    ctx = NULL;
-    clg_clear_error(NULL);
-cleanup:
-    clg_context_destroy(ctx);
-    return st;
+    return finish_context(ctx, out);
 }
 
 void clg_context_destroy(clg_context *ctx)

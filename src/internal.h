@@ -66,6 +66,14 @@ clg_status clg_validate_output(clg_context *ctx, const clg_problem *p,
                                clg_dtype dtype, size_t rank,
                                const int64_t *shape);
 
+/* All the checks of a host-memory call (clg_gather and friends, and the
+ * reference): descriptors present, clg_validate, the output descriptor and
+ * the data pointers. Fills *p. */
+clg_status clg_validate_host(clg_context *ctx, clg_op op,
+                             const clg_tensor *data, const clg_tensor *indices,
+                             int64_t axis, const clg_tensor *output,
+                             clg_problem *p);
+
 /* Checks that a host tensor's data pointer is present when it has
  * elements. `what` names the argument in the message. */
 clg_status clg_validate_pointer(clg_context *ctx, const char *what,

@@ -462,20 +462,8 @@ static clg_status op_host(clg_context *ctx, clg_op op, const clg_tensor *data,
     clg_status st;
     if ((st = need_ctx(ctx)) != CLG_STATUS_OK)
         return st;
-    if (!data || !indices || !output)
-        return clg_fail(ctx, CLG_STATUS_NULL_POINTER, "%s is NULL",
-                        !data ? "data" : !indices ? "indices" : "output");
-    if ((st = clg_validate(ctx, op, data->dtype, data->rank, data->shape,
-                           indices->dtype, indices->rank, indices->shape, axis,
-                           &p)) != CLG_STATUS_OK ||
-        (st = clg_validate_output(ctx, &p, output->dtype, output->rank,
-                                  output->shape)) != CLG_STATUS_OK ||
-        (st = clg_validate_pointer(ctx, "data->data", data->data,
-                                   p.data_count)) != CLG_STATUS_OK ||
-        (st = clg_validate_pointer(ctx, "indices->data", indices->data,
-                                   p.index_count)) != CLG_STATUS_OK ||
-        (st = clg_validate_pointer(ctx, "output->data", output->data,
-                                   p.out_count)) != CLG_STATUS_OK)
+    if ((st = clg_validate_host(ctx, op, data, indices, axis, output, &p)) !=
+        CLG_STATUS_OK)
         return st;
     if (p.out_count == 0 || p.data_count == 0) {
         /* Empty output (or no data to read, which makes every index

@@ -155,6 +155,29 @@ clg_status clg_validate_output(clg_context *ctx, const clg_problem *p,
     return CLG_STATUS_OK;
 }
 
+clg_status clg_validate_host(clg_context *ctx, clg_op op,
+                             const clg_tensor *data, const clg_tensor *indices,
+                             int64_t axis, const clg_tensor *output,
+                             clg_problem *p)
+{
+    clg_status st;
+    if (!data || !indices || !output)
+        return clg_fail(ctx, CLG_STATUS_NULL_POINTER, "%s is NULL",
+                        !data ? "data" : !indices ? "indices" : "output");
+    if ((st = clg_validate(ctx, op, data->dtype, data->rank, data->shape,
+                           indices->dtype, indices->rank, indices->shape, axis,
+                           p)) != CLG_STATUS_OK ||
+        (st = clg_validate_output(ctx, p, output->dtype, output->rank,
+                                  output->shape)) != CLG_STATUS_OK ||
+        (st = clg_validate_pointer(ctx, "data->data", data->data,
+                                   p->data_count)) != CLG_STATUS_OK ||
+        (st = clg_validate_pointer(ctx, "indices->data", indices->data,
+                                   p->index_count)) != CLG_STATUS_OK)
+        return st;
+    return clg_validate_pointer(ctx, "output->data", output->data,
+                                p->out_count);
+}
+
 clg_status clg_validate_pointer(clg_context *ctx, const char *what,
                                 const void *ptr, int64_t count)
 {
