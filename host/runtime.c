@@ -65,10 +65,12 @@ static clg_status setup_context(clg_context *ctx)
     if (cap && *cap) {
         char *end = NULL;
         unsigned long long v = strtoull(cap, &end, 10);
-        if (*end != '\0' || v < 16)
+        /* Below 1 KiB the pieces and windows multiply into millions of
+         * launches for megabyte tensors, with nothing more to test. */
+        if (*end != '\0' || v < 1024)
             return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
                             "CLGATHER_MAX_ALLOC=\"%s\" is not a byte count "
-                            ">= 16", cap);
+                            ">= 1024", cap);
         if (v < ctx->max_alloc)
             ctx->max_alloc = v;
     }

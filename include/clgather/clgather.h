@@ -229,7 +229,7 @@ typedef struct clg_context clg_context;
  *    contains it, case-insensitively;
  *  - NULL or "": the environment variable CLGATHER_DEVICE, read as a spec;
  *    if it is unset or empty, the first GPU, else the first device.
- *  The environment variable CLGATHER_MAX_ALLOC (a byte count >= 16), when
+ *  The environment variable CLGATHER_MAX_ALLOC (a byte count >= 1024), when
  *  set, lowers the largest buffer the context creates below the device's
  *  CL_DEVICE_MAX_MEM_ALLOC_SIZE; tensors larger than that are processed in
  *  pieces (useful to test the split path, or to leave device memory free).
@@ -238,7 +238,8 @@ typedef struct clg_context clg_context;
  *  concerns the device, clg_context_last_error(NULL) on the same thread
  *  names the spec and the devices seen.
  *  Errors: NULL_POINTER, DEVICE_NOT_FOUND (no device or no match),
- *  INVALID_ARGUMENT (a malformed "P:D"), OUT_OF_MEMORY, OPENCL_ERROR. */
+ *  INVALID_ARGUMENT (a malformed "P:D", or CLGATHER_MAX_ALLOC not a byte
+ *  count >= 1024), OUT_OF_MEMORY, OPENCL_ERROR. */
 CLG_API clg_status clg_context_create(clg_context **ctx, const char *device_spec);
 
 /** Creates a context over a caller's OpenCL objects. `context` and `queue`
