@@ -120,26 +120,42 @@ static long find_device(const device_table *t, const char *spec)
                 return (long)i;
         return -1;
     }
-    if (isdigit((unsigned char)spec[0]) && strchr(spec, ':')) {
-        char *end = NULL;
-        unsigned long p = strtoul(spec, &end, 10);
-        if (*end != ':' || !isdigit((unsigned char)end[1]))
+    /* Anything made of digits, signs and one colon is meant as "P:D" and
+     * must be exactly that. */
+    if (strchr(spec, ':') && strspn(spec, "0123456789:+-") == strlen(spec)) {
+        const char *colon = strchr(spec, ':');
+        size_t plen = (size_t)(colon - spec), dlen = strlen(colon + 1);
+        if (plen == 0 || dlen == 0 || plen > 9 || dlen > 9 ||
+            strspn(spec, "0123456789") != plen ||
+            strspn(colon + 1, "0123456789") != dlen)
             return -2;
-        unsigned long d = strtoul(end + 1, &end, 10);
-        if (*end != '\0')
-            return -2;
+        unsigned long p = strtoul(spec, NULL, 10);
+        unsigned long d = strtoul(colon + 1, NULL, 10);
         for (size_t i = 0; i < t->count; i++)
             if (t->pindex[i] == p && t->dindex[i] == d)
                 return (long)i;
         return -1;
     }
-    for (size_t i = 0; i < t->count; i++) {
-        char name[256], plat[256];
-        info_string(t->device[i], CL_DEVICE_NAME, name, sizeof name);
-        platform_name(t->platform[i], plat, sizeof plat);
-        if (contains_nocase(name, spec) || contains_nocase(plat, spec))
-            return (long)i;
-    }
+    /* Names first, then vendors and versions ("pocl" is only in POCL's
+     * version string and platform vendor). */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < t->count; i++) {
+            char a[256], b[256], c[256];
+            if (pass == 0) {
+                info_string(t->device[i], CL_DEVICE_NAME, a, sizeof a);
+                platform_name(t->platform[i], b, sizeof b);
+                c[0] = '\0';
+            } else {
+                info_string(t->device[i], CL_DEVICE_VENDOR, a, sizeof a);
+                info_string(t->device[i], CL_DEVICE_VERSION, b, sizeof b);
+                if (clGetPlatformInfo(t->platform[i], CL_PLATFORM_VENDOR,
+                                      sizeof c, c, NULL) != CL_SUCCESS)
+                    c[0] = '\0';
+            }
+            if (contains_nocase(a, spec) || contains_nocase(b, spec) ||
+                (c[0] && contains_nocase(c, spec)))
+                return (long)i;
+        }
     return -1;
 }
 

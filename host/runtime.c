@@ -64,7 +64,12 @@ static clg_status setup_context(clg_context *ctx)
     const char *cap = getenv("CLGATHER_MAX_ALLOC");
     if (cap && *cap) {
         char *end = NULL;
+        /* Digits only (strtoull alone takes "-1" and leading spaces), and
+         * at most 19 of them so that the value cannot overflow. */
+        size_t digits = strspn(cap, "0123456789");
         unsigned long long v = strtoull(cap, &end, 10);
+        if (digits != strlen(cap) || digits > 19)
+            end = (char *)"x";
         /* Below 1 KiB the pieces and windows multiply into millions of
          * launches for megabyte tensors, with nothing more to test. */
         if (*end != '\0' || v < 1024)

@@ -70,9 +70,17 @@ static clg_status check_buffer(clg_context *ctx, const char *what, cl_mem buf,
         return clg_fail(ctx, CLG_STATUS_NULL_POINTER,
                         "%s buffer is NULL for a tensor of %llu bytes", what,
                         (unsigned long long)bytes);
+    cl_context owner = NULL;
     cl_int err = clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetMemObjectInfo(buf, CL_MEM_CONTEXT, sizeof owner, &owner,
+                                 NULL);
     if (err != CL_SUCCESS)
-        return clg_fail_cl(ctx, err, "clGetMemObjectInfo(CL_MEM_SIZE)");
+        return clg_fail_cl(ctx, err, "clGetMemObjectInfo");
+    if (owner != ctx->cl_ctx)
+        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                        "%s buffer belongs to another cl_context than the "
+                        "clgather context's", what);
     if ((uint64_t)size < bytes)
         return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
                         "%s buffer holds %zu bytes; the tensor needs %llu",
@@ -105,6 +113,12 @@ static clg_status op_cl(clg_context *ctx, clg_op op, const clg_cl_tensor *data,
         (st = check_buffer(ctx, "output", output->buffer,
                            tensor_bytes(&p, 2))) != CLG_STATUS_OK)
         return st;
+    if (p.out_count > 0 && (output->buffer == data->buffer ||
+                            output->buffer == indices->buffer))
+        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                        "the output buffer is also the %s buffer; the output "
+                        "must not alias an input",
+                        output->buffer == data->buffer ? "data" : "indices");
     if (p.out_count == 0 || p.data_count == 0) {
         /* Nothing to launch; index values are still checked. */
         if ((st = check_device_indices(ctx, &p, indices->buffer)) ==
@@ -391,8 +405,14 @@ static clg_status run_host(clg_context *ctx, const clg_problem *p,
                            (size_t)w.data_len * plan.unit, 1, &w.data);
             if (st == CLG_STATUS_OK)
                 st = clg_runtime_launch(ctx, p, &plan, &box, &w);
-            enqueued = 1;
             io_release(&io, &w.data);
+            /* Bound what is queued (buffers wrapping caller memory stay
+             * alive until their commands finish). */
+            if (st == CLG_STATUS_OK && ++enqueued % 256 == 0) {
+                cl_int err = clFinish(ctx->queue);
+                if (err != CL_SUCCESS)
+                    st = clg_fail_cl(ctx, err, "clFinish");
+            }
         }
         if (st == CLG_STATUS_OK && !in_place && !whole) {
             cl_int err = clEnqueueReadBuffer(

@@ -7,10 +7,18 @@
 
 #include <string.h>
 
+/* Indices may sit at any address (the API asks for no alignment), so
+ * values are read with memcpy, which compiles to a plain load. */
 static int64_t load_index(const void *indices, clg_dtype dtype, int64_t pos)
 {
-    return dtype == CLG_DTYPE_INT32 ? (int64_t)((const int32_t *)indices)[pos]
-                                    : ((const int64_t *)indices)[pos];
+    if (dtype == CLG_DTYPE_INT32) {
+        int32_t v;
+        memcpy(&v, (const char *)indices + (size_t)pos * sizeof v, sizeof v);
+        return v;
+    }
+    int64_t v;
+    memcpy(&v, (const char *)indices + (size_t)pos * sizeof v, sizeof v);
+    return v;
 }
 
 /* Row-major strides (in elements) of a shape. */

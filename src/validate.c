@@ -172,10 +172,24 @@ clg_status clg_validate_host(clg_context *ctx, clg_op op,
         (st = clg_validate_pointer(ctx, "data->data", data->data,
                                    p->data_count)) != CLG_STATUS_OK ||
         (st = clg_validate_pointer(ctx, "indices->data", indices->data,
-                                   p->index_count)) != CLG_STATUS_OK)
+                                   p->index_count)) != CLG_STATUS_OK ||
+        (st = clg_validate_pointer(ctx, "output->data", output->data,
+                                   p->out_count)) != CLG_STATUS_OK)
         return st;
-    return clg_validate_pointer(ctx, "output->data", output->data,
-                                p->out_count);
+    /* The output is written while the inputs are read: no overlap. */
+    uintptr_t o0 = (uintptr_t)output->data;
+    uintptr_t o1 = o0 + (uintptr_t)p->out_count * p->elem_size;
+    uintptr_t d0 = (uintptr_t)data->data;
+    uintptr_t d1 = d0 + (uintptr_t)p->data_count * p->elem_size;
+    uintptr_t i0 = (uintptr_t)indices->data;
+    uintptr_t i1 = i0 + (uintptr_t)p->index_count * p->index_size;
+    if (o0 < o1 && ((d0 < d1 && o0 < d1 && d0 < o1) ||
+                    (i0 < i1 && o0 < i1 && i0 < o1)))
+        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                        "output memory overlaps the %s; the output must not "
+                        "alias an input",
+                        (d0 < d1 && o0 < d1 && d0 < o1) ? "data" : "indices");
+    return CLG_STATUS_OK;
 }
 
 clg_status clg_validate_pointer(clg_context *ctx, const char *what,
@@ -189,23 +203,28 @@ clg_status clg_validate_pointer(clg_context *ctx, const char *what,
 }
 
 /* The loops are branch-free so that the compiler can vectorise the common
- * case (every index valid); the slow search runs only after a failure. */
+ * case (every index valid); the slow search runs only after a failure.
+ * Values are read with memcpy: indices need not be aligned. */
 #define CLG_FIND_BAD(T)                                                       \
     do {                                                                      \
-        const T *ix = (const T *)indices;                                     \
+        const char *ix = (const char *)indices;                               \
         const int64_t block = 4096;                                           \
         for (int64_t b = 0; b < count; b += block) {                          \
             int64_t e = count - b < block ? count - b : block;                \
             int bad = 0;                                                      \
             for (int64_t i = 0; i < e; i++) {                                 \
-                int64_t v = (int64_t)ix[b + i];                               \
+                T raw;                                                        \
+                memcpy(&raw, ix + (size_t)(b + i) * sizeof raw, sizeof raw);  \
+                int64_t v = (int64_t)raw;                                     \
                 int64_t nv = v < 0 ? v + s : v;                               \
                 bad |= (uint64_t)nv >= (uint64_t)s;                           \
             }                                                                 \
             if (!bad)                                                         \
                 continue;                                                     \
             for (int64_t i = 0; i < e; i++) {                                 \
-                int64_t v = (int64_t)ix[b + i];                               \
+                T raw;                                                        \
+                memcpy(&raw, ix + (size_t)(b + i) * sizeof raw, sizeof raw);  \
+                int64_t v = (int64_t)raw;                                     \
                 int64_t nv = v < 0 ? v + s : v;                               \
                 if ((uint64_t)nv >= (uint64_t)s) {                            \
                     *value = v;                                               \

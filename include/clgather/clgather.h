@@ -225,8 +225,9 @@ typedef struct clg_context clg_context;
 /** Creates a context on the device chosen by `device_spec`:
  *  - "gpu", "cpu", "accelerator": the first device of that type;
  *  - "P:D": device D of platform P (indices as clg_devices_list shows);
- *  - any other text: the first device whose platform name or device name
- *    contains it, case-insensitively;
+ *  - any other text: the first device whose device name or platform name
+ *    contains it, case-insensitively; failing that, whose device vendor,
+ *    device version or platform vendor does (so "pocl" finds POCL);
  *  - NULL or "": the environment variable CLGATHER_DEVICE, read as a spec;
  *    if it is unset or empty, the first GPU, else the first device.
  *  The environment variable CLGATHER_MAX_ALLOC (a byte count >= 1024), when
@@ -238,8 +239,9 @@ typedef struct clg_context clg_context;
  *  concerns the device, clg_context_last_error(NULL) on the same thread
  *  names the spec and the devices seen.
  *  Errors: NULL_POINTER, DEVICE_NOT_FOUND (no device or no match),
- *  INVALID_ARGUMENT (a malformed "P:D", or CLGATHER_MAX_ALLOC not a byte
- *  count >= 1024), OUT_OF_MEMORY, OPENCL_ERROR. */
+ *  INVALID_ARGUMENT (a malformed "P:D": digits, signs and a colon that are
+ *  not two unsigned numbers; or CLGATHER_MAX_ALLOC not a byte count
+ *  >= 1024), OUT_OF_MEMORY, OPENCL_ERROR. */
 CLG_API clg_status clg_context_create(clg_context **ctx, const char *device_spec);
 
 /** Creates a context over a caller's OpenCL objects. `context` and `queue`
@@ -317,11 +319,14 @@ CLG_API clg_status clg_gather_elements_output_shape(const clg_tensor *data,
  *  - indices: INT32 or INT64, any rank q >= 0 (rank 0: a scalar).
  *  - axis: in [-r, r-1]; negative counts from the back.
  *  - output: caller-allocated; its dtype must equal data's and its shape
- *    the one clg_gather_output_shape gives. Written only on success: on any
- *    error the output memory is left exactly as it was.
+ *    the one clg_gather_output_shape gives; it must not overlap data or
+ *    indices. Written only on success: on any error the output memory is
+ *    left exactly as it was.
+ *  - data, indices, output memory: any address (no alignment required).
  *  Empty tensors are valid; no kernel is launched for them.
  *  Errors: every one of clg_gather_output_shape, plus NULL_POINTER (a data
- *  pointer NULL for a non-empty tensor), SHAPE_MISMATCH or
+ *  pointer NULL for a non-empty tensor), INVALID_ARGUMENT (output memory
+ *  overlapping an input), SHAPE_MISMATCH or
  *  UNSUPPORTED_DTYPE (output descriptor differs from the expected one),
  *  INDEX_OUT_OF_RANGE (a value outside [-s, s-1]; the message names the
  *  first such position, its value and the valid range), OPENCL_ERROR (e.g.
@@ -352,8 +357,11 @@ CLG_API clg_status clg_gather_elements(clg_context *ctx, const clg_tensor *data,
  *  until the result is in `output->buffer`. Same semantics and errors as
  *  clg_gather, except that after INDEX_OUT_OF_RANGE the output buffer's
  *  contents are unspecified (no byte outside it is ever written). Buffers
- *  must be at least as large as their tensors; UNSUPPORTED_DTYPE for STRING
- *  is not raised (descriptors are moved as 16-byte elements). */
+ *  must belong to the context's cl_context and be at least as large as
+ *  their tensors, and the output buffer must not be an input's
+ *  (INVALID_ARGUMENT otherwise; overlapping sub-buffers are not detected
+ *  and give unspecified output). STRING descriptors are moved as 16-byte
+ *  elements. */
 CLG_API clg_status clg_gather_cl(clg_context *ctx, const clg_cl_tensor *data,
                          const clg_cl_tensor *indices, int64_t axis,
                          const clg_cl_tensor *output);
