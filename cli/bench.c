@@ -1196,6 +1196,17 @@ int clg_cli_bench(int argc, char **argv)
         return CLG_EXIT_ERROR;
     }
     stderr_is_tty = isatty(STDERR_FILENO);
+    if (opt.json_path) {
+        /* Fail now, not after minutes of measuring, if it cannot be
+         * written; write_json rewrites it at the end. */
+        FILE *probe = fopen(opt.json_path, "w");
+        if (!probe) {
+            fprintf(stderr, "clgather bench: cannot write %s: %s\n",
+                    opt.json_path, strerror(errno));
+            return CLG_EXIT_ERROR;
+        }
+        fclose(probe);
+    }
 
     st = clg_context_create(&ctx, opt.device);
     if (st != CLG_STATUS_OK) {

@@ -19,6 +19,7 @@ static void usage(FILE *out)
             "Usage: clgather run (gather|gather-elements) --data FILE "
             "--indices FILE\n"
             "                    [--axis N] [--output FILE] [--device SPEC] "
+            "[--repeat N] "
             "[--check]\n"
             "Run ONNX Gather or GatherElements on the device. FILEs are NumPy "
             ".npy\n"
@@ -218,7 +219,8 @@ int clg_cli_run(int argc, char **argv)
     fflush(stdout);
 
     if (output_path != NULL &&
-        clg_io_write_tensor_file(output_path, &ov, &err) != CLG_IO_OK) {
+        clg_io_write_tensor_file(output_path, &ov, data.string_width, &err) !=
+            CLG_IO_OK) {
         fprintf(stderr, "clgather run: %s\n", err.message);
         rc = CLG_EXIT_ERROR;
         goto cleanup;

@@ -263,11 +263,11 @@ clg_io_status clg_io_read_tensor_file(const char *path, clg_io_tensor *out,
 }
 
 clg_io_status clg_io_write_tensor_file(const char *path, const clg_tensor *t,
-                                       clg_io_error *err)
+                                       size_t string_width, clg_io_error *err)
 {
     if (ends_with(path, ".pb"))
         return clg_onnx_write_tensor(path, t, "output", err);
-    return clg_npy_write(path, t, err);
+    return clg_npy_write(path, t, string_width, err);
 }
 
 char *clg_io_format_shape(char *buf, size_t cap, const int64_t *shape,

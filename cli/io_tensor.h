@@ -62,6 +62,7 @@ typedef struct clg_io_tensor {
     void *data;
     char *string_bytes;   /* STRING only */
     size_t string_bytes_size;
+    size_t string_width;  /* STRING read from .npy: n of 'S<n>'; else 0 */
 } clg_io_tensor;
 
 /** Empty tensor: UNDEFINED dtype, rank 0, count 0, no memory. */
@@ -100,9 +101,10 @@ clg_io_status clg_io_write_file(const char *path, const void *bytes,
 clg_io_status clg_io_read_tensor_file(const char *path, clg_io_tensor *out,
                                       clg_io_error *err);
 
-/** Writes a tensor: ONNX TensorProto when path ends in ".pb", else .npy. */
+/** Writes a tensor: ONNX TensorProto when path ends in ".pb", else .npy
+ *  (STRING as 'S<n>', n >= string_width: see clg_npy_encode). */
 clg_io_status clg_io_write_tensor_file(const char *path, const clg_tensor *t,
-                                       clg_io_error *err);
+                                       size_t string_width, clg_io_error *err);
 
 /** Formats a shape as "[2, 3]" ("[]" for rank 0) into buf; always
  *  terminated. Returns buf. */

@@ -426,7 +426,11 @@ clg_io_status clg_npy_decode(const void *bytes, size_t size,
     st = parse_header(text, header_len, name, &h, err);
     if (st != CLG_IO_OK)
         goto cleanup;
-    if (h.fortran_order) {
+    /* Fortran order is C order when at most one dimension exceeds 1. */
+    size_t long_dims = 0;
+    for (size_t d = 0; d < h.rank; d++)
+        long_dims += h.shape[d] > 1;
+    if (h.fortran_order && long_dims > 1) {
         clg_io_error_set(err,
                          "%s: fortran_order is True; clgather reads C-order "
                          "arrays only (save np.ascontiguousarray(a))",
@@ -481,6 +485,7 @@ clg_io_status clg_npy_decode(const void *bytes, size_t size,
             goto cleanup;
         }
         out->string_bytes_size = data_size;
+        out->string_width = width;
         if (data_size > 0)
             memcpy(out->string_bytes, b + data_at, data_size);
         for (int64_t i = 0; i < count; i++) {
@@ -517,8 +522,9 @@ clg_io_status clg_npy_read(const char *path, clg_io_tensor *out,
 
 /* ---------------------------------------------------------------- writing */
 
-clg_io_status clg_npy_encode(const clg_tensor *t, unsigned char **bytes,
-                             size_t *size, clg_io_error *err)
+clg_io_status clg_npy_encode(const clg_tensor *t, size_t string_width,
+                             unsigned char **bytes, size_t *size,
+                             clg_io_error *err)
 {
     char descr[32];
     char header[2048];
@@ -547,6 +553,7 @@ clg_io_status clg_npy_encode(const clg_tensor *t, unsigned char **bytes,
     }
     if (t->dtype == CLG_DTYPE_STRING) {
         const clg_string *s = t->data;
+        width = string_width;
         for (int64_t i = 0; i < count; i++)
             if (s[i].length > width)
                 width = s[i].length;
@@ -635,11 +642,12 @@ clg_io_status clg_npy_encode(const clg_tensor *t, unsigned char **bytes,
 }
 
 clg_io_status clg_npy_write(const char *path, const clg_tensor *t,
+                            size_t string_width,
                             clg_io_error *err)
 {
     unsigned char *bytes = NULL;
     size_t size = 0;
-    clg_io_status st = clg_npy_encode(t, &bytes, &size, err);
+    clg_io_status st = clg_npy_encode(t, string_width, &bytes, &size, err);
     if (st != CLG_IO_OK) {
         /* Prefix the path: the encoder does not know it. */
         if (err != NULL) {

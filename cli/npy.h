@@ -40,14 +40,17 @@ clg_io_status clg_npy_decode(const void *bytes, size_t size,
                              clg_io_error *err);
 
 /** Encodes a tensor as .npy bytes into a malloc'd buffer (*bytes, freed by
- *  the caller). Errors: UNSUPPORTED (BFLOAT16, UNDEFINED), FORMAT_ERROR (a
- *  bad shape), NO_MEMORY. */
-clg_io_status clg_npy_encode(const clg_tensor *t, unsigned char **bytes,
-                             size_t *size, clg_io_error *err);
+ *  the caller). STRING tensors are written as 'S<n>' with n the larger of
+ *  `string_width` and the longest element (pass the input's width to keep
+ *  NumPy's dtype; 0 for the longest element). Errors: UNSUPPORTED
+ *  (BFLOAT16, UNDEFINED), FORMAT_ERROR (a bad shape), NO_MEMORY. */
+clg_io_status clg_npy_encode(const clg_tensor *t, size_t string_width,
+                             unsigned char **bytes, size_t *size,
+                             clg_io_error *err);
 
-/** Writes a tensor to a .npy file. */
+/** Writes a tensor to a .npy file (string_width as clg_npy_encode). */
 clg_io_status clg_npy_write(const char *path, const clg_tensor *t,
-                            clg_io_error *err);
+                            size_t string_width, clg_io_error *err);
 
 /** NumPy descriptor clgather writes for `dtype`, e.g. "<f4", "|b1";
  *  NULL for STRING (its width depends on the data), BFLOAT16 and

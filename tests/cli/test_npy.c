@@ -48,7 +48,7 @@ static void round_trip(const clg_tensor *t)
     clg_io_error err;
 
     clg_io_tensor_init(&back);
-    if (clg_npy_encode(t, &bytes, &size, &err) != CLG_IO_OK)
+    if (clg_npy_encode(t, 0, &bytes, &size, &err) != CLG_IO_OK)
         fail_msg("encode %s: %s", clg_dtype_name(t->dtype), err.message);
     /* header padded to 64 bytes, as NumPy does */
     assert_int_equal((bytes[8] | bytes[9] << 8) % 64, 64 - 10);
@@ -111,10 +111,10 @@ static void test_round_trip_strings(void **state)
 
     round_trip(&t);
     round_trip(&e);
-    assert_int_equal(clg_npy_encode(&t, &bytes, &size, NULL), CLG_IO_OK);
+    assert_int_equal(clg_npy_encode(&t, 0, &bytes, &size, NULL), CLG_IO_OK);
     assert_non_null(strstr((const char *)bytes + 10, "'descr': '|S11'"));
     free(bytes);
-    assert_int_equal(clg_npy_encode(&e, &bytes, &size, NULL), CLG_IO_OK);
+    assert_int_equal(clg_npy_encode(&e, 0, &bytes, &size, NULL), CLG_IO_OK);
     assert_non_null(strstr((const char *)bytes + 10, "'descr': '|S1'"));
     free(bytes);
 }
@@ -132,7 +132,7 @@ static void test_file_round_trip(void **state)
 
     assert_true(fd >= 0);
     clg_io_tensor_init(&back);
-    if (clg_npy_write(path, &t, &err) != CLG_IO_OK)
+    if (clg_npy_write(path, &t, 0, &err) != CLG_IO_OK)
         fail_msg("%s", err.message);
     if (clg_io_read_tensor_file(path, &back, &err) != CLG_IO_OK)
         fail_msg("%s", err.message);
@@ -150,7 +150,7 @@ static void test_bfloat16_has_no_numpy_dtype(void **state)
     size_t size = 0;
     clg_io_error err;
     (void)state;
-    assert_int_equal(clg_npy_encode(&t, &bytes, &size, &err),
+    assert_int_equal(clg_npy_encode(&t, 0, &bytes, &size, &err),
                      CLG_IO_UNSUPPORTED);
     assert_non_null(strstr(err.message, "BFLOAT16"));
     assert_null(bytes);
@@ -163,7 +163,7 @@ static void expect_encodes_to(const clg_tensor *t, const char *sample,
     unsigned char *bytes = NULL;
     size_t size = 0;
     clg_io_error err;
-    if (clg_npy_encode(t, &bytes, &size, &err) != CLG_IO_OK)
+    if (clg_npy_encode(t, 0, &bytes, &size, &err) != CLG_IO_OK)
         fail_msg("%s", err.message);
     assert_int_equal(size, sample_size);
     assert_memory_equal(bytes, sample, size);
@@ -395,6 +395,25 @@ static void test_missing_file(void **state)
                         "directory");
 }
 
+/* Byte strings keep the width they were read with (NumPy's np.take keeps
+ * the dtype), and grow only to fit a longer element. */
+static void test_string_width_kept(void **state)
+{
+    (void)state;
+    clg_string s[2] = {{"ab", 2}, {"", 0}};
+    const int64_t shape[1] = {2};
+    clg_tensor t = {CLG_DTYPE_STRING, 1, shape, s};
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    assert_int_equal(clg_npy_encode(&t, 5, &bytes, &size, NULL), CLG_IO_OK);
+    assert_non_null(strstr((const char *)bytes + 10, "'descr': '|S5'"));
+    assert_memory_equal(bytes + size - 10, "ab\0\0\0\0\0\0\0\0", 10);
+    free(bytes);
+    assert_int_equal(clg_npy_encode(&t, 1, &bytes, &size, NULL), CLG_IO_OK);
+    assert_non_null(strstr((const char *)bytes + 10, "'descr': '|S2'"));
+    free(bytes);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -408,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_header_variants),
         cmocka_unit_test(test_malformed_files),
         cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_string_width_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

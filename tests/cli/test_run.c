@@ -34,7 +34,7 @@ static void write_npy(const char *path, clg_dtype dtype, size_t rank,
 {
     clg_tensor t = cli_tensor(dtype, rank, shape, data);
     clg_io_error err;
-    if (clg_npy_write(path, &t, &err) != CLG_IO_OK)
+    if (clg_npy_write(path, &t, 0, &err) != CLG_IO_OK)
         fail_msg("%s", err.message);
 }
 
