@@ -285,3 +285,23 @@ char *clg_io_format_shape(char *buf, size_t cap, const int64_t *shape,
         snprintf(buf + at, cap - at, "]");
     return buf;
 }
+
+int clg_io_host_is_little_endian(void)
+{
+    const uint16_t probe = 1;
+    unsigned char first;
+    memcpy(&first, &probe, 1);
+    return first == 1;
+}
+
+void clg_io_swap_words(unsigned char *p, size_t nbytes, size_t unit)
+{
+    if (unit < 2)
+        return;
+    for (size_t at = 0; at + unit <= nbytes; at += unit)
+        for (size_t i = 0; i < unit / 2; i++) {
+            unsigned char c = p[at + i];
+            p[at + i] = p[at + unit - 1 - i];
+            p[at + unit - 1 - i] = c;
+        }
+}

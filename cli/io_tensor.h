@@ -101,6 +101,14 @@ clg_io_status clg_io_write_file(const char *path, const void *bytes,
 clg_io_status clg_io_read_tensor_file(const char *path, clg_io_tensor *out,
                                       clg_io_error *err);
 
+/** 1 when the host stores integers little-endian (as .npy "<" and ONNX
+ *  raw_data do). */
+int clg_io_host_is_little_endian(void);
+
+/** Reverses the bytes of each `unit`-byte word of p[0 .. nbytes) in place
+ *  (nothing for unit < 2). */
+void clg_io_swap_words(unsigned char *p, size_t nbytes, size_t unit);
+
 /** Writes a tensor: ONNX TensorProto when path ends in ".pb", else .npy
  *  (STRING as 'S<n>', n >= string_width: see clg_npy_encode). */
 clg_io_status clg_io_write_tensor_file(const char *path, const clg_tensor *t,

@@ -8,27 +8,6 @@
 
 static const unsigned char npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
-static int host_is_little_endian(void)
-{
-    const uint16_t probe = 1;
-    unsigned char first;
-    memcpy(&first, &probe, 1);
-    return first == 1;
-}
-
-/* Reverses the bytes of each `unit`-byte word in place. */
-static void swap_words(unsigned char *p, size_t nbytes, size_t unit)
-{
-    if (unit < 2)
-        return;
-    for (size_t at = 0; at + unit <= nbytes; at += unit)
-        for (size_t i = 0; i < unit / 2; i++) {
-            unsigned char c = p[at + i];
-            p[at + i] = p[at + unit - 1 - i];
-            p[at + unit - 1 - i] = c;
-        }
-}
-
 static size_t swap_unit(clg_dtype dtype, size_t elem)
 {
     if (dtype == CLG_DTYPE_COMPLEX64 || dtype == CLG_DTYPE_COMPLEX128)
@@ -345,7 +324,7 @@ static clg_io_status parse_descr(const char *descr, const char *name,
     } else if (order == '=')
         *swap = 0;
     else
-        *swap = (order == '<') != host_is_little_endian();
+        *swap = (order == '<') != clg_io_host_is_little_endian();
     return CLG_IO_OK;
 
 malformed:
@@ -475,7 +454,7 @@ clg_io_status clg_npy_decode(const void *bytes, size_t size,
         if (data_size > 0)
             memcpy(out->data, b + data_at, data_size);
         if (swap)
-            swap_words(out->data, data_size, swap_unit(dtype, elem));
+            clg_io_swap_words(out->data, data_size, swap_unit(dtype, elem));
     } else if (count > 0) {
         clg_string *s = out->data;
         out->string_bytes = malloc(data_size > 0 ? data_size : 1);
@@ -632,8 +611,8 @@ clg_io_status clg_npy_encode(const clg_tensor *t, size_t string_width,
                 memcpy(d + (size_t)i * width, s[i].data, s[i].length);
     } else if (data_size > 0) {
         memcpy(buf + total_header, t->data, data_size);
-        if (!host_is_little_endian())
-            swap_words(buf + total_header, data_size,
+        if (!clg_io_host_is_little_endian())
+            clg_io_swap_words(buf + total_header, data_size,
                        swap_unit(t->dtype, elem));
     }
     *bytes = buf;

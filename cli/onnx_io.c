@@ -8,26 +8,6 @@
 
 #include "onnx.pb-c.h"
 
-static int host_is_little_endian(void)
-{
-    const uint16_t probe = 1;
-    unsigned char first;
-    memcpy(&first, &probe, 1);
-    return first == 1;
-}
-
-static void swap_words(unsigned char *p, size_t nbytes, size_t unit)
-{
-    if (unit < 2)
-        return;
-    for (size_t at = 0; at + unit <= nbytes; at += unit)
-        for (size_t i = 0; i < unit / 2; i++) {
-            unsigned char c = p[at + i];
-            p[at + i] = p[at + unit - 1 - i];
-            p[at + unit - 1 - i] = c;
-        }
-}
-
 /* Bytes per little-endian word of a dtype's raw_data (complex: one part). */
 static size_t word_size(clg_dtype dtype)
 {
@@ -242,8 +222,8 @@ static clg_io_status tensor_from_proto(const Onnx__TensorProto *tp,
         }
         if (out->nbytes > 0) {
             memcpy(out->data, tp->raw_data.data, out->nbytes);
-            if (!host_is_little_endian())
-                swap_words(out->data, out->nbytes, word_size(dtype));
+            if (!clg_io_host_is_little_endian())
+                clg_io_swap_words(out->data, out->nbytes, word_size(dtype));
         }
         return CLG_IO_OK;
     }
@@ -441,7 +421,7 @@ clg_io_status clg_onnx_encode_tensor(const clg_tensor *t,
         tp.has_raw_data = 1;
         tp.raw_data.len = nbytes;
         if (nbytes > 0) {
-            if (host_is_little_endian()) {
+            if (clg_io_host_is_little_endian()) {
                 tp.raw_data.data = (uint8_t *)t->data;
             } else {
                 raw = malloc(nbytes);
@@ -450,7 +430,7 @@ clg_io_status clg_onnx_encode_tensor(const clg_tensor *t,
                     goto cleanup;
                 }
                 memcpy(raw, t->data, nbytes);
-                swap_words(raw, nbytes, word_size(t->dtype));
+                clg_io_swap_words(raw, nbytes, word_size(t->dtype));
                 tp.raw_data.data = raw;
             }
         }
