@@ -181,7 +181,9 @@ struct clg_context {
 clg_status clg_runtime_variant(clg_context *ctx, const clg_variant_key *key,
                                clg_variant **out);
 
-/* Creates the device selection; implemented in host/devices.c. */
+/* Chooses the device `spec` names (DESIGN section 2: type, "P:D", name
+ * substring, CLGATHER_DEVICE, default); host/devices.c. On failure writes
+ * the reason to msg. */
 clg_status clg_devices_select(const char *spec, cl_platform_id *platform,
                               cl_device_id *device, char *msg, size_t cap);
 
