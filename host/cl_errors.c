@@ -1,6 +1,6 @@
 /* Symbolic names of OpenCL error codes (OpenCL 3.0 API, section 7 and the
  * error code tables of cl.h). */
-#include "internal.h"
+#include "clgather/clgather.h"
 
 const char *clg_cl_error_name(cl_int code)
 {

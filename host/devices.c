@@ -1,8 +1,9 @@
 /* OpenCL platform and device discovery (OpenCL 3.0 API sections 4.1-4.2)
- * and selection by spec string (DESIGN section 2). */
-#include "internal.h"
+ * and selection by spec string (docs/design.md, "Choosing a device"). */
+#include "context.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,12 @@ typedef struct device_table {
     uint32_t dindex[CLG_MAX_PLATFORMS * CLG_MAX_DEVICES];
 } device_table;
 
-static cl_int enumerate(device_table *t)
+/* Discovery is serialised: some implementations' first clGetDeviceIDs is
+ * not safe to call from several threads at once (POCL 3.1 answers
+ * CL_DEVICE_NOT_FOUND to most of 8 concurrent first calls). */
+static pthread_mutex_t discovery_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static cl_int enumerate_locked(device_table *t)
 {
     cl_platform_id platforms[CLG_MAX_PLATFORMS];
     cl_uint np = 0;
@@ -51,6 +57,22 @@ static cl_int enumerate(device_table *t)
         }
     }
     return CL_SUCCESS;
+}
+
+static cl_int enumerate(device_table *t)
+{
+    pthread_mutex_lock(&discovery_lock);
+    cl_int err = enumerate_locked(t);
+    pthread_mutex_unlock(&discovery_lock);
+    return err;
+}
+
+clg_device_type clg_device_type_from_cl(cl_device_type type)
+{
+    return (type & CL_DEVICE_TYPE_GPU)           ? CLG_DEVICE_TYPE_GPU
+           : (type & CL_DEVICE_TYPE_CPU)         ? CLG_DEVICE_TYPE_CPU
+           : (type & CL_DEVICE_TYPE_ACCELERATOR) ? CLG_DEVICE_TYPE_ACCELERATOR
+                                                 : CLG_DEVICE_TYPE_OTHER;
 }
 
 static cl_device_type device_type_of(cl_device_id d)
@@ -247,11 +269,7 @@ clg_status clg_devices_list(clg_device_info *infos, size_t capacity,
         memset(d, 0, sizeof *d);
         d->platform_index = t->pindex[i];
         d->device_index = t->dindex[i];
-        cl_device_type type = device_type_of(t->device[i]);
-        d->type = (type & CL_DEVICE_TYPE_GPU)           ? CLG_DEVICE_TYPE_GPU
-                  : (type & CL_DEVICE_TYPE_CPU)         ? CLG_DEVICE_TYPE_CPU
-                  : (type & CL_DEVICE_TYPE_ACCELERATOR) ? CLG_DEVICE_TYPE_ACCELERATOR
-                                                        : CLG_DEVICE_TYPE_OTHER;
+        d->type = clg_device_type_from_cl(device_type_of(t->device[i]));
         d->is_default = (long)i == def;
         platform_name(t->platform[i], d->platform_name, sizeof d->platform_name);
         info_string(t->device[i], CL_DEVICE_NAME, d->name, sizeof d->name);

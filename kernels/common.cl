@@ -1,16 +1,47 @@
 /* Shared definitions for the clgather kernels (OpenCL C 1.2).
  *
- * Build options (host/runtime.c picks them per variant):
- *   -DCLG_UNIT=1|2|4|8|16   bytes one work-item moves
- *   -DCLG_INDEX=int|long    index type (ONNX INT32 / INT64)
- *   -DCLG_WIDE=0|1          1: 64-bit offsets; 0: every offset < 2^31
- *   -DCLG_FAST=0|1          lean bodies for whole-tensor launches on CPU devices
- *   -DCLG_WINDOWS=0|1       1: buffers hold windows of split tensors
+ * Kernel variants (docs/design.md, "Kernel variants"). Every build option
+ * is listed here once, with its legal values and the files that take it;
+ * src/variant.h holds the same table for the host (tests/unit/test_variant.c
+ * checks that the two list the same options). Values outside the legal
+ * ones, and options given to a file that does not take them, stop the
+ * build with #error.
  *
- * Every work-item checks its own index against [-s, s-1]; a bad one writes
- * nothing and raises *err, which the host reads back. No work-item ever
- * touches memory outside its buffers, whatever the index values. */
+ *   -DCLG_INDEX_BYTES=4|8   index element: 4 int (ONNX INT32), 8 long
+ *                           (INT64). All files.
+ *   -DCLG_UNIT=1|2|4|8|16   bytes one work-item moves. gather.cl,
+ *                           gather_elements.cl.
+ *   -DCLG_WIDE=0|1          1: 64-bit offsets; 0: 32-bit, chosen only when
+ *                           every offset of the launch is below 2^31.
+ *                           gather.cl, gather_elements.cl.
+ *   -DCLG_WINDOWS=0|1       1: each buffer holds a window of a split tensor
+ *                           and every access is checked against it; 0:
+ *                           whole tensors. gather.cl, gather_elements.cl.
+ *   -DCLG_OUTER_DIMS=0|1|2  GatherElements offsets of the dimensions
+ *   -DCLG_INNER_DIMS=0|1|2  before / after the axis: 0 none, 1 one stride,
+ *                           2 a list of (extent, stride) pairs (indices
+ *                           smaller than data off the axis, not
+ *                           coalescible). gather_elements.cl.
+ *
+ * Which entry point runs is not an option: each file has one __kernel per
+ * NDRange shape (see the file), chosen by name.
+ *
+ * Every work-item checks its own index against [-s, s-1]. A bad one raises
+ * *err, which the host reads back, and never moves an access outside its
+ * buffers; what it writes is unspecified (the general bodies write
+ * nothing, the lean CPU bodies write row 0 to keep their stores
+ * unconditional). */
 
+#if !defined(CLG_INDEX_BYTES) || (CLG_INDEX_BYTES != 4 && CLG_INDEX_BYTES != 8)
+#error "CLG_INDEX_BYTES must be 4 or 8"
+#endif
+#if CLG_INDEX_BYTES == 4
+typedef int clg_index;
+#else
+typedef long clg_index;
+#endif
+
+#ifdef CLG_UNIT
 #if CLG_UNIT == 1
 typedef uchar clg_unit;
 #elif CLG_UNIT == 2
@@ -24,13 +55,20 @@ typedef uint4 clg_unit;
 #else
 #error "CLG_UNIT must be 1, 2, 4, 8 or 16"
 #endif
+#endif
 
-typedef CLG_INDEX clg_index;
-
-#if CLG_WIDE
+#ifdef CLG_WIDE
+#if CLG_WIDE == 1
 typedef ulong clg_off;
-#else
+#elif CLG_WIDE == 0
 typedef uint clg_off;
+#else
+#error "CLG_WIDE must be 0 or 1"
+#endif
+#endif
+
+#if defined(CLG_WINDOWS) && CLG_WINDOWS != 0 && CLG_WINDOWS != 1
+#error "CLG_WINDOWS must be 0 or 1"
 #endif
 
 /* norm(v) = v < 0 ? v + s : v; returns s (an invalid position) when v is
@@ -39,17 +77,4 @@ inline ulong clg_normalize(long v, ulong s)
 {
     ulong n = (ulong)(v < 0 ? v + (long)s : v);
     return n < s ? n : s;
-}
-
-/* Pre-validation (used when the output is the caller's memory in place):
- * one work-item per index value. */
-__kernel void clg_check_indices(__global const clg_index *restrict indices,
-                                __global int *restrict err,
-                                ulong count, ulong axis_size)
-{
-    size_t i = get_global_id(0);
-    if (i >= count)
-        return;
-    if (clg_normalize((long)indices[i], axis_size) == axis_size)
-        *err = 1;
 }

@@ -1,5 +1,5 @@
 /* ONNX TensorProto data types and shape arithmetic. */
-#include "internal.h"
+#include "op.h"
 
 #include <stdio.h>
 #include <string.h>

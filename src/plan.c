@@ -1,15 +1,8 @@
-/* Device plans (DESIGN section 3): Gather folded to [outer, s, inner] with
- * the widest unit that divides the contiguous inner block; GatherElements
- * with its off-axis dimensions coalesced. */
-#include "internal.h"
+/* Plan helpers shared by both operators (docs/design.md, "Plans"):
+ * coalescing, offset width, work-group shapes. */
+#include "op.h"
 
-#include <string.h>
-
-/* Coalesces a run of dims (extent e[k], data stride st[k], outermost
- * first): drops extent-1 dims and merges a dim into its inner neighbour
- * when the neighbour is full (stride[k] == e[k+1] * stride[k+1]). Returns
- * the number of dims left. */
-static size_t coalesce(int64_t *e, int64_t *st, size_t n)
+size_t clg_coalesce(int64_t *e, int64_t *st, size_t n)
 {
     size_t m = 0;
     for (size_t k = 0; k < n; k++) {
@@ -35,84 +28,8 @@ static size_t coalesce(int64_t *e, int64_t *st, size_t n)
     return out + 1;
 }
 
-void clg_plan_make(const clg_problem *p, size_t align, int cpu,
-                   clg_plan *plan)
+void clg_plan_offsets(clg_plan *plan, const clg_device_facts *dev)
 {
-    memset(plan, 0, sizeof *plan);
-    plan->op = p->op;
-    plan->axis_size = p->axis_size;
-    plan->index_count = p->index_count;
-
-    int64_t outer = 1, inner = 1;
-    for (size_t d = 0; d < p->axis; d++)
-        outer *= p->data_shape[d];
-    for (size_t d = p->axis + 1; d < p->data_rank; d++)
-        inner *= p->data_shape[d];
-
-    if (p->op == CLG_OP_GATHER) {
-        /* The widest unit that divides the inner block in bytes and the
-         * alignment of both base addresses. */
-        uint64_t block = (uint64_t)inner * p->elem_size;
-        size_t unit = 16;
-        while (unit > 1 && (block % unit != 0 || align % unit != 0))
-            unit /= 2;
-        /* On CPU devices POCL vectorises the work-item loop over dimension
-         * 0, but not over vector types (uint4), and the loop wants enough
-         * work-items: the widest unit of at most 4 bytes that leaves a row
-         * of 64 or more work-items (rows of 64 bytes or more) measured best (embedding rows of 3 KiB:
-         * 4-byte units 1.8 ms, 8-byte 2.2 ms; 128-byte rows: 2-byte units
-         * 2.4 ms, 8-byte 3.8 ms). */
-        if (cpu) {
-            if (unit > 4)
-                unit = 4;
-            while (unit > 1 && block >= 64 && block / unit < 64)
-                unit /= 2;
-        }
-        plan->unit = unit;
-        plan->outer = outer;
-        plan->n = p->index_count;
-        plan->inner = (int64_t)(block / unit);
-        plan->data_units = (int64_t)((uint64_t)p->data_count * p->elem_size / unit);
-        plan->out_units = (int64_t)((uint64_t)p->out_count * p->elem_size / unit);
-    } else {
-        int64_t dstride[CLG_MAX_RANK] = {0};
-        int64_t s = 1;
-        for (size_t d = p->data_rank; d-- > 0;) {
-            dstride[d] = s;
-            s *= p->data_shape[d];
-        }
-        plan->unit = p->elem_size;
-        plan->axis_stride = dstride[p->axis];
-        size_t no = p->axis, ni = p->data_rank - p->axis - 1;
-        int64_t oo = 1, ii = 1;
-        for (size_t d = 0; d < no; d++) {
-            plan->outer_extent[d] = p->index_shape[d];
-            plan->outer_stride[d] = dstride[d];
-            oo *= p->index_shape[d];
-        }
-        for (size_t d = 0; d < ni; d++) {
-            plan->inner_extent[d] = p->index_shape[p->axis + 1 + d];
-            plan->inner_stride[d] = dstride[p->axis + 1 + d];
-            ii *= p->index_shape[p->axis + 1 + d];
-        }
-        plan->outer_dims = coalesce(plan->outer_extent, plan->outer_stride, no);
-        plan->inner_dims = coalesce(plan->inner_extent, plan->inner_stride, ni);
-        plan->outer = oo;
-        plan->n = p->index_shape[p->axis];
-        plan->inner = ii;
-        plan->data_units = p->data_count;
-        plan->out_units = p->out_count;
-        /* Strips of 1 KiB of columns: with the axis not innermost, each
-         * work-item reads a random row, so a row's cache lines (and its
-         * page's TLB entry) are reused only if every output row of a strip
-         * is produced while the strip (s rows x 1 KiB) is cached. 1 KiB
-         * measured best on POCL (64 B: 98 ms, 256 B: 70, 1 KiB: 66, 4 KiB:
-         * 83 for the elements-axis0 workload). */
-        int64_t width = (int64_t)(1024 / p->elem_size);
-        if (cpu && width > 1 && ii > width && plan->n > 1)
-            plan->strip_width = width;
-    }
-    /* 32-bit offsets only where every offset provably fits. */
     uint64_t biggest = (uint64_t)plan->data_units;
     if ((uint64_t)plan->out_units > biggest)
         biggest = (uint64_t)plan->out_units;
@@ -121,5 +38,62 @@ void clg_plan_make(const clg_problem *p, size_t align, int cpu,
     /* On CPUs 64-bit offsets are native and measured faster (32-bit ones
      * cost a zero-extension per address: 12.6 vs 10.3 ms on the last-axis
      * Gather on POCL), so the narrow variant is for GPUs only. */
-    plan->wide_offsets = cpu || biggest >= ((uint64_t)1 << 31);
+    plan->wide_offsets = dev->plan_type != CLG_DEVICE_TYPE_GPU ||
+                         biggest >= ((uint64_t)1 << 31);
+}
+
+int clg_launch_is_whole(const clg_plan *plan, const clg_box *box,
+                        const clg_windows *w)
+{
+    return box->o0 == 0 && box->o1 == plan->outer && box->j0 == 0 &&
+           box->j1 == plan->n && box->c0 == 0 && box->c1 == plan->inner &&
+           w->data_base == 0 && w->data_len == plan->data_units &&
+           w->index_base == 0 && w->index_len == plan->index_count &&
+           w->out_base == 0 && w->out_len == plan->out_units;
+}
+
+/* GPUs want about 256 work-items a group; POCL's CPU device runs a
+ * work-group as loops on one thread, so bigger groups cut per-group
+ * overhead. Dims 0 and 1 take the group; dim 2 gets 1. */
+static void pick_local(const clg_device_facts *dev, const size_t size[3],
+                       size_t local[3])
+{
+    size_t target = dev->plan_type == CLG_DEVICE_TYPE_GPU ? 256 : 4096;
+    if (target > dev->max_wg_size)
+        target = dev->max_wg_size;
+    size_t lx = size[0] < target ? size[0] : target;
+    if (lx > dev->max_item_sizes[0])
+        lx = dev->max_item_sizes[0];
+    if (lx == 0)
+        lx = 1;
+    size_t ly = target / lx;
+    if (ly > size[1])
+        ly = size[1];
+    if (ly > dev->max_item_sizes[1])
+        ly = dev->max_item_sizes[1];
+    if (ly == 0)
+        ly = 1;
+    /* Prefer a divisor of the rows (no padded work-items) when one is at
+     * least half as large: 4 rows of 768 beat 5 with padding on POCL. */
+    for (size_t d = ly; d > 1 && 2 * d >= ly; d--)
+        if (size[1] % d == 0) {
+            ly = d;
+            break;
+        }
+    local[0] = lx;
+    local[1] = ly;
+    local[2] = 1;
+}
+
+void clg_geometry_make(const clg_device_facts *dev, unsigned dims,
+                       const size_t *origin, const size_t *size,
+                       clg_geometry *g)
+{
+    size_t s[3] = {size[0], dims > 1 ? size[1] : 1, dims > 2 ? size[2] : 1};
+    g->dims = dims;
+    pick_local(dev, s, g->local);
+    for (int d = 0; d < 3; d++) {
+        g->origin[d] = (unsigned)d < dims ? origin[d] : 0;
+        g->global[d] = (s[d] + g->local[d] - 1) / g->local[d] * g->local[d];
+    }
 }

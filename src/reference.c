@@ -3,7 +3,7 @@
  * It shares validation with the device path but none of its planning
  * (no [outer, axis, inner] folding, no units, no coalescing), so a planning
  * bug cannot hide in both. */
-#include "internal.h"
+#include "op.h"
 
 #include <string.h>
 

@@ -1,12 +1,12 @@
-/* Validation and shape inference (ONNX Gather "Outputs", GatherElements
- * "Inputs"), shared by the device path and the CPU reference. Index
- * values are checked by clg_find_bad_index. */
-#include "internal.h"
+/* Validation of the descriptors of a call, shared by the device paths and
+ * the CPU reference; each operator's own shape rules are in src/gather.c
+ * and src/gather_elements.c, index values in src/check.c. */
+#include "op.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static const char *op_name(clg_op op)
+const char *clg_op_name(clg_op op)
 {
     return op == CLG_OP_GATHER ? "Gather" : "GatherElements";
 }
@@ -63,7 +63,7 @@ clg_status clg_validate(clg_context *ctx, clg_op op, clg_dtype data_dtype,
     if (data_rank == 0)
         return clg_fail(ctx, CLG_STATUS_INVALID_RANK,
                         "data has rank 0; %s needs data of rank >= 1",
-                        op_name(op));
+                        clg_op_name(op));
     if ((st = check_shape(ctx, "data", data_shape, data_rank,
                           &p->data_count)) != CLG_STATUS_OK ||
         (st = check_shape(ctx, "indices", index_shape, index_rank,
@@ -84,37 +84,10 @@ clg_status clg_validate(clg_context *ctx, clg_op op, clg_dtype data_dtype,
         memcpy(p->index_shape, index_shape, index_rank * sizeof(int64_t));
     p->axis_size = data_shape[p->axis];
 
-    if (op == CLG_OP_GATHER) {
-        p->out_rank = index_rank + data_rank - 1;
-        if (p->out_rank > CLG_MAX_RANK)
-            return clg_fail(ctx, CLG_STATUS_INVALID_RANK,
-                            "output rank %zu (indices rank %zu + data rank "
-                            "%zu - 1) is above CLG_MAX_RANK (%d)",
-                            p->out_rank, index_rank, data_rank, CLG_MAX_RANK);
-        size_t k = 0;
-        for (size_t d = 0; d < p->axis; d++)
-            p->out_shape[k++] = data_shape[d];
-        for (size_t d = 0; d < index_rank; d++)
-            p->out_shape[k++] = index_shape[d];
-        for (size_t d = p->axis + 1; d < data_rank; d++)
-            p->out_shape[k++] = data_shape[d];
-    } else {
-        if (index_rank != data_rank)
-            return clg_fail(ctx, CLG_STATUS_RANK_MISMATCH,
-                            "indices rank %zu differs from data rank %zu; "
-                            "GatherElements needs equal ranks",
-                            index_rank, data_rank);
-        for (size_t d = 0; d < data_rank; d++)
-            if (d != p->axis && index_shape[d] > data_shape[d])
-                return clg_fail(ctx, CLG_STATUS_SHAPE_MISMATCH,
-                                "indices.shape[%zu] = %lld exceeds "
-                                "data.shape[%zu] = %lld (only the axis %zu "
-                                "dimension of indices may be larger)",
-                                d, (long long)index_shape[d], d,
-                                (long long)data_shape[d], p->axis);
-        p->out_rank = index_rank;
-        memcpy(p->out_shape, index_shape, index_rank * sizeof(int64_t));
-    }
+    st = op == CLG_OP_GATHER ? clg_gather_infer(ctx, p)
+                             : clg_gather_elements_infer(ctx, p);
+    if (st != CLG_STATUS_OK)
+        return st;
     if ((st = check_shape(ctx, "output", p->out_shape, p->out_rank,
                           &p->out_count)) != CLG_STATUS_OK)
         return st;
@@ -150,8 +123,19 @@ clg_status clg_validate_output(clg_context *ctx, const clg_problem *p,
         return clg_fail(ctx, CLG_STATUS_SHAPE_MISMATCH,
                         "output shape %s (rank %zu) differs from the %s "
                         "output shape %s",
-                        got, rank, op_name(p->op), want);
+                        got, rank, clg_op_name(p->op), want);
     }
+    return CLG_STATUS_OK;
+}
+
+/* A host tensor's data pointer is present when it has elements. */
+static clg_status validate_pointer(clg_context *ctx, const char *what,
+                                const void *ptr, int64_t count)
+{
+    if (!ptr && count > 0)
+        return clg_fail(ctx, CLG_STATUS_NULL_POINTER,
+                        "%s is NULL for a tensor of %lld elements", what,
+                        (long long)count);
     return CLG_STATUS_OK;
 }
 
@@ -169,11 +153,11 @@ clg_status clg_validate_host(clg_context *ctx, clg_op op,
                            p)) != CLG_STATUS_OK ||
         (st = clg_validate_output(ctx, p, output->dtype, output->rank,
                                   output->shape)) != CLG_STATUS_OK ||
-        (st = clg_validate_pointer(ctx, "data->data", data->data,
+        (st = validate_pointer(ctx, "data->data", data->data,
                                    p->data_count)) != CLG_STATUS_OK ||
-        (st = clg_validate_pointer(ctx, "indices->data", indices->data,
+        (st = validate_pointer(ctx, "indices->data", indices->data,
                                    p->index_count)) != CLG_STATUS_OK ||
-        (st = clg_validate_pointer(ctx, "output->data", output->data,
+        (st = validate_pointer(ctx, "output->data", output->data,
                                    p->out_count)) != CLG_STATUS_OK)
         return st;
     /* The output is written while the inputs are read: no overlap. */
@@ -192,99 +176,6 @@ clg_status clg_validate_host(clg_context *ctx, clg_op op,
     return CLG_STATUS_OK;
 }
 
-clg_status clg_validate_pointer(clg_context *ctx, const char *what,
-                                const void *ptr, int64_t count)
-{
-    if (!ptr && count > 0)
-        return clg_fail(ctx, CLG_STATUS_NULL_POINTER,
-                        "%s is NULL for a tensor of %lld elements", what,
-                        (long long)count);
-    return CLG_STATUS_OK;
-}
-
-/* The loops are branch-free so that the compiler can vectorise the common
- * case (every index valid); the slow search runs only after a failure.
- * Values are read with memcpy: indices need not be aligned. */
-#define CLG_FIND_BAD(T)                                                       \
-    do {                                                                      \
-        const char *ix = (const char *)indices;                               \
-        const int64_t block = 4096;                                           \
-        for (int64_t b = 0; b < count; b += block) {                          \
-            int64_t e = count - b < block ? count - b : block;                \
-            int bad = 0;                                                      \
-            for (int64_t i = 0; i < e; i++) {                                 \
-                T raw;                                                        \
-                memcpy(&raw, ix + (size_t)(b + i) * sizeof raw, sizeof raw);  \
-                int64_t v = (int64_t)raw;                                     \
-                int64_t nv = v < 0 ? v + s : v;                               \
-                bad |= (uint64_t)nv >= (uint64_t)s;                           \
-            }                                                                 \
-            if (!bad)                                                         \
-                continue;                                                     \
-            for (int64_t i = 0; i < e; i++) {                                 \
-                T raw;                                                        \
-                memcpy(&raw, ix + (size_t)(b + i) * sizeof raw, sizeof raw);  \
-                int64_t v = (int64_t)raw;                                     \
-                int64_t nv = v < 0 ? v + s : v;                               \
-                if ((uint64_t)nv >= (uint64_t)s) {                            \
-                    *value = v;                                               \
-                    return b + i;                                             \
-                }                                                             \
-            }                                                                 \
-        }                                                                     \
-    } while (0)
-
-int64_t clg_find_bad_index(const void *indices, clg_dtype index_dtype,
-                           int64_t count, int64_t s, int64_t *value)
-{
-    if (index_dtype == CLG_DTYPE_INT32)
-        CLG_FIND_BAD(int32_t);
-    else
-        CLG_FIND_BAD(int64_t);
-    return -1;
-}
-
-clg_status clg_fail_index(clg_context *ctx, const clg_problem *p, int64_t pos,
-                          int64_t value)
-{
-    char where[CLG_MAX_RANK * 24 + 16];
-    size_t len = 0;
-    where[0] = '\0';
-    if (p->index_rank == 0) {
-        snprintf(where, sizeof where, " (a scalar)");
-    } else {
-        int64_t coord[CLG_MAX_RANK];
-        int64_t rest = pos;
-        for (size_t d = p->index_rank; d-- > 0;) {
-            int64_t e = p->index_shape[d];
-            coord[d] = e ? rest % e : 0;
-            rest = e ? rest / e : 0;
-        }
-        for (size_t d = 0; d < p->index_rank && len < sizeof where; d++)
-            len += (size_t)snprintf(where + len, sizeof where - len, "[%lld]",
-                                    (long long)coord[d]);
-    }
-    int64_t s = p->axis_size;
-    if (s == 0)
-        return clg_fail(ctx, CLG_STATUS_INDEX_OUT_OF_RANGE,
-                        "indices%s = %lld is out of range: axis %zu of data "
-                        "has size 0, so no index is valid",
-                        where, (long long)value, p->axis);
-    return clg_fail(ctx, CLG_STATUS_INDEX_OUT_OF_RANGE,
-                    "indices%s = %lld is out of range [%lld, %lld] for axis "
-                    "%zu of size %lld",
-                    where, (long long)value, (long long)-s, (long long)(s - 1),
-                    p->axis, (long long)s);
-}
-
-clg_status clg_check_indices_host(clg_context *ctx, const clg_problem *p,
-                                  const void *indices)
-{
-    int64_t value = 0;
-    int64_t pos = clg_find_bad_index(indices, p->index_dtype, p->index_count,
-                                     p->axis_size, &value);
-    return pos < 0 ? CLG_STATUS_OK : clg_fail_index(ctx, p, pos, value);
-}
 
 /* ------------------------------------------------------------ public */
 

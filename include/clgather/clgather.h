@@ -234,14 +234,18 @@ typedef struct clg_context clg_context;
  *  set, lowers the largest buffer the context creates below the device's
  *  CL_DEVICE_MAX_MEM_ALLOC_SIZE; tensors larger than that are processed in
  *  pieces (useful to test the split path, or to leave device memory free).
+ *  The test-only environment variable CLGATHER_TEST_PLAN=gpu makes the
+ *  context plan as on a GPU (see clg_context_uses_host_memory); "device"
+ *  or unset keeps the device's own plans.
  *  On success *ctx receives a new context (destroy with
  *  clg_context_destroy). On failure *ctx is NULL and, when the failure
  *  concerns the device, clg_context_last_error(NULL) on the same thread
  *  names the spec and the devices seen.
  *  Errors: NULL_POINTER, DEVICE_NOT_FOUND (no device or no match),
  *  INVALID_ARGUMENT (a malformed "P:D": digits, signs and a colon that are
- *  not two unsigned numbers; or CLGATHER_MAX_ALLOC not a byte count
- *  >= 1024), OUT_OF_MEMORY, OPENCL_ERROR. */
+ *  not two unsigned numbers; CLGATHER_MAX_ALLOC not a byte count >= 1024;
+ *  CLGATHER_TEST_PLAN not "gpu" or "device"), OUT_OF_MEMORY,
+ *  OPENCL_ERROR. */
 CLG_API clg_status clg_context_create(clg_context **ctx, const char *device_spec);
 
 /** Creates a context over a caller's OpenCL objects. `context` and `queue`
@@ -269,7 +273,10 @@ CLG_API clg_device_type clg_context_device_type(const clg_context *ctx);
 
 /** 1 when the device shares host memory (CL_DEVICE_HOST_UNIFIED_MEMORY, as
  *  on POCL's CPU device): the host-memory operators then use the caller's
- *  buffers in place instead of copying them. 0 otherwise. */
+ *  buffers in place instead of copying them. 0 otherwise, and under the
+ *  test-only environment variable CLGATHER_TEST_PLAN=gpu, which makes the
+ *  context plan as on a GPU (GPU kernel variants and work-groups, copies
+ *  through device buffers) whatever its device. */
 CLG_API int clg_context_uses_host_memory(const clg_context *ctx);
 
 /** Largest buffer the context creates, in bytes: the device's

@@ -11,6 +11,8 @@
 
 #include <inttypes.h>
 
+#include "context.h" /* the program cache, to count the variants built */
+
 #define CASES 2048
 #define DEFAULT_SEED UINT64_C(0x5eed0001c1a7e5)
 
@@ -70,11 +72,43 @@ static void test_device_matches_reference(void **state)
     }
 }
 
+/* The kernel variants the cases above built, and under
+ * CLGATHER_TEST_PLAN=gpu that they are the GPU's: 32-bit offsets among
+ * them, no CPU-only entry point. */
+static void test_variants_built(void **state)
+{
+    clg_context *ctx = *state;
+    size_t kernels = 0, narrow = 0, cpu_only = 0;
+    for (size_t i = 0; i < ctx->program_count; i++) {
+        const clg_cached_program *p = &ctx->programs[i];
+        kernels += p->kernel_count;
+        narrow += strstr(p->key, "-DCLG_WIDE=0") != NULL;
+        for (size_t k = 0; k < p->kernel_count; k++)
+            cpu_only += strstr(p->kernels[k].name, "_lean") ||
+                        strstr(p->kernels[k].name, "_strips");
+    }
+    const char *plan = getenv("CLGATHER_TEST_PLAN");
+    int gpu_plan = plan && !strcmp(plan, "gpu");
+    print_message("%s plan: %zu programs built (%zu with 32-bit offsets), "
+                  "%zu kernels (%zu CPU-only)\n",
+                  gpu_plan ? "GPU" : "device", ctx->program_count, narrow,
+                  kernels, cpu_only);
+    assert_true(ctx->program_count >= 20);
+    if (gpu_plan || clg_context_device_type(ctx) == CLG_DEVICE_TYPE_GPU) {
+        assert_true(narrow >= 10);
+        assert_int_equal(cpu_only, 0);
+    } else {
+        assert_int_equal(narrow, 0);
+        assert_true(cpu_only > 0);
+    }
+}
+
 int main(void)
 {
     seed = clg_test_seed(DEFAULT_SEED);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_device_matches_reference),
+        cmocka_unit_test(test_variants_built),
     };
     return CLG_RUN_DEVICE_TESTS(tests);
 }

@@ -1,0 +1,257 @@
+/* Contexts: device, cl_context and command queue, the device facts plans
+ * are made from, the error flag (OpenCL 1.2 API sections 4.4 and 5.1). */
+#include "context.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Source of the device error flag's zeros. */
+static const cl_int zero_flag[2] = {0, 0};
+
+static clg_status query_device(clg_context *ctx)
+{
+    cl_int err;
+    cl_device_type type = 0;
+    cl_bool unified = CL_FALSE;
+    clg_device_facts *f = &ctx->facts;
+    if ((err = clGetDeviceInfo(ctx->device, CL_DEVICE_TYPE, sizeof type, &type,
+                               NULL)) != CL_SUCCESS ||
+        (err = clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+                               sizeof f->max_alloc, &f->max_alloc, NULL)) !=
+            CL_SUCCESS ||
+        (err = clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_WORK_GROUP_SIZE,
+                               sizeof f->max_wg_size, &f->max_wg_size,
+                               NULL)) != CL_SUCCESS ||
+        (err = clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_WORK_ITEM_SIZES,
+                               sizeof f->max_item_sizes, f->max_item_sizes,
+                               NULL)) != CL_SUCCESS)
+        return clg_fail_cl(ctx, err, "clGetDeviceInfo");
+    /* Deprecated in OpenCL 2.0 but still answered; absent means "no". */
+    if (clGetDeviceInfo(ctx->device, CL_DEVICE_HOST_UNIFIED_MEMORY,
+                        sizeof unified, &unified, NULL) != CL_SUCCESS)
+        unified = CL_FALSE;
+    ctx->type = clg_device_type_from_cl(type);
+    ctx->host_unified = unified == CL_TRUE;
+    f->plan_type = ctx->type;
+    f->host_unified = ctx->host_unified;
+    clGetDeviceInfo(ctx->device, CL_DEVICE_NAME, sizeof ctx->device_name,
+                    ctx->device_name, NULL);
+    clGetDeviceInfo(ctx->device, CL_DEVICE_VENDOR, sizeof ctx->device_vendor,
+                    ctx->device_vendor, NULL);
+    clGetDeviceInfo(ctx->device, CL_DEVICE_VERSION, sizeof ctx->device_version,
+                    ctx->device_version, NULL);
+    return CLG_STATUS_OK;
+}
+
+/* CLGATHER_MAX_ALLOC (bytes) lowers the size of one buffer, so that the
+ * split paths can be exercised with small tensors. */
+static clg_status apply_max_alloc(clg_context *ctx)
+{
+    const char *cap = getenv("CLGATHER_MAX_ALLOC");
+    if (!cap || !*cap)
+        return CLG_STATUS_OK;
+    /* Digits only (strtoull alone takes "-1" and leading spaces), and at
+     * most 19 of them so that the value cannot overflow. Below 1 KiB the
+     * pieces and windows multiply into millions of launches for megabyte
+     * tensors, with nothing more to test. */
+    size_t digits = strspn(cap, "0123456789");
+    unsigned long long v = digits ? strtoull(cap, NULL, 10) : 0;
+    if (digits != strlen(cap) || digits > 19 || v < 1024)
+        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                        "CLGATHER_MAX_ALLOC=\"%s\" is not a byte count "
+                        ">= 1024", cap);
+    if (v < ctx->facts.max_alloc)
+        ctx->facts.max_alloc = v;
+    return CLG_STATUS_OK;
+}
+
+/* CLGATHER_TEST_PLAN=gpu (test-only) plans as on a GPU: see
+ * clg_device_facts. "cpu" and unset or empty keep the device's own. */
+static clg_status apply_test_plan(clg_context *ctx)
+{
+    const char *plan = getenv("CLGATHER_TEST_PLAN");
+    if (!plan || !*plan || !strcmp(plan, "device"))
+        return CLG_STATUS_OK;
+    if (!strcmp(plan, "gpu")) {
+        ctx->facts.plan_type = CLG_DEVICE_TYPE_GPU;
+        ctx->facts.host_unified = 0;
+        return CLG_STATUS_OK;
+    }
+    return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                    "CLGATHER_TEST_PLAN=\"%s\" is not \"gpu\" or \"device\"",
+                    plan);
+}
+
+/* Queries the device, applies the environment and creates the error
+ * flag. */
+static clg_status setup_context(clg_context *ctx)
+{
+    cl_int err;
+    clg_status st;
+    if ((st = query_device(ctx)) != CLG_STATUS_OK ||
+        (st = apply_max_alloc(ctx)) != CLG_STATUS_OK ||
+        (st = apply_test_plan(ctx)) != CLG_STATUS_OK)
+        return st;
+    ctx->flag = clCreateBuffer(ctx->cl_ctx,
+                               CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                               sizeof zero_flag, (void *)zero_flag, &err);
+    if (!ctx->flag)
+        return clg_fail_cl(ctx, err, "clCreateBuffer(error flag)");
+    clg_clear_error(ctx);
+    return CLG_STATUS_OK;
+}
+
+/* Finishes a context whose device, cl_context and queue are set, taking
+ * ownership: on success publishes it in *out, on failure moves its message
+ * to the thread's last error and destroys it. */
+static clg_status finish_context(clg_context *ctx, clg_context **out)
+{
+    clg_status st = setup_context(ctx);
+    if (st != CLG_STATUS_OK) {
+        clg_fail(NULL, st, "%s", ctx->last_error);
+        clg_context_destroy(ctx);
+        return st;
+    }
+    *out = ctx;
+    clg_clear_error(NULL);
+    return CLG_STATUS_OK;
+}
+
+clg_status clg_context_create(clg_context **out, const char *device_spec)
+{
+    clg_context *ctx = NULL;
+    clg_status st = CLG_STATUS_OK;
+    cl_int err = CL_SUCCESS;
+    cl_platform_id platform = NULL;
+    char msg[CLG_ERROR_CAPACITY];
+    if (!out)
+        return clg_fail(NULL, CLG_STATUS_NULL_POINTER, "ctx is NULL");
+    *out = NULL;
+    ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return clg_fail(NULL, CLG_STATUS_OUT_OF_MEMORY,
+                        "out of host memory creating a context");
+    st = clg_devices_select(device_spec, &platform, &ctx->device, msg,
+                            sizeof msg);
+    if (st != CLG_STATUS_OK) {
+        clg_fail(NULL, st, "%s", msg);
+        goto cleanup;
+    }
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                     (cl_context_properties)platform, 0};
+    ctx->cl_ctx = clCreateContext(props, 1, &ctx->device, NULL, NULL, &err);
+    if (!ctx->cl_ctx) {
+        st = clg_fail_cl(NULL, err, "clCreateContext");
+        goto cleanup;
+    }
+    ctx->queue = clCreateCommandQueue(ctx->cl_ctx, ctx->device, 0, &err);
+    if (!ctx->queue) {
+        st = clg_fail_cl(NULL, err, "clCreateCommandQueue");
+        goto cleanup;
+    }
+    return finish_context(ctx, out);
+cleanup:
+    clg_context_destroy(ctx);
+    return st;
+}
+
+clg_status clg_context_create_from_cl(clg_context **out, cl_context context,
+                                      cl_device_id device,
+                                      cl_command_queue queue)
+{
+    clg_context *ctx = NULL;
+    cl_int err;
+    if (!out || !context || !device || !queue)
+        return clg_fail(NULL, CLG_STATUS_NULL_POINTER, "%s is NULL",
+                        !out       ? "ctx"
+                        : !context ? "context"
+                        : !device  ? "device"
+                                   : "queue");
+    *out = NULL;
+    cl_device_id qdev = NULL;
+    cl_command_queue_properties qprops = 0;
+    if ((err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qdev, &qdev,
+                                     NULL)) != CL_SUCCESS ||
+        (err = clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof qprops,
+                                     &qprops, NULL)) != CL_SUCCESS)
+        return clg_fail_cl(NULL, err, "clGetCommandQueueInfo");
+    if (qdev != device)
+        return clg_fail(NULL, CLG_STATUS_INVALID_ARGUMENT,
+                        "device is not the device of the command queue");
+    if (qprops & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+        return clg_fail(NULL, CLG_STATUS_INVALID_ARGUMENT,
+                        "the command queue is out of order; clgather needs an "
+                        "in-order queue");
+    ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return clg_fail(NULL, CLG_STATUS_OUT_OF_MEMORY,
+                        "out of host memory creating a context");
+    ctx->device = device;
+    ctx->cl_ctx = context;
+    ctx->queue = queue;
+    clRetainContext(context);
+    clRetainCommandQueue(queue);
+    return finish_context(ctx, out);
+}
+
+void clg_context_destroy(clg_context *ctx)
+{
+    if (!ctx)
+        return;
+    if (ctx->queue)
+        clFinish(ctx->queue);
+    clg_programs_release(ctx);
+    for (int i = 0; i < CLG_SCRATCH_COUNT; i++)
+        if (ctx->scratch[i])
+            clReleaseMemObject(ctx->scratch[i]);
+    if (ctx->flag)
+        clReleaseMemObject(ctx->flag);
+    if (ctx->queue)
+        clReleaseCommandQueue(ctx->queue);
+    if (ctx->cl_ctx)
+        clReleaseContext(ctx->cl_ctx);
+    free(ctx->build_log);
+    free(ctx);
+}
+
+const clg_device_facts *clg_rt_facts(const clg_context *ctx)
+{
+    return &ctx->facts;
+}
+
+const char *clg_context_device_name(const clg_context *ctx)
+{
+    return ctx ? ctx->device_name : "";
+}
+const char *clg_context_device_vendor(const clg_context *ctx)
+{
+    return ctx ? ctx->device_vendor : "";
+}
+const char *clg_context_device_version(const clg_context *ctx)
+{
+    return ctx ? ctx->device_version : "";
+}
+clg_device_type clg_context_device_type(const clg_context *ctx)
+{
+    return ctx ? ctx->type : CLG_DEVICE_TYPE_OTHER;
+}
+int clg_context_uses_host_memory(const clg_context *ctx)
+{
+    return ctx ? ctx->facts.host_unified : 0;
+}
+uint64_t clg_context_max_alloc_size(const clg_context *ctx)
+{
+    return ctx ? ctx->facts.max_alloc : 0;
+}
+cl_context clg_context_cl_context(const clg_context *ctx)
+{
+    return ctx ? ctx->cl_ctx : NULL;
+}
+cl_device_id clg_context_cl_device(const clg_context *ctx)
+{
+    return ctx ? ctx->device : NULL;
+}
+cl_command_queue clg_context_cl_queue(const clg_context *ctx)
+{
+    return ctx ? ctx->queue : NULL;
+}

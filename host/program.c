@@ -1,0 +1,178 @@
+/* Program builds: lazy, cached in the context by (files, build options),
+ * build log kept and never printed (OpenCL 1.2 API sections 5.6-5.7). The
+ * kernel files are embedded at build time (cmake/embed_kernels.cmake). */
+#include "context.h"
+#include "kernels_embedded.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *embedded(const char *name)
+{
+    for (size_t i = 0; i < clg_kernel_source_count; i++)
+        if (!strcmp(clg_kernel_sources[i].name, name))
+            return clg_kernel_sources[i].text;
+    return NULL;
+}
+
+/* Keeps the build log of a failed build in ctx->build_log. */
+static void keep_build_log(clg_context *ctx, cl_program program)
+{
+    size_t size = 0;
+    free(ctx->build_log);
+    ctx->build_log = NULL;
+    if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0,
+                              NULL, &size) != CL_SUCCESS || size == 0)
+        return;
+    ctx->build_log = malloc(size + 1);
+    if (!ctx->build_log)
+        return;
+    if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, size,
+                              ctx->build_log, NULL) != CL_SUCCESS)
+        size = 0;
+    ctx->build_log[size] = '\0';
+}
+
+/* "a.cl;b.cl|options" in buf; 0 when it does not fit. */
+static int make_key(const char *const *files, size_t nfiles,
+                    const char *options, char *buf, size_t cap)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < nfiles; i++) {
+        int n = snprintf(buf + len, cap - len, "%s%s", i ? ";" : "", files[i]);
+        if (n < 0 || (size_t)n >= cap - len)
+            return 0;
+        len += (size_t)n;
+    }
+    int n = snprintf(buf + len, cap - len, "|%s", options);
+    return n >= 0 && (size_t)n < cap - len;
+}
+
+static clg_cached_program *find_program(clg_context *ctx, const char *key)
+{
+    for (size_t i = 0; i < ctx->program_count; i++)
+        if (!strcmp(ctx->programs[i].key, key))
+            return &ctx->programs[i];
+    return NULL;
+}
+
+/* Builds the program of `key` and appends it to the cache. */
+static clg_status build_program(clg_context *ctx, const char *const *files,
+                                size_t nfiles, const char *options,
+                                const char *key, clg_cached_program **out)
+{
+    const char *srcs[8];
+    cl_int err = CL_SUCCESS;
+    cl_program program = NULL;
+    char *key_copy = NULL;
+    clg_status st = CLG_STATUS_OK;
+    if (nfiles == 0 || nfiles > 8)
+        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                        "a program takes 1 to 8 kernel files, not %zu", nfiles);
+    for (size_t i = 0; i < nfiles; i++)
+        if (!(srcs[i] = embedded(files[i])))
+            return clg_fail(ctx, CLG_STATUS_BUILD_FAILED,
+                            "kernel source %s is not embedded", files[i]);
+    if (ctx->program_count == ctx->program_capacity) {
+        size_t cap = ctx->program_capacity ? 2 * ctx->program_capacity : 16;
+        clg_cached_program *grown = realloc(ctx->programs, cap * sizeof *grown);
+        if (!grown)
+            return clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
+                            "out of host memory caching programs");
+        ctx->programs = grown;
+        ctx->program_capacity = cap;
+    }
+    size_t key_len = strlen(key) + 1;
+    if (!(key_copy = malloc(key_len)))
+        return clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
+                        "out of host memory caching programs");
+    memcpy(key_copy, key, key_len);
+    program = clCreateProgramWithSource(ctx->cl_ctx, (cl_uint)nfiles, srcs,
+                                        NULL, &err);
+    if (!program) {
+        st = clg_fail_cl(ctx, err, "clCreateProgramWithSource");
+        goto cleanup;
+    }
+    err = clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        keep_build_log(ctx, program);
+        st = clg_fail(ctx, CLG_STATUS_BUILD_FAILED,
+                      "clBuildProgram(%s, \"%s\") failed: %s (%d); see "
+                      "clg_context_build_log()",
+                      files[nfiles - 1], options, clg_cl_error_name(err),
+                      (int)err);
+        ctx->last_cl_error = err;
+        goto cleanup;
+    }
+    clg_cached_program *p = &ctx->programs[ctx->program_count++];
+    memset(p, 0, sizeof *p);
+    p->key = key_copy;
+    p->program = program;
+    key_copy = NULL;
+    program = NULL;
+    *out = p;
+cleanup:
+    if (program)
+        clReleaseProgram(program);
+    free(key_copy);
+    return st;
+}
+
+/* The kernel `name` of a cached program, created on first use. */
+static clg_status program_kernel(clg_context *ctx, clg_cached_program *p,
+                                 const char *name, cl_kernel *out)
+{
+    cl_int err = CL_SUCCESS;
+    for (size_t i = 0; i < p->kernel_count; i++)
+        if (!strcmp(p->kernels[i].name, name)) {
+            *out = p->kernels[i].kernel;
+            return CLG_STATUS_OK;
+        }
+    if (p->kernel_count == CLG_KERNELS_PER_PROGRAM ||
+        strlen(name) >= sizeof p->kernels[0].name)
+        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                        "kernel %s: too many kernels or too long a name", name);
+    cl_kernel k = clCreateKernel(p->program, name, &err);
+    if (!k) {
+        char call[96];
+        snprintf(call, sizeof call, "clCreateKernel(%s)", name);
+        return clg_fail_cl(ctx, err, call);
+    }
+    clg_cached_kernel *ck = &p->kernels[p->kernel_count++];
+    snprintf(ck->name, sizeof ck->name, "%s", name);
+    ck->kernel = k;
+    *out = k;
+    return CLG_STATUS_OK;
+}
+
+clg_status clg_rt_kernel(clg_context *ctx, const char *const *files,
+                         size_t nfiles, const char *options, const char *name,
+                         cl_kernel *out)
+{
+    char key[512];
+    clg_status st;
+    if (!make_key(files, nfiles, options, key, sizeof key))
+        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                        "program key for %s is too long", name);
+    clg_cached_program *p = find_program(ctx, key);
+    if (!p &&
+        (st = build_program(ctx, files, nfiles, options, key, &p)) !=
+            CLG_STATUS_OK)
+        return st;
+    return program_kernel(ctx, p, name, out);
+}
+
+void clg_programs_release(clg_context *ctx)
+{
+    for (size_t i = 0; i < ctx->program_count; i++) {
+        clg_cached_program *p = &ctx->programs[i];
+        for (size_t k = 0; k < p->kernel_count; k++)
+            clReleaseKernel(p->kernels[k].kernel);
+        clReleaseProgram(p->program);
+        free(p->key);
+    }
+    free(ctx->programs);
+    ctx->programs = NULL;
+    ctx->program_count = ctx->program_capacity = 0;
+}

@@ -1,0 +1,18 @@
+/* Index check before a launch that writes the caller's memory in place:
+ * one work-item per index value; raises *err when any value is outside
+ * [-s, s-1]. Takes CLG_INDEX_BYTES only. */
+#if defined(CLG_UNIT) || defined(CLG_WIDE) || defined(CLG_WINDOWS) ||        \
+    defined(CLG_OUTER_DIMS) || defined(CLG_INNER_DIMS)
+#error "check.cl takes CLG_INDEX_BYTES only"
+#endif
+
+__kernel void clg_check_indices(__global const clg_index *restrict indices,
+                                __global int *restrict err,
+                                ulong count, ulong axis_size)
+{
+    size_t i = get_global_id(0);
+    if (i >= count)
+        return;
+    if (clg_normalize((long)indices[i], axis_size) == axis_size)
+        *err = 1;
+}

@@ -1,0 +1,136 @@
+/* Index values: the host scan, the device check kernel, and the message
+ * that names the first bad one (docs/design.md, "Errors"). */
+#include "op.h"
+#include "variant.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The loops are branch-free so that the compiler can vectorise the common
+ * case (every index valid); the slow search runs only after a failure.
+ * Values are read with memcpy: indices need not be aligned. */
+#define CLG_FIND_BAD(T)                                                       \
+    do {                                                                      \
+        const char *ix = (const char *)indices;                               \
+        const int64_t block = 4096;                                           \
+        for (int64_t b = 0; b < count; b += block) {                          \
+            int64_t e = count - b < block ? count - b : block;                \
+            int bad = 0;                                                      \
+            for (int64_t i = 0; i < e; i++) {                                 \
+                T raw;                                                        \
+                memcpy(&raw, ix + (size_t)(b + i) * sizeof raw, sizeof raw);  \
+                int64_t v = (int64_t)raw;                                     \
+                int64_t nv = v < 0 ? v + s : v;                               \
+                bad |= (uint64_t)nv >= (uint64_t)s;                           \
+            }                                                                 \
+            if (!bad)                                                         \
+                continue;                                                     \
+            for (int64_t i = 0; i < e; i++) {                                 \
+                T raw;                                                        \
+                memcpy(&raw, ix + (size_t)(b + i) * sizeof raw, sizeof raw);  \
+                int64_t v = (int64_t)raw;                                     \
+                int64_t nv = v < 0 ? v + s : v;                               \
+                if ((uint64_t)nv >= (uint64_t)s) {                            \
+                    *value = v;                                               \
+                    return b + i;                                             \
+                }                                                             \
+            }                                                                 \
+        }                                                                     \
+    } while (0)
+
+int64_t clg_find_bad_index(const void *indices, clg_dtype index_dtype,
+                           int64_t count, int64_t s, int64_t *value)
+{
+    if (index_dtype == CLG_DTYPE_INT32)
+        CLG_FIND_BAD(int32_t);
+    else
+        CLG_FIND_BAD(int64_t);
+    return -1;
+}
+
+clg_status clg_fail_index(clg_context *ctx, const clg_problem *p, int64_t pos,
+                          int64_t value)
+{
+    char where[CLG_MAX_RANK * 24 + 16];
+    size_t len = 0;
+    where[0] = '\0';
+    if (p->index_rank == 0) {
+        snprintf(where, sizeof where, " (a scalar)");
+    } else {
+        int64_t coord[CLG_MAX_RANK];
+        int64_t rest = pos;
+        for (size_t d = p->index_rank; d-- > 0;) {
+            int64_t e = p->index_shape[d];
+            coord[d] = e ? rest % e : 0;
+            rest = e ? rest / e : 0;
+        }
+        for (size_t d = 0; d < p->index_rank && len < sizeof where; d++)
+            len += (size_t)snprintf(where + len, sizeof where - len, "[%lld]",
+                                    (long long)coord[d]);
+    }
+    int64_t s = p->axis_size;
+    if (s == 0)
+        return clg_fail(ctx, CLG_STATUS_INDEX_OUT_OF_RANGE,
+                        "indices%s = %lld is out of range: axis %zu of data "
+                        "has size 0, so no index is valid",
+                        where, (long long)value, p->axis);
+    return clg_fail(ctx, CLG_STATUS_INDEX_OUT_OF_RANGE,
+                    "indices%s = %lld is out of range [%lld, %lld] for axis "
+                    "%zu of size %lld",
+                    where, (long long)value, (long long)-s, (long long)(s - 1),
+                    p->axis, (long long)s);
+}
+
+clg_status clg_check_indices_host(clg_context *ctx, const clg_problem *p,
+                                  const void *indices)
+{
+    int64_t value = 0;
+    int64_t pos = clg_find_bad_index(indices, p->index_dtype, p->index_count,
+                                     p->axis_size, &value);
+    return pos < 0 ? CLG_STATUS_OK : clg_fail_index(ctx, p, pos, value);
+}
+
+clg_status clg_check_indices_device(clg_context *ctx, const clg_problem *p,
+                                    cl_mem indices, int *raised)
+{
+    clg_variant v = {CLG_FILE_CHECK, "clg_check_indices", {0}};
+    cl_kernel k = NULL;
+    clg_geometry g;
+    *raised = 0;
+    v.value[CLG_OPT_INDEX_BYTES] = (unsigned)p->index_size;
+    clg_status st = clg_variant_kernel(ctx, &v, &k);
+    if (st != CLG_STATUS_OK)
+        return st;
+    cl_ulong count = (cl_ulong)p->index_count, s = (cl_ulong)p->axis_size;
+    const clg_rt_arg args[] = {{sizeof(cl_mem), &indices},
+                               {sizeof(cl_mem), clg_rt_flag_buffer(ctx)},
+                               {sizeof count, &count},
+                               {sizeof s, &s}};
+    size_t origin[3] = {0, 0, 0}, size[3] = {(size_t)p->index_count, 1, 1};
+    clg_geometry_make(clg_rt_facts(ctx), 1, origin, size, &g);
+    if ((st = clg_rt_flag_arm(ctx)) != CLG_STATUS_OK ||
+        (st = clg_rt_launch(ctx, k, args, 4, &g)) != CLG_STATUS_OK)
+        return st;
+    return clg_rt_flag_read(ctx, raised);
+}
+
+clg_status clg_check_indices_readback(clg_context *ctx, const clg_problem *p,
+                                      cl_mem indices)
+{
+    size_t bytes = (size_t)p->index_count * p->index_size;
+    void *host = NULL;
+    clg_status st;
+    if (bytes == 0)
+        return CLG_STATUS_OK;
+    host = malloc(bytes);
+    if (!host)
+        return clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
+                        "out of host memory reading back %zu bytes of indices",
+                        bytes);
+    st = clg_rt_download(ctx, indices, host, bytes, 1);
+    if (st == CLG_STATUS_OK)
+        st = clg_check_indices_host(ctx, p, host);
+    free(host);
+    return st;
+}

@@ -1,0 +1,354 @@
+/* The paths both operators share (docs/design.md, "Layers" and "Large
+ * tensors"): validate -> plan -> launch, on device buffers and on host
+ * memory.
+ *
+ * The device-buffer entry points are the core; the host-memory ones wrap
+ * the same routines:
+ *  - on devices that share host memory (POCL's CPU device) the caller's
+ *    buffers are used in place and the index values are checked before
+ *    any kernel may write the caller's output;
+ *  - elsewhere data and indices are uploaded to scratch buffers and the
+ *    output is downloaded only when the device raised no error.
+ * Either way the caller's output is untouched on an index error. */
+#include "op.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* Up to this many index values are checked on the host before an in-place
+ * launch; more are checked by the check kernel. */
+#define CLG_HOST_CHECK_LIMIT 65536
+
+/* After this many launches the queue is finished, which bounds what is
+ * queued (buffers wrapping caller memory stay alive until their commands
+ * finish). */
+#define CLG_LAUNCHES_PER_FINISH 256
+
+static clg_status need_ctx(const clg_context *ctx)
+{
+    if (!ctx)
+        return clg_fail(NULL, CLG_STATUS_NULL_POINTER, "ctx is NULL");
+    return CLG_STATUS_OK;
+}
+
+static uint64_t data_bytes(const clg_problem *p)
+{
+    return (uint64_t)p->data_count * p->elem_size;
+}
+static uint64_t index_bytes(const clg_problem *p)
+{
+    return (uint64_t)p->index_count * p->index_size;
+}
+static uint64_t out_bytes(const clg_problem *p)
+{
+    return (uint64_t)p->out_count * p->elem_size;
+}
+
+/* After the device raised its flag: `found` is the status of the index
+ * scan that names the bad index; OK there means the flag lied. */
+static clg_status flag_raised(clg_context *ctx, clg_status found,
+                              const char *what)
+{
+    if (found != CLG_STATUS_OK)
+        return found;
+    return clg_fail(ctx, CLG_STATUS_OPENCL_ERROR,
+                    "the device raised its index error flag but %s", what);
+}
+
+/* ------------------------------------------------------------ device buffers */
+
+/* Descriptors, buffer sizes and contexts, and no output aliasing. */
+static clg_status check_cl_call(clg_context *ctx, clg_op op,
+                                const clg_cl_tensor *data,
+                                const clg_cl_tensor *indices, int64_t axis,
+                                const clg_cl_tensor *output, clg_problem *p)
+{
+    clg_status st;
+    if (!data || !indices || !output)
+        return clg_fail(ctx, CLG_STATUS_NULL_POINTER, "%s is NULL",
+                        !data ? "data" : !indices ? "indices" : "output");
+    if ((st = clg_validate(ctx, op, data->dtype, data->rank, data->shape,
+                           indices->dtype, indices->rank, indices->shape, axis,
+                           p)) != CLG_STATUS_OK ||
+        (st = clg_validate_output(ctx, p, output->dtype, output->rank,
+                                  output->shape)) != CLG_STATUS_OK ||
+        (st = clg_rt_check_buffer(ctx, "data", data->buffer, data_bytes(p))) !=
+            CLG_STATUS_OK ||
+        (st = clg_rt_check_buffer(ctx, "indices", indices->buffer,
+                                  index_bytes(p))) != CLG_STATUS_OK ||
+        (st = clg_rt_check_buffer(ctx, "output", output->buffer,
+                                  out_bytes(p))) != CLG_STATUS_OK)
+        return st;
+    if (p->out_count > 0 && (output->buffer == data->buffer ||
+                             output->buffer == indices->buffer))
+        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                        "the output buffer is also the %s buffer; the output "
+                        "must not alias an input",
+                        output->buffer == data->buffer ? "data" : "indices");
+    return CLG_STATUS_OK;
+}
+
+clg_status clg_dispatch_cl(const clg_routine *r, clg_context *ctx,
+                           const clg_cl_tensor *data,
+                           const clg_cl_tensor *indices, int64_t axis,
+                           const clg_cl_tensor *output)
+{
+    clg_problem p;
+    clg_plan plan;
+    clg_status st;
+    int raised = 0;
+    if ((st = need_ctx(ctx)) != CLG_STATUS_OK ||
+        (st = check_cl_call(ctx, r->op, data, indices, axis, output, &p)) !=
+            CLG_STATUS_OK)
+        return st;
+    if (p.out_count == 0 || p.data_count == 0) {
+        /* Nothing to launch; index values are still checked. */
+        if ((st = clg_check_indices_readback(ctx, &p, indices->buffer)) ==
+            CLG_STATUS_OK)
+            clg_clear_error(ctx);
+        return st;
+    }
+    r->plan(&p, clg_rt_facts(ctx), 16, &plan);
+    clg_box box = {0, plan.outer, 0, plan.n, 0, plan.inner};
+    clg_windows w = {data->buffer,  indices->buffer, output->buffer,
+                     0,             plan.data_units, 0,
+                     p.index_count, 0,               plan.out_units};
+    if ((st = clg_rt_flag_arm(ctx)) != CLG_STATUS_OK ||
+        (st = r->launch(ctx, &p, &plan, &box, &w)) != CLG_STATUS_OK ||
+        (st = clg_rt_flag_read(ctx, &raised)) != CLG_STATUS_OK)
+        return st;
+    if (raised)
+        return flag_raised(ctx,
+                           clg_check_indices_readback(ctx, &p, indices->buffer),
+                           "every index read back is valid");
+    clg_clear_error(ctx);
+    return CLG_STATUS_OK;
+}
+
+/* ------------------------------------------------------------ host memory */
+
+/* One host-memory call: where its buffers come from (the caller's memory
+ * in place, or the context's scratch buffers filled by copies), its plan
+ * and its pieces. */
+typedef struct host_call {
+    const clg_routine *r;
+    clg_context *ctx;
+    const clg_problem *p;
+    char *data, *indices, *output; /* caller memory */
+    int in_place;
+    int whole;      /* one piece, one data window */
+    int launches;   /* enqueued so far */
+    clg_plan plan;
+    clg_pieces pc;
+} host_call;
+
+/* Largest power of two (<= 16) dividing an address. */
+static size_t address_alignment(const void *ptr)
+{
+    uintptr_t a = (uintptr_t)ptr | 16;
+    return (size_t)(a & (~a + 1));
+}
+
+/* The buffer of `slot` over caller bytes [host, host + bytes). */
+static clg_status io_buffer(host_call *hc, clg_scratch_slot slot, void *host,
+                            size_t bytes, cl_mem *out)
+{
+    clg_status st;
+    if (hc->in_place)
+        return clg_rt_wrap(hc->ctx, host, bytes, slot == CLG_SCRATCH_OUTPUT,
+                           out);
+    if ((st = clg_rt_scratch(hc->ctx, slot, bytes, out)) != CLG_STATUS_OK)
+        return st;
+    if (slot != CLG_SCRATCH_OUTPUT)
+        return clg_rt_upload(hc->ctx, *out, host, bytes);
+    return CLG_STATUS_OK;
+}
+
+static void io_release(host_call *hc, cl_mem *buf)
+{
+    if (hc->in_place)
+        clg_rt_release(buf);
+    *buf = NULL;
+}
+
+/* Checks every index before a kernel may write the caller's memory. */
+static clg_status prevalidate(host_call *hc)
+{
+    clg_context *ctx = hc->ctx;
+    const clg_problem *p = hc->p;
+    uint64_t bytes = index_bytes(p);
+    if (!hc->in_place || p->index_count <= CLG_HOST_CHECK_LIMIT ||
+        bytes > clg_rt_facts(ctx)->max_alloc)
+        return clg_check_indices_host(ctx, p, hc->indices);
+    /* Large indices: the device checks them in place, in parallel. */
+    cl_mem buf = NULL;
+    int raised = 0;
+    clg_status st = clg_rt_wrap(ctx, hc->indices, (size_t)bytes, 0, &buf);
+    if (st == CLG_STATUS_OK)
+        st = clg_check_indices_device(ctx, p, buf, &raised);
+    clg_rt_release(&buf);
+    if (st == CLG_STATUS_OK && raised)
+        st = clg_check_indices_host(ctx, p, hc->indices);
+    return st;
+}
+
+/* Launches over each data window of piece `box`'s footprint [f0, f1). */
+static clg_status run_windows(host_call *hc, const clg_box *box,
+                              clg_windows *w, int64_t f0, int64_t f1)
+{
+    clg_status st = CLG_STATUS_OK;
+    size_t unit = hc->plan.unit;
+    for (int64_t w0 = f0; w0 < f1 && st == CLG_STATUS_OK; w0 += hc->pc.units) {
+        w->data_base = w0;
+        w->data_len = f1 - w0 < hc->pc.units ? f1 - w0 : hc->pc.units;
+        st = io_buffer(hc, CLG_SCRATCH_DATA, hc->data + (size_t)w0 * unit,
+                       (size_t)w->data_len * unit, &w->data);
+        if (st == CLG_STATUS_OK)
+            st = hc->r->launch(hc->ctx, hc->p, &hc->plan, box, w);
+        io_release(hc, &w->data);
+        if (st == CLG_STATUS_OK &&
+            ++hc->launches % CLG_LAUNCHES_PER_FINISH == 0)
+            st = clg_rt_finish(hc->ctx);
+    }
+    return st;
+}
+
+/* After a piece's launches: its output reaches the caller's memory (a
+ * download on the copy path of a split call; a map/unmap in place). */
+static clg_status commit_piece(host_call *hc, const clg_windows *w)
+{
+    size_t bytes = (size_t)w->out_len * hc->plan.unit;
+    char *dst = hc->output + (size_t)w->out_base * hc->plan.unit;
+    if (hc->in_place)
+        return clg_rt_publish(hc->ctx, w->output, bytes);
+    if (!hc->whole)
+        return clg_rt_download(hc->ctx, w->output, dst, bytes, 0);
+    return CLG_STATUS_OK;
+}
+
+/* Every piece in turn; the indices window is kept while it stays. */
+static clg_status run_pieces(host_call *hc)
+{
+    clg_status st = CLG_STATUS_OK;
+    clg_windows w = {0};
+    int64_t index_base = -1, index_len = -1;
+    size_t unit = hc->plan.unit, isize = hc->p->index_size;
+    for (int64_t k = 0; k < hc->pc.count && st == CLG_STATUS_OK; k++) {
+        clg_box box;
+        int64_t f0, f1;
+        clg_piece_at(hc->r, hc->p, &hc->plan, &hc->pc, k, &box, &w, &f0, &f1);
+        st = io_buffer(hc, CLG_SCRATCH_OUTPUT,
+                       hc->output + (size_t)w.out_base * unit,
+                       (size_t)w.out_len * unit, &w.output);
+        if (st == CLG_STATUS_OK &&
+            (w.index_base != index_base || w.index_len != index_len)) {
+            io_release(hc, &w.indices);
+            st = io_buffer(hc, CLG_SCRATCH_INDICES,
+                           hc->indices + (size_t)w.index_base * isize,
+                           (size_t)w.index_len * isize, &w.indices);
+            index_base = w.index_base;
+            index_len = w.index_len;
+        }
+        if (st == CLG_STATUS_OK)
+            st = run_windows(hc, &box, &w, f0, f1);
+        if (st == CLG_STATUS_OK)
+            st = commit_piece(hc, &w);
+        io_release(hc, &w.output);
+    }
+    io_release(hc, &w.indices);
+    return st;
+}
+
+/* After every launch succeeded: wait, and on the copy path read the flag
+ * and download a whole result. */
+static clg_status finish_host(host_call *hc)
+{
+    clg_context *ctx = hc->ctx;
+    int raised = 0;
+    clg_status st;
+    if (hc->in_place) {
+        /* Every index was checked before the launch, so the kernels cannot
+         * have raised the flag: waiting is enough, and saves a read
+         * command per call (it counts for small tensors). */
+        st = clg_rt_finish(ctx);
+        clg_rt_flag_assume_clear(ctx);
+        return st;
+    }
+    if ((st = clg_rt_flag_read(ctx, &raised)) != CLG_STATUS_OK)
+        return st;
+    if (raised)
+        return flag_raised(ctx, clg_check_indices_host(ctx, hc->p, hc->indices),
+                           "every index is valid (were the indices modified "
+                           "during the call?)");
+    if (!hc->whole)
+        return CLG_STATUS_OK;
+    cl_mem out = NULL;
+    if ((st = clg_rt_scratch(ctx, CLG_SCRATCH_OUTPUT, (size_t)out_bytes(hc->p),
+                             &out)) != CLG_STATUS_OK)
+        return st;
+    return clg_rt_download(ctx, out, hc->output, (size_t)out_bytes(hc->p), 1);
+}
+
+static clg_status run_host(host_call *hc)
+{
+    clg_context *ctx = hc->ctx;
+    const clg_device_facts *dev = clg_rt_facts(ctx);
+    clg_status st;
+    size_t align = 16;
+    if (hc->in_place) {
+        align = address_alignment(hc->data);
+        if (address_alignment(hc->output) < align)
+            align = address_alignment(hc->output);
+    }
+    hc->r->plan(hc->p, dev, align, &hc->plan);
+    clg_pieces_cut(hc->p, &hc->plan, dev->max_alloc, &hc->pc);
+    hc->whole = hc->pc.count == 1 && hc->plan.data_units <= hc->pc.units;
+    /* The copy path of a single launch checks the flag before downloading;
+     * everything else checks the indices before any launch. */
+    if ((hc->in_place || !hc->whole) &&
+        (st = prevalidate(hc)) != CLG_STATUS_OK)
+        return st;
+    if ((st = clg_rt_flag_arm(ctx)) != CLG_STATUS_OK)
+        return st;
+    if ((st = run_pieces(hc)) != CLG_STATUS_OK) {
+        if (hc->launches)
+            clg_rt_finish(ctx); /* nothing may still touch caller memory */
+        return st;
+    }
+    return finish_host(hc);
+}
+
+clg_status clg_dispatch_host(const clg_routine *r, clg_context *ctx,
+                             const clg_tensor *data, const clg_tensor *indices,
+                             int64_t axis, const clg_tensor *output)
+{
+    clg_problem p;
+    clg_status st;
+    if ((st = need_ctx(ctx)) != CLG_STATUS_OK ||
+        (st = clg_validate_host(ctx, r->op, data, indices, axis, output, &p)) !=
+            CLG_STATUS_OK)
+        return st;
+    if (p.out_count == 0 || p.data_count == 0) {
+        /* Empty output (or no data to read, which makes every index
+         * invalid): no kernel; index values are still checked. */
+        if ((st = clg_check_indices_host(ctx, &p, indices->data)) ==
+            CLG_STATUS_OK)
+            clg_clear_error(ctx);
+        return st;
+    }
+    /* In place needs element-aligned caller memory (GatherElements moves
+     * whole elements; indices are read as int32/int64). */
+    size_t need = r->op == CLG_OP_GATHER ? 1 : p.elem_size;
+    if (need > 16)
+        need = 16;
+    host_call hc = {r, ctx, &p, (char *)data->data, (char *)indices->data,
+                    (char *)output->data, 0, 0, 0, {0}, {0}};
+    hc.in_place = clg_rt_facts(ctx)->host_unified &&
+                  address_alignment(data->data) >= need &&
+                  address_alignment(output->data) >= need &&
+                  address_alignment(indices->data) >= p.index_size;
+    st = run_host(&hc);
+    if (st == CLG_STATUS_OK)
+        clg_clear_error(ctx);
+    return st;
+}

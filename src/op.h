@@ -1,0 +1,222 @@
+/* The operator layer's shared declarations (docs/design.md, "Layers"):
+ * validation, the problem and plan of one call, pieces, geometry and the
+ * routine each operator provides. Not installed. src/ reaches the device
+ * only through host/runtime.h. */
+#ifndef CLG_OP_H
+#define CLG_OP_H
+
+#include "runtime.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------- problem */
+
+typedef enum clg_op { CLG_OP_GATHER = 0, CLG_OP_GATHER_ELEMENTS = 1 } clg_op;
+
+/* Everything validation learns about one call, independent of any plan:
+ * the normalised axis, element counts and the output shape. */
+typedef struct clg_problem {
+    clg_op op;
+    clg_dtype dtype;          /* data (and output) dtype */
+    clg_dtype index_dtype;    /* INT32 or INT64 */
+    size_t elem_size;         /* bytes per data element */
+    size_t index_size;        /* 4 or 8 */
+    size_t data_rank, index_rank, out_rank;
+    int64_t data_shape[CLG_MAX_RANK];
+    int64_t index_shape[CLG_MAX_RANK];
+    int64_t out_shape[CLG_MAX_RANK];
+    size_t axis;              /* normalised, in [0, data_rank) */
+    int64_t axis_size;        /* s = data.shape[axis] */
+    int64_t data_count, index_count, out_count;
+} clg_problem;
+
+/* "Gather" or "GatherElements". */
+const char *clg_op_name(clg_op op);
+
+/* Appends "[a, b, c]" for a shape to buf (size cap), always terminated. */
+void clg_format_shape(char *buf, size_t cap, const int64_t *shape, size_t rank);
+
+/* src/validate.c. Validates the descriptors of one call (not the index
+ * values, not data pointers) and fills *p. Shapes are read from
+ * `data_shape`/`index_shape` with their ranks and dtypes, so host and
+ * device tensors share it. */
+clg_status clg_validate(clg_context *ctx, clg_op op, clg_dtype data_dtype,
+                        size_t data_rank, const int64_t *data_shape,
+                        clg_dtype index_dtype, size_t index_rank,
+                        const int64_t *index_shape, int64_t axis,
+                        clg_problem *p);
+
+/* Checks an output descriptor against the validated problem. */
+clg_status clg_validate_output(clg_context *ctx, const clg_problem *p,
+                               clg_dtype dtype, size_t rank,
+                               const int64_t *shape);
+
+/* All the checks of a host-memory call (clg_gather and friends, and the
+ * reference): descriptors present, clg_validate, the output descriptor,
+ * the data pointers and no overlap of output and inputs. Fills *p. */
+clg_status clg_validate_host(clg_context *ctx, clg_op op,
+                             const clg_tensor *data, const clg_tensor *indices,
+                             int64_t axis, const clg_tensor *output,
+                             clg_problem *p);
+
+/* Each operator's own shape rules and output shape (src/gather.c,
+ * src/gather_elements.c), called by clg_validate once the common checks
+ * passed; fills p->out_rank and p->out_shape. */
+clg_status clg_gather_infer(clg_context *ctx, clg_problem *p);
+clg_status clg_gather_elements_infer(clg_context *ctx, clg_problem *p);
+
+/* ---------------------------------------------------------------- indices */
+
+/* src/check.c. Scans index values for the first one outside [-s, s-1].
+ * Returns the position (element offset) or -1 when all are valid; *value
+ * gets the bad value. */
+int64_t clg_find_bad_index(const void *indices, clg_dtype index_dtype,
+                           int64_t count, int64_t axis_size, int64_t *value);
+
+/* Fails with INDEX_OUT_OF_RANGE, naming position `pos` of the indices as a
+ * multi-index, its value and the valid range. */
+clg_status clg_fail_index(clg_context *ctx, const clg_problem *p, int64_t pos,
+                          int64_t value);
+
+/* Scans host indices and fails on the first bad one; OK when all valid. */
+clg_status clg_check_indices_host(clg_context *ctx, const clg_problem *p,
+                                  const void *indices);
+
+/* Runs the check kernel over device indices; *raised = 1 when any value is
+ * outside [-s, s-1]. Waits for the result. */
+clg_status clg_check_indices_device(clg_context *ctx, const clg_problem *p,
+                                    cl_mem indices, int *raised);
+
+/* Reads device indices back and checks them on the host: OK when all are
+ * valid, else INDEX_OUT_OF_RANGE naming the first bad one. */
+clg_status clg_check_indices_readback(clg_context *ctx, const clg_problem *p,
+                                      cl_mem indices);
+
+/* ---------------------------------------------------------------- plan */
+
+/* How the device computes one problem, in plan coordinates
+ * [outer, n, inner] (docs/design.md, "Plans"). Gather: data [outer, s,
+ * inner], output [outer, n, inner], all in units of `unit` bytes.
+ * GatherElements: output/indices [outer, n, inner] with data offsets
+ *   outer part + index * axis_stride + inner part
+ * where each part is either one stride (simple) or a list of coalesced
+ * (extent, stride) dims (ragged: indices smaller than data off the axis). */
+typedef struct clg_plan {
+    size_t unit;            /* bytes one work-item moves: 1, 2, 4, 8, 16 */
+    int wide_offsets;       /* 1: 64-bit offsets in the kernel */
+    int lean;               /* CPU lean bodies allowed (whole tensors only) */
+    int64_t outer, n, inner;
+    int64_t axis_size;
+    int64_t data_units, index_count, out_units;
+    /* GatherElements only, in elements */
+    int64_t axis_stride;
+    size_t outer_dims, inner_dims; /* 0 or 1: simple; more: ragged */
+    int64_t outer_extent[CLG_MAX_RANK], outer_stride[CLG_MAX_RANK];
+    int64_t inner_extent[CLG_MAX_RANK], inner_stride[CLG_MAX_RANK];
+    int64_t strip_width;    /* columns per strip (0: no strips) */
+} clg_plan;
+
+/* 32-bit offsets only where every offset provably fits, and only on GPUs:
+ * sets plan->wide_offsets from the plan's unit counts (src/plan.c). */
+void clg_plan_offsets(clg_plan *plan, const clg_device_facts *dev);
+
+/* Coalesces a run of dims (extent e[k], data stride st[k], outermost
+ * first): drops extent-1 dims and merges a dim into its inner neighbour
+ * when the neighbour is full. Returns the number of dims left. */
+size_t clg_coalesce(int64_t *e, int64_t *st, size_t n);
+
+/* A box of plan coordinates [o0, o1) x [j0, j1) x [c0, c1) (j: the index
+ * position for Gather, the axis position for GatherElements; c in units). */
+typedef struct clg_box {
+    int64_t o0, o1, j0, j1, c0, c1;
+} clg_box;
+
+/* The buffers of one launch, each holding a window of its tensor:
+ * [base, base + len) in units (data, output) or elements (indices). */
+typedef struct clg_windows {
+    cl_mem data, indices, output;
+    int64_t data_base, data_len;
+    int64_t index_base, index_len;
+    int64_t out_base, out_len;
+} clg_windows;
+
+/* 1 when box and windows cover the whole tensors (no pieces). */
+int clg_launch_is_whole(const clg_plan *plan, const clg_box *box,
+                        const clg_windows *w);
+
+/* The work-group and padded global size for an NDRange of `size` over
+ * `dims` dimensions (origin[0 .. dims-1], size[0 .. dims-1]), for the
+ * device (src/plan.c).
+ * Dimensions 0 and 1 are padded up to whole work-groups; the kernels
+ * bounds-check them. */
+void clg_geometry_make(const clg_device_facts *dev, unsigned dims,
+                       const size_t *origin, const size_t *size,
+                       clg_geometry *g);
+
+/* ---------------------------------------------------------------- routines */
+
+/* What each operator provides to the shared paths (src/dispatch.c,
+ * src/pieces.c): its plan, the data footprint of a box, and the launch of
+ * its kernel over a box. */
+typedef struct clg_routine {
+    clg_op op;
+    /* Builds the plan; `align` is the alignment (bytes, power of two)
+     * shared by the data and output addresses the device will see. */
+    void (*plan)(const clg_problem *p, const clg_device_facts *dev,
+                 size_t align, clg_plan *plan);
+    /* Data units [*first, *end) a box may read. */
+    void (*footprint)(const clg_plan *plan, const clg_box *box,
+                      int64_t *first, int64_t *end);
+    /* Enqueues the kernel over `box` with buffers `w` (no wait). */
+    clg_status (*launch)(clg_context *ctx, const clg_problem *p,
+                         const clg_plan *plan, const clg_box *box,
+                         const clg_windows *w);
+} clg_routine;
+
+extern const clg_routine clg_gather_routine;
+extern const clg_routine clg_gather_elements_routine;
+
+/* src/dispatch.c: the device-buffer and host-memory paths shared by both
+ * operators. */
+clg_status clg_dispatch_cl(const clg_routine *r, clg_context *ctx,
+                           const clg_cl_tensor *data,
+                           const clg_cl_tensor *indices, int64_t axis,
+                           const clg_cl_tensor *output);
+clg_status clg_dispatch_host(const clg_routine *r, clg_context *ctx,
+                             const clg_tensor *data, const clg_tensor *indices,
+                             int64_t axis, const clg_tensor *output);
+
+/* ---------------------------------------------------------------- pieces */
+
+/* How the output is cut so that every buffer fits one allocation
+ * (src/pieces.c; docs/design.md, "Large tensors"):
+ *   ROWS:    [o0, o1) x all j x all c   (several outer rows)
+ *   INDICES: one o x [j0, j1) x all c   (a run of index positions)
+ *   COLUMNS: one o x one j x [c0, c1)   (part of one inner block)
+ * Each piece is contiguous in the output (and, for GatherElements, in the
+ * indices). The data a piece reads is cut into windows of at most `units`
+ * units; a launch per window writes the elements whose source lies in it. */
+typedef enum clg_piece_kind {
+    CLG_PIECE_ROWS,
+    CLG_PIECE_INDICES,
+    CLG_PIECE_COLUMNS
+} clg_piece_kind;
+
+typedef struct clg_pieces {
+    clg_piece_kind kind;
+    int64_t per;    /* rows, index positions or units per piece */
+    int64_t count;  /* number of pieces */
+    int64_t units;  /* units per data window and output piece */
+} clg_pieces;
+
+void clg_pieces_cut(const clg_problem *p, const clg_plan *plan,
+                    uint64_t max_bytes, clg_pieces *pc);
+
+/* The box of piece k, its output and index windows (w->out_*, w->index_*)
+ * and the data footprint [*first, *end) it reads. */
+void clg_piece_at(const clg_routine *r, const clg_problem *p,
+                  const clg_plan *plan, const clg_pieces *pc, int64_t k,
+                  clg_box *box, clg_windows *w, int64_t *first, int64_t *end);
+
+#endif

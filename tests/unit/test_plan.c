@@ -1,0 +1,194 @@
+/* Planning internals (src/plan.c, src/pieces.c and the operators' plans):
+ * coalescing, units and offset widths, pieces that cover the output once,
+ * work-group shapes. No device needed: plans are made from device facts
+ * written here. */
+#include "clg_test.h"
+
+#include "op.h"
+
+static const clg_device_facts cpu = {CLG_DEVICE_TYPE_CPU, 1, (uint64_t)1 << 32,
+                                     4096, {4096, 4096, 4096}};
+static const clg_device_facts gpu = {CLG_DEVICE_TYPE_GPU, 0, (uint64_t)1 << 34,
+                                     1024, {1024, 1024, 64}};
+
+static clg_problem problem(clg_op op, clg_dtype dtype, size_t rank,
+                           const int64_t *dshape, clg_dtype itype,
+                           size_t irank, const int64_t *ishape, int64_t axis)
+{
+    clg_problem p;
+    CLG_ASSERT_OK(NULL, clg_validate(NULL, op, dtype, rank, dshape, itype,
+                                     irank, ishape, axis, &p));
+    return p;
+}
+
+static void test_coalesce(void **state)
+{
+    (void)state;
+    int64_t e[3] = {2, 3, 4}, st[3] = {12, 4, 1};
+    assert_int_equal(clg_coalesce(e, st, 3), 1);
+    assert_int_equal(e[0], 24);
+    assert_int_equal(st[0], 1);
+    /* Indices smaller than data off the axis: strides do not chain. */
+    int64_t e2[3] = {2, 1, 4}, st2[3] = {20, 5, 1};
+    assert_int_equal(clg_coalesce(e2, st2, 3), 2);
+    assert_int_equal(e2[0], 2);
+    assert_int_equal(st2[0], 20);
+    assert_int_equal(e2[1], 4);
+    assert_int_equal(st2[1], 1);
+    int64_t e3[2] = {1, 1}, st3[2] = {1, 1};
+    assert_int_equal(clg_coalesce(e3, st3, 2), 0);
+}
+
+static void test_gather_plan_units_and_offsets(void **state)
+{
+    (void)state;
+    const int64_t d[] = {50257, 768}, i[] = {8, 1024};
+    clg_problem p = problem(CLG_OP_GATHER, CLG_DTYPE_FLOAT, 2, d,
+                            CLG_DTYPE_INT64, 2, i, 0);
+    clg_plan plan;
+    clg_gather_routine.plan(&p, &cpu, 16, &plan);
+    assert_int_equal(plan.unit, 4); /* CPUs: at most 4-byte units */
+    assert_int_equal(plan.outer, 1);
+    assert_int_equal(plan.n, 8192);
+    assert_int_equal(plan.inner, 768);
+    assert_int_equal(plan.wide_offsets, 1);
+    assert_int_equal(plan.lean, 1);
+    clg_gather_routine.plan(&p, &gpu, 16, &plan);
+    assert_int_equal(plan.unit, 16);
+    assert_int_equal(plan.inner, 192);
+    assert_int_equal(plan.data_units, 50257 * 192);
+    assert_int_equal(plan.wide_offsets, 0); /* every offset < 2^31 */
+    assert_int_equal(plan.lean, 0);
+    /* An address aligned to 4 bytes only caps the unit. */
+    clg_gather_routine.plan(&p, &gpu, 4, &plan);
+    assert_int_equal(plan.unit, 4);
+    /* Past 2^31 units, 64-bit offsets on GPUs too. */
+    const int64_t big[] = {(int64_t)1 << 28, 16};
+    const int64_t one[] = {1};
+    p = problem(CLG_OP_GATHER, CLG_DTYPE_UINT8, 2, big, CLG_DTYPE_INT32, 1,
+                one, 1);
+    clg_gather_routine.plan(&p, &gpu, 16, &plan);
+    assert_int_equal(plan.unit, 1);
+    assert_int_equal(plan.wide_offsets, 1);
+}
+
+static void test_elements_plan_strips_and_dims(void **state)
+{
+    (void)state;
+    const int64_t d[] = {4096, 4096};
+    clg_problem p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, d,
+                            CLG_DTYPE_INT32, 2, d, 0);
+    clg_plan plan;
+    clg_gather_elements_routine.plan(&p, &cpu, 16, &plan);
+    assert_int_equal(plan.strip_width, 256); /* 1 KiB of floats */
+    assert_int_equal(plan.outer_dims, 0);
+    assert_int_equal(plan.inner_dims, 1);
+    assert_int_equal(plan.axis_stride, 4096);
+    clg_gather_elements_routine.plan(&p, &gpu, 16, &plan);
+    assert_int_equal(plan.strip_width, 0);
+    assert_int_equal(plan.wide_offsets, 0);
+    /* Ragged: indices [2, 3, 2] in data [2, 5, 4], axis 2. */
+    const int64_t d3[] = {2, 5, 4}, i3[] = {2, 3, 2};
+    p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_INT16, 3, d3,
+                CLG_DTYPE_INT64, 3, i3, 2);
+    clg_gather_elements_routine.plan(&p, &cpu, 16, &plan);
+    assert_int_equal(plan.outer, 6);
+    assert_int_equal(plan.n, 2);
+    assert_int_equal(plan.inner, 1);
+    assert_int_equal(plan.outer_dims, 2);
+    assert_int_equal(plan.outer_extent[0], 2);
+    assert_int_equal(plan.outer_stride[0], 20);
+    assert_int_equal(plan.outer_extent[1], 3);
+    assert_int_equal(plan.outer_stride[1], 4);
+    assert_int_equal(plan.inner_dims, 0);
+}
+
+/* The pieces of a plan cover the output once, in order, and each reads
+ * data only inside the tensor. */
+static void check_pieces(const clg_routine *r, const clg_problem *p,
+                         const clg_device_facts *dev, uint64_t max_bytes,
+                         clg_piece_kind want_kind, int64_t want_count)
+{
+    clg_plan plan;
+    clg_pieces pc;
+    r->plan(p, dev, 16, &plan);
+    clg_pieces_cut(p, &plan, max_bytes, &pc);
+    assert_int_equal(pc.kind, want_kind);
+    assert_int_equal(pc.count, want_count);
+    int64_t next = 0;
+    for (int64_t k = 0; k < pc.count; k++) {
+        clg_box box;
+        clg_windows w = {0};
+        int64_t f0, f1;
+        clg_piece_at(r, p, &plan, &pc, k, &box, &w, &f0, &f1);
+        assert_int_equal(w.out_base, next);
+        assert_true(w.out_len >= 1);
+        assert_true((uint64_t)w.out_len * plan.unit <= max_bytes);
+        assert_true((uint64_t)w.index_len * p->index_size <= max_bytes);
+        assert_true(f0 >= 0 && f0 < f1 && f1 <= plan.data_units);
+        next = w.out_base + w.out_len;
+    }
+    assert_int_equal(next, plan.out_units);
+}
+
+static void test_pieces_cover_the_output_once(void **state)
+{
+    (void)state;
+    const int64_t d[] = {300, 7}, i[] = {120};
+    clg_problem p = problem(CLG_OP_GATHER, CLG_DTYPE_FLOAT, 2, d,
+                            CLG_DTYPE_INT64, 1, i, 0);
+    /* 120 rows of 7 units do not fit 256 units: runs of 36 indices. */
+    check_pieces(&clg_gather_routine, &p, &cpu, 1024, CLG_PIECE_INDICES, 4);
+    check_pieces(&clg_gather_routine, &p, &cpu, 1 << 20, CLG_PIECE_ROWS, 1);
+    const int64_t d2[] = {3, 4, 1000}, i2[] = {5};
+    p = problem(CLG_OP_GATHER, CLG_DTYPE_FLOAT, 3, d2, CLG_DTYPE_INT32, 1, i2,
+                1);
+    /* Inner blocks of 1000 units do not fit 256: column ranges. */
+    check_pieces(&clg_gather_routine, &p, &cpu, 1024, CLG_PIECE_COLUMNS,
+                 3 * 5 * 4);
+    const int64_t d3[] = {64, 40}, i3[] = {64, 40};
+    p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_DOUBLE, 2, d3,
+                CLG_DTYPE_INT64, 2, i3, 1);
+    /* Rows of 40 elements, 128 per buffer: 3 rows a piece. */
+    check_pieces(&clg_gather_elements_routine, &p, &cpu, 1024, CLG_PIECE_ROWS,
+                 22);
+}
+
+static void test_work_group_shapes(void **state)
+{
+    (void)state;
+    clg_geometry g;
+    size_t origin[3] = {0, 0, 0}, size[3] = {768, 8192, 1};
+    clg_geometry_make(&cpu, 3, origin, size, &g);
+    /* 4096 / 768 = 5 rows, but 4 divide 8192: no padded rows. */
+    assert_int_equal(g.local[0], 768);
+    assert_int_equal(g.local[1], 4);
+    assert_int_equal(g.global[0], 768);
+    assert_int_equal(g.global[1], 8192);
+    size_t s2[3] = {192, 8192, 1};
+    clg_geometry_make(&gpu, 3, origin, s2, &g);
+    assert_int_equal(g.local[0], 192);
+    assert_int_equal(g.local[1], 1);
+    size_t s3[2] = {1000, 3};
+    size_t o3[2] = {24, 5};
+    clg_geometry_make(&gpu, 2, o3, s3, &g);
+    assert_int_equal(g.dims, 2);
+    assert_int_equal(g.local[0], 256);
+    assert_int_equal(g.global[0], 1024); /* padded to whole groups */
+    assert_int_equal(g.global[1], 3);
+    assert_int_equal(g.origin[0], 24);
+    assert_int_equal(g.origin[1], 5);
+    assert_int_equal(g.global[2], 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_coalesce),
+        cmocka_unit_test(test_gather_plan_units_and_offsets),
+        cmocka_unit_test(test_elements_plan_strips_and_dims),
+        cmocka_unit_test(test_pieces_cover_the_output_once),
+        cmocka_unit_test(test_work_group_shapes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
