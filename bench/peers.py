@@ -45,7 +45,7 @@ DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "DOUBLE": np.float64,
           "INT32": np.int32, "INT64": np.int64, "INT8": np.int8,
           "UINT8": np.uint8, "INT16": np.int16, "UINT16": np.uint16}
 
-# Targets of issue 4 that this script can judge.
+# The speed targets (docs/design.md, "Measuring speed") that this script can judge.
 LARGE_EXCLUDED = {"small"}
 
 
