@@ -1,6 +1,7 @@
 /*
  * `clgather bench`: bandwidth of Gather and GatherElements on one device,
- * measured beside the same device's plain copy kernel (DESIGN.md §5).
+ * measured beside the same device's plain copy kernel (docs/design.md,
+ * section "Measuring speed").
  *
  * For each workload (the names and shapes are a contract, see `workloads`)
  * and each --scale:
@@ -81,7 +82,7 @@ typedef struct bench_workload {
     int micro;           /* also measure call_us and launch_us */
 } bench_workload;
 
-/* The workload table of issue 4; names and shapes are a contract (peers.py
+/* The workload table; names and shapes are a contract (bench/peers.py
  * reads them back from the JSON).
  *
  * --scale F multiplies one dimension so that every tensor's memory traffic,
@@ -848,7 +849,7 @@ static void print_targets(const clg_context *ctx, const bench_result *res,
                           size_t n)
 {
     int shared = clg_context_uses_host_memory(ctx);
-    printf("\nTargets (issue 4):\n");
+    printf("\nTargets:\n");
     for (size_t i = 0; i < n; i++) {
         const bench_result *r = &res[i];
         if (!r->measured)
