@@ -56,6 +56,7 @@
 #include <clgather/clgather.h>
 
 #include "cli.h"
+#include "io_tensor.h"
 
 #define BENCH_DEFAULT_SEED UINT64_C(0x636c676174686572) /* "clgather" */
 #define BENCH_DEFAULT_REPEAT 5
@@ -208,19 +209,6 @@ static void progress_clear(void)
 {
     if (stderr_is_tty)
         fprintf(stderr, "\r%78s\r", "");
-}
-
-static void format_shape(char *buf, size_t cap, const int64_t *shape,
-                         size_t rank)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    used += (size_t)snprintf(buf + used, cap - used, "[");
-    for (size_t i = 0; i < rank && used < cap; i++)
-        used += (size_t)snprintf(buf + used, cap - used, "%s%lld",
-                                 i ? ", " : "", (long long)shape[i]);
-    if (used < cap)
-        snprintf(buf + used, cap - used, "]");
 }
 
 static const char *op_name(bench_op op)
@@ -1047,11 +1035,14 @@ static void list_workloads(void)
     for (size_t i = 0; i < BENCH_WORKLOAD_COUNT; i++) {
         const bench_workload *w = &workloads[i];
         char ds[64], is[64];
-        format_shape(ds, sizeof ds, w->data_shape, w->data_rank);
-        format_shape(is, sizeof is, w->index_shape, w->index_rank);
         printf("%-20s %-15s %-8s %-18s %-6s %-14s %lld\n", w->name,
-               op_name(w->op), clg_dtype_name(w->data_dtype), ds,
-               clg_dtype_name(w->index_dtype), is, (long long)w->axis);
+               op_name(w->op), clg_dtype_name(w->data_dtype),
+               clg_io_format_shape(ds, sizeof ds, w->data_shape,
+                                   w->data_rank),
+               clg_dtype_name(w->index_dtype),
+               clg_io_format_shape(is, sizeof is, w->index_shape,
+                                   w->index_rank),
+               (long long)w->axis);
     }
 }
 
