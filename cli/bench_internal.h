@@ -47,16 +47,6 @@ extern const bench_workload bench_workloads[BENCH_WORKLOAD_COUNT];
 /* "Gather" or "GatherElements". */
 const char *bench_op_name(bench_op op);
 
-/* round(dim * scale), at least 1. */
-int64_t bench_scaled_dim(int64_t dim, double scale);
-
-/* Fills data (data_bytes bytes) and the first index_count indices of the
- * workload at position wi of the table from the seed (splitmix64); index
- * values uniform in [-s, s-1], s = data.shape[axis]. */
-void bench_fill_inputs(const bench_workload *w, size_t wi, uint64_t seed,
-                       const clg_tensor *data, const clg_tensor *indices,
-                       uint64_t data_bytes, int64_t index_count);
-
 /* ------------------------------------------------------------ options */
 
 typedef struct bench_options {
@@ -90,6 +80,19 @@ typedef struct bench_result {
     char skipped[320];    /* why nothing was measured; "" when measured */
     char note[320];       /* why the device-buffer figures are missing */
 } bench_result;
+
+/* The shapes of workload w at `scale` into r (data and indices scaled,
+ * the output's from the operator) and the bytes of each tensor and of a
+ * run. Returns the output-shape helper's status. */
+clg_status bench_workload_size(const bench_workload *w, double scale,
+                               bench_result *r);
+
+/* Fills the host tensors of r (data: r->data_bytes, indices: as many as
+ * r->index_bytes holds) for the workload at position wi of the table:
+ * splitmix64 seeded from `seed` and wi; index values uniform in [-s, s-1],
+ * s = data.shape[axis]. */
+void bench_fill_inputs(size_t wi, uint64_t seed, const bench_result *r,
+                       void *data, void *indices);
 
 /* ------------------------------------------------------------ measuring */
 

@@ -281,72 +281,35 @@ static int does_not_fit(const clg_context *ctx, clg_status st)
             is_allocation_error(clg_context_last_cl_error(ctx)));
 }
 
-/* Measures one workload at one scale into *r. Returns an exit status.
- * What does not fit is not an error: r->skipped says why nothing was
- * measured, r->note why the device-buffer figures were not (a tensor
- * larger than one buffer: the host-memory API splits it, the device-buffer
- * API cannot). */
-int bench_run_workload(clg_context *ctx, const bench_cl *b,
-                       const bench_options *opt, size_t wi, double scale,
-                       size_t pos, size_t total, bench_result *r)
+/* One workload at one scale while it is measured: the host tensors (page
+ * aligned, so devices sharing host memory use them in place), the copy
+ * kernel's buffers, the device-resident tensors and where the figures go.
+ * Every handle starts NULL; run_release frees those that are not. */
+typedef struct bench_run {
+    clg_context *ctx;
+    const bench_cl *b;
+    const bench_options *opt;
+    bench_result *r;
+    size_t pos, total;   /* the progress line's "[pos/total]" */
+    uint64_t copy_units; /* 16-byte units in each copy buffer */
+    clg_tensor data, indices, output, expected;
+    cl_mem copy_src, copy_dst;
+    clg_cl_tensor ddata, dindices, doutput;
+} bench_run;
+
+/* 1 when the run must stop: an error, or r->skipped says why it cannot
+ * go on (the run is then not measured, which is not an error). */
+static int stopped(int rc, const bench_result *r)
 {
-    const bench_workload *w = &bench_workloads[wi];
-    int rc = CLG_EXIT_OK;
-    clg_status st;
-    cl_int err = CL_SUCCESS;
-    void *host[4] = {NULL, NULL, NULL, NULL}; /* data, indices, out, ref */
-    cl_mem dev[3] = {NULL, NULL, NULL};       /* data, indices, out */
-    cl_mem copy_buf[2] = {NULL, NULL};
-    const uint64_t max_alloc = clg_context_max_alloc_size(ctx);
-    const size_t elem = clg_dtype_size(w->data_dtype);
-    const size_t index_size = clg_dtype_size(w->index_dtype);
-    int64_t data_count = 1, index_count = 1, out_count = 1;
-    uint64_t copy_units;
-    int micro_rounds;
+    return rc != CLG_EXIT_OK || r->skipped[0] != '\0';
+}
+
+/* The device-buffer API takes one buffer per tensor: note the first
+ * tensor larger than the largest buffer, if any. */
+static void note_oversized(bench_result *r, uint64_t max_alloc)
+{
     const char *names[3] = {"data", "indices", "output"};
-    uint64_t sizes[3];
-
-    memset(r, 0, sizeof *r);
-    r->w = w;
-    r->scale = scale;
-    memcpy(r->data_shape, w->data_shape, sizeof r->data_shape);
-    memcpy(r->index_shape, w->index_shape, sizeof r->index_shape);
-    if (w->scale_data_dim >= 0)
-        r->data_shape[w->scale_data_dim] =
-            bench_scaled_dim(w->data_shape[w->scale_data_dim], scale);
-    if (w->scale_index_dim >= 0)
-        r->index_shape[w->scale_index_dim] =
-            bench_scaled_dim(w->index_shape[w->scale_index_dim], scale);
-
-    clg_tensor data = {w->data_dtype, w->data_rank, r->data_shape, NULL};
-    clg_tensor indices = {w->index_dtype, w->index_rank, r->index_shape, NULL};
-    st = w->op == BENCH_GATHER
-             ? clg_gather_output_shape(&data, &indices, w->axis, r->out_shape,
-                                       CLG_MAX_RANK, &r->out_rank)
-             : clg_gather_elements_output_shape(&data, &indices, w->axis,
-                                                r->out_shape, CLG_MAX_RANK,
-                                                &r->out_rank);
-    if (st != CLG_STATUS_OK)
-        return library_failed(ctx, st, r, "output shape");
-    for (size_t i = 0; i < w->data_rank; i++)
-        data_count *= r->data_shape[i];
-    for (size_t i = 0; i < w->index_rank; i++)
-        index_count *= r->index_shape[i];
-    for (size_t i = 0; i < r->out_rank; i++)
-        out_count *= r->out_shape[i];
-    r->data_bytes = (uint64_t)data_count * elem;
-    r->index_bytes = (uint64_t)index_count * index_size;
-    r->out_bytes = (uint64_t)out_count * elem;
-    r->bytes = r->out_bytes + r->index_bytes + r->out_bytes;
-    copy_units = r->bytes / 32;
-    if (copy_units * 16 > max_alloc)
-        copy_units = max_alloc / 16;
-    if (copy_units == 0)
-        copy_units = 1;
-    r->copy_bytes = copy_units * 32;
-    sizes[0] = r->data_bytes;
-    sizes[1] = r->index_bytes;
-    sizes[2] = r->out_bytes;
+    const uint64_t sizes[3] = {r->data_bytes, r->index_bytes, r->out_bytes};
     r->has_kernel = 1;
     for (int i = 0; i < 3 && r->has_kernel; i++)
         if (sizes[i] > max_alloc) {
@@ -357,197 +320,338 @@ int bench_run_workload(clg_context *ctx, const bench_cl *b,
                      (double)max_alloc / 1048576.0);
             r->has_kernel = 0;
         }
+}
 
-    progress(1, "[%zu/%zu] %s x%g: preparing inputs", pos, total, w->name,
-             scale);
-    host[0] = page_alloc(r->data_bytes);
-    host[1] = page_alloc(r->index_bytes);
-    host[2] = page_alloc(r->out_bytes);
-    host[3] = page_alloc(r->out_bytes);
-    if (!host[0] || !host[1] || !host[2] || !host[3]) {
+/* Sizes of the run: shapes, bytes, copy_bytes and whether the device
+ * buffers can hold the tensors. */
+static int run_plan(bench_run *run, size_t wi, double scale)
+{
+    bench_result *r = run->r;
+    const uint64_t max_alloc = clg_context_max_alloc_size(run->ctx);
+    clg_status st;
+
+    memset(r, 0, sizeof *r);
+    r->w = &bench_workloads[wi];
+    r->scale = scale;
+    st = bench_workload_size(r->w, scale, r);
+    if (st != CLG_STATUS_OK)
+        return library_failed(run->ctx, st, r, "output shape");
+    run->copy_units = r->bytes / 32;
+    if (run->copy_units * 16 > max_alloc)
+        run->copy_units = max_alloc / 16;
+    if (run->copy_units == 0)
+        run->copy_units = 1;
+    r->copy_bytes = run->copy_units * 32;
+    note_oversized(r, max_alloc);
+    return CLG_EXIT_OK;
+}
+
+/* The host tensors: inputs made from the seed, the expected output from
+ * the CPU reference, the output buffer touched once. */
+static int run_host_inputs(bench_run *run, size_t wi)
+{
+    bench_result *r = run->r;
+    const bench_workload *w = r->w;
+    clg_status st;
+
+    progress(1, "[%zu/%zu] %s x%g: preparing inputs", run->pos, run->total,
+             w->name, r->scale);
+    run->data = (clg_tensor){w->data_dtype, w->data_rank, r->data_shape,
+                             page_alloc(r->data_bytes)};
+    run->indices = (clg_tensor){w->index_dtype, w->index_rank,
+                                r->index_shape, page_alloc(r->index_bytes)};
+    run->output = (clg_tensor){w->data_dtype, r->out_rank, r->out_shape,
+                               page_alloc(r->out_bytes)};
+    run->expected = (clg_tensor){w->data_dtype, r->out_rank, r->out_shape,
+                                 page_alloc(r->out_bytes)};
+    if (!run->data.data || !run->indices.data || !run->output.data ||
+        !run->expected.data) {
         snprintf(r->skipped, sizeof r->skipped,
                  "host memory for %.0f MiB of tensors could not be allocated",
                  (double)(r->data_bytes + r->index_bytes + 2 * r->out_bytes) /
                      1048576.0);
-        goto cleanup;
+        return CLG_EXIT_OK;
     }
-    data.data = host[0];
-    indices.data = host[1];
-    clg_tensor output = {w->data_dtype, r->out_rank, r->out_shape, host[2]};
-    clg_tensor expected = {w->data_dtype, r->out_rank, r->out_shape, host[3]};
-    bench_fill_inputs(w, wi, opt->seed, &data, &indices, r->data_bytes,
-                index_count);
-    memset(host[2], 0, (size_t)r->out_bytes); /* touch every page once */
+    bench_fill_inputs(wi, run->opt->seed, r, run->data.data,
+                      run->indices.data);
+    memset(run->output.data, 0, (size_t)r->out_bytes); /* every page once */
     st = w->op == BENCH_GATHER
-             ? clg_reference_gather(ctx, &data, &indices, w->axis, &expected)
-             : clg_reference_gather_elements(ctx, &data, &indices, w->axis,
-                                              &expected);
-    if (st != CLG_STATUS_OK) {
-        rc = library_failed(ctx, st, r, "CPU reference");
-        goto cleanup;
-    }
+             ? clg_reference_gather(run->ctx, &run->data, &run->indices,
+                                    w->axis, &run->expected)
+             : clg_reference_gather_elements(run->ctx, &run->data,
+                                             &run->indices, w->axis,
+                                             &run->expected);
+    if (st != CLG_STATUS_OK)
+        return library_failed(run->ctx, st, r, "CPU reference");
+    return CLG_EXIT_OK;
+}
 
-    /* Copy-kernel buffers, filled so that every page exists before timing
-     * (an untouched source could read one shared zero page on a CPU device
-     * and look faster than memory). */
-    {
-        const cl_uint pattern = 0x5a5aa5a5u;
-        const char *what = "clCreateBuffer(copy)";
-        for (int i = 0; i < 2 && err == CL_SUCCESS; i++)
-            copy_buf[i] = clCreateBuffer(b->context, CL_MEM_READ_WRITE,
-                                         (size_t)(copy_units * 16), NULL,
-                                         &err);
-        if (err == CL_SUCCESS)
-            what = "clEnqueueFillBuffer(copy)";
-        for (int i = 0; i < 2 && err == CL_SUCCESS; i++)
-            err = clEnqueueFillBuffer(b->queue, copy_buf[i], &pattern,
-                                      sizeof pattern, 0,
-                                      (size_t)(copy_units * 16), 0, NULL,
-                                      NULL);
-        if (err == CL_SUCCESS)
-            err = clFinish(b->queue);
-        if (err != CL_SUCCESS) {
-            if (is_allocation_error(err))
-                snprintf(r->skipped, sizeof r->skipped,
-                         "the device could not allocate the copy buffers "
-                         "(%s: %s)", what, clg_cl_error_name(err));
-            else
-                rc = cl_failed(err, what);
-            goto cleanup;
-        }
-    }
+/* The copy kernel's buffers, filled so that every page exists before
+ * timing (an untouched source could read one shared zero page on a CPU
+ * device and look faster than memory). */
+static int run_copy_buffers(bench_run *run)
+{
+    const bench_cl *b = run->b;
+    const size_t size = (size_t)(run->copy_units * 16);
+    const cl_uint pattern = 0x5a5aa5a5u;
+    const char *what = "clCreateBuffer(copy)";
+    cl_int err;
 
-    /* Device-resident operator tensors, uploaded once. */
-    for (int i = 0; i < 3 && r->has_kernel && err == CL_SUCCESS; i++)
-        dev[i] = clCreateBuffer(b->context,
-                                i < 2 ? CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR
-                                      : CL_MEM_READ_WRITE,
-                                (size_t)sizes[i], i < 2 ? host[i] : NULL,
-                                &err);
-    if (r->has_kernel && err != CL_SUCCESS) {
-        if (!is_allocation_error(err)) {
-            rc = cl_failed(err, "clCreateBuffer(operator tensors)");
-            goto cleanup;
-        }
-        snprintf(r->note, sizeof r->note,
-                 "device-buffer figures skipped: the device could not "
-                 "allocate the tensors (%s)", clg_cl_error_name(err));
+    run->copy_src = clCreateBuffer(b->context, CL_MEM_READ_WRITE, size, NULL,
+                                   &err);
+    if (err == CL_SUCCESS)
+        run->copy_dst = clCreateBuffer(b->context, CL_MEM_READ_WRITE, size,
+                                       NULL, &err);
+    if (err == CL_SUCCESS) {
+        what = "clEnqueueFillBuffer(copy)";
+        err = clEnqueueFillBuffer(b->queue, run->copy_src, &pattern,
+                                  sizeof pattern, 0, size, 0, NULL, NULL);
+    }
+    if (err == CL_SUCCESS)
+        err = clEnqueueFillBuffer(b->queue, run->copy_dst, &pattern,
+                                  sizeof pattern, 0, size, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clFinish(b->queue);
+    if (err == CL_SUCCESS)
+        return CLG_EXIT_OK;
+    if (!is_allocation_error(err))
+        return cl_failed(err, what);
+    snprintf(run->r->skipped, sizeof run->r->skipped,
+             "the device could not allocate the copy buffers (%s: %s)", what,
+             clg_cl_error_name(err));
+    return CLG_EXIT_OK;
+}
+
+static cl_mem upload(const bench_cl *b, const clg_tensor *t, uint64_t bytes,
+                     cl_int *err)
+{
+    return clCreateBuffer(b->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                          (size_t)bytes, t->data, err);
+}
+
+/* The operator's tensors in device buffers, the inputs uploaded once. A
+ * device that cannot allocate them loses the device-buffer figures. */
+static int run_device_tensors(bench_run *run)
+{
+    bench_result *r = run->r;
+    const bench_workload *w = r->w;
+    cl_int err = CL_SUCCESS;
+
+    run->ddata = (clg_cl_tensor){w->data_dtype, w->data_rank, r->data_shape,
+                                 NULL};
+    run->dindices = (clg_cl_tensor){w->index_dtype, w->index_rank,
+                                    r->index_shape, NULL};
+    run->doutput = (clg_cl_tensor){w->data_dtype, r->out_rank, r->out_shape,
+                                   NULL};
+    if (!r->has_kernel)
+        return CLG_EXIT_OK;
+    run->ddata.buffer = upload(run->b, &run->data, r->data_bytes, &err);
+    if (err == CL_SUCCESS)
+        run->dindices.buffer = upload(run->b, &run->indices, r->index_bytes,
+                                      &err);
+    if (err == CL_SUCCESS)
+        run->doutput.buffer = clCreateBuffer(run->b->context,
+                                             CL_MEM_READ_WRITE,
+                                             (size_t)r->out_bytes, NULL, &err);
+    if (err == CL_SUCCESS)
+        return CLG_EXIT_OK;
+    if (!is_allocation_error(err))
+        return cl_failed(err, "clCreateBuffer(operator tensors)");
+    snprintf(r->note, sizeof r->note,
+             "device-buffer figures skipped: the device could not "
+             "allocate the tensors (%s)", clg_cl_error_name(err));
+    r->has_kernel = 0;
+    return CLG_EXIT_OK;
+}
+
+/* A host-memory call, timed; its time kept in *best when `keep` and
+ * better. */
+static clg_status time_host_call(bench_run *run, int keep, double *best)
+{
+    double t0 = now_s();
+    clg_status st = call_host(run->ctx, run->r->w, &run->data, &run->indices,
+                              &run->output);
+    double t = now_s() - t0;
+    if (st == CLG_STATUS_OK && keep && t < *best)
+        *best = t;
+    return st;
+}
+
+/* A device-buffer call, timed. A size the device cannot take drops the
+ * device-buffer figures with a note; any other failure ends the run. */
+static int round_device(bench_run *run, int keep)
+{
+    bench_result *r = run->r;
+    double t0 = now_s();
+    clg_status st = call_cl(run->ctx, r->w, &run->ddata, &run->dindices,
+                            &run->doutput);
+    double t = now_s() - t0;
+    if (st != CLG_STATUS_OK && does_not_fit(run->ctx, st)) {
+        snprintf(r->note, sizeof r->note, "device-buffer figures skipped: %s",
+                 clg_context_last_error(run->ctx));
         r->has_kernel = 0;
-        err = CL_SUCCESS;
+    } else if (st != CLG_STATUS_OK) {
+        return library_failed(run->ctx, st, r, "device-buffer call");
+    } else if (keep && t < r->kernel_s) {
+        r->kernel_s = t;
     }
-    clg_cl_tensor ddata = {w->data_dtype, w->data_rank, r->data_shape,
-                           dev[0]};
-    clg_cl_tensor dindices = {w->index_dtype, w->index_rank, r->index_shape,
-                              dev[1]};
-    clg_cl_tensor doutput = {w->data_dtype, r->out_rank, r->out_shape, dev[2]};
+    return CLG_EXIT_OK;
+}
+
+/* One round: the copy kernel, the device-buffer call, the host-memory
+ * call, in this order, so that a noisy moment hits all three alike. */
+static int run_round(bench_run *run, int keep)
+{
+    bench_result *r = run->r;
+    double t;
+    cl_int err = time_copy(run->b, run->copy_src, run->copy_dst,
+                           run->copy_units, &t);
+    clg_status st;
+    int rc;
+
+    if (err != CL_SUCCESS)
+        return cl_failed(err, "the copy kernel");
+    if (keep && t < r->copy_s)
+        r->copy_s = t;
+    if (r->has_kernel && (rc = round_device(run, keep)) != CLG_EXIT_OK)
+        return rc;
+    st = time_host_call(run, keep, &r->e2e_s);
+    if (st != CLG_STATUS_OK && does_not_fit(run->ctx, st)) {
+        snprintf(r->skipped, sizeof r->skipped, "host-memory call: %s",
+                 clg_context_last_error(run->ctx));
+        return CLG_EXIT_OK;
+    }
+    if (st != CLG_STATUS_OK)
+        return library_failed(run->ctx, st, r, "host-memory call");
+    return CLG_EXIT_OK;
+}
+
+/* A warm-up round, then `repeat` rounds; the best of each figure. */
+static int run_rounds(bench_run *run)
+{
+    bench_result *r = run->r;
+    const int repeat = run->opt->repeat;
+    int rc = CLG_EXIT_OK;
 
     r->kernel_s = r->e2e_s = r->copy_s = INFINITY;
-    for (int round = -1; round < opt->repeat; round++) {
-        double t, t0;
-        /* round -1 is the warm-up: every path once, nothing kept. */
-        progress(0, "[%zu/%zu] %s x%g: %s %d/%d", pos, total,
-                 w->name, scale, round < 0 ? "warm-up" : "round",
-                 round < 0 ? 0 : round + 1, opt->repeat);
-        if ((err = time_copy(b, copy_buf[0], copy_buf[1], copy_units, &t)) !=
-            CL_SUCCESS) {
-            rc = cl_failed(err, "the copy kernel");
-            goto cleanup;
-        }
-        if (round >= 0 && t < r->copy_s)
-            r->copy_s = t;
-
-        if (r->has_kernel) {
-            t0 = now_s();
-            st = call_cl(ctx, w, &ddata, &dindices, &doutput);
-            t = now_s() - t0;
-            if (st != CLG_STATUS_OK && does_not_fit(ctx, st)) {
-                snprintf(r->note, sizeof r->note,
-                         "device-buffer figures skipped: %s",
-                         clg_context_last_error(ctx));
-                r->has_kernel = 0;
-            } else if (st != CLG_STATUS_OK) {
-                rc = library_failed(ctx, st, r, "device-buffer call");
-                goto cleanup;
-            } else if (round >= 0 && t < r->kernel_s) {
-                r->kernel_s = t;
-            }
-        }
-
-        t0 = now_s();
-        st = call_host(ctx, w, &data, &indices, &output);
-        t = now_s() - t0;
-        if (st != CLG_STATUS_OK && does_not_fit(ctx, st)) {
-            snprintf(r->skipped, sizeof r->skipped, "host-memory call: %s",
-                     clg_context_last_error(ctx));
-            goto cleanup;
-        }
-        if (st != CLG_STATUS_OK) {
-            rc = library_failed(ctx, st, r, "host-memory call");
-            goto cleanup;
-        }
-        if (round >= 0 && t < r->e2e_s)
-            r->e2e_s = t;
+    /* round -1 is the warm-up: every path once, nothing kept. */
+    for (int round = -1; round < repeat && !stopped(rc, r); round++) {
+        progress(0, "[%zu/%zu] %s x%g: %s %d/%d", run->pos, run->total,
+                 r->w->name, r->scale, round < 0 ? "warm-up" : "round",
+                 round < 0 ? 0 : round + 1, repeat);
+        rc = run_round(run, round >= 0);
     }
+    return rc;
+}
 
-    micro_rounds = w->micro ? (opt->repeat * 20 > BENCH_MICRO_MIN_ROUNDS
-                                   ? opt->repeat * 20
-                                   : BENCH_MICRO_MIN_ROUNDS)
-                            : 0;
-    if (micro_rounds > 0) {
-        r->has_micro = 1;
-        r->call_s = r->launch_s = INFINITY;
-        progress(1, "[%zu/%zu] %s x%g: %d launches and calls", pos, total,
-                 w->name, scale, micro_rounds);
-        for (int round = -1; round < micro_rounds; round++) {
-            double t, t0;
-            if ((err = time_launch(b, &t)) != CL_SUCCESS) {
-                rc = cl_failed(err, "the empty kernel");
-                goto cleanup;
-            }
-            if (round >= 0 && t < r->launch_s)
-                r->launch_s = t;
-            t0 = now_s();
-            st = call_host(ctx, w, &data, &indices, &output);
-            t = now_s() - t0;
-            if (st != CLG_STATUS_OK) {
-                rc = library_failed(ctx, st, r, "host-memory call");
-                goto cleanup;
-            }
-            if (round >= 0 && t < r->call_s)
-                r->call_s = t;
-        }
+/* For `micro` workloads: launch_us (an empty kernel, enqueue + clFinish)
+ * and call_us (a host-memory call), each the best of its rounds. */
+static int run_micro(bench_run *run)
+{
+    bench_result *r = run->r;
+    const int rounds = run->opt->repeat * 20 > BENCH_MICRO_MIN_ROUNDS
+                           ? run->opt->repeat * 20
+                           : BENCH_MICRO_MIN_ROUNDS;
+    if (!r->w->micro)
+        return CLG_EXIT_OK;
+    r->has_micro = 1;
+    r->call_s = r->launch_s = INFINITY;
+    progress(1, "[%zu/%zu] %s x%g: %d launches and calls", run->pos,
+             run->total, r->w->name, r->scale, rounds);
+    for (int round = -1; round < rounds; round++) {
+        double t;
+        cl_int err = time_launch(run->b, &t);
+        clg_status st;
+        if (err != CL_SUCCESS)
+            return cl_failed(err, "the empty kernel");
+        if (round >= 0 && t < r->launch_s)
+            r->launch_s = t;
+        st = time_host_call(run, round >= 0, &r->call_s);
+        if (st != CLG_STATUS_OK)
+            return library_failed(run->ctx, st, r, "host-memory call");
     }
+    return CLG_EXIT_OK;
+}
 
-    /* A fast wrong answer is worthless: both paths against the reference.
-     * The host output buffer is reused to read the device result back. */
-    progress(0, "[%zu/%zu] %s x%g: checking", pos, total, w->name, scale);
-    if (!check_equal(r, "host-memory call", host[2], host[3], elem)) {
-        rc = CLG_EXIT_DIFFER;
-        goto cleanup;
-    }
-    if (r->has_kernel) {
-        err = clEnqueueReadBuffer(b->queue, dev[2], CL_TRUE, 0,
-                                  (size_t)r->out_bytes, host[2], 0, NULL,
-                                  NULL);
-        if (err != CL_SUCCESS) {
-            rc = cl_failed(err, "clEnqueueReadBuffer(output)");
-            goto cleanup;
-        }
-        if (!check_equal(r, "device-buffer call", host[2], host[3], elem)) {
-            rc = CLG_EXIT_DIFFER;
-            goto cleanup;
-        }
-    }
-    r->measured = 1;
+/* A fast wrong answer is worthless: both paths against the reference.
+ * The host output buffer is reused to read the device result back. */
+static int run_check(bench_run *run)
+{
+    bench_result *r = run->r;
+    const size_t elem = clg_dtype_size(r->w->data_dtype);
+    cl_int err;
 
-cleanup:
-    for (int i = 0; i < 3; i++)
-        if (dev[i])
-            clReleaseMemObject(dev[i]);
-    for (int i = 0; i < 2; i++)
-        if (copy_buf[i])
-            clReleaseMemObject(copy_buf[i]);
-    for (int i = 0; i < 4; i++)
-        free(host[i]);
+    progress(0, "[%zu/%zu] %s x%g: checking", run->pos, run->total,
+             r->w->name, r->scale);
+    if (!check_equal(r, "host-memory call", run->output.data,
+                     run->expected.data, elem))
+        return CLG_EXIT_DIFFER;
+    if (!r->has_kernel)
+        return CLG_EXIT_OK;
+    err = clEnqueueReadBuffer(run->b->queue, run->doutput.buffer, CL_TRUE, 0,
+                              (size_t)r->out_bytes, run->output.data, 0, NULL,
+                              NULL);
+    if (err != CL_SUCCESS)
+        return cl_failed(err, "clEnqueueReadBuffer(output)");
+    if (!check_equal(r, "device-buffer call", run->output.data,
+                     run->expected.data, elem))
+        return CLG_EXIT_DIFFER;
+    return CLG_EXIT_OK;
+}
+
+static void release_mem(cl_mem m)
+{
+    if (m)
+        clReleaseMemObject(m);
+}
+
+static void run_release(bench_run *run)
+{
+    release_mem(run->ddata.buffer);
+    release_mem(run->dindices.buffer);
+    release_mem(run->doutput.buffer);
+    release_mem(run->copy_src);
+    release_mem(run->copy_dst);
+    free(run->data.data);
+    free(run->indices.data);
+    free(run->output.data);
+    free(run->expected.data);
+}
+
+/* Measures one workload at one scale into *r. Returns an exit status.
+ * What does not fit is not an error: r->skipped says why nothing was
+ * measured, r->note why the device-buffer figures were not (a tensor
+ * larger than one buffer: the host-memory API splits it, the device-buffer
+ * API cannot). Each step runs while the run has not stopped. */
+int bench_run_workload(clg_context *ctx, const bench_cl *b,
+                       const bench_options *opt, size_t wi, double scale,
+                       size_t pos, size_t total, bench_result *r)
+{
+    bench_run run;
+    int rc;
+
+    memset(&run, 0, sizeof run);
+    run.ctx = ctx;
+    run.b = b;
+    run.opt = opt;
+    run.r = r;
+    run.pos = pos;
+    run.total = total;
+    rc = run_plan(&run, wi, scale);
+    if (!stopped(rc, r))
+        rc = run_host_inputs(&run, wi);
+    if (!stopped(rc, r))
+        rc = run_copy_buffers(&run);
+    if (!stopped(rc, r))
+        rc = run_device_tensors(&run);
+    if (!stopped(rc, r))
+        rc = run_rounds(&run);
+    if (!stopped(rc, r))
+        rc = run_micro(&run);
+    if (!stopped(rc, r))
+        rc = run_check(&run);
+    if (!stopped(rc, r))
+        r->measured = 1;
+    run_release(&run);
     return rc;
 }

@@ -54,34 +54,76 @@ static uint64_t splitmix64(uint64_t *state)
 }
 
 /* round(dim * scale), at least 1 (no libm needed: scale > 0). */
-int64_t bench_scaled_dim(int64_t dim, double scale)
+static int64_t scaled_dim(int64_t dim, double scale)
 {
     double d = (double)dim * scale + 0.5;
     return d < 1 ? 1 : (int64_t)d;
 }
 
-void bench_fill_inputs(const bench_workload *w, size_t wi, uint64_t seed,
-                       const clg_tensor *data, const clg_tensor *indices,
-                       uint64_t data_bytes, int64_t index_count)
+static uint64_t shape_count(const int64_t *shape, size_t rank)
 {
+    uint64_t count = 1;
+    for (size_t i = 0; i < rank; i++)
+        count *= (uint64_t)shape[i];
+    return count;
+}
+
+clg_status bench_workload_size(const bench_workload *w, double scale,
+                               bench_result *r)
+{
+    clg_tensor data = {w->data_dtype, w->data_rank, r->data_shape, NULL};
+    clg_tensor indices = {w->index_dtype, w->index_rank, r->index_shape, NULL};
+    const size_t elem = clg_dtype_size(w->data_dtype);
+    clg_status st;
+
+    memcpy(r->data_shape, w->data_shape, sizeof r->data_shape);
+    memcpy(r->index_shape, w->index_shape, sizeof r->index_shape);
+    if (w->scale_data_dim >= 0)
+        r->data_shape[w->scale_data_dim] =
+            scaled_dim(w->data_shape[w->scale_data_dim], scale);
+    if (w->scale_index_dim >= 0)
+        r->index_shape[w->scale_index_dim] =
+            scaled_dim(w->index_shape[w->scale_index_dim], scale);
+    st = w->op == BENCH_GATHER
+             ? clg_gather_output_shape(&data, &indices, w->axis, r->out_shape,
+                                       CLG_MAX_RANK, &r->out_rank)
+             : clg_gather_elements_output_shape(&data, &indices, w->axis,
+                                                r->out_shape, CLG_MAX_RANK,
+                                                &r->out_rank);
+    if (st != CLG_STATUS_OK)
+        return st;
+    r->data_bytes = shape_count(r->data_shape, w->data_rank) * elem;
+    r->index_bytes = shape_count(r->index_shape, w->index_rank) *
+                     clg_dtype_size(w->index_dtype);
+    r->out_bytes = shape_count(r->out_shape, r->out_rank) * elem;
+    r->bytes = r->out_bytes + r->index_bytes + r->out_bytes;
+    return CLG_STATUS_OK;
+}
+
+void bench_fill_inputs(size_t wi, uint64_t seed, const bench_result *r,
+                       void *data, void *indices)
+{
+    const bench_workload *w = r->w;
     uint64_t state = seed ^ (UINT64_C(0xD1B54A32D192ED03) * (wi + 1));
-    int64_t s = data->shape[w->axis < 0 ? (int64_t)w->data_rank + w->axis
-                                        : w->axis];
-    unsigned char *d = data->data;
+    int64_t s = r->data_shape[w->axis < 0 ? (int64_t)w->data_rank + w->axis
+                                          : w->axis];
+    int64_t index_count =
+        (int64_t)(r->index_bytes / clg_dtype_size(w->index_dtype));
+    unsigned char *d = data;
     uint64_t i = 0;
-    for (; i + 8 <= data_bytes; i += 8) {
+    for (; i + 8 <= r->data_bytes; i += 8) {
         uint64_t v = splitmix64(&state);
         memcpy(d + i, &v, 8);
     }
-    if (i < data_bytes) {
+    if (i < r->data_bytes) {
         uint64_t v = splitmix64(&state);
-        memcpy(d + i, &v, (size_t)(data_bytes - i));
+        memcpy(d + i, &v, (size_t)(r->data_bytes - i));
     }
     for (int64_t k = 0; k < index_count; k++) {
         int64_t v = (int64_t)(splitmix64(&state) % (uint64_t)(2 * s)) - s;
-        if (indices->dtype == CLG_DTYPE_INT64)
-            ((int64_t *)indices->data)[k] = v;
+        if (w->index_dtype == CLG_DTYPE_INT64)
+            ((int64_t *)indices)[k] = v;
         else
-            ((int32_t *)indices->data)[k] = (int32_t)v;
+            ((int32_t *)indices)[k] = (int32_t)v;
     }
 }
