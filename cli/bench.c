@@ -96,6 +96,77 @@ static int parse_scales(const char *text, bench_options *opt)
     return 0;
 }
 
+static int parse_workload(const char *name, bench_options *opt)
+{
+    for (size_t i = 0; i < BENCH_WORKLOAD_COUNT; i++)
+        if (strcmp(bench_workloads[i].name, name) == 0) {
+            opt->selected[i] = 1;
+            return 0;
+        }
+    fprintf(stderr, "clgather bench: unknown workload '%s'; known:", name);
+    for (size_t i = 0; i < BENCH_WORKLOAD_COUNT; i++)
+        fprintf(stderr, " %s", bench_workloads[i].name);
+    fprintf(stderr, "\n");
+    return -1;
+}
+
+static int parse_repeat(const char *text, bench_options *opt)
+{
+    int64_t v;
+    if (clg_cli_parse_int64(text, &v) != 0 || v < 1 || v > 100000) {
+        fprintf(stderr, "clgather bench: --repeat: '%s' is not a number in "
+                        "[1, 100000]\n", text);
+        return -1;
+    }
+    opt->repeat = (int)v;
+    return 0;
+}
+
+static int parse_seed(const char *text, bench_options *opt)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long s = strtoull(text, &end, 0);
+    if (errno != 0 || end == text || *end != '\0') {
+        fprintf(stderr, "clgather bench: --seed: '%s' is not a number\n",
+                text);
+        return -1;
+    }
+    opt->seed = (uint64_t)s;
+    return 0;
+}
+
+/* One option c (with optarg); parse_options' return values. */
+static int parse_option(int c, bench_options *opt)
+{
+    switch (c) {
+    case 'd':
+        opt->device = optarg;
+        return 0;
+    case 'w':
+        return parse_workload(optarg, opt);
+    case 'r':
+        return parse_repeat(optarg, opt);
+    case 's':
+        return parse_scales(optarg, opt);
+    case 'L':
+        return parse_scales("0.25,1,4", opt);
+    case 'S':
+        return parse_seed(optarg, opt);
+    case 'j':
+        opt->json_path = optarg;
+        return 0;
+    case 'l':
+        return 1;
+    case 'h':
+        return 2;
+    default:
+        return -1;
+    }
+}
+
+/* Returns 0 to run, 1 for --list, 2 for --help, -1 on a usage error
+ * (printed). */
 static int parse_options(int argc, char **argv, bench_options *opt)
 {
     static const struct option options[] = {
@@ -109,78 +180,21 @@ static int parse_options(int argc, char **argv, bench_options *opt)
         {"list", no_argument, NULL, 'l'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    int c, any_selected = 0;
-    int64_t v;
+    int c, rc, any_selected = 0;
     memset(opt, 0, sizeof *opt);
     opt->repeat = BENCH_DEFAULT_REPEAT;
     opt->seed = BENCH_DEFAULT_SEED;
     while ((c = getopt_long(argc, argv, "d:w:r:s:j:lh", options, NULL)) !=
-           -1) {
-        switch (c) {
-        case 'd':
-            opt->device = optarg;
-            break;
-        case 'w': {
-            size_t i = 0;
-            while (i < BENCH_WORKLOAD_COUNT &&
-                   strcmp(bench_workloads[i].name, optarg) != 0)
-                i++;
-            if (i == BENCH_WORKLOAD_COUNT) {
-                fprintf(stderr, "clgather bench: unknown workload '%s'; "
-                                "known:", optarg);
-                for (i = 0; i < BENCH_WORKLOAD_COUNT; i++)
-                    fprintf(stderr, " %s", bench_workloads[i].name);
-                fprintf(stderr, "\n");
-                return -1;
-            }
-            opt->selected[i] = 1;
-            any_selected = 1;
-            break;
-        }
-        case 'r':
-            if (clg_cli_parse_int64(optarg, &v) != 0 || v < 1 || v > 100000) {
-                fprintf(stderr, "clgather bench: --repeat: '%s' is not a "
-                                "number in [1, 100000]\n", optarg);
-                return -1;
-            }
-            opt->repeat = (int)v;
-            break;
-        case 's':
-            if (parse_scales(optarg, opt) != 0)
-                return -1;
-            break;
-        case 'L':
-            if (parse_scales("0.25,1,4", opt) != 0)
-                return -1;
-            break;
-        case 'S': {
-            char *end = NULL;
-            errno = 0;
-            unsigned long long s = strtoull(optarg, &end, 0);
-            if (errno != 0 || end == optarg || *end != '\0') {
-                fprintf(stderr, "clgather bench: --seed: '%s' is not a "
-                                "number\n", optarg);
-                return -1;
-            }
-            opt->seed = (uint64_t)s;
-            break;
-        }
-        case 'j':
-            opt->json_path = optarg;
-            break;
-        case 'l':
-            return 1;
-        case 'h':
-            return 2;
-        default:
-            return -1;
-        }
-    }
+           -1)
+        if ((rc = parse_option(c, opt)) != 0)
+            return rc;
     if (optind < argc) {
         fprintf(stderr, "clgather bench: unexpected argument '%s'\n",
                 argv[optind]);
         return -1;
     }
+    for (size_t i = 0; i < BENCH_WORKLOAD_COUNT; i++)
+        any_selected |= opt->selected[i];
     if (!any_selected)
         for (size_t i = 0; i < BENCH_WORKLOAD_COUNT; i++)
             opt->selected[i] = 1;
@@ -189,6 +203,54 @@ static int parse_options(int argc, char **argv, bench_options *opt)
     return 0;
 }
 
+/* Fails now, not after minutes of measuring, if the JSON file cannot be
+ * written; bench_write_json rewrites it at the end. */
+static int probe_json(const char *path)
+{
+    FILE *probe = fopen(path, "w");
+    if (!probe) {
+        fprintf(stderr, "clgather bench: cannot write %s: %s\n", path,
+                strerror(errno));
+        return CLG_EXIT_ERROR;
+    }
+    fclose(probe);
+    return CLG_EXIT_OK;
+}
+
+/* Runs every selected workload at every scale into res (room for all);
+ * *n counts those run, the failed one included. */
+static int run_all(clg_context *ctx, const bench_cl *b,
+                   const bench_options *opt, bench_result *res, size_t total,
+                   size_t *n)
+{
+    for (size_t i = 0; i < BENCH_WORKLOAD_COUNT; i++) {
+        if (!opt->selected[i])
+            continue;
+        for (size_t k = 0; k < opt->scale_count; k++) {
+            int rc = bench_run_workload(ctx, b, opt, i, opt->scales[k],
+                                        *n + 1, total, &res[*n]);
+            (*n)++;
+            if (rc != CLG_EXIT_OK)
+                return rc;
+        }
+    }
+    return CLG_EXIT_OK;
+}
+
+static int report(const clg_context *ctx, const bench_options *opt,
+                  const bench_result *res, size_t n)
+{
+    bench_progress_clear();
+    bench_print_table(res, n);
+    if (opt->scale_count > 1)
+        bench_print_linearity(res, n);
+    bench_print_targets(ctx, res, n);
+    if (opt->json_path)
+        return bench_write_json(opt->json_path, ctx, opt, res, n);
+    return CLG_EXIT_OK;
+}
+
+/* Parses the options, opens the device and measures; see bench.h. */
 int clg_cli_bench(int argc, char **argv)
 {
     bench_options opt;
@@ -198,6 +260,7 @@ int clg_cli_bench(int argc, char **argv)
     size_t n = 0, total = 0;
     int rc;
     clg_status st;
+    char msg[1024];
 
     memset(&b, 0, sizeof b);
     rc = parse_options(argc, argv, &opt);
@@ -214,28 +277,16 @@ int clg_cli_bench(int argc, char **argv)
         return CLG_EXIT_ERROR;
     }
     bench_progress_init();
-    if (opt.json_path) {
-        /* Fail now, not after minutes of measuring, if it cannot be
-         * written; write_json rewrites it at the end. */
-        FILE *probe = fopen(opt.json_path, "w");
-        if (!probe) {
-            fprintf(stderr, "clgather bench: cannot write %s: %s\n",
-                    opt.json_path, strerror(errno));
-            return CLG_EXIT_ERROR;
-        }
-        fclose(probe);
-    }
-
+    if (opt.json_path && probe_json(opt.json_path) != CLG_EXIT_OK)
+        return CLG_EXIT_ERROR;
     st = clg_context_create(&ctx, opt.device);
     if (st != CLG_STATUS_OK) {
-        char msg[1024];
         fprintf(stderr, "clgather bench: %s\n",
                 clg_cli_describe(msg, sizeof msg, NULL, st));
         return CLG_EXIT_ERROR;
     }
     if ((rc = bench_cl_init(&b, ctx)) != CLG_EXIT_OK)
         goto cleanup;
-
     for (size_t i = 0; i < BENCH_WORKLOAD_COUNT; i++)
         total += opt.selected[i] ? opt.scale_count : 0;
     res = calloc(total, sizeof *res);
@@ -246,24 +297,8 @@ int clg_cli_bench(int argc, char **argv)
     }
     bench_print_header(ctx, &opt);
     fflush(stdout);
-    for (size_t i = 0; i < BENCH_WORKLOAD_COUNT; i++) {
-        if (!opt.selected[i])
-            continue;
-        for (size_t k = 0; k < opt.scale_count; k++) {
-            rc = bench_run_workload(ctx, &b, &opt, i, opt.scales[k], n + 1,
-                                    total, &res[n]);
-            n++;
-            if (rc != CLG_EXIT_OK)
-                goto cleanup;
-        }
-    }
-    bench_progress_clear();
-    bench_print_table(res, n);
-    if (opt.scale_count > 1)
-        bench_print_linearity(res, n);
-    bench_print_targets(ctx, res, n);
-    if (opt.json_path)
-        rc = bench_write_json(opt.json_path, ctx, &opt, res, n);
+    if ((rc = run_all(ctx, &b, &opt, res, total, &n)) == CLG_EXIT_OK)
+        rc = report(ctx, &opt, res, n);
 
 cleanup:
     bench_progress_clear();

@@ -211,16 +211,9 @@ static void json_shape(FILE *f, const int64_t *shape, size_t rank)
     fputc(']', f);
 }
 
-int bench_write_json(const char *path, const clg_context *ctx,
-                     const bench_options *opt, const bench_result *res,
-                     size_t n)
+static void json_device(FILE *f, const clg_context *ctx,
+                        const bench_options *opt)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "clgather bench: cannot write %s: %s\n", path,
-                strerror(errno));
-        return CLG_EXIT_ERROR;
-    }
     fputs("{\n  \"device\": ", f);
     json_string(f, clg_context_device_name(ctx));
     fputs(",\n  \"device_vendor\": ", f);
@@ -234,54 +227,73 @@ int bench_write_json(const char *path, const clg_context *ctx,
             clg_context_uses_host_memory(ctx) ? "true" : "false",
             (unsigned long long)clg_context_max_alloc_size(ctx),
             (unsigned long long)opt->seed, opt->repeat);
+}
+
+/* The figures of one result; null where not measured. */
+static void json_figures(FILE *f, const bench_result *r)
+{
+    int m = r->measured, k = m && r->has_kernel;
+    fputs(", \"kernel_ms\": ", f);
+    json_number(f, k, r->kernel_s * 1e3);
+    fputs(", \"end_to_end_ms\": ", f);
+    json_number(f, m, r->e2e_s * 1e3);
+    fprintf(f, ", \"bytes\": %llu, \"gbps\": ", (unsigned long long)r->bytes);
+    json_number(f, k, k ? result_gbps(r) : 0);
+    fputs(", \"copy_gbps\": ", f);
+    json_number(f, m, m ? result_copy_gbps(r) : 0);
+    fputs(", \"efficiency\": ", f);
+    json_number(f, k, k ? result_efficiency(r) : 0);
+    fputs(", \"end_to_end_efficiency\": ", f);
+    json_number(f, m, m ? result_e2e_efficiency(r) : 0);
+    fputs(", \"call_us\": ", f);
+    json_number(f, m && r->has_micro, r->call_s * 1e6);
+    fputs(", \"launch_us\": ", f);
+    json_number(f, m && r->has_micro, r->launch_s * 1e6);
+}
+
+/* What was run (operator, shapes, copy bytes) and why not, if not. */
+static void json_setup(FILE *f, const bench_result *r)
+{
+    const bench_workload *w = r->w;
+    fprintf(f, ",\n     \"scale\": %.6g, \"op\": \"%s\", \"axis\": %lld, "
+               "\"data_dtype\": \"%s\", \"data_shape\": ",
+            r->scale, bench_op_name(w->op), (long long)w->axis,
+            clg_dtype_name(w->data_dtype));
+    json_shape(f, r->data_shape, w->data_rank);
+    fprintf(f, ", \"indices_dtype\": \"%s\", \"indices_shape\": ",
+            clg_dtype_name(w->index_dtype));
+    json_shape(f, r->index_shape, w->index_rank);
+    fputs(", \"output_shape\": ", f);
+    json_shape(f, r->out_shape, r->out_rank);
+    fprintf(f, ", \"copy_bytes\": %llu, \"skipped\": ",
+            (unsigned long long)r->copy_bytes);
+    if (r->measured)
+        fputs("null", f);
+    else
+        json_string(f, r->skipped);
+    fputs(", \"note\": ", f);
+    if (r->measured && r->note[0])
+        json_string(f, r->note);
+    else
+        fputs("null", f);
+}
+
+static void json_workloads(FILE *f, const bench_result *res, size_t n)
+{
     for (size_t i = 0; i < n; i++) {
-        const bench_result *r = &res[i];
-        const bench_workload *w = r->w;
-        int m = r->measured, k = m && r->has_kernel;
         fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-        json_string(f, w->name);
-        fputs(", \"kernel_ms\": ", f);
-        json_number(f, k, r->kernel_s * 1e3);
-        fputs(", \"end_to_end_ms\": ", f);
-        json_number(f, m, r->e2e_s * 1e3);
-        fprintf(f, ", \"bytes\": %llu, \"gbps\": ",
-                (unsigned long long)r->bytes);
-        json_number(f, k, k ? result_gbps(r) : 0);
-        fputs(", \"copy_gbps\": ", f);
-        json_number(f, m, m ? result_copy_gbps(r) : 0);
-        fputs(", \"efficiency\": ", f);
-        json_number(f, k, k ? result_efficiency(r) : 0);
-        fputs(", \"end_to_end_efficiency\": ", f);
-        json_number(f, m, m ? result_e2e_efficiency(r) : 0);
-        fputs(", \"call_us\": ", f);
-        json_number(f, m && r->has_micro, r->call_s * 1e6);
-        fputs(", \"launch_us\": ", f);
-        json_number(f, m && r->has_micro, r->launch_s * 1e6);
-        fprintf(f, ",\n     \"scale\": %.6g, \"op\": \"%s\", \"axis\": %lld, "
-                   "\"data_dtype\": \"%s\", \"data_shape\": ",
-                r->scale, bench_op_name(w->op), (long long)w->axis,
-                clg_dtype_name(w->data_dtype));
-        json_shape(f, r->data_shape, w->data_rank);
-        fprintf(f, ", \"indices_dtype\": \"%s\", \"indices_shape\": ",
-                clg_dtype_name(w->index_dtype));
-        json_shape(f, r->index_shape, w->index_rank);
-        fputs(", \"output_shape\": ", f);
-        json_shape(f, r->out_shape, r->out_rank);
-        fprintf(f, ", \"copy_bytes\": %llu, \"skipped\": ",
-                (unsigned long long)r->copy_bytes);
-        if (m)
-            fputs("null", f);
-        else
-            json_string(f, r->skipped);
-        fputs(", \"note\": ", f);
-        if (m && r->note[0])
-            json_string(f, r->note);
-        else
-            fputs("null", f);
+        json_string(f, res[i].w->name);
+        json_figures(f, &res[i]);
+        json_setup(f, &res[i]);
         fputs("}", f);
     }
-    fputs("\n  ],\n  \"linearity\": [", f);
+}
+
+/* The linearity rows, as print_linearity computes them. */
+static void json_linearity(FILE *f, const bench_result *res, size_t n)
+{
     int first = 1;
+    fputs("\n  ],\n  \"linearity\": [", f);
     for (size_t i = 0; i < n; i++) {
         const bench_result *r = &res[i];
         const bench_result *ref = linearity_reference(res, n, r->w);
@@ -301,6 +313,21 @@ int bench_write_json(const char *path, const clg_context *ctx,
                 copy_linearity_ratio(r, ref));
     }
     fputs(first ? "]\n}\n" : "\n  ]\n}\n", f);
+}
+
+int bench_write_json(const char *path, const clg_context *ctx,
+                     const bench_options *opt, const bench_result *res,
+                     size_t n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "clgather bench: cannot write %s: %s\n", path,
+                strerror(errno));
+        return CLG_EXIT_ERROR;
+    }
+    json_device(f, ctx, opt);
+    json_workloads(f, res, n);
+    json_linearity(f, res, n);
     if (fclose(f) != 0) {
         fprintf(stderr, "clgather bench: cannot write %s: %s\n", path,
                 strerror(errno));
