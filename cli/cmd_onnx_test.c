@@ -170,153 +170,182 @@ static clg_status run_reference(clg_context *ctx, const clg_onnx_model *m,
     return clg_reference_gather_elements(ctx, d, i, m->axis, out);
 }
 
-/* Runs one data set; prints its line; returns its exit status. */
-static int run_set(clg_context *ctx, const options *opt,
-                   const clg_onnx_model *m, const char *dir,
-                   const char *set)
-{
-    clg_io_tensor *inputs = NULL;
+/* One data set while it runs: its tensors, and the line it prints,
+ * "<verdict> <dir>/<set>[: <msg>]". */
+typedef struct data_set {
+    clg_io_tensor *inputs; /* input_<k>.pb, m->input_count of them */
     clg_io_tensor expected, dev_out, ref_out;
-    clg_io_error err;
+    int have_expected;     /* output_0.pb was there */
     clg_tensor data, indices, dv, rv, ev;
-    int64_t shape[CLG_MAX_RANK];
-    size_t rank = 0;
-    int have_expected = 0;
-    clg_status st;
-    char path[PATH_CAP];
-    char detail[LINE_CAP];
+    const char *verdict;   /* "ERROR" unless a comparison says "FAIL" */
     char msg[LINE_CAP + 256];
-    /* The line printed: "<verdict> <dir>/<set>[: <msg>]". */
-    const char *verdict = "ERROR";
-    int rc = CLG_EXIT_ERROR;
+} data_set;
 
-    clg_io_tensor_init(&expected);
-    clg_io_tensor_init(&dev_out);
-    clg_io_tensor_init(&ref_out);
-    msg[0] = '\0';
+/* The set's input_<k>.pb and, if present, its output_0.pb. */
+static int read_set(const clg_onnx_model *m, const char *dir,
+                    const char *set, data_set *ds)
+{
+    clg_io_error err;
+    char path[PATH_CAP];
 
-    inputs = calloc(m->input_count > 0 ? m->input_count : 1, sizeof *inputs);
-    if (inputs == NULL) {
-        snprintf(msg, sizeof msg, "out of memory");
-        goto cleanup;
+    ds->inputs = calloc(m->input_count > 0 ? m->input_count : 1,
+                        sizeof *ds->inputs);
+    if (ds->inputs == NULL) {
+        snprintf(ds->msg, sizeof ds->msg, "out of memory");
+        return CLG_EXIT_ERROR;
     }
     for (size_t k = 0; k < m->input_count; k++)
-        clg_io_tensor_init(&inputs[k]);
+        clg_io_tensor_init(&ds->inputs[k]);
     for (size_t k = 0; k < m->input_count; k++) {
         snprintf(path, sizeof path, "%s/%s/input_%zu.pb", dir, set, k);
-        if (clg_onnx_read_tensor(path, &inputs[k], &err) != CLG_IO_OK) {
-            snprintf(msg, sizeof msg, "%s", err.message);
-            goto cleanup;
+        if (clg_onnx_read_tensor(path, &ds->inputs[k], &err) != CLG_IO_OK) {
+            snprintf(ds->msg, sizeof ds->msg, "%s", err.message);
+            return CLG_EXIT_ERROR;
         }
     }
     snprintf(path, sizeof path, "%s/%s/output_0.pb", dir, set);
-    if (file_exists(path)) {
-        if (clg_onnx_read_tensor(path, &expected, &err) != CLG_IO_OK) {
-            snprintf(msg, sizeof msg, "%s", err.message);
-            goto cleanup;
-        }
-        have_expected = 1;
+    if (!file_exists(path))
+        return CLG_EXIT_OK;
+    if (clg_onnx_read_tensor(path, &ds->expected, &err) != CLG_IO_OK) {
+        snprintf(ds->msg, sizeof ds->msg, "%s", err.message);
+        return CLG_EXIT_ERROR;
     }
+    ds->have_expected = 1;
+    return CLG_EXIT_OK;
+}
 
-    data = clg_io_tensor_view(m->data.input_index >= 0
-                                  ? &inputs[m->data.input_index]
-                                  : &m->data.value);
-    indices = clg_io_tensor_view(m->indices.input_index >= 0
-                                     ? &inputs[m->indices.input_index]
-                                     : &m->indices.value);
+/* The operands (graph inputs or initializers) and the two outputs. */
+static int prepare_outputs(const clg_onnx_model *m, data_set *ds)
+{
+    clg_io_error err;
+    int64_t shape[CLG_MAX_RANK];
+    size_t rank = 0;
+    char detail[LINE_CAP];
+    clg_status st;
 
-    st = output_shape(m, &data, &indices, shape, &rank);
+    ds->data = clg_io_tensor_view(m->data.input_index >= 0
+                                      ? &ds->inputs[m->data.input_index]
+                                      : &m->data.value);
+    ds->indices = clg_io_tensor_view(
+        m->indices.input_index >= 0 ? &ds->inputs[m->indices.input_index]
+                                    : &m->indices.value);
+    st = output_shape(m, &ds->data, &ds->indices, shape, &rank);
     if (st != CLG_STATUS_OK) {
-        snprintf(msg, sizeof msg, "%s",
+        snprintf(ds->msg, sizeof ds->msg, "%s",
                  clg_cli_describe(detail, sizeof detail, NULL, st));
-        rc = clg_cli_exit_for_status(st);
-        goto cleanup;
+        return clg_cli_exit_for_status(st);
     }
-    if (clg_io_tensor_alloc(&dev_out, data.dtype, rank, shape, "output",
-                            &err) != CLG_IO_OK ||
-        clg_io_tensor_alloc(&ref_out, data.dtype, rank, shape, "output",
-                            &err) != CLG_IO_OK) {
-        snprintf(msg, sizeof msg, "%s", err.message);
-        goto cleanup;
+    if (clg_io_tensor_alloc(&ds->dev_out, ds->data.dtype, rank, shape,
+                            "output", &err) != CLG_IO_OK ||
+        clg_io_tensor_alloc(&ds->ref_out, ds->data.dtype, rank, shape,
+                            "output", &err) != CLG_IO_OK) {
+        snprintf(ds->msg, sizeof ds->msg, "%s", err.message);
+        return CLG_EXIT_ERROR;
     }
-    dv = clg_io_tensor_view(&dev_out);
-    rv = clg_io_tensor_view(&ref_out);
-    ev = clg_io_tensor_view(&expected);
+    ds->dv = clg_io_tensor_view(&ds->dev_out);
+    ds->rv = clg_io_tensor_view(&ds->ref_out);
+    ds->ev = clg_io_tensor_view(&ds->expected);
+    return CLG_EXIT_OK;
+}
+
+/* The device (unless --reference) and the CPU reference. A device that
+ * rejects the input is an error, with whether the reference accepts it;
+ * a reference that rejects what the device accepted is a failure. */
+static int run_operators(clg_context *ctx, const options *opt,
+                         const clg_onnx_model *m, data_set *ds)
+{
+    char detail[LINE_CAP];
+    clg_status st;
 
     if (!opt->reference_only) {
-        st = run_device(ctx, m, &data, &indices, &dv);
+        st = run_device(ctx, m, &ds->data, &ds->indices, &ds->dv);
         if (st != CLG_STATUS_OK) {
             clg_status rst;
             clg_cli_describe(detail, sizeof detail, ctx, st);
             if (st == CLG_STATUS_BUILD_FAILED)
                 fprintf(stderr, "clgather: build log:\n%s\n",
                         clg_context_build_log(ctx));
-            rst = run_reference(NULL, m, &data, &indices, &rv);
-            snprintf(msg, sizeof msg, "%s%s", detail,
+            rst = run_reference(NULL, m, &ds->data, &ds->indices, &ds->rv);
+            snprintf(ds->msg, sizeof ds->msg, "%s%s", detail,
                      rst == CLG_STATUS_OK
                          ? " (the CPU reference accepted this input)"
                          : "");
-            rc = clg_cli_exit_for_status(st);
-            goto cleanup;
+            return clg_cli_exit_for_status(st);
         }
     }
-    st = run_reference(ctx, m, &data, &indices, &rv);
-    if (st != CLG_STATUS_OK) {
-        clg_cli_describe(detail, sizeof detail, ctx, st);
-        if (opt->reference_only) {
-            snprintf(msg, sizeof msg, "%s", detail);
-            rc = clg_cli_exit_for_status(st);
-        } else {
-            verdict = "FAIL";
-            snprintf(msg, sizeof msg,
-                     "the device accepted the input but the CPU reference "
-                     "rejected it: %s",
-                     detail);
-            rc = CLG_EXIT_DIFFER;
-        }
-        goto cleanup;
-    }
-
+    st = run_reference(ctx, m, &ds->data, &ds->indices, &ds->rv);
+    if (st == CLG_STATUS_OK)
+        return CLG_EXIT_OK;
+    clg_cli_describe(detail, sizeof detail, ctx, st);
     if (opt->reference_only) {
-        /* Reference against the expected output only. */
-        if (have_expected &&
-            !clg_io_compare(&ev, &rv, detail, sizeof detail, NULL)) {
-            verdict = "FAIL";
-            snprintf(msg, sizeof msg, "%s", detail);
-            rc = CLG_EXIT_DIFFER;
-            goto cleanup;
-        }
-    } else if (have_expected &&
-               !clg_io_compare(&ev, &dv, detail, sizeof detail, NULL)) {
-        verdict = "FAIL";
-        snprintf(msg, sizeof msg, "%s", detail);
-        rc = CLG_EXIT_DIFFER;
-        goto cleanup;
-    } else if (!clg_io_compare(&rv, &dv, detail, sizeof detail, NULL)) {
-        /* "expected" is the reference here, "got" the device. */
-        verdict = "FAIL";
-        snprintf(msg, sizeof msg, "device differs from the CPU reference: %s",
-                 detail);
-        rc = CLG_EXIT_DIFFER;
-        goto cleanup;
+        snprintf(ds->msg, sizeof ds->msg, "%s", detail);
+        return clg_cli_exit_for_status(st);
     }
-    verdict = "PASS";
-    rc = CLG_EXIT_OK;
+    ds->verdict = "FAIL";
+    snprintf(ds->msg, sizeof ds->msg,
+             "the device accepted the input but the CPU reference "
+             "rejected it: %s",
+             detail);
+    return CLG_EXIT_DIFFER;
+}
 
-cleanup:
+/* The result against output_0.pb, and the device's against the
+ * reference's; with --reference, the reference against output_0.pb. */
+static int compare_outputs(const options *opt, data_set *ds)
+{
+    char detail[LINE_CAP];
+    const clg_tensor *got = opt->reference_only ? &ds->rv : &ds->dv;
+
+    ds->verdict = "FAIL";
+    if (ds->have_expected &&
+        !clg_io_compare(&ds->ev, got, detail, sizeof detail, NULL)) {
+        snprintf(ds->msg, sizeof ds->msg, "%s", detail);
+        return CLG_EXIT_DIFFER;
+    }
+    if (!opt->reference_only &&
+        !clg_io_compare(&ds->rv, &ds->dv, detail, sizeof detail, NULL)) {
+        /* "expected" is the reference here, "got" the device. */
+        snprintf(ds->msg, sizeof ds->msg,
+                 "device differs from the CPU reference: %s", detail);
+        return CLG_EXIT_DIFFER;
+    }
+    ds->verdict = "PASS";
+    return CLG_EXIT_OK;
+}
+
+/* Runs one data set; prints its line; returns its exit status. */
+static int run_set(clg_context *ctx, const options *opt,
+                   const clg_onnx_model *m, const char *dir,
+                   const char *set)
+{
+    data_set ds;
+    int rc;
+
+    memset(&ds, 0, sizeof ds);
+    clg_io_tensor_init(&ds.expected);
+    clg_io_tensor_init(&ds.dev_out);
+    clg_io_tensor_init(&ds.ref_out);
+    ds.verdict = "ERROR";
+    rc = read_set(m, dir, set, &ds);
+    if (rc == CLG_EXIT_OK)
+        rc = prepare_outputs(m, &ds);
+    if (rc == CLG_EXIT_OK)
+        rc = run_operators(ctx, opt, m, &ds);
+    if (rc == CLG_EXIT_OK)
+        rc = compare_outputs(opt, &ds);
     if (rc == CLG_EXIT_OK)
         printf("PASS %s/%s%s\n", dir, set,
-               have_expected ? "" : " (no expected output)");
+               ds.have_expected ? "" : " (no expected output)");
     else
-        printf("%s %s/%s: %s\n", verdict, dir, set, msg);
+        printf("%s %s/%s: %s\n", ds.verdict, dir, set, ds.msg);
     fflush(stdout);
-    if (inputs != NULL)
+    if (ds.inputs != NULL)
         for (size_t k = 0; k < m->input_count; k++)
-            clg_io_tensor_free(&inputs[k]);
-    free(inputs);
-    clg_io_tensor_free(&expected);
-    clg_io_tensor_free(&dev_out);
-    clg_io_tensor_free(&ref_out);
+            clg_io_tensor_free(&ds.inputs[k]);
+    free(ds.inputs);
+    clg_io_tensor_free(&ds.expected);
+    clg_io_tensor_free(&ds.dev_out);
+    clg_io_tensor_free(&ds.ref_out);
     return rc;
 }
 
@@ -330,6 +359,25 @@ static void count(totals *t, int rc)
         t->errors++;
 }
 
+/* Prints "ERROR <dir>: <what>" for the whole directory and counts it. */
+static int dir_failed(totals *t, const char *dir, const char *what,
+                      const char *detail)
+{
+    printf("ERROR %s: %s%s\n", dir, what, detail);
+    t->errors++;
+    return CLG_EXIT_ERROR;
+}
+
+/* The directory as given, less trailing slashes, into dir. */
+static void trim_dir(char *dir, size_t cap, const char *arg)
+{
+    size_t len;
+    snprintf(dir, cap, "%s", arg);
+    len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+        dir[--len] = '\0';
+}
+
 static int run_dir(clg_context *ctx, const options *opt, const char *arg,
                    totals *t)
 {
@@ -339,49 +387,28 @@ static int run_dir(clg_context *ctx, const options *opt, const char *arg,
     size_t nsets = 0;
     char dir[PATH_CAP];
     char path[PATH_CAP + 64];
-    size_t len;
     int rc = CLG_EXIT_OK;
 
     clg_onnx_model_init(&model);
-    /* Print the directory as given, less trailing slashes. */
-    snprintf(dir, sizeof dir, "%s", arg);
-    len = strlen(dir);
-    while (len > 1 && dir[len - 1] == '/')
-        dir[--len] = '\0';
-
-    if (!is_directory(dir)) {
-        printf("ERROR %s: %s\n", dir,
-               file_exists(dir) ? "not a directory" : "no such directory");
-        rc = CLG_EXIT_ERROR;
-        t->errors++;
-        goto cleanup;
-    }
+    trim_dir(dir, sizeof dir, arg);
     snprintf(path, sizeof path, "%s/model.onnx", dir);
-    if (clg_onnx_read_model(path, &model, &err) != CLG_IO_OK) {
-        printf("ERROR %s: %s\n", dir, err.message);
-        rc = CLG_EXIT_ERROR;
-        t->errors++;
+    if (!is_directory(dir))
+        rc = dir_failed(t, dir, file_exists(dir) ? "not a directory"
+                                                 : "no such directory", "");
+    else if (clg_onnx_read_model(path, &model, &err) != CLG_IO_OK)
+        rc = dir_failed(t, dir, err.message, "");
+    if (rc != CLG_EXIT_OK)
         goto cleanup;
-    }
     if (opt->verbose)
         fprintf(stderr,
                 "clgather: %s: %s (opset %lld, operator version %d), axis "
                 "%lld, %zu runtime input(s)\n",
                 dir, model.op_type, (long long)model.opset,
                 model.op_version, (long long)model.axis, model.input_count);
-    if (list_sets(dir, &sets, &nsets) != 0) {
-        printf("ERROR %s: cannot list data sets: %s\n", dir,
-               strerror(errno));
-        rc = CLG_EXIT_ERROR;
-        t->errors++;
-        goto cleanup;
-    }
-    if (nsets == 0) {
-        printf("ERROR %s: no test_data_set_* directories\n", dir);
-        rc = CLG_EXIT_ERROR;
-        t->errors++;
-        goto cleanup;
-    }
+    if (list_sets(dir, &sets, &nsets) != 0)
+        rc = dir_failed(t, dir, "cannot list data sets: ", strerror(errno));
+    else if (nsets == 0)
+        rc = dir_failed(t, dir, "no test_data_set_* directories", "");
     for (size_t s = 0; s < nsets; s++) {
         int r = run_set(ctx, opt, &model, dir, sets[s]);
         count(t, r);
@@ -397,7 +424,9 @@ cleanup:
     return rc;
 }
 
-int clg_cli_onnx_test(int argc, char **argv)
+/* Returns 0 to run, 1 after --help (printed), -1 on a usage error
+ * (printed). */
+static int parse_options(int argc, char **argv, options *opt)
 {
     static const struct option long_options[] = {
         {"device", required_argument, NULL, 'd'},
@@ -405,67 +434,71 @@ int clg_cli_onnx_test(int argc, char **argv)
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    options opt = {NULL, 0, 0};
-    clg_context *ctx = NULL;
-    totals t = {0, 0, 0};
-    clg_status st;
-    char msg[1200];
-    int rc = CLG_EXIT_OK;
     int c;
 
     while ((c = getopt_long(argc, argv, "d:rvh", long_options, NULL)) != -1) {
         switch (c) {
         case 'd':
-            opt.device = optarg;
+            opt->device = optarg;
             break;
         case 'r':
-            opt.reference_only = 1;
+            opt->reference_only = 1;
             break;
         case 'v':
-            opt.verbose = 1;
+            opt->verbose = 1;
             break;
         case 'h':
             usage(stdout);
-            return CLG_EXIT_OK;
+            return 1;
         default:
             usage(stderr);
-            return CLG_EXIT_ERROR;
+            return -1;
         }
     }
     if (optind >= argc) {
         fprintf(stderr, "clgather onnx-test: no test directory given\n");
         usage(stderr);
-        return CLG_EXIT_ERROR;
+        return -1;
     }
-    if (opt.reference_only && opt.device != NULL) {
+    if (opt->reference_only && opt->device != NULL) {
         fprintf(stderr,
                 "clgather onnx-test: --reference and --device exclude each "
                 "other\n");
-        return CLG_EXIT_ERROR;
+        return -1;
     }
+    return 0;
+}
 
+int clg_cli_onnx_test(int argc, char **argv)
+{
+    options opt = {NULL, 0, 0};
+    clg_context *ctx = NULL;
+    totals t = {0, 0, 0};
+    clg_status st;
+    char msg[1200];
+    int parsed, rc = CLG_EXIT_OK;
+
+    parsed = parse_options(argc, argv, &opt);
+    if (parsed != 0)
+        return parsed > 0 ? CLG_EXIT_OK : CLG_EXIT_ERROR;
     if (!opt.reference_only) {
         st = clg_context_create(&ctx, opt.device);
         if (st != CLG_STATUS_OK) {
             fprintf(stderr, "clgather onnx-test: cannot use device %s: %s\n",
                     opt.device != NULL ? opt.device : "(default)",
                     clg_cli_describe(msg, sizeof msg, NULL, st));
-            rc = CLG_EXIT_ERROR;
-            goto cleanup;
+            return CLG_EXIT_ERROR;
         }
         fprintf(stderr, "clgather onnx-test: device: %s\n",
                 clg_context_device_name(ctx));
     } else {
         fprintf(stderr, "clgather onnx-test: CPU reference only\n");
     }
-
     for (int a = optind; a < argc; a++)
         rc = worst(rc, run_dir(ctx, &opt, argv[a], &t));
     fprintf(stderr,
             "clgather onnx-test: %zu passed, %zu failed, %zu errors\n",
             t.passed, t.failed, t.errors);
-
-cleanup:
     clg_context_destroy(ctx);
     return rc;
 }

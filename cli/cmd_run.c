@@ -48,7 +48,98 @@ static void usage(FILE *out)
 
 enum { OPT_DATA = 256, OPT_INDICES, OPT_AXIS, OPT_REPEAT };
 
-int clg_cli_run(int argc, char **argv)
+/* What `clgather run` was asked to do. */
+typedef struct run_options {
+    int elements;            /* GatherElements, else Gather */
+    const char *data_path;   /* --data */
+    const char *indices_path;
+    const char *output_path; /* --output, or NULL */
+    const char *device;      /* --device, or NULL for the default */
+    int64_t axis;
+    int64_t repeat;          /* timed calls after the first */
+    int check;               /* --check */
+} run_options;
+
+/* The tensors of a run: inputs as read, the device's output and the CPU
+ * reference's, with the views the operators take. */
+typedef struct run_tensors {
+    clg_io_tensor data, indices, out, ref;
+    clg_tensor dv, iv, ov;
+    int64_t shape[CLG_MAX_RANK]; /* of the output */
+    size_t rank;
+} run_tensors;
+
+/* One option c (with optarg) into *opt; parse_options' return values. */
+static int parse_option(int c, run_options *opt)
+{
+    switch (c) {
+    case OPT_DATA:
+        opt->data_path = optarg;
+        return 0;
+    case OPT_INDICES:
+        opt->indices_path = optarg;
+        return 0;
+    case OPT_AXIS:
+        if (clg_cli_parse_int64(optarg, &opt->axis) != 0) {
+            fprintf(stderr, "clgather run: --axis '%s' is not an "
+                    "integer\n", optarg);
+            return -1;
+        }
+        return 0;
+    case OPT_REPEAT:
+        if (clg_cli_parse_int64(optarg, &opt->repeat) != 0 ||
+            opt->repeat < 0) {
+            fprintf(stderr, "clgather run: --repeat '%s' is not a "
+                    "count\n", optarg);
+            return -1;
+        }
+        return 0;
+    case 'o':
+        opt->output_path = optarg;
+        return 0;
+    case 'd':
+        opt->device = optarg;
+        return 0;
+    case 'c':
+        opt->check = 1;
+        return 0;
+    case 'h':
+        usage(stdout);
+        return 1;
+    default:
+        usage(stderr);
+        return -1;
+    }
+}
+
+/* The operator name, the one argument left after the options. */
+static int parse_operator(int argc, char **argv, run_options *opt)
+{
+    if (optind + 1 != argc) {
+        fprintf(stderr, "clgather run: %s\n",
+                optind >= argc ? "which operator? gather or gather-elements"
+                               : "one operator name only");
+        usage(stderr);
+        return -1;
+    }
+    if (strcmp(argv[optind], "gather") == 0)
+        opt->elements = 0;
+    else if (strcmp(argv[optind], "gather-elements") == 0 ||
+             strcmp(argv[optind], "gather_elements") == 0)
+        opt->elements = 1;
+    else {
+        fprintf(stderr,
+                "clgather run: unknown operator '%s' (gather or "
+                "gather-elements)\n",
+                argv[optind]);
+        return -1;
+    }
+    return 0;
+}
+
+/* Returns 0 to run, 1 after --help (printed), -1 on a usage error
+ * (printed). */
+static int parse_options(int argc, char **argv, run_options *opt)
 {
     static const struct option long_options[] = {
         {"data", required_argument, NULL, OPT_DATA},
@@ -60,138 +151,70 @@ int clg_cli_run(int argc, char **argv)
         {"repeat", required_argument, NULL, OPT_REPEAT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    const char *data_path = NULL, *indices_path = NULL;
-    const char *output_path = NULL, *device = NULL;
-    int check = 0;
-    int64_t axis = 0, repeat = 0;
-    int elements = 0;
-    clg_context *ctx = NULL;
-    clg_io_tensor data, indices, out, ref;
-    clg_tensor dv, iv, ov, rv;
-    clg_io_error err;
-    int64_t shape[CLG_MAX_RANK];
-    size_t rank = 0;
-    clg_status st;
-    double t0, first_ms = 0.0, best_ms = 0.0;
-    char msg[1200], text[512];
-    int rc = CLG_EXIT_OK;
-    int c;
+    int c, rc;
 
-    clg_io_tensor_init(&data);
-    clg_io_tensor_init(&indices);
-    clg_io_tensor_init(&out);
-    clg_io_tensor_init(&ref);
-
+    memset(opt, 0, sizeof *opt);
     while ((c = getopt_long(argc, argv, "o:d:ch", long_options, NULL)) !=
-           -1) {
-        switch (c) {
-        case OPT_DATA:
-            data_path = optarg;
-            break;
-        case OPT_INDICES:
-            indices_path = optarg;
-            break;
-        case OPT_AXIS:
-            if (clg_cli_parse_int64(optarg, &axis) != 0) {
-                fprintf(stderr, "clgather run: --axis '%s' is not an "
-                        "integer\n", optarg);
-                rc = CLG_EXIT_ERROR;
-                goto cleanup;
-            }
-            break;
-        case OPT_REPEAT:
-            if (clg_cli_parse_int64(optarg, &repeat) != 0 || repeat < 0) {
-                fprintf(stderr, "clgather run: --repeat '%s' is not a "
-                        "count\n", optarg);
-                rc = CLG_EXIT_ERROR;
-                goto cleanup;
-            }
-            break;
-        case 'o':
-            output_path = optarg;
-            break;
-        case 'd':
-            device = optarg;
-            break;
-        case 'c':
-            check = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            goto cleanup;
-        default:
-            usage(stderr);
-            rc = CLG_EXIT_ERROR;
-            goto cleanup;
-        }
-    }
-    if (optind + 1 != argc) {
-        fprintf(stderr, "clgather run: %s\n",
-                optind >= argc ? "which operator? gather or gather-elements"
-                               : "one operator name only");
-        usage(stderr);
-        rc = CLG_EXIT_ERROR;
-        goto cleanup;
-    }
-    if (strcmp(argv[optind], "gather") == 0)
-        elements = 0;
-    else if (strcmp(argv[optind], "gather-elements") == 0 ||
-             strcmp(argv[optind], "gather_elements") == 0)
-        elements = 1;
-    else {
-        fprintf(stderr,
-                "clgather run: unknown operator '%s' (gather or "
-                "gather-elements)\n",
-                argv[optind]);
-        rc = CLG_EXIT_ERROR;
-        goto cleanup;
-    }
-    if (data_path == NULL || indices_path == NULL) {
+           -1)
+        if ((rc = parse_option(c, opt)) != 0)
+            return rc;
+    if (parse_operator(argc, argv, opt) != 0)
+        return -1;
+    if (opt->data_path == NULL || opt->indices_path == NULL) {
         fprintf(stderr, "clgather run: --data and --indices are required\n");
-        rc = CLG_EXIT_ERROR;
-        goto cleanup;
+        return -1;
     }
+    return 0;
+}
 
-    if (clg_io_read_tensor_file(data_path, &data, &err) != CLG_IO_OK ||
-        clg_io_read_tensor_file(indices_path, &indices, &err) != CLG_IO_OK) {
+/* Reads the inputs and allocates the output. Returns an exit status. */
+static int load_tensors(const run_options *opt, run_tensors *t)
+{
+    clg_io_error err;
+    clg_status st;
+    char msg[1200];
+
+    if (clg_io_read_tensor_file(opt->data_path, &t->data, &err) !=
+            CLG_IO_OK ||
+        clg_io_read_tensor_file(opt->indices_path, &t->indices, &err) !=
+            CLG_IO_OK) {
         fprintf(stderr, "clgather run: %s\n", err.message);
-        rc = CLG_EXIT_ERROR;
-        goto cleanup;
+        return CLG_EXIT_ERROR;
     }
-    dv = clg_io_tensor_view(&data);
-    iv = clg_io_tensor_view(&indices);
-    st = elements ? clg_gather_elements_output_shape(&dv, &iv, axis, shape,
-                                                     CLG_MAX_RANK, &rank)
-                  : clg_gather_output_shape(&dv, &iv, axis, shape,
-                                            CLG_MAX_RANK, &rank);
+    t->dv = clg_io_tensor_view(&t->data);
+    t->iv = clg_io_tensor_view(&t->indices);
+    st = opt->elements
+             ? clg_gather_elements_output_shape(&t->dv, &t->iv, opt->axis,
+                                                t->shape, CLG_MAX_RANK,
+                                                &t->rank)
+             : clg_gather_output_shape(&t->dv, &t->iv, opt->axis, t->shape,
+                                       CLG_MAX_RANK, &t->rank);
     if (st != CLG_STATUS_OK) {
         fprintf(stderr, "clgather run: %s\n",
                 clg_cli_describe(msg, sizeof msg, NULL, st));
-        rc = clg_cli_exit_for_status(st);
-        goto cleanup;
+        return clg_cli_exit_for_status(st);
     }
-    if (clg_io_tensor_alloc(&out, data.dtype, rank, shape, "output", &err) !=
-        CLG_IO_OK) {
+    if (clg_io_tensor_alloc(&t->out, t->data.dtype, t->rank, t->shape,
+                            "output", &err) != CLG_IO_OK) {
         fprintf(stderr, "clgather run: %s\n", err.message);
-        rc = CLG_EXIT_ERROR;
-        goto cleanup;
+        return CLG_EXIT_ERROR;
     }
-    ov = clg_io_tensor_view(&out);
+    t->ov = clg_io_tensor_view(&t->out);
+    return CLG_EXIT_OK;
+}
 
-    st = clg_context_create(&ctx, device);
-    if (st != CLG_STATUS_OK) {
-        fprintf(stderr, "clgather run: cannot use device %s: %s\n",
-                device != NULL ? device : "(default)",
-                clg_cli_describe(msg, sizeof msg, NULL, st));
-        rc = CLG_EXIT_ERROR;
-        goto cleanup;
-    }
-
-    for (int64_t r = 0; r <= repeat; r++) {
-        double ms;
-        t0 = clg_cli_now();
-        st = elements ? clg_gather_elements(ctx, &dv, &iv, axis, &ov)
-                      : clg_gather(ctx, &dv, &iv, axis, &ov);
+/* The first call, then opt->repeat more; their times in milliseconds
+ * (*best_ms: the fastest of the more). Returns an exit status. */
+static int time_calls(clg_context *ctx, const run_options *opt,
+                      run_tensors *t, double *first_ms, double *best_ms)
+{
+    char msg[1200];
+    for (int64_t r = 0; r <= opt->repeat; r++) {
+        double t0 = clg_cli_now(), ms;
+        clg_status st =
+            opt->elements
+                ? clg_gather_elements(ctx, &t->dv, &t->iv, opt->axis, &t->ov)
+                : clg_gather(ctx, &t->dv, &t->iv, opt->axis, &t->ov);
         ms = (clg_cli_now() - t0) * 1e3;
         if (st != CLG_STATUS_OK) {
             fprintf(stderr, "clgather run: %s\n",
@@ -199,63 +222,115 @@ int clg_cli_run(int argc, char **argv)
             if (st == CLG_STATUS_BUILD_FAILED)
                 fprintf(stderr, "build log:\n%s\n",
                         clg_context_build_log(ctx));
-            rc = clg_cli_exit_for_status(st);
-            goto cleanup;
+            return clg_cli_exit_for_status(st);
         }
         if (r == 0)
-            first_ms = ms;
-        else if (r == 1 || ms < best_ms)
-            best_ms = ms;
+            *first_ms = ms;
+        else if (r == 1 || ms < *best_ms)
+            *best_ms = ms;
     }
+    return CLG_EXIT_OK;
+}
 
-    printf("output: %s %s\n", clg_dtype_name(out.dtype),
-           clg_io_format_shape(text, sizeof text, out.shape, out.rank));
+static void print_run(const clg_context *ctx, const run_options *opt,
+                      const run_tensors *t, double first_ms, double best_ms)
+{
+    char text[512];
+    printf("output: %s %s\n", clg_dtype_name(t->out.dtype),
+           clg_io_format_shape(text, sizeof text, t->out.shape, t->out.rank));
     printf("device: %s\n", clg_context_device_name(ctx));
-    if (repeat > 0)
+    if (opt->repeat > 0)
         printf("time: %.3f ms (first call), %.3f ms (best of %lld more)\n",
-               first_ms, best_ms, (long long)repeat);
+               first_ms, best_ms, (long long)opt->repeat);
     else
         printf("time: %.3f ms\n", first_ms);
     fflush(stdout);
+}
 
-    if (output_path != NULL &&
-        clg_io_write_tensor_file(output_path, &ov, data.string_width, &err) !=
-            CLG_IO_OK) {
+/* --check: the CPU reference against the device's output, bit for bit.
+ * Returns an exit status. */
+static int check_reference(clg_context *ctx, const run_options *opt,
+                           run_tensors *t)
+{
+    clg_io_error err;
+    clg_tensor rv;
+    clg_status st;
+    char msg[1200];
+
+    if (clg_io_tensor_alloc(&t->ref, t->data.dtype, t->rank, t->shape,
+                            "reference", &err) != CLG_IO_OK) {
+        fprintf(stderr, "clgather run: %s\n", err.message);
+        return CLG_EXIT_ERROR;
+    }
+    rv = clg_io_tensor_view(&t->ref);
+    st = opt->elements
+             ? clg_reference_gather_elements(ctx, &t->dv, &t->iv, opt->axis,
+                                             &rv)
+             : clg_reference_gather(ctx, &t->dv, &t->iv, opt->axis, &rv);
+    if (st != CLG_STATUS_OK) {
+        printf("device != reference: the device accepted the input, the "
+               "CPU reference rejected it: %s\n",
+               clg_cli_describe(msg, sizeof msg, ctx, st));
+        return CLG_EXIT_DIFFER;
+    }
+    if (clg_io_compare(&rv, &t->ov, msg, sizeof msg, NULL)) {
+        printf("device == reference\n");
+        return CLG_EXIT_OK;
+    }
+    /* "expected" is the reference, "got" the device. */
+    printf("device != reference: %s\n", msg);
+    return CLG_EXIT_DIFFER;
+}
+
+int clg_cli_run(int argc, char **argv)
+{
+    run_options opt;
+    run_tensors t;
+    clg_context *ctx = NULL;
+    clg_io_error err;
+    clg_status st;
+    double first_ms = 0.0, best_ms = 0.0;
+    char msg[1200];
+    int rc;
+
+    clg_io_tensor_init(&t.data);
+    clg_io_tensor_init(&t.indices);
+    clg_io_tensor_init(&t.out);
+    clg_io_tensor_init(&t.ref);
+    rc = parse_options(argc, argv, &opt);
+    if (rc != 0) {
+        rc = rc > 0 ? CLG_EXIT_OK : CLG_EXIT_ERROR;
+        goto cleanup;
+    }
+    if ((rc = load_tensors(&opt, &t)) != CLG_EXIT_OK)
+        goto cleanup;
+    st = clg_context_create(&ctx, opt.device);
+    if (st != CLG_STATUS_OK) {
+        fprintf(stderr, "clgather run: cannot use device %s: %s\n",
+                opt.device != NULL ? opt.device : "(default)",
+                clg_cli_describe(msg, sizeof msg, NULL, st));
+        rc = CLG_EXIT_ERROR;
+        goto cleanup;
+    }
+    if ((rc = time_calls(ctx, &opt, &t, &first_ms, &best_ms)) != CLG_EXIT_OK)
+        goto cleanup;
+    print_run(ctx, &opt, &t, first_ms, best_ms);
+    if (opt.output_path != NULL &&
+        clg_io_write_tensor_file(opt.output_path, &t.ov, t.data.string_width,
+                                 &err) != CLG_IO_OK) {
         fprintf(stderr, "clgather run: %s\n", err.message);
         rc = CLG_EXIT_ERROR;
         goto cleanup;
     }
-
-    if (check) {
-        if (clg_io_tensor_alloc(&ref, data.dtype, rank, shape, "reference",
-                                &err) != CLG_IO_OK) {
-            fprintf(stderr, "clgather run: %s\n", err.message);
-            rc = CLG_EXIT_ERROR;
-            goto cleanup;
-        }
-        rv = clg_io_tensor_view(&ref);
-        st = elements ? clg_reference_gather_elements(ctx, &dv, &iv, axis, &rv)
-                      : clg_reference_gather(ctx, &dv, &iv, axis, &rv);
-        if (st != CLG_STATUS_OK) {
-            printf("device != reference: the device accepted the input, the "
-                   "CPU reference rejected it: %s\n",
-                   clg_cli_describe(msg, sizeof msg, ctx, st));
-            rc = CLG_EXIT_DIFFER;
-        } else if (clg_io_compare(&rv, &ov, msg, sizeof msg, NULL)) {
-            printf("device == reference\n");
-        } else {
-            /* "expected" is the reference, "got" the device. */
-            printf("device != reference: %s\n", msg);
-            rc = CLG_EXIT_DIFFER;
-        }
-    }
+    if (opt.check)
+        rc = check_reference(ctx, &opt, &t);
 
 cleanup:
     fflush(stdout);
     clg_context_destroy(ctx);
-    clg_io_tensor_free(&data);
-    clg_io_tensor_free(&indices);
-    clg_io_tensor_free(&out);
-    clg_io_tensor_free(&ref);
+    clg_io_tensor_free(&t.data);
+    clg_io_tensor_free(&t.indices);
+    clg_io_tensor_free(&t.out);
+    clg_io_tensor_free(&t.ref);
     return rc;
 }

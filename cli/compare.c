@@ -64,121 +64,127 @@ static void format_string(char *buf, size_t cap, const clg_string *s)
 #undef PUT
 }
 
-char *clg_io_format_value(char *buf, size_t cap, clg_dtype dtype,
-                          const void *elem)
+/* Floating-point dtypes: the value, then its bits. 0 when dtype is not
+ * one of them. */
+static int format_floating(char *buf, size_t cap, clg_dtype dtype,
+                           const unsigned char *p)
 {
-    const unsigned char *p = elem;
-    if (cap == 0)
-        return buf;
+    float f, re, im;
+    double d, dre, dim;
+    uint16_t u16;
+    uint32_t u, ure, uim;
+    uint64_t u64, u64re, u64im;
+
     switch (dtype) {
-    case CLG_DTYPE_FLOAT: {
-        float f;
-        uint32_t u;
+    case CLG_DTYPE_FLOAT:
         memcpy(&f, p, 4);
         memcpy(&u, p, 4);
         snprintf(buf, cap, "%.9g (0x%08x)", (double)f, (unsigned)u);
-        break;
-    }
-    case CLG_DTYPE_DOUBLE: {
-        double d;
-        uint64_t u;
+        return 1;
+    case CLG_DTYPE_DOUBLE:
         memcpy(&d, p, 8);
-        memcpy(&u, p, 8);
-        snprintf(buf, cap, "%.17g (0x%016llx)", d, (unsigned long long)u);
-        break;
-    }
+        memcpy(&u64, p, 8);
+        snprintf(buf, cap, "%.17g (0x%016llx)", d, (unsigned long long)u64);
+        return 1;
     case CLG_DTYPE_FLOAT16:
-    case CLG_DTYPE_BFLOAT16: {
-        uint16_t u;
-        float f;
-        memcpy(&u, p, 2);
-        f = dtype == CLG_DTYPE_FLOAT16 ? clg_io_half_to_float(u)
-                                       : clg_io_bfloat16_to_float(u);
-        snprintf(buf, cap, "%.9g (0x%04x)", (double)f, (unsigned)u);
-        break;
-    }
-    case CLG_DTYPE_COMPLEX64: {
-        float re, im;
-        uint32_t ure, uim;
+    case CLG_DTYPE_BFLOAT16:
+        memcpy(&u16, p, 2);
+        f = dtype == CLG_DTYPE_FLOAT16 ? clg_io_half_to_float(u16)
+                                       : clg_io_bfloat16_to_float(u16);
+        snprintf(buf, cap, "%.9g (0x%04x)", (double)f, (unsigned)u16);
+        return 1;
+    case CLG_DTYPE_COMPLEX64:
         memcpy(&re, p, 4);
         memcpy(&im, p + 4, 4);
         memcpy(&ure, p, 4);
         memcpy(&uim, p + 4, 4);
         snprintf(buf, cap, "(%.9g, %.9g) (0x%08x, 0x%08x)", (double)re,
                  (double)im, (unsigned)ure, (unsigned)uim);
-        break;
+        return 1;
+    case CLG_DTYPE_COMPLEX128:
+        memcpy(&dre, p, 8);
+        memcpy(&dim, p + 8, 8);
+        memcpy(&u64re, p, 8);
+        memcpy(&u64im, p + 8, 8);
+        snprintf(buf, cap, "(%.17g, %.17g) (0x%016llx, 0x%016llx)", dre, dim,
+                 (unsigned long long)u64re, (unsigned long long)u64im);
+        return 1;
+    default:
+        return 0;
     }
-    case CLG_DTYPE_COMPLEX128: {
-        double re, im;
-        uint64_t ure, uim;
-        memcpy(&re, p, 8);
-        memcpy(&im, p + 8, 8);
-        memcpy(&ure, p, 8);
-        memcpy(&uim, p + 8, 8);
-        snprintf(buf, cap, "(%.17g, %.17g) (0x%016llx, 0x%016llx)", re, im,
-                 (unsigned long long)ure, (unsigned long long)uim);
-        break;
-    }
+}
+
+/* Integer dtypes and BOOL (true, false, else its byte). 0 when dtype is
+ * not one of them. */
+static int format_integer(char *buf, size_t cap, clg_dtype dtype,
+                          const unsigned char *p)
+{
+    int8_t i8;
+    int16_t i16;
+    uint16_t u16;
+    int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+    uint64_t u64;
+
+    switch (dtype) {
     case CLG_DTYPE_BOOL:
         if (p[0] <= 1)
             snprintf(buf, cap, "%s", p[0] ? "true" : "false");
         else
             snprintf(buf, cap, "0x%02x", (unsigned)p[0]);
-        break;
-    case CLG_DTYPE_INT8: {
-        int8_t v;
-        memcpy(&v, p, 1);
-        snprintf(buf, cap, "%d", (int)v);
-        break;
-    }
+        return 1;
+    case CLG_DTYPE_INT8:
+        memcpy(&i8, p, 1);
+        snprintf(buf, cap, "%d", (int)i8);
+        return 1;
     case CLG_DTYPE_UINT8:
         snprintf(buf, cap, "%u", (unsigned)p[0]);
-        break;
-    case CLG_DTYPE_INT16: {
-        int16_t v;
-        memcpy(&v, p, 2);
-        snprintf(buf, cap, "%d", (int)v);
-        break;
+        return 1;
+    case CLG_DTYPE_INT16:
+        memcpy(&i16, p, 2);
+        snprintf(buf, cap, "%d", (int)i16);
+        return 1;
+    case CLG_DTYPE_UINT16:
+        memcpy(&u16, p, 2);
+        snprintf(buf, cap, "%u", (unsigned)u16);
+        return 1;
+    case CLG_DTYPE_INT32:
+        memcpy(&i32, p, 4);
+        snprintf(buf, cap, "%ld", (long)i32);
+        return 1;
+    case CLG_DTYPE_UINT32:
+        memcpy(&u32, p, 4);
+        snprintf(buf, cap, "%lu", (unsigned long)u32);
+        return 1;
+    case CLG_DTYPE_INT64:
+        memcpy(&i64, p, 8);
+        snprintf(buf, cap, "%lld", (long long)i64);
+        return 1;
+    case CLG_DTYPE_UINT64:
+        memcpy(&u64, p, 8);
+        snprintf(buf, cap, "%llu", (unsigned long long)u64);
+        return 1;
+    default:
+        return 0;
     }
-    case CLG_DTYPE_UINT16: {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        snprintf(buf, cap, "%u", (unsigned)v);
-        break;
-    }
-    case CLG_DTYPE_INT32: {
-        int32_t v;
-        memcpy(&v, p, 4);
-        snprintf(buf, cap, "%ld", (long)v);
-        break;
-    }
-    case CLG_DTYPE_UINT32: {
-        uint32_t v;
-        memcpy(&v, p, 4);
-        snprintf(buf, cap, "%lu", (unsigned long)v);
-        break;
-    }
-    case CLG_DTYPE_INT64: {
-        int64_t v;
-        memcpy(&v, p, 8);
-        snprintf(buf, cap, "%lld", (long long)v);
-        break;
-    }
-    case CLG_DTYPE_UINT64: {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        snprintf(buf, cap, "%llu", (unsigned long long)v);
-        break;
-    }
-    case CLG_DTYPE_STRING: {
+}
+
+char *clg_io_format_value(char *buf, size_t cap, clg_dtype dtype,
+                          const void *elem)
+{
+    const unsigned char *p = elem;
+    if (cap == 0)
+        return buf;
+    if (format_floating(buf, cap, dtype, p) ||
+        format_integer(buf, cap, dtype, p))
+        return buf;
+    if (dtype == CLG_DTYPE_STRING) {
         clg_string s;
         memcpy(&s, p, sizeof s);
         format_string(buf, cap, &s);
-        break;
-    }
-    default:
+    } else {
         snprintf(buf, cap, "?");
-        break;
     }
     return buf;
 }
@@ -220,24 +226,15 @@ static int same_element(clg_dtype dtype, const unsigned char *a,
     return memcmp(a, b, elem) == 0;
 }
 
-int clg_io_compare(const clg_tensor *expected, const clg_tensor *actual,
-                   char *detail, size_t cap, int64_t *position)
+/* 1 when the tensors can be compared element by element: same dtype and
+ * shape, a known dtype, data present. Else 0, with why in detail. */
+static int comparable(const clg_tensor *expected, const clg_tensor *actual,
+                      char *detail, size_t cap)
 {
-    char s1[512], s2[512], pos[512];
-    size_t elem;
+    char s1[512], s2[512];
+    size_t elem = clg_dtype_size(expected->dtype);
     int64_t count;
-    const unsigned char *e = expected->data;
-    const unsigned char *a = actual->data;
-    char dummy[1];
 
-    if (detail == NULL) {
-        detail = dummy;
-        cap = sizeof dummy;
-    }
-    if (position != NULL)
-        *position = -1;
-    if (cap > 0)
-        detail[0] = '\0';
     if (expected->dtype != actual->dtype) {
         snprintf(detail, cap, "dtype: expected %s, got %s",
                  clg_dtype_name(expected->dtype),
@@ -255,7 +252,6 @@ int clg_io_compare(const clg_tensor *expected, const clg_tensor *actual,
                                      actual->rank));
         return 0;
     }
-    elem = clg_dtype_size(expected->dtype);
     count = clg_io_shape_count(expected->shape, expected->rank, elem);
     if (elem == 0 || count < 0) {
         snprintf(detail, cap, "cannot compare dtype %s shape %s",
@@ -264,10 +260,35 @@ int clg_io_compare(const clg_tensor *expected, const clg_tensor *actual,
                                      expected->rank));
         return 0;
     }
-    if (count > 0 && (e == NULL || a == NULL)) {
+    if (count > 0 && (expected->data == NULL || actual->data == NULL)) {
         snprintf(detail, cap, "missing data");
         return 0;
     }
+    return 1;
+}
+
+int clg_io_compare(const clg_tensor *expected, const clg_tensor *actual,
+                   char *detail, size_t cap, int64_t *position)
+{
+    char s1[512], s2[512], pos[512];
+    const unsigned char *e = expected->data;
+    const unsigned char *a = actual->data;
+    char dummy[1];
+    size_t elem;
+    int64_t count;
+
+    if (detail == NULL) {
+        detail = dummy;
+        cap = sizeof dummy;
+    }
+    if (position != NULL)
+        *position = -1;
+    if (cap > 0)
+        detail[0] = '\0';
+    if (!comparable(expected, actual, detail, cap))
+        return 0;
+    elem = clg_dtype_size(expected->dtype);
+    count = clg_io_shape_count(expected->shape, expected->rank, elem);
     for (int64_t i = 0; i < count; i++) {
         size_t off = (size_t)i * elem;
         if (!same_element(expected->dtype, e + off, a + off, elem)) {

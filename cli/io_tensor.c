@@ -150,6 +150,26 @@ clg_io_status clg_io_tensor_copy(clg_io_tensor *dst, const clg_tensor *src,
     return CLG_IO_OK;
 }
 
+/* Doubles *cap (from 64 KiB) and reallocates *buf to it. */
+static clg_io_status grow_buffer(unsigned char **buf, size_t *cap,
+                                 const char *path, clg_io_error *err)
+{
+    size_t ncap = *cap == 0 ? 65536 : *cap * 2;
+    unsigned char *nbuf;
+    if (ncap < *cap) {
+        clg_io_error_set(err, "%s: file too large", path);
+        return CLG_IO_NO_MEMORY;
+    }
+    nbuf = realloc(*buf, ncap);
+    if (nbuf == NULL) {
+        clg_io_error_set(err, "%s: cannot allocate %zu bytes", path, ncap);
+        return CLG_IO_NO_MEMORY;
+    }
+    *buf = nbuf;
+    *cap = ncap;
+    return CLG_IO_OK;
+}
+
 clg_io_status clg_io_read_file(const char *path, unsigned char **bytes,
                                size_t *size, clg_io_error *err)
 {
@@ -172,22 +192,9 @@ clg_io_status clg_io_read_file(const char *path, unsigned char **bytes,
     for (;;) {
         size_t got;
         if (len == cap) {
-            size_t ncap = cap == 0 ? 65536 : cap * 2;
-            unsigned char *nbuf;
-            if (ncap < cap) {
-                clg_io_error_set(err, "%s: file too large", path);
-                st = CLG_IO_NO_MEMORY;
+            st = grow_buffer(&buf, &cap, path, err);
+            if (st != CLG_IO_OK)
                 goto cleanup;
-            }
-            nbuf = realloc(buf, ncap);
-            if (nbuf == NULL) {
-                clg_io_error_set(err, "%s: cannot allocate %zu bytes", path,
-                                 ncap);
-                st = CLG_IO_NO_MEMORY;
-                goto cleanup;
-            }
-            buf = nbuf;
-            cap = ncap;
         }
         got = fread(buf + len, 1, cap - len, f);
         len += got;

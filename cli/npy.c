@@ -52,6 +52,7 @@ const char *clg_npy_descr(clg_dtype dtype)
 typedef struct cursor {
     const char *p;
     const char *end;
+    const char *start; /* of the header, for offsets in messages */
 } cursor;
 
 static void skip_space(cursor *c)
@@ -145,83 +146,167 @@ typedef struct npy_header {
     size_t rank;
 } npy_header;
 
+static clg_io_status malformed(const cursor *c, const char *name,
+                               clg_io_error *err)
+{
+    clg_io_error_set(err, "%s: header: malformed dictionary near offset %zu",
+                     name, (size_t)(c->p - c->start));
+    return CLG_IO_FORMAT_ERROR;
+}
+
+/* Keys seen in the header dictionary. */
+enum { SEEN_DESCR = 1, SEEN_ORDER = 2, SEEN_SHAPE = 4 };
+
+/* The value of `key` into *h; its bit into *seen. */
+static clg_io_status parse_entry(cursor *c, const char *key,
+                                 const char *name, npy_header *h,
+                                 unsigned *seen, clg_io_error *err)
+{
+    if (strcmp(key, "descr") == 0) {
+        skip_space(c);
+        if (c->p < c->end && *c->p == '[') {
+            clg_io_error_set(err,
+                             "%s: header: structured dtypes (a 'descr' "
+                             "list) are not supported",
+                             name);
+            return CLG_IO_UNSUPPORTED;
+        }
+        if (!parse_string(c, h->descr, sizeof h->descr))
+            return malformed(c, name, err);
+        *seen |= SEEN_DESCR;
+    } else if (strcmp(key, "fortran_order") == 0) {
+        if (parse_word(c, "True"))
+            h->fortran_order = 1;
+        else if (parse_word(c, "False"))
+            h->fortran_order = 0;
+        else
+            return malformed(c, name, err);
+        *seen |= SEEN_ORDER;
+    } else if (strcmp(key, "shape") == 0) {
+        int r = parse_shape(c, h->shape, &h->rank);
+        if (r < 0) {
+            clg_io_error_set(err,
+                             "%s: header: shape has more than %d "
+                             "dimensions",
+                             name, CLG_MAX_RANK);
+            return CLG_IO_UNSUPPORTED;
+        }
+        if (r == 0)
+            return malformed(c, name, err);
+        *seen |= SEEN_SHAPE;
+    } else {
+        clg_io_error_set(err, "%s: header: unexpected key '%s'", name, key);
+        return CLG_IO_FORMAT_ERROR;
+    }
+    return CLG_IO_OK;
+}
+
 static clg_io_status parse_header(const char *text, size_t len,
                                   const char *name, npy_header *h,
                                   clg_io_error *err)
 {
-    cursor c = {text, text + len};
-    int have_descr = 0, have_order = 0, have_shape = 0;
+    cursor c = {text, text + len, text};
+    unsigned seen = 0;
+    clg_io_status st;
 
     if (!accept_char(&c, '{'))
-        goto malformed;
+        return malformed(&c, name, err);
     for (;;) {
         char key[32];
         if (accept_char(&c, '}'))
             break;
         if (!parse_string(&c, key, sizeof key) || !accept_char(&c, ':'))
-            goto malformed;
-        if (strcmp(key, "descr") == 0) {
-            skip_space(&c);
-            if (c.p < c.end && *c.p == '[') {
-                clg_io_error_set(err,
-                                 "%s: header: structured dtypes (a 'descr' "
-                                 "list) are not supported",
-                                 name);
-                return CLG_IO_UNSUPPORTED;
-            }
-            if (!parse_string(&c, h->descr, sizeof h->descr))
-                goto malformed;
-            have_descr = 1;
-        } else if (strcmp(key, "fortran_order") == 0) {
-            if (parse_word(&c, "True"))
-                h->fortran_order = 1;
-            else if (parse_word(&c, "False"))
-                h->fortran_order = 0;
-            else
-                goto malformed;
-            have_order = 1;
-        } else if (strcmp(key, "shape") == 0) {
-            int r = parse_shape(&c, h->shape, &h->rank);
-            if (r < 0) {
-                clg_io_error_set(err,
-                                 "%s: header: shape has more than %d "
-                                 "dimensions",
-                                 name, CLG_MAX_RANK);
-                return CLG_IO_UNSUPPORTED;
-            }
-            if (r == 0)
-                goto malformed;
-            have_shape = 1;
-        } else {
-            clg_io_error_set(err, "%s: header: unexpected key '%s'", name,
-                             key);
-            return CLG_IO_FORMAT_ERROR;
-        }
+            return malformed(&c, name, err);
+        if ((st = parse_entry(&c, key, name, h, &seen, err)) != CLG_IO_OK)
+            return st;
         if (accept_char(&c, ','))
             continue;
         if (accept_char(&c, '}'))
             break;
-        goto malformed;
+        return malformed(&c, name, err);
     }
     skip_space(&c);
     if (c.p != c.end)
-        goto malformed;
-    if (!have_descr || !have_order || !have_shape) {
+        return malformed(&c, name, err);
+    if (seen != (SEEN_DESCR | SEEN_ORDER | SEEN_SHAPE)) {
         clg_io_error_set(err,
                          "%s: header: missing key '%s' (needs 'descr', "
                          "'fortran_order' and 'shape')",
                          name,
-                         !have_descr ? "descr"
-                         : !have_order ? "fortran_order"
-                                       : "shape");
+                         !(seen & SEEN_DESCR)   ? "descr"
+                         : !(seen & SEEN_ORDER) ? "fortran_order"
+                                                : "shape");
         return CLG_IO_FORMAT_ERROR;
     }
     return CLG_IO_OK;
+}
 
-malformed:
-    clg_io_error_set(err, "%s: header: malformed dictionary near offset %zu",
-                     name, (size_t)(c.p - text));
-    return CLG_IO_FORMAT_ERROR;
+/* A descriptor split into byte order ('<', '>', '|' or '='), kind and
+ * size (*have_size: digits were given). 0, or -1 when malformed. */
+static int split_descr(const char *descr, char *order, char *kind,
+                       unsigned long long *size, int *have_size)
+{
+    const char *p = descr;
+    *order = '=';
+    *size = 0;
+    *have_size = 0;
+    if (*p == '<' || *p == '>' || *p == '|' || *p == '=')
+        *order = *p++;
+    *kind = *p;
+    if (*kind == '\0')
+        return -1;
+    p++;
+    while (isdigit((unsigned char)*p)) {
+        if (*size > 1000000000ULL)
+            return -1;
+        *size = *size * 10 + (unsigned long long)(*p - '0');
+        *have_size = 1;
+        p++;
+    }
+    return *p == '\0' ? 0 : -1;
+}
+
+/* The dtype of a kind and size, or UNDEFINED; *string_width gets n for
+ * 'S<n>'. */
+static clg_dtype dtype_for(char kind, unsigned long long size, int have_size,
+                           size_t *string_width)
+{
+    *string_width = 0;
+    switch (kind) {
+    case '?':
+        return !have_size || size == 1 ? CLG_DTYPE_BOOL : CLG_DTYPE_UNDEFINED;
+    case 'b':
+        return size == 1 ? CLG_DTYPE_BOOL : CLG_DTYPE_UNDEFINED;
+    case 'i':
+        return size == 1   ? CLG_DTYPE_INT8
+               : size == 2 ? CLG_DTYPE_INT16
+               : size == 4 ? CLG_DTYPE_INT32
+               : size == 8 ? CLG_DTYPE_INT64
+                           : CLG_DTYPE_UNDEFINED;
+    case 'u':
+        return size == 1   ? CLG_DTYPE_UINT8
+               : size == 2 ? CLG_DTYPE_UINT16
+               : size == 4 ? CLG_DTYPE_UINT32
+               : size == 8 ? CLG_DTYPE_UINT64
+                           : CLG_DTYPE_UNDEFINED;
+    case 'f':
+        return size == 2   ? CLG_DTYPE_FLOAT16
+               : size == 4 ? CLG_DTYPE_FLOAT
+               : size == 8 ? CLG_DTYPE_DOUBLE
+                           : CLG_DTYPE_UNDEFINED;
+    case 'c':
+        return size == 8    ? CLG_DTYPE_COMPLEX64
+               : size == 16 ? CLG_DTYPE_COMPLEX128
+                            : CLG_DTYPE_UNDEFINED;
+    case 'S':
+    case 'a':
+        if (!have_size)
+            return CLG_DTYPE_UNDEFINED;
+        *string_width = (size_t)size;
+        return CLG_DTYPE_STRING;
+    default:
+        return CLG_DTYPE_UNDEFINED;
+    }
 }
 
 /* Maps a descriptor to a dtype. *swap is set when the data is in the
@@ -230,80 +315,23 @@ static clg_io_status parse_descr(const char *descr, const char *name,
                                  clg_dtype *dtype, int *swap,
                                  size_t *string_width, clg_io_error *err)
 {
-    const char *p = descr;
-    char order = '=';
-    char kind;
-    unsigned long long size = 0;
-    int have_size = 0;
+    char order, kind;
+    unsigned long long size;
+    int have_size;
 
-    if (*p == '<' || *p == '>' || *p == '|' || *p == '=')
-        order = *p++;
-    kind = *p;
-    if (kind == '\0')
-        goto malformed;
-    p++;
-    while (isdigit((unsigned char)*p)) {
-        if (size > 1000000000ULL)
-            goto malformed;
-        size = size * 10 + (unsigned long long)(*p - '0');
-        have_size = 1;
-        p++;
+    if (split_descr(descr, &order, &kind, &size, &have_size) != 0) {
+        clg_io_error_set(err, "%s: header: malformed dtype descriptor '%s'",
+                         name, descr);
+        return CLG_IO_FORMAT_ERROR;
     }
-    if (*p != '\0')
-        goto malformed;
-
-    *dtype = CLG_DTYPE_UNDEFINED;
-    *string_width = 0;
-    switch (kind) {
-    case '?':
-        if (!have_size || size == 1)
-            *dtype = CLG_DTYPE_BOOL;
-        break;
-    case 'b':
-        if (size == 1)
-            *dtype = CLG_DTYPE_BOOL;
-        break;
-    case 'i':
-        *dtype = size == 1   ? CLG_DTYPE_INT8
-                 : size == 2 ? CLG_DTYPE_INT16
-                 : size == 4 ? CLG_DTYPE_INT32
-                 : size == 8 ? CLG_DTYPE_INT64
-                             : CLG_DTYPE_UNDEFINED;
-        break;
-    case 'u':
-        *dtype = size == 1   ? CLG_DTYPE_UINT8
-                 : size == 2 ? CLG_DTYPE_UINT16
-                 : size == 4 ? CLG_DTYPE_UINT32
-                 : size == 8 ? CLG_DTYPE_UINT64
-                             : CLG_DTYPE_UNDEFINED;
-        break;
-    case 'f':
-        *dtype = size == 2   ? CLG_DTYPE_FLOAT16
-                 : size == 4 ? CLG_DTYPE_FLOAT
-                 : size == 8 ? CLG_DTYPE_DOUBLE
-                             : CLG_DTYPE_UNDEFINED;
-        break;
-    case 'c':
-        *dtype = size == 8    ? CLG_DTYPE_COMPLEX64
-                 : size == 16 ? CLG_DTYPE_COMPLEX128
-                              : CLG_DTYPE_UNDEFINED;
-        break;
-    case 'S':
-    case 'a':
-        if (have_size) {
-            *dtype = CLG_DTYPE_STRING;
-            *string_width = (size_t)size;
-        }
-        break;
-    case 'U':
+    *dtype = dtype_for(kind, size, have_size, string_width);
+    if (kind == 'U') {
         clg_io_error_set(err,
                          "%s: dtype '%s' (unicode strings) is not supported; "
                          "save byte strings instead (e.g. "
                          "np.char.encode(a, 'utf-8'), dtype 'S')",
                          name, descr);
         return CLG_IO_UNSUPPORTED;
-    default:
-        break;
     }
     if (*dtype == CLG_DTYPE_UNDEFINED) {
         clg_io_error_set(err,
@@ -326,161 +354,193 @@ static clg_io_status parse_descr(const char *descr, const char *name,
     else
         *swap = (order == '<') != clg_io_host_is_little_endian();
     return CLG_IO_OK;
-
-malformed:
-    clg_io_error_set(err, "%s: header: malformed dtype descriptor '%s'",
-                     name, descr);
-    return CLG_IO_FORMAT_ERROR;
 }
 
 /* ---------------------------------------------------------------- reading */
+
+/* The preamble: magic, version, header length. The header's length and
+ * offset to *header_len and *header_at. */
+static clg_io_status read_preamble(const unsigned char *b, size_t size,
+                                   const char *name, size_t *header_len,
+                                   size_t *header_at, clg_io_error *err)
+{
+    if (!clg_npy_is_npy(b, size)) {
+        clg_io_error_set(err, "%s: not a NumPy file (no \\x93NUMPY magic)",
+                         name);
+        return CLG_IO_FORMAT_ERROR;
+    }
+    /* Version 1 has a 2-byte header length, versions 2 and 3 a 4-byte
+     * one. */
+    if (size < 10 || (size < 12 && (b[6] == 2 || b[6] == 3))) {
+        clg_io_error_set(err, "%s: truncated NumPy preamble (%zu bytes)",
+                         name, size);
+        return CLG_IO_FORMAT_ERROR;
+    }
+    if (b[6] == 1) {
+        *header_len = (size_t)b[8] | (size_t)b[9] << 8;
+        *header_at = 10;
+    } else if (b[6] == 2 || b[6] == 3) {
+        *header_len = (size_t)b[8] | (size_t)b[9] << 8 |
+                      (size_t)b[10] << 16 | (size_t)b[11] << 24;
+        *header_at = 12;
+    } else {
+        clg_io_error_set(err,
+                         "%s: NumPy format version %u.%u is not supported "
+                         "(1.0, 2.0 and 3.0 are)",
+                         name, (unsigned)b[6], (unsigned)b[7]);
+        return CLG_IO_UNSUPPORTED;
+    }
+    if (*header_len > size - *header_at) {
+        clg_io_error_set(err,
+                         "%s: truncated: the header is %zu bytes, the file "
+                         "holds %zu after the preamble",
+                         name, *header_len, size - *header_at);
+        return CLG_IO_FORMAT_ERROR;
+    }
+    return CLG_IO_OK;
+}
+
+/* The header dictionary of len bytes at p into *h. */
+static clg_io_status read_header(const unsigned char *p, size_t len,
+                                 const char *name, npy_header *h,
+                                 clg_io_error *err)
+{
+    clg_io_status st;
+    char *text = malloc(len + 1);
+    if (text == NULL) {
+        clg_io_error_set(err, "%s: out of memory", name);
+        return CLG_IO_NO_MEMORY;
+    }
+    memcpy(text, p, len);
+    text[len] = '\0';
+    if (memchr(text, '\0', len) != NULL) {
+        clg_io_error_set(err, "%s: header: contains a NUL byte", name);
+        st = CLG_IO_FORMAT_ERROR;
+    } else {
+        st = parse_header(text, len, name, h, err);
+    }
+    free(text);
+    return st;
+}
+
+/* Fortran order is C order when at most one dimension exceeds 1. */
+static clg_io_status check_order(const npy_header *h, const char *name,
+                                 clg_io_error *err)
+{
+    size_t long_dims = 0;
+    for (size_t d = 0; d < h->rank; d++)
+        long_dims += h->shape[d] > 1;
+    if (h->fortran_order && long_dims > 1) {
+        clg_io_error_set(err,
+                         "%s: fortran_order is True; clgather reads C-order "
+                         "arrays only (save np.ascontiguousarray(a))",
+                         name);
+        return CLG_IO_UNSUPPORTED;
+    }
+    return CLG_IO_OK;
+}
+
+/* The shape's element count to *count; the file must hold exactly its
+ * data after the header (data_size bytes of elem-byte elements). */
+static clg_io_status check_data_size(const npy_header *h, size_t elem,
+                                     size_t data_bytes, const char *name,
+                                     int64_t *count, clg_io_error *err)
+{
+    char shape_text[512];
+    size_t data_size;
+    *count = clg_io_shape_count(h->shape, h->rank, elem > 0 ? elem : 1);
+    if (*count < 0) {
+        clg_io_error_set(err, "%s: shape %s is too large", name,
+                         clg_io_format_shape(shape_text, sizeof shape_text,
+                                             h->shape, h->rank));
+        return CLG_IO_FORMAT_ERROR;
+    }
+    data_size = (size_t)*count * elem;
+    if (data_bytes != data_size) {
+        clg_io_error_set(err,
+                         "%s: %s: shape %s of '%s' needs %zu data bytes, the "
+                         "file holds %zu",
+                         name,
+                         data_bytes < data_size ? "truncated"
+                                                : "trailing bytes",
+                         clg_io_format_shape(shape_text, sizeof shape_text,
+                                             h->shape, h->rank),
+                         h->descr, data_size, data_bytes);
+        return CLG_IO_FORMAT_ERROR;
+    }
+    return CLG_IO_OK;
+}
+
+/* 'S<width>' elements into out->string_bytes, one descriptor each (NUL
+ * padding dropped). */
+static clg_io_status copy_strings(const unsigned char *p, size_t data_size,
+                                  size_t width, const char *name,
+                                  clg_io_tensor *out, clg_io_error *err)
+{
+    clg_string *s = out->data;
+    out->string_bytes = malloc(data_size > 0 ? data_size : 1);
+    if (out->string_bytes == NULL) {
+        clg_io_error_set(err, "%s: out of memory", name);
+        return CLG_IO_NO_MEMORY;
+    }
+    out->string_bytes_size = data_size;
+    out->string_width = width;
+    if (data_size > 0)
+        memcpy(out->string_bytes, p, data_size);
+    for (int64_t i = 0; i < out->count; i++) {
+        const char *e = out->string_bytes + (size_t)i * width;
+        size_t len = width;
+        while (len > 0 && e[len - 1] == '\0')
+            len--;
+        s[i].data = e;
+        s[i].length = len;
+    }
+    return CLG_IO_OK;
+}
 
 clg_io_status clg_npy_decode(const void *bytes, size_t size,
                              const char *name, clg_io_tensor *out,
                              clg_io_error *err)
 {
     const unsigned char *b = bytes;
-    unsigned major, minor;
-    size_t header_len, header_at, data_at, data_size, width, elem;
+    size_t header_len = 0, header_at = 0, data_at, width = 0, elem;
     npy_header h;
-    clg_dtype dtype;
+    clg_dtype dtype = CLG_DTYPE_UNDEFINED;
     int swap = 0;
     int64_t count;
-    char *text = NULL;
     clg_io_status st;
-    char shape_text[512];
 
     clg_io_tensor_free(out);
     memset(&h, 0, sizeof h);
-    if (!clg_npy_is_npy(bytes, size)) {
-        clg_io_error_set(err, "%s: not a NumPy file (no \\x93NUMPY magic)",
-                         name);
-        return CLG_IO_FORMAT_ERROR;
-    }
-    if (size < 10) {
-        clg_io_error_set(err, "%s: truncated NumPy preamble (%zu bytes)",
-                         name, size);
-        return CLG_IO_FORMAT_ERROR;
-    }
-    major = b[6];
-    minor = b[7];
-    if (major == 1) {
-        header_len = (size_t)b[8] | (size_t)b[9] << 8;
-        header_at = 10;
-    } else if (major == 2 || major == 3) {
-        if (size < 12) {
-            clg_io_error_set(err, "%s: truncated NumPy preamble (%zu bytes)",
-                             name, size);
-            return CLG_IO_FORMAT_ERROR;
-        }
-        header_len = (size_t)b[8] | (size_t)b[9] << 8 |
-                     (size_t)b[10] << 16 | (size_t)b[11] << 24;
-        header_at = 12;
-    } else {
-        clg_io_error_set(err,
-                         "%s: NumPy format version %u.%u is not supported "
-                         "(1.0, 2.0 and 3.0 are)",
-                         name, major, minor);
-        return CLG_IO_UNSUPPORTED;
-    }
-    if (header_len > size - header_at) {
-        clg_io_error_set(err,
-                         "%s: truncated: the header is %zu bytes, the file "
-                         "holds %zu after the preamble",
-                         name, header_len, size - header_at);
-        return CLG_IO_FORMAT_ERROR;
-    }
-    text = malloc(header_len + 1);
-    if (text == NULL) {
-        clg_io_error_set(err, "%s: out of memory", name);
-        return CLG_IO_NO_MEMORY;
-    }
-    memcpy(text, b + header_at, header_len);
-    text[header_len] = '\0';
-    if (memchr(text, '\0', header_len) != NULL) {
-        clg_io_error_set(err, "%s: header: contains a NUL byte", name);
-        st = CLG_IO_FORMAT_ERROR;
-        goto cleanup;
-    }
-    st = parse_header(text, header_len, name, &h, err);
+    st = read_preamble(b, size, name, &header_len, &header_at, err);
+    if (st == CLG_IO_OK)
+        st = read_header(b + header_at, header_len, name, &h, err);
+    if (st == CLG_IO_OK)
+        st = check_order(&h, name, err);
+    if (st == CLG_IO_OK)
+        st = parse_descr(h.descr, name, &dtype, &swap, &width, err);
     if (st != CLG_IO_OK)
-        goto cleanup;
-    /* Fortran order is C order when at most one dimension exceeds 1. */
-    size_t long_dims = 0;
-    for (size_t d = 0; d < h.rank; d++)
-        long_dims += h.shape[d] > 1;
-    if (h.fortran_order && long_dims > 1) {
-        clg_io_error_set(err,
-                         "%s: fortran_order is True; clgather reads C-order "
-                         "arrays only (save np.ascontiguousarray(a))",
-                         name);
-        st = CLG_IO_UNSUPPORTED;
-        goto cleanup;
-    }
-    st = parse_descr(h.descr, name, &dtype, &swap, &width, err);
-    if (st != CLG_IO_OK)
-        goto cleanup;
-
+        return st;
     elem = dtype == CLG_DTYPE_STRING ? width : clg_dtype_size(dtype);
-    count = clg_io_shape_count(h.shape, h.rank,
-                               elem > 0 ? elem : 1);
-    if (count < 0) {
-        clg_io_error_set(err, "%s: shape %s is too large", name,
-                         clg_io_format_shape(shape_text, sizeof shape_text,
-                                             h.shape, h.rank));
-        st = CLG_IO_FORMAT_ERROR;
-        goto cleanup;
-    }
     data_at = header_at + header_len;
-    data_size = (size_t)count * elem;
-    if (size - data_at != data_size) {
-        clg_io_error_set(err,
-                         "%s: %s: shape %s of '%s' needs %zu data bytes, the "
-                         "file holds %zu",
-                         name,
-                         size - data_at < data_size ? "truncated"
-                                                    : "trailing bytes",
-                         clg_io_format_shape(shape_text, sizeof shape_text,
-                                             h.shape, h.rank),
-                         h.descr, data_size, size - data_at);
-        st = CLG_IO_FORMAT_ERROR;
-        goto cleanup;
-    }
-
-    st = clg_io_tensor_alloc(out, dtype, h.rank, h.shape, name, err);
+    st = check_data_size(&h, elem, size - data_at, name, &count, err);
+    if (st == CLG_IO_OK)
+        st = clg_io_tensor_alloc(out, dtype, h.rank, h.shape, name, err);
     if (st != CLG_IO_OK)
         goto cleanup;
     if (dtype != CLG_DTYPE_STRING) {
-        if (data_size > 0)
-            memcpy(out->data, b + data_at, data_size);
+        if (out->nbytes > 0)
+            memcpy(out->data, b + data_at, out->nbytes);
         if (swap)
-            clg_io_swap_words(out->data, data_size, swap_unit(dtype, elem));
+            clg_io_swap_words(out->data, out->nbytes, swap_unit(dtype, elem));
     } else if (count > 0) {
-        clg_string *s = out->data;
-        out->string_bytes = malloc(data_size > 0 ? data_size : 1);
-        if (out->string_bytes == NULL) {
-            clg_io_error_set(err, "%s: out of memory", name);
-            st = CLG_IO_NO_MEMORY;
-            goto cleanup;
-        }
-        out->string_bytes_size = data_size;
-        out->string_width = width;
-        if (data_size > 0)
-            memcpy(out->string_bytes, b + data_at, data_size);
-        for (int64_t i = 0; i < count; i++) {
-            const char *e = out->string_bytes + (size_t)i * width;
-            size_t len = width;
-            while (len > 0 && e[len - 1] == '\0')
-                len--;
-            s[i].data = e;
-            s[i].length = len;
-        }
+        st = copy_strings(b + data_at, (size_t)count * elem, width, name, out,
+                          err);
     }
 
 cleanup:
     if (st != CLG_IO_OK)
         clg_io_tensor_free(out);
-    free(text);
     return st;
 }
 
@@ -501,67 +561,52 @@ clg_io_status clg_npy_read(const char *path, clg_io_tensor *out,
 
 /* ---------------------------------------------------------------- writing */
 
-clg_io_status clg_npy_encode(const clg_tensor *t, size_t string_width,
-                             unsigned char **bytes, size_t *size,
-                             clg_io_error *err)
+/* The descriptor and element size of t: '|S<n>' for STRING, n the
+ * longest string, at least string_width and 1. */
+static clg_io_status npy_dtype(const clg_tensor *t, size_t string_width,
+                               int64_t count, char *descr, size_t cap,
+                               size_t *elem, clg_io_error *err)
 {
-    char descr[32];
-    char header[2048];
-    char shape_text[1024];
-    size_t hlen, preamble, total_header, elem, data_size, width = 0;
-    int64_t count;
-    unsigned char *buf = NULL;
-    size_t at = 0;
-
-    *bytes = NULL;
-    *size = 0;
-    if (t->rank > CLG_MAX_RANK || (t->rank > 0 && t->shape == NULL)) {
-        clg_io_error_set(err, "npy: invalid tensor rank %zu", t->rank);
-        return CLG_IO_FORMAT_ERROR;
-    }
-    count = clg_io_shape_count(t->shape, t->rank, 1);
-    if (count < 0) {
-        clg_io_error_set(err, "npy: invalid shape %s",
-                         clg_io_format_shape(shape_text, sizeof shape_text,
-                                             t->shape, t->rank));
-        return CLG_IO_FORMAT_ERROR;
-    }
-    if (count > 0 && t->data == NULL) {
-        clg_io_error_set(err, "npy: tensor data is NULL");
-        return CLG_IO_FORMAT_ERROR;
-    }
+    const char *d;
     if (t->dtype == CLG_DTYPE_STRING) {
         const clg_string *s = t->data;
-        width = string_width;
+        size_t width = string_width;
         for (int64_t i = 0; i < count; i++)
             if (s[i].length > width)
                 width = s[i].length;
         if (width == 0)
             width = 1; /* NumPy's smallest byte-string dtype is S1 */
-        snprintf(descr, sizeof descr, "|S%zu", width);
-        elem = width;
-    } else {
-        const char *d = clg_npy_descr(t->dtype);
-        if (d == NULL) {
-            clg_io_error_set(err,
-                             "npy: data type %s has no NumPy dtype%s",
-                             clg_dtype_name(t->dtype),
-                             t->dtype == CLG_DTYPE_BFLOAT16
-                                 ? "; write an ONNX .pb file instead"
-                                 : "");
-            return CLG_IO_UNSUPPORTED;
-        }
-        snprintf(descr, sizeof descr, "%s", d);
-        elem = clg_dtype_size(t->dtype);
+        snprintf(descr, cap, "|S%zu", width);
+        *elem = width;
+        return CLG_IO_OK;
     }
-    if ((uint64_t)count > SIZE_MAX / elem) {
-        clg_io_error_set(err, "npy: tensor too large");
-        return CLG_IO_FORMAT_ERROR;
+    d = clg_npy_descr(t->dtype);
+    if (d == NULL) {
+        clg_io_error_set(err, "npy: data type %s has no NumPy dtype%s",
+                         clg_dtype_name(t->dtype),
+                         t->dtype == CLG_DTYPE_BFLOAT16
+                             ? "; write an ONNX .pb file instead"
+                             : "");
+        return CLG_IO_UNSUPPORTED;
     }
-    data_size = (size_t)count * elem;
+    snprintf(descr, cap, "%s", d);
+    *elem = clg_dtype_size(t->dtype);
+    return CLG_IO_OK;
+}
+
+/* The header dictionary into header (cap bytes), padded with spaces and a
+ * newline so that preamble + header is a multiple of 64 bytes, as NumPy
+ * does; its length to *hlen. With rank <= CLG_MAX_RANK the header always
+ * fits format 1.0's 16-bit length. */
+static clg_io_status npy_header_text(const clg_tensor *t, const char *descr,
+                                     char *header, size_t cap, size_t *hlen,
+                                     clg_io_error *err)
+{
+    const size_t preamble = 10;
+    char shape_text[1024];
+    size_t at = 0, total_header;
 
     /* Shape as a Python tuple: "()", "(3,)", "(2, 3)". */
-    at = 0;
     at += (size_t)snprintf(shape_text, sizeof shape_text, "(");
     for (size_t i = 0; i < t->rank; i++)
         at += (size_t)snprintf(shape_text + at, sizeof shape_text - at,
@@ -569,31 +614,100 @@ clg_io_status clg_npy_encode(const clg_tensor *t, size_t string_width,
                                (long long)t->shape[i]);
     snprintf(shape_text + at, sizeof shape_text - at, "%s)",
              t->rank == 1 ? "," : "");
-    hlen = (size_t)snprintf(header, sizeof header,
-                            "{'descr': '%s', 'fortran_order': False, "
-                            "'shape': %s, }",
-                            descr, shape_text);
-    /* Pad with spaces so that preamble + header + '\n' is a multiple of
-     * 64 bytes, as NumPy does. With rank <= CLG_MAX_RANK the header always
-     * fits format 1.0's 16-bit length. */
-    preamble = 10;
-    total_header = (preamble + hlen + 1 + 63) / 64 * 64;
-    if (total_header - preamble > sizeof header) {
+    *hlen = (size_t)snprintf(header, cap,
+                             "{'descr': '%s', 'fortran_order': False, "
+                             "'shape': %s, }",
+                             descr, shape_text);
+    total_header = (preamble + *hlen + 1 + 63) / 64 * 64;
+    if (total_header - preamble > cap) {
         clg_io_error_set(err, "npy: header too long");
         return CLG_IO_FORMAT_ERROR;
     }
-    while (preamble + hlen + 1 < total_header)
-        header[hlen++] = ' ';
-    header[hlen++] = '\n';
+    while (preamble + *hlen + 1 < total_header)
+        header[(*hlen)++] = ' ';
+    header[(*hlen)++] = '\n';
+    return CLG_IO_OK;
+}
 
-    if (data_size > SIZE_MAX - total_header) {
+/* count elements of t, elem bytes each, little-endian (strings padded
+ * with NULs to elem), to d. */
+static void npy_data(unsigned char *d, const clg_tensor *t, int64_t count,
+                     size_t elem)
+{
+    size_t data_size = (size_t)count * elem;
+    if (t->dtype == CLG_DTYPE_STRING) {
+        const clg_string *s = t->data;
+        memset(d, 0, data_size);
+        for (int64_t i = 0; i < count; i++)
+            if (s[i].length > 0)
+                memcpy(d + (size_t)i * elem, s[i].data, s[i].length);
+    } else if (data_size > 0) {
+        memcpy(d, t->data, data_size);
+        if (!clg_io_host_is_little_endian())
+            clg_io_swap_words(d, data_size, swap_unit(t->dtype, elem));
+    }
+}
+
+/* t must have a valid rank and shape, and data unless empty. Its element
+ * count to *count. */
+static clg_io_status check_tensor(const clg_tensor *t, int64_t *count,
+                                  clg_io_error *err)
+{
+    char shape_text[1024];
+    if (t->rank > CLG_MAX_RANK || (t->rank > 0 && t->shape == NULL)) {
+        clg_io_error_set(err, "npy: invalid tensor rank %zu", t->rank);
+        return CLG_IO_FORMAT_ERROR;
+    }
+    *count = clg_io_shape_count(t->shape, t->rank, 1);
+    if (*count < 0) {
+        clg_io_error_set(err, "npy: invalid shape %s",
+                         clg_io_format_shape(shape_text, sizeof shape_text,
+                                             t->shape, t->rank));
+        return CLG_IO_FORMAT_ERROR;
+    }
+    if (*count > 0 && t->data == NULL) {
+        clg_io_error_set(err, "npy: tensor data is NULL");
+        return CLG_IO_FORMAT_ERROR;
+    }
+    return CLG_IO_OK;
+}
+
+clg_io_status clg_npy_encode(const clg_tensor *t, size_t string_width,
+                             unsigned char **bytes, size_t *size,
+                             clg_io_error *err)
+{
+    const size_t preamble = 10;
+    char descr[32];
+    char header[2048];
+    size_t hlen = 0, elem = 0, data_size;
+    int64_t count = 0;
+    unsigned char *buf;
+    clg_io_status st;
+
+    *bytes = NULL;
+    *size = 0;
+    st = check_tensor(t, &count, err);
+    if (st == CLG_IO_OK)
+        st = npy_dtype(t, string_width, count, descr, sizeof descr, &elem,
+                       err);
+    if (st != CLG_IO_OK)
+        return st;
+    if ((uint64_t)count > SIZE_MAX / elem) {
         clg_io_error_set(err, "npy: tensor too large");
         return CLG_IO_FORMAT_ERROR;
     }
-    buf = malloc(total_header + data_size);
+    data_size = (size_t)count * elem;
+    st = npy_header_text(t, descr, header, sizeof header, &hlen, err);
+    if (st != CLG_IO_OK)
+        return st;
+    if (data_size > SIZE_MAX - (preamble + hlen)) {
+        clg_io_error_set(err, "npy: tensor too large");
+        return CLG_IO_FORMAT_ERROR;
+    }
+    buf = malloc(preamble + hlen + data_size);
     if (buf == NULL) {
         clg_io_error_set(err, "npy: cannot allocate %zu bytes",
-                         total_header + data_size);
+                         preamble + hlen + data_size);
         return CLG_IO_NO_MEMORY;
     }
     memcpy(buf, npy_magic, sizeof npy_magic);
@@ -602,21 +716,9 @@ clg_io_status clg_npy_encode(const clg_tensor *t, size_t string_width,
     buf[8] = (unsigned char)(hlen & 0xff);
     buf[9] = (unsigned char)(hlen >> 8);
     memcpy(buf + preamble, header, hlen);
-    if (t->dtype == CLG_DTYPE_STRING) {
-        const clg_string *s = t->data;
-        unsigned char *d = buf + total_header;
-        memset(d, 0, data_size);
-        for (int64_t i = 0; i < count; i++)
-            if (s[i].length > 0)
-                memcpy(d + (size_t)i * width, s[i].data, s[i].length);
-    } else if (data_size > 0) {
-        memcpy(buf + total_header, t->data, data_size);
-        if (!clg_io_host_is_little_endian())
-            clg_io_swap_words(buf + total_header, data_size,
-                       swap_unit(t->dtype, elem));
-    }
+    npy_data(buf + preamble + hlen, t, count, elem);
     *bytes = buf;
-    *size = total_header + data_size;
+    *size = preamble + hlen + data_size;
     return CLG_IO_OK;
 }
 

@@ -107,19 +107,10 @@ static size_t field_count(const Onnx__TensorProto *tp, typed_field f)
     }
 }
 
-/* Converts a decoded TensorProto into *out. `name` names the file (and,
- * for initializers, the tensor) in messages. */
-static clg_io_status tensor_from_proto(const Onnx__TensorProto *tp,
-                                       const char *name, clg_io_tensor *out,
-                                       clg_io_error *err)
+/* External and segmented data are not supported. */
+static clg_io_status check_location(const Onnx__TensorProto *tp,
+                                    const char *name, clg_io_error *err)
 {
-    clg_dtype dtype;
-    typed_field want;
-    size_t elem, per_elem, n_values;
-    int64_t shape[CLG_MAX_RANK];
-    clg_io_status st;
-
-    clg_io_tensor_free(out);
     if (tp->n_external_data > 0 ||
         (tp->has_data_location &&
          tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)) {
@@ -142,6 +133,14 @@ static clg_io_status tensor_from_proto(const Onnx__TensorProto *tp,
                          name);
         return CLG_IO_UNSUPPORTED;
     }
+    return CLG_IO_OK;
+}
+
+/* The dtype and shape of tp into *dtype and shape[0 .. tp->n_dims). */
+static clg_io_status proto_type(const Onnx__TensorProto *tp, const char *name,
+                                clg_dtype *dtype, int64_t *shape,
+                                clg_io_error *err)
+{
     if (!tp->has_data_type || tp->data_type == 0) {
         clg_io_error_set(err,
                          "%s: field data_type: missing or UNDEFINED (is this "
@@ -158,7 +157,7 @@ static clg_io_status tensor_from_proto(const Onnx__TensorProto *tp,
                          onnx_type_name(tp->data_type));
         return CLG_IO_UNSUPPORTED;
     }
-    dtype = (clg_dtype)tp->data_type;
+    *dtype = (clg_dtype)tp->data_type;
     if (tp->n_dims > CLG_MAX_RANK) {
         clg_io_error_set(err,
                          "%s: field dims: rank %zu is above clgather's "
@@ -174,11 +173,15 @@ static clg_io_status tensor_from_proto(const Onnx__TensorProto *tp,
         }
         shape[i] = tp->dims[i];
     }
-    st = clg_io_tensor_alloc(out, dtype, tp->n_dims, shape, name, err);
-    if (st != CLG_IO_OK)
-        return st;
+    return CLG_IO_OK;
+}
 
-    want = field_for(dtype);
+/* No typed field other than the dtype's own may hold values. */
+static clg_io_status check_fields(const Onnx__TensorProto *tp,
+                                  const char *name, clg_dtype dtype,
+                                  clg_io_error *err)
+{
+    typed_field want = field_for(dtype);
     for (typed_field f = FIELD_FLOAT; f <= FIELD_STRING; f++)
         if (f != want && field_count(tp, f) > 0) {
             clg_io_error_set(err,
@@ -186,138 +189,189 @@ static clg_io_status tensor_from_proto(const Onnx__TensorProto *tp,
                              "(expected %s or raw_data)",
                              name, field_name(f), clg_dtype_name(dtype),
                              field_name(want));
-            st = CLG_IO_FORMAT_ERROR;
-            goto cleanup;
+            return CLG_IO_FORMAT_ERROR;
         }
-    n_values = field_count(tp, want);
-    elem = clg_dtype_size(dtype);
+    return CLG_IO_OK;
+}
 
-    if (tp->has_raw_data) {
-        if (dtype == CLG_DTYPE_STRING) {
-            clg_io_error_set(err,
-                             "%s: field raw_data: STRING tensors must use "
-                             "string_data",
-                             name);
-            st = CLG_IO_FORMAT_ERROR;
-            goto cleanup;
-        }
-        if (n_values > 0) {
-            clg_io_error_set(err,
-                             "%s: fields raw_data and %s are both set",
-                             name, field_name(want));
-            st = CLG_IO_FORMAT_ERROR;
-            goto cleanup;
-        }
-        if (tp->raw_data.len != out->nbytes) {
-            char s[512];
-            clg_io_error_set(err,
-                             "%s: field raw_data: %zu bytes, but %s %s needs "
-                             "%zu",
-                             name, tp->raw_data.len, clg_dtype_name(dtype),
-                             clg_io_format_shape(s, sizeof s, out->shape,
-                                                 out->rank),
-                             out->nbytes);
-            st = CLG_IO_FORMAT_ERROR;
-            goto cleanup;
-        }
-        if (out->nbytes > 0) {
-            memcpy(out->data, tp->raw_data.data, out->nbytes);
-            if (!clg_io_host_is_little_endian())
-                clg_io_swap_words(out->data, out->nbytes, word_size(dtype));
-        }
-        return CLG_IO_OK;
+/* raw_data: little-endian bytes, exactly out->nbytes of them. */
+static clg_io_status copy_raw(const Onnx__TensorProto *tp, const char *name,
+                              clg_io_tensor *out, clg_io_error *err)
+{
+    typed_field want = field_for(out->dtype);
+    if (out->dtype == CLG_DTYPE_STRING) {
+        clg_io_error_set(err,
+                         "%s: field raw_data: STRING tensors must use "
+                         "string_data",
+                         name);
+        return CLG_IO_FORMAT_ERROR;
     }
-
-    per_elem = (dtype == CLG_DTYPE_COMPLEX64 ||
-                dtype == CLG_DTYPE_COMPLEX128) ? 2 : 1;
-    if (n_values != (size_t)out->count * per_elem) {
+    if (field_count(tp, want) > 0) {
+        clg_io_error_set(err, "%s: fields raw_data and %s are both set",
+                         name, field_name(want));
+        return CLG_IO_FORMAT_ERROR;
+    }
+    if (tp->raw_data.len != out->nbytes) {
         char s[512];
-        if (n_values == 0)
-            clg_io_error_set(err,
-                             "%s: no data: %s %s needs %lld values in %s or "
-                             "raw_data",
-                             name, clg_dtype_name(dtype),
-                             clg_io_format_shape(s, sizeof s, out->shape,
-                                                 out->rank),
-                             (long long)out->count * (long long)per_elem,
-                             field_name(want));
-        else
-            clg_io_error_set(err,
-                             "%s: field %s: %zu values, but %s %s needs "
-                             "%lld",
-                             name, field_name(want), n_values,
-                             clg_dtype_name(dtype),
-                             clg_io_format_shape(s, sizeof s, out->shape,
-                                                 out->rank),
-                             (long long)out->count * (long long)per_elem);
-        st = CLG_IO_FORMAT_ERROR;
-        goto cleanup;
+        clg_io_error_set(err,
+                         "%s: field raw_data: %zu bytes, but %s %s needs "
+                         "%zu",
+                         name, tp->raw_data.len, clg_dtype_name(out->dtype),
+                         clg_io_format_shape(s, sizeof s, out->shape,
+                                             out->rank),
+                         out->nbytes);
+        return CLG_IO_FORMAT_ERROR;
     }
+    if (out->nbytes > 0) {
+        memcpy(out->data, tp->raw_data.data, out->nbytes);
+        if (!clg_io_host_is_little_endian())
+            clg_io_swap_words(out->data, out->nbytes, word_size(out->dtype));
+    }
+    return CLG_IO_OK;
+}
 
-    switch (want) {
+/* The typed field must hold one value per element (two for complex). */
+static clg_io_status check_value_count(const Onnx__TensorProto *tp,
+                                       const char *name,
+                                       const clg_io_tensor *out,
+                                       clg_io_error *err)
+{
+    typed_field want = field_for(out->dtype);
+    size_t n_values = field_count(tp, want);
+    size_t per_elem = (out->dtype == CLG_DTYPE_COMPLEX64 ||
+                       out->dtype == CLG_DTYPE_COMPLEX128) ? 2 : 1;
+    char s[512];
+    if (n_values == (size_t)out->count * per_elem)
+        return CLG_IO_OK;
+    if (n_values == 0)
+        clg_io_error_set(err,
+                         "%s: no data: %s %s needs %lld values in %s or "
+                         "raw_data",
+                         name, clg_dtype_name(out->dtype),
+                         clg_io_format_shape(s, sizeof s, out->shape,
+                                             out->rank),
+                         (long long)out->count * (long long)per_elem,
+                         field_name(want));
+    else
+        clg_io_error_set(err,
+                         "%s: field %s: %zu values, but %s %s needs "
+                         "%lld",
+                         name, field_name(want), n_values,
+                         clg_dtype_name(out->dtype),
+                         clg_io_format_shape(s, sizeof s, out->shape,
+                                             out->rank),
+                         (long long)out->count * (long long)per_elem);
+    return CLG_IO_FORMAT_ERROR;
+}
+
+/* ONNX packs the narrower types one per int32 entry; keep the low bits
+ * (FLOAT16 and BFLOAT16 are bit patterns). */
+static void copy_int32_data(const Onnx__TensorProto *tp, clg_io_tensor *out)
+{
+    size_t elem = clg_dtype_size(out->dtype);
+    for (size_t i = 0; i < tp->n_int32_data; i++) {
+        int32_t v = tp->int32_data[i];
+        unsigned char *dst = (unsigned char *)out->data + i * elem;
+        if (elem == 4) {
+            memcpy(dst, &v, 4);
+        } else if (elem == 2) {
+            uint16_t u = (uint16_t)(uint32_t)v;
+            memcpy(dst, &u, 2);
+        } else {
+            *dst = (unsigned char)(uint32_t)v;
+        }
+    }
+}
+
+/* string_data into out->string_bytes, one descriptor per element. */
+static clg_io_status copy_string_data(const Onnx__TensorProto *tp,
+                                      const char *name, clg_io_tensor *out,
+                                      clg_io_error *err)
+{
+    size_t total = 0, at = 0;
+    clg_string *s = out->data;
+    for (size_t i = 0; i < tp->n_string_data; i++)
+        total += tp->string_data[i].len;
+    out->string_bytes = malloc(total > 0 ? total : 1);
+    if (out->string_bytes == NULL) {
+        clg_io_error_set(err, "%s: out of memory", name);
+        return CLG_IO_NO_MEMORY;
+    }
+    out->string_bytes_size = total;
+    for (size_t i = 0; i < tp->n_string_data; i++) {
+        size_t len = tp->string_data[i].len;
+        if (len > 0)
+            memcpy(out->string_bytes + at, tp->string_data[i].data, len);
+        s[i].data = out->string_bytes + at;
+        s[i].length = len;
+        at += len;
+    }
+    return CLG_IO_OK;
+}
+
+/* The dtype's typed field into out, after checking its count. */
+static clg_io_status copy_values(const Onnx__TensorProto *tp,
+                                 const char *name, clg_io_tensor *out,
+                                 clg_io_error *err)
+{
+    clg_io_status st = check_value_count(tp, name, out, err);
+    if (st != CLG_IO_OK)
+        return st;
+    switch (field_for(out->dtype)) {
     case FIELD_FLOAT:
-        memcpy(out->data, tp->float_data, n_values * sizeof(float));
+        memcpy(out->data, tp->float_data, tp->n_float_data * sizeof(float));
         break;
     case FIELD_DOUBLE:
-        memcpy(out->data, tp->double_data, n_values * sizeof(double));
+        memcpy(out->data, tp->double_data,
+               tp->n_double_data * sizeof(double));
         break;
     case FIELD_INT64:
-        memcpy(out->data, tp->int64_data, n_values * sizeof(int64_t));
+        memcpy(out->data, tp->int64_data, tp->n_int64_data * sizeof(int64_t));
         break;
     case FIELD_UINT64:
-        if (dtype == CLG_DTYPE_UINT64)
-            memcpy(out->data, tp->uint64_data, n_values * sizeof(uint64_t));
+        if (out->dtype == CLG_DTYPE_UINT64)
+            memcpy(out->data, tp->uint64_data,
+                   tp->n_uint64_data * sizeof(uint64_t));
         else
-            for (size_t i = 0; i < n_values; i++) {
+            for (size_t i = 0; i < tp->n_uint64_data; i++) {
                 uint32_t v = (uint32_t)tp->uint64_data[i];
                 memcpy((unsigned char *)out->data + i * 4, &v, 4);
             }
         break;
     case FIELD_INT32:
-        /* ONNX packs the narrower types one per int32 entry; keep the low
-         * bits (FLOAT16 and BFLOAT16 are bit patterns). */
-        for (size_t i = 0; i < n_values; i++) {
-            int32_t v = tp->int32_data[i];
-            unsigned char *dst = (unsigned char *)out->data + i * elem;
-            if (elem == 4) {
-                memcpy(dst, &v, 4);
-            } else if (elem == 2) {
-                uint16_t u = (uint16_t)(uint32_t)v;
-                memcpy(dst, &u, 2);
-            } else {
-                *dst = (unsigned char)(uint32_t)v;
-            }
-        }
+        copy_int32_data(tp, out);
         break;
-    case FIELD_STRING: {
-        size_t total = 0, at = 0;
-        clg_string *s = out->data;
-        for (size_t i = 0; i < n_values; i++)
-            total += tp->string_data[i].len;
-        out->string_bytes = malloc(total > 0 ? total : 1);
-        if (out->string_bytes == NULL) {
-            clg_io_error_set(err, "%s: out of memory", name);
-            st = CLG_IO_NO_MEMORY;
-            goto cleanup;
-        }
-        out->string_bytes_size = total;
-        for (size_t i = 0; i < n_values; i++) {
-            size_t len = tp->string_data[i].len;
-            if (len > 0)
-                memcpy(out->string_bytes + at, tp->string_data[i].data, len);
-            s[i].data = out->string_bytes + at;
-            s[i].length = len;
-            at += len;
-        }
-        break;
-    }
+    case FIELD_STRING:
+        return copy_string_data(tp, name, out, err);
     default:
         break;
     }
     return CLG_IO_OK;
+}
 
-cleanup:
+/* Converts a decoded TensorProto into *out. `name` names the file (and,
+ * for initializers, the tensor) in messages. */
+static clg_io_status tensor_from_proto(const Onnx__TensorProto *tp,
+                                       const char *name, clg_io_tensor *out,
+                                       clg_io_error *err)
+{
+    clg_dtype dtype = CLG_DTYPE_UNDEFINED;
+    int64_t shape[CLG_MAX_RANK];
+    clg_io_status st;
+
     clg_io_tensor_free(out);
+    st = check_location(tp, name, err);
+    if (st == CLG_IO_OK)
+        st = proto_type(tp, name, &dtype, shape, err);
+    if (st == CLG_IO_OK)
+        st = clg_io_tensor_alloc(out, dtype, tp->n_dims, shape, name, err);
+    if (st == CLG_IO_OK)
+        st = check_fields(tp, name, dtype, err);
+    if (st == CLG_IO_OK)
+        st = tp->has_raw_data ? copy_raw(tp, name, out, err)
+                              : copy_values(tp, name, out, err);
+    if (st != CLG_IO_OK)
+        clg_io_tensor_free(out);
     return st;
 }
 
@@ -357,6 +411,78 @@ clg_io_status clg_onnx_read_tensor(const char *path, clg_io_tensor *out,
     return st;
 }
 
+/* A tensor the encoder can write: known dtype, valid rank and shape,
+ * data unless empty. Its element count to *count. */
+static clg_io_status check_encodable(const clg_tensor *t, int64_t *count,
+                                     clg_io_error *err)
+{
+    size_t elem = clg_dtype_size(t->dtype);
+    if (elem == 0) {
+        clg_io_error_set(err, "TensorProto: unsupported data type %d",
+                         (int)t->dtype);
+        return CLG_IO_UNSUPPORTED;
+    }
+    if (t->rank > CLG_MAX_RANK || (t->rank > 0 && t->shape == NULL)) {
+        clg_io_error_set(err, "TensorProto: invalid rank %zu", t->rank);
+        return CLG_IO_FORMAT_ERROR;
+    }
+    *count = clg_io_shape_count(t->shape, t->rank, elem);
+    if (*count < 0) {
+        clg_io_error_set(err, "TensorProto: invalid shape");
+        return CLG_IO_FORMAT_ERROR;
+    }
+    if (*count > 0 && t->data == NULL) {
+        clg_io_error_set(err, "TensorProto: tensor data is NULL");
+        return CLG_IO_FORMAT_ERROR;
+    }
+    return CLG_IO_OK;
+}
+
+/* string_data pointing at t's strings; *strings (malloc'd) to free after
+ * packing. */
+static clg_io_status set_string_data(Onnx__TensorProto *tp,
+                                     const clg_tensor *t, int64_t count,
+                                     ProtobufCBinaryData **strings)
+{
+    const clg_string *s = t->data;
+    if (count > 0) {
+        *strings = calloc((size_t)count, sizeof **strings);
+        if (*strings == NULL)
+            return CLG_IO_NO_MEMORY;
+    }
+    for (int64_t i = 0; i < count; i++) {
+        /* protobuf-c's type is not const; packing only reads it. */
+        (*strings)[i].data = (uint8_t *)(uintptr_t)s[i].data;
+        (*strings)[i].len = s[i].length;
+    }
+    tp->n_string_data = (size_t)count;
+    tp->string_data = *strings;
+    return CLG_IO_OK;
+}
+
+/* raw_data: t's bytes in place on a little-endian host, else a swapped
+ * copy in *raw (malloc'd) to free after packing. */
+static clg_io_status set_raw_data(Onnx__TensorProto *tp, const clg_tensor *t,
+                                  int64_t count, unsigned char **raw)
+{
+    size_t nbytes = (size_t)count * clg_dtype_size(t->dtype);
+    tp->has_raw_data = 1;
+    tp->raw_data.len = nbytes;
+    if (nbytes == 0)
+        return CLG_IO_OK;
+    if (clg_io_host_is_little_endian()) {
+        tp->raw_data.data = (uint8_t *)t->data;
+        return CLG_IO_OK;
+    }
+    *raw = malloc(nbytes);
+    if (*raw == NULL)
+        return CLG_IO_NO_MEMORY;
+    memcpy(*raw, t->data, nbytes);
+    clg_io_swap_words(*raw, nbytes, word_size(t->dtype));
+    tp->raw_data.data = *raw;
+    return CLG_IO_OK;
+}
+
 clg_io_status clg_onnx_encode_tensor(const clg_tensor *t,
                                      const char *tensor_name,
                                      unsigned char **bytes, size_t *size,
@@ -368,30 +494,13 @@ clg_io_status clg_onnx_encode_tensor(const clg_tensor *t,
     unsigned char *buf = NULL;
     int64_t dims[CLG_MAX_RANK];
     int64_t count;
-    size_t elem, packed;
-    clg_io_status st = CLG_IO_OK;
+    clg_io_status st;
 
     *bytes = NULL;
     *size = 0;
-    elem = clg_dtype_size(t->dtype);
-    if (elem == 0) {
-        clg_io_error_set(err, "TensorProto: unsupported data type %d",
-                         (int)t->dtype);
-        return CLG_IO_UNSUPPORTED;
-    }
-    if (t->rank > CLG_MAX_RANK || (t->rank > 0 && t->shape == NULL)) {
-        clg_io_error_set(err, "TensorProto: invalid rank %zu", t->rank);
-        return CLG_IO_FORMAT_ERROR;
-    }
-    count = clg_io_shape_count(t->shape, t->rank, elem);
-    if (count < 0) {
-        clg_io_error_set(err, "TensorProto: invalid shape");
-        return CLG_IO_FORMAT_ERROR;
-    }
-    if (count > 0 && t->data == NULL) {
-        clg_io_error_set(err, "TensorProto: tensor data is NULL");
-        return CLG_IO_FORMAT_ERROR;
-    }
+    st = check_encodable(t, &count, err);
+    if (st != CLG_IO_OK)
+        return st;
     for (size_t i = 0; i < t->rank; i++)
         dims[i] = t->shape[i];
     tp.n_dims = t->rank;
@@ -399,53 +508,20 @@ clg_io_status clg_onnx_encode_tensor(const clg_tensor *t,
     tp.has_data_type = 1;
     tp.data_type = (int32_t)t->dtype;
     tp.name = (char *)(tensor_name != NULL ? tensor_name : "");
-
-    if (t->dtype == CLG_DTYPE_STRING) {
-        const clg_string *s = t->data;
-        if (count > 0) {
-            strings = calloc((size_t)count, sizeof *strings);
-            if (strings == NULL) {
-                st = CLG_IO_NO_MEMORY;
-                goto cleanup;
-            }
-        }
-        for (int64_t i = 0; i < count; i++) {
-            /* protobuf-c's type is not const; packing only reads it. */
-            strings[i].data = (uint8_t *)(uintptr_t)s[i].data;
-            strings[i].len = s[i].length;
-        }
-        tp.n_string_data = (size_t)count;
-        tp.string_data = strings;
-    } else {
-        size_t nbytes = (size_t)count * elem;
-        tp.has_raw_data = 1;
-        tp.raw_data.len = nbytes;
-        if (nbytes > 0) {
-            if (clg_io_host_is_little_endian()) {
-                tp.raw_data.data = (uint8_t *)t->data;
-            } else {
-                raw = malloc(nbytes);
-                if (raw == NULL) {
-                    st = CLG_IO_NO_MEMORY;
-                    goto cleanup;
-                }
-                memcpy(raw, t->data, nbytes);
-                clg_io_swap_words(raw, nbytes, word_size(t->dtype));
-                tp.raw_data.data = raw;
-            }
-        }
+    st = t->dtype == CLG_DTYPE_STRING
+             ? set_string_data(&tp, t, count, &strings)
+             : set_raw_data(&tp, t, count, &raw);
+    if (st == CLG_IO_OK) {
+        size_t packed = onnx__tensor_proto__get_packed_size(&tp);
+        buf = malloc(packed > 0 ? packed : 1);
+        if (buf == NULL)
+            st = CLG_IO_NO_MEMORY;
     }
-    packed = onnx__tensor_proto__get_packed_size(&tp);
-    buf = malloc(packed > 0 ? packed : 1);
-    if (buf == NULL) {
-        st = CLG_IO_NO_MEMORY;
-        goto cleanup;
+    if (st == CLG_IO_OK) {
+        *size = onnx__tensor_proto__pack(&tp, buf);
+        *bytes = buf;
+        buf = NULL;
     }
-    *size = onnx__tensor_proto__pack(&tp, buf);
-    *bytes = buf;
-    buf = NULL;
-
-cleanup:
     if (st == CLG_IO_NO_MEMORY)
         clg_io_error_set(err, "TensorProto: out of memory");
     free(buf);
@@ -557,33 +633,12 @@ static clg_io_status resolve_operand(const Onnx__GraphProto *g,
     return tensor_from_proto(init, what, &op->value, err);
 }
 
-clg_io_status clg_onnx_decode_model(const void *bytes, size_t size,
-                                    const char *name, clg_onnx_model *m,
-                                    clg_io_error *err)
+/* m->opset from the default domain's opset_import. */
+static clg_io_status read_opset(const Onnx__ModelProto *model,
+                                const char *name, clg_onnx_model *m,
+                                clg_io_error *err)
 {
-    Onnx__ModelProto *model = NULL;
-    const Onnx__GraphProto *g;
-    const Onnx__NodeProto *node;
-    const char *op_type;
     int have_opset = 0;
-    clg_io_status st = CLG_IO_OK;
-
-    clg_onnx_model_free(m);
-    model = onnx__model_proto__unpack(NULL, size, bytes);
-    if (model == NULL) {
-        clg_io_error_set(err,
-                         "%s: not a valid ONNX model (malformed or truncated "
-                         "protobuf, %zu bytes)",
-                         name, size);
-        st = CLG_IO_FORMAT_ERROR;
-        goto cleanup;
-    }
-    g = model->graph;
-    if (g == NULL) {
-        clg_io_error_set(err, "%s: the model has no graph", name);
-        st = CLG_IO_FORMAT_ERROR;
-        goto cleanup;
-    }
     for (size_t i = 0; i < model->n_opset_import; i++) {
         const Onnx__OperatorSetIdProto *o = model->opset_import[i];
         if (o != NULL && is_default_domain(o->domain)) {
@@ -595,27 +650,39 @@ clg_io_status clg_onnx_decode_model(const void *bytes, size_t size,
         clg_io_error_set(err,
                          "%s: no opset_import for the default ONNX domain",
                          name);
-        st = CLG_IO_UNSUPPORTED;
-        goto cleanup;
+        return CLG_IO_UNSUPPORTED;
     }
+    return CLG_IO_OK;
+}
+
+/* The graph's only node, which must be of the default domain. */
+static clg_io_status only_node(const Onnx__GraphProto *g, const char *name,
+                               const Onnx__NodeProto **node,
+                               clg_io_error *err)
+{
     if (g->n_node != 1 || g->node[0] == NULL) {
         clg_io_error_set(err,
                          "%s: the graph has %zu nodes; clgather runs models "
                          "of exactly one Gather or GatherElements node",
                          name, g->n_node);
-        st = CLG_IO_UNSUPPORTED;
-        goto cleanup;
+        return CLG_IO_UNSUPPORTED;
     }
-    node = g->node[0];
-    op_type = safe(node->op_type);
-    if (!is_default_domain(node->domain)) {
+    *node = g->node[0];
+    if (!is_default_domain((*node)->domain)) {
         clg_io_error_set(err,
                          "%s: node '%s' is in domain '%s'; clgather runs "
                          "Gather and GatherElements of the default domain",
-                         name, op_type, safe(node->domain));
-        st = CLG_IO_UNSUPPORTED;
-        goto cleanup;
+                         name, safe((*node)->op_type),
+                         safe((*node)->domain));
+        return CLG_IO_UNSUPPORTED;
     }
+    return CLG_IO_OK;
+}
+
+/* m->op, m->op_type and m->op_version from the node and m->opset. */
+static clg_io_status node_operator(const char *op_type, const char *name,
+                                   clg_onnx_model *m, clg_io_error *err)
+{
     if (strcmp(op_type, "Gather") == 0) {
         m->op = CLG_ONNX_OP_GATHER;
         m->op_type = "Gather";
@@ -624,8 +691,7 @@ clg_io_status clg_onnx_decode_model(const void *bytes, size_t size,
                              "%s: Gather needs opset >= 1; the model "
                              "imports opset %lld",
                              name, (long long)m->opset);
-            st = CLG_IO_UNSUPPORTED;
-            goto cleanup;
+            return CLG_IO_UNSUPPORTED;
         }
         m->op_version = m->opset >= 13 ? 13 : m->opset >= 11 ? 11 : 1;
     } else if (strcmp(op_type, "GatherElements") == 0) {
@@ -636,8 +702,7 @@ clg_io_status clg_onnx_decode_model(const void *bytes, size_t size,
                              "%s: GatherElements needs opset >= 11; the "
                              "model imports opset %lld",
                              name, (long long)m->opset);
-            st = CLG_IO_UNSUPPORTED;
-            goto cleanup;
+            return CLG_IO_UNSUPPORTED;
         }
         m->op_version = m->opset >= 13 ? 13 : 11;
     } else {
@@ -645,16 +710,24 @@ clg_io_status clg_onnx_decode_model(const void *bytes, size_t size,
                          "%s: the node is '%s', not Gather or "
                          "GatherElements",
                          name, op_type);
-        st = CLG_IO_UNSUPPORTED;
-        goto cleanup;
+        return CLG_IO_UNSUPPORTED;
     }
+    return CLG_IO_OK;
+}
+
+/* Two inputs, one output, and at most the integer attribute 'axis'
+ * (m->axis, default 0). */
+static clg_io_status node_signature(const Onnx__NodeProto *node,
+                                    const char *name, clg_onnx_model *m,
+                                    clg_io_error *err)
+{
+    const char *op_type = safe(node->op_type);
     if (node->n_input != 2 || node->n_output != 1) {
         clg_io_error_set(err,
                          "%s: %s node has %zu inputs and %zu outputs "
                          "(expected 2 and 1)",
                          name, op_type, node->n_input, node->n_output);
-        st = CLG_IO_FORMAT_ERROR;
-        goto cleanup;
+        return CLG_IO_FORMAT_ERROR;
     }
     m->axis = 0;
     for (size_t i = 0; i < node->n_attribute; i++) {
@@ -663,8 +736,7 @@ clg_io_status clg_onnx_decode_model(const void *bytes, size_t size,
         if (strcmp(an, "axis") != 0) {
             clg_io_error_set(err, "%s: %s node has unsupported attribute '%s'",
                              name, op_type, an);
-            st = CLG_IO_UNSUPPORTED;
-            goto cleanup;
+            return CLG_IO_UNSUPPORTED;
         }
         if ((a->has_type &&
              a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT) ||
@@ -673,12 +745,21 @@ clg_io_status clg_onnx_decode_model(const void *bytes, size_t size,
             clg_io_error_set(err,
                              "%s: %s attribute 'axis' is not an integer",
                              name, op_type);
-            st = CLG_IO_FORMAT_ERROR;
-            goto cleanup;
+            return CLG_IO_FORMAT_ERROR;
         }
         m->axis = a->i;
     }
+    return CLG_IO_OK;
+}
 
+/* m->input_count, the data and indices operands, and the graph's one
+ * output, which must be the node's. */
+static clg_io_status node_operands(const Onnx__GraphProto *g,
+                                   const Onnx__NodeProto *node,
+                                   const char *name, clg_onnx_model *m,
+                                   clg_io_error *err)
+{
+    clg_io_status st;
     for (size_t i = 0; i < g->n_input; i++) {
         const char *in = g->input[i] != NULL ? safe(g->input[i]->name) : "";
         if (find_initializer(g, in) == NULL)
@@ -687,12 +768,11 @@ clg_io_status clg_onnx_decode_model(const void *bytes, size_t size,
     st = resolve_operand(g, safe(node->input[0]), "data", name, &m->data,
                          err);
     if (st != CLG_IO_OK)
-        goto cleanup;
+        return st;
     st = resolve_operand(g, safe(node->input[1]), "indices", name,
                          &m->indices, err);
     if (st != CLG_IO_OK)
-        goto cleanup;
-
+        return st;
     snprintf(m->output_name, sizeof m->output_name, "%s",
              safe(node->output[0]));
     if (g->n_output != 1 || g->output[0] == NULL ||
@@ -701,11 +781,41 @@ clg_io_status clg_onnx_decode_model(const void *bytes, size_t size,
                          "%s: the graph must have one output, the node's "
                          "'%s' (it has %zu)",
                          name, m->output_name, g->n_output);
-        st = CLG_IO_FORMAT_ERROR;
-        goto cleanup;
+        return CLG_IO_FORMAT_ERROR;
     }
+    return CLG_IO_OK;
+}
 
-cleanup:
+clg_io_status clg_onnx_decode_model(const void *bytes, size_t size,
+                                    const char *name, clg_onnx_model *m,
+                                    clg_io_error *err)
+{
+    Onnx__ModelProto *model = NULL;
+    const Onnx__NodeProto *node = NULL;
+    clg_io_status st = CLG_IO_OK;
+
+    clg_onnx_model_free(m);
+    model = onnx__model_proto__unpack(NULL, size, bytes);
+    if (model == NULL) {
+        clg_io_error_set(err,
+                         "%s: not a valid ONNX model (malformed or truncated "
+                         "protobuf, %zu bytes)",
+                         name, size);
+        st = CLG_IO_FORMAT_ERROR;
+    } else if (model->graph == NULL) {
+        clg_io_error_set(err, "%s: the model has no graph", name);
+        st = CLG_IO_FORMAT_ERROR;
+    }
+    if (st == CLG_IO_OK)
+        st = read_opset(model, name, m, err);
+    if (st == CLG_IO_OK)
+        st = only_node(model->graph, name, &node, err);
+    if (st == CLG_IO_OK)
+        st = node_operator(safe(node->op_type), name, m, err);
+    if (st == CLG_IO_OK)
+        st = node_signature(node, name, m, err);
+    if (st == CLG_IO_OK)
+        st = node_operands(model->graph, node, name, m, err);
     if (model != NULL)
         onnx__model_proto__free_unpacked(model, NULL);
     if (st != CLG_IO_OK)

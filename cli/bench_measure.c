@@ -1,0 +1,657 @@
+/*
+ * `clgather bench`: the measurement. The copy kernel the figures are set
+ * beside, the timing, and the run of one workload at one scale.
+ *
+ * For each workload (the names and shapes are a contract, see
+ * bench_workloads.c) and each --scale:
+ *   - the inputs are made once: data bytes and index values from
+ *     splitmix64 seeded with the printed seed and the workload's position in
+ *     the table; index values uniform in [-s, s-1], s = data.shape[axis];
+ *   - the CPU reference computes the expected output once;
+ *   - then, after one warm-up of each, `repeat` rounds each time, in this
+ *     order, so that a noisy moment hits all three alike:
+ *       copy    the copy kernel below over `copy_bytes` (enqueue + clFinish);
+ *       kernel  clg_gather_cl / clg_gather_elements_cl on device buffers
+ *               uploaded once (the call returns when the result is there);
+ *       e2e     clg_gather / clg_gather_elements on host memory (4096-byte
+ *               aligned, so devices sharing host memory use it in place);
+ *     and each figure is the best (minimum) of its rounds;
+ *   - for workloads marked `micro` (`small`), max(100, 20 x repeat) rounds
+ *     of: a trivial kernel (global size 1) enqueued + clFinish (launch_us),
+ *     then one host-memory call (call_us); both the best (minimum) of their
+ *     rounds, like every other figure here;
+ *   - finally the result of the last kernel-path call and of the last
+ *     host-memory call are compared bit for bit with the CPU reference;
+ *     a difference ends the run with exit status 1.
+ *
+ * bytes = data bytes read + indices bytes read + output bytes written,
+ * where the data bytes read are counted as the output bytes (each output
+ * element reads one data element, for both operators).
+ * The copy kernel moves one 16-byte unit (uint4) per work-item from one
+ * buffer to another, in work-groups of the size the library uses (4096 on
+ * CPUs, 256 on GPUs, at most the kernel's limit); it reads copy_bytes/2 and
+ * writes copy_bytes/2, with copy_bytes = bytes rounded down to whole 32-byte
+ * pairs (at least one pair; each buffer at most the context's largest
+ * buffer). So GB/s and copy GB/s count the same bytes.
+ * GB/s are 1e9 bytes per second.
+ *
+ * --scale F multiplies one dimension per workload (see bench_workloads.c)
+ * so that all traffic grows by F. When a tensor is larger than the
+ * context's largest buffer, the device-buffer figures are skipped with a
+ * note (that API takes one buffer per tensor) and the host-memory ones,
+ * which the library splits, are still measured and checked.
+ */
+#include <math.h> /* INFINITY: a macro only, no libm */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <clgather/clgather.h>
+
+#include "bench_internal.h"
+#include "cli.h"
+
+#define BENCH_MICRO_MIN_ROUNDS 100
+#define BENCH_PAGE 4096
+
+static double now_s(void)
+{
+    return clg_cli_now(); /* CLOCK_MONOTONIC */
+}
+
+static void *page_alloc(uint64_t bytes)
+{
+    void *p = NULL;
+    size_t n = (size_t)((bytes + BENCH_PAGE - 1) / BENCH_PAGE * BENCH_PAGE);
+    if (n == 0)
+        n = BENCH_PAGE;
+    if (posix_memalign(&p, BENCH_PAGE, n) != 0)
+        return NULL;
+    return p;
+}
+
+static int stderr_is_tty = 0;
+
+void bench_progress_init(void)
+{
+    stderr_is_tty = isatty(STDERR_FILENO);
+}
+
+/* One progress line on stderr: rewritten in place on a terminal, one line
+ * per call otherwise (only when `milestone` is set, to keep logs short). */
+static void progress(int milestone, const char *fmt, ...)
+{
+    char line[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (stderr_is_tty)
+        fprintf(stderr, "\r%-78.78s", line);
+    else if (milestone)
+        fprintf(stderr, "%s\n", line);
+    fflush(stderr);
+}
+
+void bench_progress_clear(void)
+{
+    if (stderr_is_tty)
+        fprintf(stderr, "\r%78s\r", "");
+}
+
+/* ------------------------------------------------------------ OpenCL side */
+
+static const char bench_kernel_source[] =
+    "__kernel void clg_bench_copy(__global const uint4 *restrict src,\n"
+    "                             __global uint4 *restrict dst, ulong n)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    if (i < n)\n"
+    "        dst[i] = src[i];\n"
+    "}\n"
+    "__kernel void clg_bench_empty(void)\n"
+    "{\n"
+    "}\n";
+
+void bench_cl_release(bench_cl *b)
+{
+    if (b->copy)
+        clReleaseKernel(b->copy);
+    if (b->empty)
+        clReleaseKernel(b->empty);
+    if (b->program)
+        clReleaseProgram(b->program);
+    memset(b, 0, sizeof *b);
+}
+
+static int cl_failed(cl_int err, const char *what)
+{
+    fprintf(stderr, "clgather bench: %s failed: %s (%d)\n", what,
+            clg_cl_error_name(err), (int)err);
+    return CLG_EXIT_ERROR;
+}
+
+int bench_cl_init(bench_cl *b, const clg_context *ctx)
+{
+    cl_int err;
+    const char *src = bench_kernel_source;
+    size_t max_wg = 0;
+    b->context = clg_context_cl_context(ctx);
+    b->device = clg_context_cl_device(ctx);
+    b->queue = clg_context_cl_queue(ctx);
+    b->program = clCreateProgramWithSource(b->context, 1, &src, NULL, &err);
+    if (!b->program)
+        return cl_failed(err, "clCreateProgramWithSource(bench kernels)");
+    err = clBuildProgram(b->program, 1, &b->device, "", NULL, NULL);
+    if (err != CL_SUCCESS) {
+        char log[4096] = "";
+        clGetProgramBuildInfo(b->program, b->device, CL_PROGRAM_BUILD_LOG,
+                              sizeof log - 1, log, NULL);
+        fprintf(stderr, "clgather bench: building the copy kernel failed: "
+                        "%s\n%s\n", clg_cl_error_name(err), log);
+        return CLG_EXIT_ERROR;
+    }
+    b->copy = clCreateKernel(b->program, "clg_bench_copy", &err);
+    if (!b->copy)
+        return cl_failed(err, "clCreateKernel(clg_bench_copy)");
+    b->empty = clCreateKernel(b->program, "clg_bench_empty", &err);
+    if (!b->empty)
+        return cl_failed(err, "clCreateKernel(clg_bench_empty)");
+    /* The same work-group sizes the library picks: about 256 on GPUs,
+     * large groups on CPUs (POCL runs a group as loops on one thread). */
+    err = clGetKernelWorkGroupInfo(b->copy, b->device,
+                                   CL_KERNEL_WORK_GROUP_SIZE, sizeof max_wg,
+                                   &max_wg, NULL);
+    if (err != CL_SUCCESS)
+        return cl_failed(err, "clGetKernelWorkGroupInfo");
+    b->copy_local = clg_context_device_type(ctx) == CLG_DEVICE_TYPE_GPU
+                        ? 256
+                        : 4096;
+    if (b->copy_local > max_wg)
+        b->copy_local = max_wg;
+    if (b->copy_local == 0)
+        b->copy_local = 1;
+    return CLG_EXIT_OK;
+}
+
+/* Runs the copy kernel once over `units` 16-byte units; seconds to *t. */
+static cl_int time_copy(const bench_cl *b, cl_mem src, cl_mem dst,
+                        uint64_t units, double *t)
+{
+    cl_ulong n = (cl_ulong)units;
+    size_t local = b->copy_local;
+    size_t global = (size_t)((units + local - 1) / local * local);
+    cl_int err = clSetKernelArg(b->copy, 0, sizeof src, &src);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(b->copy, 1, sizeof dst, &dst);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(b->copy, 2, sizeof n, &n);
+    if (err != CL_SUCCESS)
+        return err;
+    double t0 = now_s();
+    err = clEnqueueNDRangeKernel(b->queue, b->copy, 1, NULL, &global, &local,
+                                 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clFinish(b->queue);
+    *t = now_s() - t0;
+    return err;
+}
+
+static cl_int time_launch(const bench_cl *b, double *t)
+{
+    size_t one = 1;
+    double t0 = now_s();
+    cl_int err = clEnqueueNDRangeKernel(b->queue, b->empty, 1, NULL, &one,
+                                        &one, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clFinish(b->queue);
+    *t = now_s() - t0;
+    return err;
+}
+
+static int is_allocation_error(cl_int err)
+{
+    return err == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
+           err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY ||
+           err == CL_INVALID_BUFFER_SIZE;
+}
+
+/* ------------------------------------------------------------ one run */
+
+/* Bitwise comparison; prints the first differing element. 1 when equal. */
+static int check_equal(const bench_result *r, const char *path,
+                       const void *got, const void *want, size_t elem)
+{
+    if (memcmp(got, want, (size_t)r->out_bytes) == 0)
+        return 1;
+    const unsigned char *g = got, *e = want;
+    size_t k = 0;
+    while (memcmp(g + k * elem, e + k * elem, elem) == 0)
+        k++;
+    uint64_t gv = 0, ev = 0;
+    memcpy(&gv, g + k * elem, elem < 8 ? elem : 8);
+    memcpy(&ev, e + k * elem, elem < 8 ? elem : 8);
+    bench_progress_clear();
+    fprintf(stderr,
+            "clgather bench: %s (scale %g): WRONG RESULT from the %s: output "
+            "element %zu is 0x%0*llx, the CPU reference says 0x%0*llx\n",
+            r->w->name, r->scale, path, k, (int)(2 * elem),
+            (unsigned long long)gv, (int)(2 * elem), (unsigned long long)ev);
+    return 0;
+}
+
+static int library_failed(const clg_context *ctx, clg_status st,
+                          const bench_result *r, const char *what)
+{
+    char msg[1024];
+    bench_progress_clear();
+    fprintf(stderr, "clgather bench: %s (scale %g): %s: %s\n", r->w->name,
+            r->scale, what, clg_cli_describe(msg, sizeof msg, ctx, st));
+    return CLG_EXIT_ERROR;
+}
+
+/* Calls the operator on device buffers or on host memory. */
+static clg_status call_cl(clg_context *ctx, const bench_workload *w,
+                          const clg_cl_tensor *data,
+                          const clg_cl_tensor *indices,
+                          const clg_cl_tensor *output)
+{
+    return w->op == BENCH_GATHER
+               ? clg_gather_cl(ctx, data, indices, w->axis, output)
+               : clg_gather_elements_cl(ctx, data, indices, w->axis, output);
+}
+
+static clg_status call_host(clg_context *ctx, const bench_workload *w,
+                            const clg_tensor *data, const clg_tensor *indices,
+                            const clg_tensor *output)
+{
+    return w->op == BENCH_GATHER
+               ? clg_gather(ctx, data, indices, w->axis, output)
+               : clg_gather_elements(ctx, data, indices, w->axis, output);
+}
+
+/* A failure that means "this size does not fit", not a broken device. */
+static int does_not_fit(const clg_context *ctx, clg_status st)
+{
+    return st == CLG_STATUS_TENSOR_TOO_LARGE ||
+           st == CLG_STATUS_OUT_OF_MEMORY ||
+           (st == CLG_STATUS_OPENCL_ERROR &&
+            is_allocation_error(clg_context_last_cl_error(ctx)));
+}
+
+/* One workload at one scale while it is measured: the host tensors (page
+ * aligned, so devices sharing host memory use them in place), the copy
+ * kernel's buffers, the device-resident tensors and where the figures go.
+ * Every handle starts NULL; run_release frees those that are not. */
+typedef struct bench_run {
+    clg_context *ctx;
+    const bench_cl *b;
+    const bench_options *opt;
+    bench_result *r;
+    size_t pos, total;   /* the progress line's "[pos/total]" */
+    uint64_t copy_units; /* 16-byte units in each copy buffer */
+    clg_tensor data, indices, output, expected;
+    cl_mem copy_src, copy_dst;
+    clg_cl_tensor ddata, dindices, doutput;
+} bench_run;
+
+/* 1 when the run must stop: an error, or r->skipped says why it cannot
+ * go on (the run is then not measured, which is not an error). */
+static int stopped(int rc, const bench_result *r)
+{
+    return rc != CLG_EXIT_OK || r->skipped[0] != '\0';
+}
+
+/* The device-buffer API takes one buffer per tensor: note the first
+ * tensor larger than the largest buffer, if any. */
+static void note_oversized(bench_result *r, uint64_t max_alloc)
+{
+    const char *names[3] = {"data", "indices", "output"};
+    const uint64_t sizes[3] = {r->data_bytes, r->index_bytes, r->out_bytes};
+    r->has_kernel = 1;
+    for (int i = 0; i < 3 && r->has_kernel; i++)
+        if (sizes[i] > max_alloc) {
+            snprintf(r->note, sizeof r->note,
+                     "device-buffer figures skipped: the %s tensor of "
+                     "%.0f MiB exceeds the largest buffer, %.0f MiB",
+                     names[i], (double)sizes[i] / 1048576.0,
+                     (double)max_alloc / 1048576.0);
+            r->has_kernel = 0;
+        }
+}
+
+/* Sizes of the run: shapes, bytes, copy_bytes and whether the device
+ * buffers can hold the tensors. */
+static int run_plan(bench_run *run, size_t wi, double scale)
+{
+    bench_result *r = run->r;
+    const uint64_t max_alloc = clg_context_max_alloc_size(run->ctx);
+    clg_status st;
+
+    memset(r, 0, sizeof *r);
+    r->w = &bench_workloads[wi];
+    r->scale = scale;
+    st = bench_workload_size(r->w, scale, r);
+    if (st != CLG_STATUS_OK)
+        return library_failed(run->ctx, st, r, "output shape");
+    run->copy_units = r->bytes / 32;
+    if (run->copy_units * 16 > max_alloc)
+        run->copy_units = max_alloc / 16;
+    if (run->copy_units == 0)
+        run->copy_units = 1;
+    r->copy_bytes = run->copy_units * 32;
+    note_oversized(r, max_alloc);
+    return CLG_EXIT_OK;
+}
+
+/* The host tensors: inputs made from the seed, the expected output from
+ * the CPU reference, the output buffer touched once. */
+static int run_host_inputs(bench_run *run, size_t wi)
+{
+    bench_result *r = run->r;
+    const bench_workload *w = r->w;
+    clg_status st;
+
+    progress(1, "[%zu/%zu] %s x%g: preparing inputs", run->pos, run->total,
+             w->name, r->scale);
+    run->data = (clg_tensor){w->data_dtype, w->data_rank, r->data_shape,
+                             page_alloc(r->data_bytes)};
+    run->indices = (clg_tensor){w->index_dtype, w->index_rank,
+                                r->index_shape, page_alloc(r->index_bytes)};
+    run->output = (clg_tensor){w->data_dtype, r->out_rank, r->out_shape,
+                               page_alloc(r->out_bytes)};
+    run->expected = (clg_tensor){w->data_dtype, r->out_rank, r->out_shape,
+                                 page_alloc(r->out_bytes)};
+    if (!run->data.data || !run->indices.data || !run->output.data ||
+        !run->expected.data) {
+        snprintf(r->skipped, sizeof r->skipped,
+                 "host memory for %.0f MiB of tensors could not be allocated",
+                 (double)(r->data_bytes + r->index_bytes + 2 * r->out_bytes) /
+                     1048576.0);
+        return CLG_EXIT_OK;
+    }
+    bench_fill_inputs(wi, run->opt->seed, r, run->data.data,
+                      run->indices.data);
+    memset(run->output.data, 0, (size_t)r->out_bytes); /* every page once */
+    st = w->op == BENCH_GATHER
+             ? clg_reference_gather(run->ctx, &run->data, &run->indices,
+                                    w->axis, &run->expected)
+             : clg_reference_gather_elements(run->ctx, &run->data,
+                                             &run->indices, w->axis,
+                                             &run->expected);
+    if (st != CLG_STATUS_OK)
+        return library_failed(run->ctx, st, r, "CPU reference");
+    return CLG_EXIT_OK;
+}
+
+/* The copy kernel's buffers, filled so that every page exists before
+ * timing (an untouched source could read one shared zero page on a CPU
+ * device and look faster than memory). */
+static int run_copy_buffers(bench_run *run)
+{
+    const bench_cl *b = run->b;
+    const size_t size = (size_t)(run->copy_units * 16);
+    const cl_uint pattern = 0x5a5aa5a5u;
+    const char *what = "clCreateBuffer(copy)";
+    cl_int err;
+
+    run->copy_src = clCreateBuffer(b->context, CL_MEM_READ_WRITE, size, NULL,
+                                   &err);
+    if (err == CL_SUCCESS)
+        run->copy_dst = clCreateBuffer(b->context, CL_MEM_READ_WRITE, size,
+                                       NULL, &err);
+    if (err == CL_SUCCESS) {
+        what = "clEnqueueFillBuffer(copy)";
+        err = clEnqueueFillBuffer(b->queue, run->copy_src, &pattern,
+                                  sizeof pattern, 0, size, 0, NULL, NULL);
+    }
+    if (err == CL_SUCCESS)
+        err = clEnqueueFillBuffer(b->queue, run->copy_dst, &pattern,
+                                  sizeof pattern, 0, size, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clFinish(b->queue);
+    if (err == CL_SUCCESS)
+        return CLG_EXIT_OK;
+    if (!is_allocation_error(err))
+        return cl_failed(err, what);
+    snprintf(run->r->skipped, sizeof run->r->skipped,
+             "the device could not allocate the copy buffers (%s: %s)", what,
+             clg_cl_error_name(err));
+    return CLG_EXIT_OK;
+}
+
+static cl_mem upload(const bench_cl *b, const clg_tensor *t, uint64_t bytes,
+                     cl_int *err)
+{
+    return clCreateBuffer(b->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                          (size_t)bytes, t->data, err);
+}
+
+/* The operator's tensors in device buffers, the inputs uploaded once. A
+ * device that cannot allocate them loses the device-buffer figures. */
+static int run_device_tensors(bench_run *run)
+{
+    bench_result *r = run->r;
+    const bench_workload *w = r->w;
+    cl_int err = CL_SUCCESS;
+
+    run->ddata = (clg_cl_tensor){w->data_dtype, w->data_rank, r->data_shape,
+                                 NULL};
+    run->dindices = (clg_cl_tensor){w->index_dtype, w->index_rank,
+                                    r->index_shape, NULL};
+    run->doutput = (clg_cl_tensor){w->data_dtype, r->out_rank, r->out_shape,
+                                   NULL};
+    if (!r->has_kernel)
+        return CLG_EXIT_OK;
+    run->ddata.buffer = upload(run->b, &run->data, r->data_bytes, &err);
+    if (err == CL_SUCCESS)
+        run->dindices.buffer = upload(run->b, &run->indices, r->index_bytes,
+                                      &err);
+    if (err == CL_SUCCESS)
+        run->doutput.buffer = clCreateBuffer(run->b->context,
+                                             CL_MEM_READ_WRITE,
+                                             (size_t)r->out_bytes, NULL, &err);
+    if (err == CL_SUCCESS)
+        return CLG_EXIT_OK;
+    if (!is_allocation_error(err))
+        return cl_failed(err, "clCreateBuffer(operator tensors)");
+    snprintf(r->note, sizeof r->note,
+             "device-buffer figures skipped: the device could not "
+             "allocate the tensors (%s)", clg_cl_error_name(err));
+    r->has_kernel = 0;
+    return CLG_EXIT_OK;
+}
+
+/* A host-memory call, timed; its time kept in *best when `keep` and
+ * better. */
+static clg_status time_host_call(bench_run *run, int keep, double *best)
+{
+    double t0 = now_s();
+    clg_status st = call_host(run->ctx, run->r->w, &run->data, &run->indices,
+                              &run->output);
+    double t = now_s() - t0;
+    if (st == CLG_STATUS_OK && keep && t < *best)
+        *best = t;
+    return st;
+}
+
+/* A device-buffer call, timed. A size the device cannot take drops the
+ * device-buffer figures with a note; any other failure ends the run. */
+static int round_device(bench_run *run, int keep)
+{
+    bench_result *r = run->r;
+    double t0 = now_s();
+    clg_status st = call_cl(run->ctx, r->w, &run->ddata, &run->dindices,
+                            &run->doutput);
+    double t = now_s() - t0;
+    if (st != CLG_STATUS_OK && does_not_fit(run->ctx, st)) {
+        snprintf(r->note, sizeof r->note, "device-buffer figures skipped: %s",
+                 clg_context_last_error(run->ctx));
+        r->has_kernel = 0;
+    } else if (st != CLG_STATUS_OK) {
+        return library_failed(run->ctx, st, r, "device-buffer call");
+    } else if (keep && t < r->kernel_s) {
+        r->kernel_s = t;
+    }
+    return CLG_EXIT_OK;
+}
+
+/* One round: the copy kernel, the device-buffer call, the host-memory
+ * call, in this order, so that a noisy moment hits all three alike. */
+static int run_round(bench_run *run, int keep)
+{
+    bench_result *r = run->r;
+    double t;
+    cl_int err = time_copy(run->b, run->copy_src, run->copy_dst,
+                           run->copy_units, &t);
+    clg_status st;
+    int rc;
+
+    if (err != CL_SUCCESS)
+        return cl_failed(err, "the copy kernel");
+    if (keep && t < r->copy_s)
+        r->copy_s = t;
+    if (r->has_kernel && (rc = round_device(run, keep)) != CLG_EXIT_OK)
+        return rc;
+    st = time_host_call(run, keep, &r->e2e_s);
+    if (st != CLG_STATUS_OK && does_not_fit(run->ctx, st)) {
+        snprintf(r->skipped, sizeof r->skipped, "host-memory call: %s",
+                 clg_context_last_error(run->ctx));
+        return CLG_EXIT_OK;
+    }
+    if (st != CLG_STATUS_OK)
+        return library_failed(run->ctx, st, r, "host-memory call");
+    return CLG_EXIT_OK;
+}
+
+/* A warm-up round, then `repeat` rounds; the best of each figure. */
+static int run_rounds(bench_run *run)
+{
+    bench_result *r = run->r;
+    const int repeat = run->opt->repeat;
+    int rc = CLG_EXIT_OK;
+
+    r->kernel_s = r->e2e_s = r->copy_s = INFINITY;
+    /* round -1 is the warm-up: every path once, nothing kept. */
+    for (int round = -1; round < repeat && !stopped(rc, r); round++) {
+        progress(0, "[%zu/%zu] %s x%g: %s %d/%d", run->pos, run->total,
+                 r->w->name, r->scale, round < 0 ? "warm-up" : "round",
+                 round < 0 ? 0 : round + 1, repeat);
+        rc = run_round(run, round >= 0);
+    }
+    return rc;
+}
+
+/* For `micro` workloads: launch_us (an empty kernel, enqueue + clFinish)
+ * and call_us (a host-memory call), each the best of its rounds. */
+static int run_micro(bench_run *run)
+{
+    bench_result *r = run->r;
+    const int rounds = run->opt->repeat * 20 > BENCH_MICRO_MIN_ROUNDS
+                           ? run->opt->repeat * 20
+                           : BENCH_MICRO_MIN_ROUNDS;
+    if (!r->w->micro)
+        return CLG_EXIT_OK;
+    r->has_micro = 1;
+    r->call_s = r->launch_s = INFINITY;
+    progress(1, "[%zu/%zu] %s x%g: %d launches and calls", run->pos,
+             run->total, r->w->name, r->scale, rounds);
+    for (int round = -1; round < rounds; round++) {
+        double t;
+        cl_int err = time_launch(run->b, &t);
+        clg_status st;
+        if (err != CL_SUCCESS)
+            return cl_failed(err, "the empty kernel");
+        if (round >= 0 && t < r->launch_s)
+            r->launch_s = t;
+        st = time_host_call(run, round >= 0, &r->call_s);
+        if (st != CLG_STATUS_OK)
+            return library_failed(run->ctx, st, r, "host-memory call");
+    }
+    return CLG_EXIT_OK;
+}
+
+/* A fast wrong answer is worthless: both paths against the reference.
+ * The host output buffer is reused to read the device result back. */
+static int run_check(bench_run *run)
+{
+    bench_result *r = run->r;
+    const size_t elem = clg_dtype_size(r->w->data_dtype);
+    cl_int err;
+
+    progress(0, "[%zu/%zu] %s x%g: checking", run->pos, run->total,
+             r->w->name, r->scale);
+    if (!check_equal(r, "host-memory call", run->output.data,
+                     run->expected.data, elem))
+        return CLG_EXIT_DIFFER;
+    if (!r->has_kernel)
+        return CLG_EXIT_OK;
+    err = clEnqueueReadBuffer(run->b->queue, run->doutput.buffer, CL_TRUE, 0,
+                              (size_t)r->out_bytes, run->output.data, 0, NULL,
+                              NULL);
+    if (err != CL_SUCCESS)
+        return cl_failed(err, "clEnqueueReadBuffer(output)");
+    if (!check_equal(r, "device-buffer call", run->output.data,
+                     run->expected.data, elem))
+        return CLG_EXIT_DIFFER;
+    return CLG_EXIT_OK;
+}
+
+static void release_mem(cl_mem m)
+{
+    if (m)
+        clReleaseMemObject(m);
+}
+
+static void run_release(bench_run *run)
+{
+    release_mem(run->ddata.buffer);
+    release_mem(run->dindices.buffer);
+    release_mem(run->doutput.buffer);
+    release_mem(run->copy_src);
+    release_mem(run->copy_dst);
+    free(run->data.data);
+    free(run->indices.data);
+    free(run->output.data);
+    free(run->expected.data);
+}
+
+/* Measures one workload at one scale into *r. Returns an exit status.
+ * What does not fit is not an error: r->skipped says why nothing was
+ * measured, r->note why the device-buffer figures were not (a tensor
+ * larger than one buffer: the host-memory API splits it, the device-buffer
+ * API cannot). Each step runs while the run has not stopped. */
+int bench_run_workload(clg_context *ctx, const bench_cl *b,
+                       const bench_options *opt, size_t wi, double scale,
+                       size_t pos, size_t total, bench_result *r)
+{
+    bench_run run;
+    int rc;
+
+    memset(&run, 0, sizeof run);
+    run.ctx = ctx;
+    run.b = b;
+    run.opt = opt;
+    run.r = r;
+    run.pos = pos;
+    run.total = total;
+    rc = run_plan(&run, wi, scale);
+    if (!stopped(rc, r))
+        rc = run_host_inputs(&run, wi);
+    if (!stopped(rc, r))
+        rc = run_copy_buffers(&run);
+    if (!stopped(rc, r))
+        rc = run_device_tensors(&run);
+    if (!stopped(rc, r))
+        rc = run_rounds(&run);
+    if (!stopped(rc, r))
+        rc = run_micro(&run);
+    if (!stopped(rc, r))
+        rc = run_check(&run);
+    if (!stopped(rc, r))
+        r->measured = 1;
+    run_release(&run);
+    return rc;
+}

@@ -1,0 +1,129 @@
+/*
+ * The workloads of `clgather bench`: the table, the inputs of each (made
+ * once per run from the seed) and what --scale multiplies.
+ */
+#include <string.h>
+
+#include "bench_internal.h"
+
+/* The workload table; names and shapes are a contract (bench/peers.py
+ * reads them back from the JSON).
+ *
+ * --scale F multiplies one dimension so that every tensor's memory traffic,
+ * not only `bytes`, grows by F; the linearity check then measures the
+ * library rather than the caches:
+ *   - embedding, gather-middle-axis, small: the number of indices (rows
+ *     gathered); each gathered row is read whole, the data tensor stays;
+ *   - gather-last-axis: data dim 0 (the rows; the output follows). Scaling
+ *     the 1024 indices instead would not scale the data traffic: with 256
+ *     random columns of a 4 KiB row nearly every cache line of the row is
+ *     still read;
+ *   - elements-last-axis: dim 0 of data and indices, for the same reason;
+ *   - elements-axis0: dim 1 (the columns) of data and indices: scaling the
+ *     rows gathered along axis 0 would leave the 64 MiB data tensor to be
+ *     streamed whole at every scale. */
+const bench_workload bench_workloads[] = {
+    {"embedding", BENCH_GATHER, CLG_DTYPE_FLOAT, 2, {50257, 768, 0},
+     CLG_DTYPE_INT64, 2, {8, 1024}, 0, -1, 0, 0},
+    {"gather-last-axis", BENCH_GATHER, CLG_DTYPE_FLOAT, 2, {16384, 1024, 0},
+     CLG_DTYPE_INT64, 1, {1024, 0}, -1, 0, -1, 0},
+    {"gather-middle-axis", BENCH_GATHER, CLG_DTYPE_FLOAT16, 3,
+     {64, 4096, 64}, CLG_DTYPE_INT32, 1, {2048, 0}, 1, -1, 0, 0},
+    {"elements-last-axis", BENCH_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2,
+     {16384, 1024, 0}, CLG_DTYPE_INT64, 2, {16384, 1024}, -1, 0, 0, 0},
+    {"elements-axis0", BENCH_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2,
+     {4096, 4096, 0}, CLG_DTYPE_INT32, 2, {4096, 4096}, 0, 1, 1, 0},
+    {"small", BENCH_GATHER, CLG_DTYPE_FLOAT, 2, {64, 64, 0}, CLG_DTYPE_INT64,
+     1, {16, 0}, 0, -1, 0, 1},
+};
+_Static_assert(sizeof bench_workloads / sizeof bench_workloads[0] ==
+                   BENCH_WORKLOAD_COUNT,
+               "BENCH_WORKLOAD_COUNT is the number of entries of the table");
+
+const char *bench_op_name(bench_op op)
+{
+    return op == BENCH_GATHER ? "Gather" : "GatherElements";
+}
+
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* round(dim * scale), at least 1 (no libm needed: scale > 0). */
+static int64_t scaled_dim(int64_t dim, double scale)
+{
+    double d = (double)dim * scale + 0.5;
+    return d < 1 ? 1 : (int64_t)d;
+}
+
+static uint64_t shape_count(const int64_t *shape, size_t rank)
+{
+    uint64_t count = 1;
+    for (size_t i = 0; i < rank; i++)
+        count *= (uint64_t)shape[i];
+    return count;
+}
+
+clg_status bench_workload_size(const bench_workload *w, double scale,
+                               bench_result *r)
+{
+    clg_tensor data = {w->data_dtype, w->data_rank, r->data_shape, NULL};
+    clg_tensor indices = {w->index_dtype, w->index_rank, r->index_shape, NULL};
+    const size_t elem = clg_dtype_size(w->data_dtype);
+    clg_status st;
+
+    memcpy(r->data_shape, w->data_shape, sizeof r->data_shape);
+    memcpy(r->index_shape, w->index_shape, sizeof r->index_shape);
+    if (w->scale_data_dim >= 0)
+        r->data_shape[w->scale_data_dim] =
+            scaled_dim(w->data_shape[w->scale_data_dim], scale);
+    if (w->scale_index_dim >= 0)
+        r->index_shape[w->scale_index_dim] =
+            scaled_dim(w->index_shape[w->scale_index_dim], scale);
+    st = w->op == BENCH_GATHER
+             ? clg_gather_output_shape(&data, &indices, w->axis, r->out_shape,
+                                       CLG_MAX_RANK, &r->out_rank)
+             : clg_gather_elements_output_shape(&data, &indices, w->axis,
+                                                r->out_shape, CLG_MAX_RANK,
+                                                &r->out_rank);
+    if (st != CLG_STATUS_OK)
+        return st;
+    r->data_bytes = shape_count(r->data_shape, w->data_rank) * elem;
+    r->index_bytes = shape_count(r->index_shape, w->index_rank) *
+                     clg_dtype_size(w->index_dtype);
+    r->out_bytes = shape_count(r->out_shape, r->out_rank) * elem;
+    r->bytes = r->out_bytes + r->index_bytes + r->out_bytes;
+    return CLG_STATUS_OK;
+}
+
+void bench_fill_inputs(size_t wi, uint64_t seed, const bench_result *r,
+                       void *data, void *indices)
+{
+    const bench_workload *w = r->w;
+    uint64_t state = seed ^ (UINT64_C(0xD1B54A32D192ED03) * (wi + 1));
+    int64_t s = r->data_shape[w->axis < 0 ? (int64_t)w->data_rank + w->axis
+                                          : w->axis];
+    int64_t index_count =
+        (int64_t)(r->index_bytes / clg_dtype_size(w->index_dtype));
+    unsigned char *d = data;
+    uint64_t i = 0;
+    for (; i + 8 <= r->data_bytes; i += 8) {
+        uint64_t v = splitmix64(&state);
+        memcpy(d + i, &v, 8);
+    }
+    if (i < r->data_bytes) {
+        uint64_t v = splitmix64(&state);
+        memcpy(d + i, &v, (size_t)(r->data_bytes - i));
+    }
+    for (int64_t k = 0; k < index_count; k++) {
+        int64_t v = (int64_t)(splitmix64(&state) % (uint64_t)(2 * s)) - s;
+        if (w->index_dtype == CLG_DTYPE_INT64)
+            ((int64_t *)indices)[k] = v;
+        else
+            ((int32_t *)indices)[k] = (int32_t)v;
+    }
+}
