@@ -38,15 +38,10 @@ static clg_status check_shape(clg_context *ctx, const char *what,
     return CLG_STATUS_OK;
 }
 
-clg_status clg_validate(clg_context *ctx, clg_op op, clg_dtype data_dtype,
-                        size_t data_rank, const int64_t *data_shape,
-                        clg_dtype index_dtype, size_t index_rank,
-                        const int64_t *index_shape, int64_t axis,
-                        clg_problem *p)
+/* The data and index dtypes; fills the element sizes. */
+static clg_status check_dtypes(clg_context *ctx, clg_dtype data_dtype,
+                               clg_dtype index_dtype, clg_problem *p)
 {
-    clg_status st;
-    memset(p, 0, sizeof *p);
-    p->op = op;
     p->dtype = data_dtype;
     p->index_dtype = index_dtype;
     p->elem_size = clg_dtype_size(data_dtype);
@@ -59,7 +54,20 @@ clg_status clg_validate(clg_context *ctx, clg_op op, clg_dtype data_dtype,
                         "indices dtype %s (%d) is not INT32 or INT64",
                         clg_dtype_name(index_dtype), (int)index_dtype);
     p->index_size = index_dtype == CLG_DTYPE_INT32 ? 4 : 8;
+    return CLG_STATUS_OK;
+}
 
+clg_status clg_validate(clg_context *ctx, clg_op op, clg_dtype data_dtype,
+                        size_t data_rank, const int64_t *data_shape,
+                        clg_dtype index_dtype, size_t index_rank,
+                        const int64_t *index_shape, int64_t axis,
+                        clg_problem *p)
+{
+    clg_status st;
+    memset(p, 0, sizeof *p);
+    p->op = op;
+    if ((st = check_dtypes(ctx, data_dtype, index_dtype, p)) != CLG_STATUS_OK)
+        return st;
     if (data_rank == 0)
         return clg_fail(ctx, CLG_STATUS_INVALID_RANK,
                         "data has rank 0; %s needs data of rank >= 1",

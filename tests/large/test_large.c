@@ -88,7 +88,8 @@ static void test_gather_output_over_2g(void **state)
         CLG_ASSERT_BYTES(out + j * GIB, data + row * GIB, (size_t)GIB, 1,
                          "output row");
     }
-    /* And the sampled positions the issue names, against the formula. */
+    /* And sampled positions (the ends, the 1 GiB piece borders, around
+     * 2^31), against the formula. */
     int64_t total = 3 * GIB;
     int64_t sample[16] = {0,     1,         GIB - 1,   GIB,
                           GIB + 1, 2 * GIB - 1, 2 * GIB, 2 * GIB + 1,
