@@ -2,9 +2,9 @@
 # Installs the Debian packages clgather needs to build and test: a C
 # toolchain, CMake, OpenCL headers and ICD loader, POCL (the CPU OpenCL
 # device CI runs on), cmocka, protobuf-c and ONNX (CLI and conformance
-# tests). Idempotent: each package is checked with dpkg -s, and apt-get
-# (update, then install) runs only when something is missing. Uses sudo
-# only when not root.
+# tests), and clang-format (ci/format.sh). Idempotent: each package is
+# checked with dpkg -s, and apt-get (update, then install) runs only when
+# something is missing. Uses sudo only when not root.
 set -euo pipefail
 
 packages=(
@@ -20,6 +20,7 @@ packages=(
   libprotobuf-c-dev
   libonnx-dev
   libonnx-testdata
+  clang-format
 )
 
 missing=()

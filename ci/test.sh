@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole CI run: install the Debian packages, build, run every ctest
-# test. Fails when a test fails, when no test ran, or when any test was
-# skipped: a test binary skips (exit 77) only when no OpenCL device exists,
-# and CI installs POCL, so a skip here means the device is broken.
+# test, then check the library-only install (ci/install_check.sh). Fails
+# when a test fails, when no test ran, or when any test was skipped: a test
+# binary skips (exit 77) only when no OpenCL device exists, and CI installs
+# POCL, so a skip here means the device is broken.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,3 +35,9 @@ if ! grep -Eq '^100% tests passed, 0 tests failed out of [1-9][0-9]*' "$log"; th
   exit 1
 fi
 echo "ci/test.sh: all tests ran and passed"
+
+# The library alone, installed and used through pkg-config and
+# find_package (a separate, library-only build; quick).
+echo "--- install check"
+bash ci/install_check.sh
+echo "ci/test.sh: the install check passed"

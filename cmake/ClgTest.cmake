@@ -2,8 +2,8 @@
 #              [TIMEOUT <seconds>])
 # One cmocka binary per test file. A binary exits 77 only when no OpenCL
 # device exists; ctest then reports it as skipped.
-find_package(PkgConfig REQUIRED)
-pkg_check_modules(CMOCKA REQUIRED IMPORTED_TARGET cmocka)
+# cmocka (PkgConfig::CMOCKA) is found, or reported missing, by
+# cmake/ClgOptions.cmake.
 
 function(clg_add_test name)
   cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LABELS;LIBRARIES" ${ARGN})

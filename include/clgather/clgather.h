@@ -46,13 +46,22 @@ extern "C" {
  * 1. Version
  * ==================================================================== */
 
+/** The version, in one place: CMakeLists.txt reads these three numbers for
+ *  project(VERSION), and the macros below are derived from them. */
 #define CLG_VERSION_MAJOR 0
 #define CLG_VERSION_MINOR 1
 #define CLG_VERSION_PATCH 0
 /** MAJOR * 10000 + MINOR * 100 + PATCH, comparable with clg_version(). */
-#define CLG_VERSION_NUMBER \
+#define CLG_VERSION_NUMBER                                                    \
     (CLG_VERSION_MAJOR * 10000 + CLG_VERSION_MINOR * 100 + CLG_VERSION_PATCH)
-#define CLG_VERSION_STRING "0.1.0"
+/** "MAJOR.MINOR.PATCH", e.g. "0.1.0", quoted from the three numbers (two
+ *  steps, so that the macros are expanded before # quotes them). */
+#define CLG_VERSION_STRING                                                    \
+    CLG_VERSION_EXPAND_(CLG_VERSION_MAJOR, CLG_VERSION_MINOR,                 \
+                        CLG_VERSION_PATCH)
+#define CLG_VERSION_EXPAND_(major, minor, patch)                              \
+    CLG_VERSION_QUOTE_(major, minor, patch)
+#define CLG_VERSION_QUOTE_(major, minor, patch) #major "." #minor "." #patch
 
 /** Version number of the library actually linked (CLG_VERSION_NUMBER at
  *  its build time). Compare with CLG_VERSION_NUMBER to detect a mismatched
