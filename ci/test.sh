@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# The whole CI run: install the Debian packages, build, run every ctest
-# test, then check the library-only install (ci/install_check.sh). Fails
+# The whole CI run: install the Debian packages, check the C formatting
+# (ci/format.sh), build, run every ctest test, run the device tests again
+# with the GPU plan forced (CLGATHER_TEST_PLAN=gpu, so that every kernel
+# variant a GPU can use is compiled and checked on POCL), then check the
+# library-only install (ci/install_check.sh). Fails
 # when a test fails, when no test ran, or when any test was skipped: a test
 # binary skips (exit 77) only when no OpenCL device exists, and CI installs
 # POCL, so a skip here means the device is broken.
@@ -10,6 +13,8 @@ cd "$(dirname "$0")/.."
 build_dir="${CLG_BUILD_DIR:-build}"
 
 bash ci/install-deps.sh
+echo "--- format"
+bash ci/format.sh
 echo "--- OpenCL devices"
 clinfo -l || true
 bash ci/build.sh
@@ -17,24 +22,38 @@ bash ci/build.sh
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 jobs="$(nproc 2>/dev/null || echo 2)"
-status=0
-ctest --test-dir "$build_dir" --output-on-failure --no-tests=error \
-  --parallel "$jobs" 2>&1 | tee "$log" || status=$?
-if [ "$status" -ne 0 ]; then
-  echo "ci/test.sh: ctest failed (exit $status)" >&2
-  exit "$status"
-fi
 
-# ctest counts a skipped test as passed; CI must not.
-if grep -Eq '\*\*\*Skipped|Not Run|tests did not run' "$log"; then
-  echo "ci/test.sh: tests were skipped (no OpenCL device?); CI has POCL, so this is a failure" >&2
-  exit 1
-fi
-if ! grep -Eq '^100% tests passed, 0 tests failed out of [1-9][0-9]*' "$log"; then
-  echo "ci/test.sh: could not confirm that every test ran and passed" >&2
-  exit 1
-fi
+# Runs ctest with the given arguments (and environment), then fails unless
+# its output shows every test passed: ctest counts a skipped test as
+# passed, and CI must not (it has POCL, so a skip means a broken device).
+run_ctest() {
+  local what="$1"
+  shift
+  local status=0
+  ctest --test-dir "$build_dir" --output-on-failure --no-tests=error \
+    --parallel "$jobs" "$@" 2>&1 | tee "$log" || status=$?
+  if [ "$status" -ne 0 ]; then
+    echo "ci/test.sh: ctest failed ($what, exit $status)" >&2
+    exit "$status"
+  fi
+  if grep -Eq '\*\*\*Skipped|Not Run|tests did not run' "$log"; then
+    echo "ci/test.sh: tests were skipped ($what; no OpenCL device?)" >&2
+    exit 1
+  fi
+  if ! grep -Eq '^100% tests passed, 0 tests failed out of [1-9][0-9]*' "$log"; then
+    echo "ci/test.sh: could not confirm that every test ran and passed ($what)" >&2
+    exit 1
+  fi
+}
+
+run_ctest "all tests"
 echo "ci/test.sh: all tests ran and passed"
+
+# The GPU plan on POCL: 32-bit offsets, GPU work-groups, no CPU-only
+# kernels, the copy path.
+echo "--- device tests with CLGATHER_TEST_PLAN=gpu"
+CLGATHER_TEST_PLAN=gpu run_ctest "GPU plan" -L device
+echo "ci/test.sh: the device tests passed with the GPU plan"
 
 # The library alone, installed and used through pkg-config and
 # find_package (a separate, library-only build; quick).

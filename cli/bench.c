@@ -63,8 +63,7 @@ static void list_workloads(void)
         char ds[64], is[64];
         printf("%-20s %-15s %-8s %-18s %-6s %-14s %lld\n", w->name,
                bench_op_name(w->op), clg_dtype_name(w->data_dtype),
-               clg_io_format_shape(ds, sizeof ds, w->data_shape,
-                                   w->data_rank),
+               clg_io_format_shape(ds, sizeof ds, w->data_shape, w->data_rank),
                clg_dtype_name(w->index_dtype),
                clg_io_format_shape(is, sizeof is, w->index_shape,
                                    w->index_rank),
@@ -81,8 +80,10 @@ static int parse_scales(const char *text, bench_options *opt)
         double v = strtod(p, &end);
         if (errno != 0 || end == p || !(v > 0) || !isfinite(v) ||
             (*end != ',' && *end != '\0')) {
-            fprintf(stderr, "clgather bench: --scale: '%s' is not a list of "
-                            "positive numbers\n", text);
+            fprintf(stderr,
+                    "clgather bench: --scale: '%s' is not a list of "
+                    "positive numbers\n",
+                    text);
             return -1;
         }
         if (opt->scale_count == BENCH_MAX_SCALES) {
@@ -114,8 +115,10 @@ static int parse_repeat(const char *text, bench_options *opt)
 {
     int64_t v;
     if (clg_cli_parse_int64(text, &v) != 0 || v < 1 || v > 100000) {
-        fprintf(stderr, "clgather bench: --repeat: '%s' is not a number in "
-                        "[1, 100000]\n", text);
+        fprintf(stderr,
+                "clgather bench: --repeat: '%s' is not a number in "
+                "[1, 100000]\n",
+                text);
         return -1;
     }
     opt->repeat = (int)v;
@@ -184,8 +187,7 @@ static int parse_options(int argc, char **argv, bench_options *opt)
     memset(opt, 0, sizeof *opt);
     opt->repeat = BENCH_DEFAULT_REPEAT;
     opt->seed = BENCH_DEFAULT_SEED;
-    while ((c = getopt_long(argc, argv, "d:w:r:s:j:lh", options, NULL)) !=
-           -1)
+    while ((c = getopt_long(argc, argv, "d:w:r:s:j:lh", options, NULL)) != -1)
         if ((rc = parse_option(c, opt)) != 0)
             return rc;
     if (optind < argc) {
@@ -227,8 +229,8 @@ static int run_all(clg_context *ctx, const bench_cl *b,
         if (!opt->selected[i])
             continue;
         for (size_t k = 0; k < opt->scale_count; k++) {
-            int rc = bench_run_workload(ctx, b, opt, i, opt->scales[k],
-                                        *n + 1, total, &res[*n]);
+            int rc = bench_run_workload(ctx, b, opt, i, opt->scales[k], *n + 1,
+                                        total, &res[*n]);
             (*n)++;
             if (rc != CLG_EXIT_OK)
                 return rc;

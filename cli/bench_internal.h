@@ -68,17 +68,17 @@ typedef struct bench_result {
     int64_t index_shape[2]; /* after --scale */
     int64_t out_shape[CLG_MAX_RANK];
     size_t out_rank;
-    uint64_t data_bytes;  /* whole data tensor (allocated, not all read) */
+    uint64_t data_bytes; /* whole data tensor (allocated, not all read) */
     uint64_t index_bytes;
     uint64_t out_bytes;
-    uint64_t bytes;       /* out (data read) + indices + out (written) */
-    uint64_t copy_bytes;  /* moved by one copy-kernel run */
+    uint64_t bytes;      /* out (data read) + indices + out (written) */
+    uint64_t copy_bytes; /* moved by one copy-kernel run */
     double kernel_s, e2e_s, copy_s, call_s, launch_s; /* best, seconds */
-    int measured;         /* the host-memory figures (and the copy) */
-    int has_kernel;       /* the device-buffer figures */
-    int has_micro;        /* call_us, launch_us */
-    char skipped[320];    /* why nothing was measured; "" when measured */
-    char note[320];       /* why the device-buffer figures are missing */
+    int measured;      /* the host-memory figures (and the copy) */
+    int has_kernel;    /* the device-buffer figures */
+    int has_micro;     /* call_us, launch_us */
+    char skipped[320]; /* why nothing was measured; "" when measured */
+    char note[320];    /* why the device-buffer figures are missing */
 } bench_result;
 
 /* The shapes of workload w at `scale` into r (data and indices scaled,

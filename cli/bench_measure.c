@@ -149,8 +149,10 @@ int bench_cl_init(bench_cl *b, const clg_context *ctx)
         char log[4096] = "";
         clGetProgramBuildInfo(b->program, b->device, CL_PROGRAM_BUILD_LOG,
                               sizeof log - 1, log, NULL);
-        fprintf(stderr, "clgather bench: building the copy kernel failed: "
-                        "%s\n%s\n", clg_cl_error_name(err), log);
+        fprintf(stderr,
+                "clgather bench: building the copy kernel failed: "
+                "%s\n%s\n",
+                clg_cl_error_name(err), log);
         return CLG_EXIT_ERROR;
     }
     b->copy = clCreateKernel(b->program, "clg_bench_copy", &err);
@@ -166,9 +168,8 @@ int bench_cl_init(bench_cl *b, const clg_context *ctx)
                                    &max_wg, NULL);
     if (err != CL_SUCCESS)
         return cl_failed(err, "clGetKernelWorkGroupInfo");
-    b->copy_local = clg_context_device_type(ctx) == CLG_DEVICE_TYPE_GPU
-                        ? 256
-                        : 4096;
+    b->copy_local = clg_context_device_type(ctx) == CLG_DEVICE_TYPE_GPU ? 256
+                                                                        : 4096;
     if (b->copy_local > max_wg)
         b->copy_local = max_wg;
     if (b->copy_local == 0)
@@ -358,8 +359,8 @@ static int run_host_inputs(bench_run *run, size_t wi)
              w->name, r->scale);
     run->data = (clg_tensor){w->data_dtype, w->data_rank, r->data_shape,
                              page_alloc(r->data_bytes)};
-    run->indices = (clg_tensor){w->index_dtype, w->index_rank,
-                                r->index_shape, page_alloc(r->index_bytes)};
+    run->indices = (clg_tensor){w->index_dtype, w->index_rank, r->index_shape,
+                                page_alloc(r->index_bytes)};
     run->output = (clg_tensor){w->data_dtype, r->out_rank, r->out_shape,
                                page_alloc(r->out_bytes)};
     run->expected = (clg_tensor){w->data_dtype, r->out_rank, r->out_shape,
@@ -459,7 +460,8 @@ static int run_device_tensors(bench_run *run)
         return cl_failed(err, "clCreateBuffer(operator tensors)");
     snprintf(r->note, sizeof r->note,
              "device-buffer figures skipped: the device could not "
-             "allocate the tensors (%s)", clg_cl_error_name(err));
+             "allocate the tensors (%s)",
+             clg_cl_error_name(err));
     r->has_kernel = 0;
     return CLG_EXIT_OK;
 }
@@ -581,8 +583,8 @@ static int run_check(bench_run *run)
     const size_t elem = clg_dtype_size(r->w->data_dtype);
     cl_int err;
 
-    progress(0, "[%zu/%zu] %s x%g: checking", run->pos, run->total,
-             r->w->name, r->scale);
+    progress(0, "[%zu/%zu] %s x%g: checking", run->pos, run->total, r->w->name,
+             r->scale);
     if (!check_equal(r, "host-memory call", run->output.data,
                      run->expected.data, elem))
         return CLG_EXIT_DIFFER;

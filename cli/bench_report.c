@@ -47,8 +47,8 @@ void bench_print_header(const clg_context *ctx, const bench_options *opt)
 void bench_print_table(const bench_result *res, size_t n)
 {
     printf("%-20s %5s %9s %10s %10s %7s %7s %5s %5s %8s %8s\n", "workload",
-           "scale", "MB", "kernel_ms", "e2e_ms", "GB/s", "copy", "eff",
-           "e2e", "call_us", "launch");
+           "scale", "MB", "kernel_ms", "e2e_ms", "GB/s", "copy", "eff", "e2e",
+           "call_us", "launch");
     for (size_t i = 0; i < n; i++) {
         const bench_result *r = &res[i];
         printf("%-20s %5g %9.1f ", r->w->name, r->scale,
@@ -143,8 +143,7 @@ void bench_print_linearity(const bench_result *res, size_t n)
         else
             printf("%8s ", "-");
         printf("%10.2f %8.2f%s\n", e, copy_linearity_ratio(r, ref),
-               (!has_k || within_25pct(k)) && within_25pct(e) ? ""
-                                                               : "  MISS");
+               (!has_k || within_25pct(k)) && within_25pct(e) ? "" : "  MISS");
     }
     printf("(copy: the copy kernel's own ratio, the machine's linearity at "
            "these sizes)\n");
@@ -163,8 +162,8 @@ void bench_print_targets(const clg_context *ctx, const bench_result *res,
             double q = r->call_s / r->launch_s;
             printf("  %-20s x%-4g call_us <= 1.5 x launch_us: %.1f / %.1f = "
                    "%.2f %s\n",
-                   r->w->name, r->scale, r->call_s * 1e6, r->launch_s * 1e6,
-                   q, q <= 1.5 ? "ok" : "MISS");
+                   r->w->name, r->scale, r->call_s * 1e6, r->launch_s * 1e6, q,
+                   q <= 1.5 ? "ok" : "MISS");
             continue;
         }
         double e = result_efficiency(r), ee = result_e2e_efficiency(r);
@@ -255,8 +254,9 @@ static void json_figures(FILE *f, const bench_result *r)
 static void json_setup(FILE *f, const bench_result *r)
 {
     const bench_workload *w = r->w;
-    fprintf(f, ",\n     \"scale\": %.6g, \"op\": \"%s\", \"axis\": %lld, "
-               "\"data_dtype\": \"%s\", \"data_shape\": ",
+    fprintf(f,
+            ",\n     \"scale\": %.6g, \"op\": \"%s\", \"axis\": %lld, "
+            "\"data_dtype\": \"%s\", \"data_shape\": ",
             r->scale, bench_op_name(w->op), (long long)w->axis,
             clg_dtype_name(w->data_dtype));
     json_shape(f, r->data_shape, w->data_rank);

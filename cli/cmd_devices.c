@@ -10,10 +10,14 @@
 static const char *type_name(clg_device_type t)
 {
     switch (t) {
-    case CLG_DEVICE_TYPE_CPU: return "CPU";
-    case CLG_DEVICE_TYPE_GPU: return "GPU";
-    case CLG_DEVICE_TYPE_ACCELERATOR: return "ACCELERATOR";
-    default: return "OTHER";
+    case CLG_DEVICE_TYPE_CPU:
+        return "CPU";
+    case CLG_DEVICE_TYPE_GPU:
+        return "GPU";
+    case CLG_DEVICE_TYPE_ACCELERATOR:
+        return "ACCELERATOR";
+    default:
+        return "OTHER";
     }
 }
 
@@ -92,8 +96,8 @@ static void print_device(const clg_device_info *d)
 
 int clg_cli_devices(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    static const struct option options[] = {{"help", no_argument, NULL, 'h'},
+                                            {NULL, 0, NULL, 0}};
     clg_device_info *infos = NULL;
     size_t count = 0;
     int rc;

@@ -148,8 +148,8 @@ static clg_status output_shape(const clg_onnx_model *m, const clg_tensor *d,
     if (m->op == CLG_ONNX_OP_GATHER)
         return clg_gather_output_shape(d, i, m->axis, shape, CLG_MAX_RANK,
                                        rank);
-    return clg_gather_elements_output_shape(d, i, m->axis, shape,
-                                            CLG_MAX_RANK, rank);
+    return clg_gather_elements_output_shape(d, i, m->axis, shape, CLG_MAX_RANK,
+                                            rank);
 }
 
 static clg_status run_device(clg_context *ctx, const clg_onnx_model *m,
@@ -175,15 +175,15 @@ static clg_status run_reference(clg_context *ctx, const clg_onnx_model *m,
 typedef struct data_set {
     clg_io_tensor *inputs; /* input_<k>.pb, m->input_count of them */
     clg_io_tensor expected, dev_out, ref_out;
-    int have_expected;     /* output_0.pb was there */
+    int have_expected; /* output_0.pb was there */
     clg_tensor data, indices, dv, rv, ev;
-    const char *verdict;   /* "ERROR" unless a comparison says "FAIL" */
+    const char *verdict; /* "ERROR" unless a comparison says "FAIL" */
     char msg[LINE_CAP + 256];
 } data_set;
 
 /* The set's input_<k>.pb and, if present, its output_0.pb. */
-static int read_set(const clg_onnx_model *m, const char *dir,
-                    const char *set, data_set *ds)
+static int read_set(const clg_onnx_model *m, const char *dir, const char *set,
+                    data_set *ds)
 {
     clg_io_error err;
     char path[PATH_CAP];
@@ -226,9 +226,9 @@ static int prepare_outputs(const clg_onnx_model *m, data_set *ds)
     ds->data = clg_io_tensor_view(m->data.input_index >= 0
                                       ? &ds->inputs[m->data.input_index]
                                       : &m->data.value);
-    ds->indices = clg_io_tensor_view(
-        m->indices.input_index >= 0 ? &ds->inputs[m->indices.input_index]
-                                    : &m->indices.value);
+    ds->indices = clg_io_tensor_view(m->indices.input_index >= 0
+                                         ? &ds->inputs[m->indices.input_index]
+                                         : &m->indices.value);
     st = output_shape(m, &ds->data, &ds->indices, shape, &rank);
     if (st != CLG_STATUS_OK) {
         snprintf(ds->msg, sizeof ds->msg, "%s",
@@ -315,8 +315,7 @@ static int compare_outputs(const options *opt, data_set *ds)
 
 /* Runs one data set; prints its line; returns its exit status. */
 static int run_set(clg_context *ctx, const options *opt,
-                   const clg_onnx_model *m, const char *dir,
-                   const char *set)
+                   const clg_onnx_model *m, const char *dir, const char *set)
 {
     data_set ds;
     int rc;
@@ -393,8 +392,10 @@ static int run_dir(clg_context *ctx, const options *opt, const char *arg,
     trim_dir(dir, sizeof dir, arg);
     snprintf(path, sizeof path, "%s/model.onnx", dir);
     if (!is_directory(dir))
-        rc = dir_failed(t, dir, file_exists(dir) ? "not a directory"
-                                                 : "no such directory", "");
+        rc = dir_failed(t, dir,
+                        file_exists(dir) ? "not a directory"
+                                         : "no such directory",
+                        "");
     else if (clg_onnx_read_model(path, &model, &err) != CLG_IO_OK)
         rc = dir_failed(t, dir, err.message, "");
     if (rc != CLG_EXIT_OK)
@@ -403,8 +404,8 @@ static int run_dir(clg_context *ctx, const options *opt, const char *arg,
         fprintf(stderr,
                 "clgather: %s: %s (opset %lld, operator version %d), axis "
                 "%lld, %zu runtime input(s)\n",
-                dir, model.op_type, (long long)model.opset,
-                model.op_version, (long long)model.axis, model.input_count);
+                dir, model.op_type, (long long)model.opset, model.op_version,
+                (long long)model.axis, model.input_count);
     if (list_sets(dir, &sets, &nsets) != 0)
         rc = dir_failed(t, dir, "cannot list data sets: ", strerror(errno));
     else if (nsets == 0)
@@ -496,8 +497,7 @@ int clg_cli_onnx_test(int argc, char **argv)
     }
     for (int a = optind; a < argc; a++)
         rc = worst(rc, run_dir(ctx, &opt, argv[a], &t));
-    fprintf(stderr,
-            "clgather onnx-test: %zu passed, %zu failed, %zu errors\n",
+    fprintf(stderr, "clgather onnx-test: %zu passed, %zu failed, %zu errors\n",
             t.passed, t.failed, t.errors);
     clg_context_destroy(ctx);
     return rc;

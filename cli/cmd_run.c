@@ -50,14 +50,14 @@ enum { OPT_DATA = 256, OPT_INDICES, OPT_AXIS, OPT_REPEAT };
 
 /* What `clgather run` was asked to do. */
 typedef struct run_options {
-    int elements;            /* GatherElements, else Gather */
-    const char *data_path;   /* --data */
+    int elements;          /* GatherElements, else Gather */
+    const char *data_path; /* --data */
     const char *indices_path;
     const char *output_path; /* --output, or NULL */
     const char *device;      /* --device, or NULL for the default */
     int64_t axis;
-    int64_t repeat;          /* timed calls after the first */
-    int check;               /* --check */
+    int64_t repeat; /* timed calls after the first */
+    int check;      /* --check */
 } run_options;
 
 /* The tensors of a run: inputs as read, the device's output and the CPU
@@ -81,16 +81,20 @@ static int parse_option(int c, run_options *opt)
         return 0;
     case OPT_AXIS:
         if (clg_cli_parse_int64(optarg, &opt->axis) != 0) {
-            fprintf(stderr, "clgather run: --axis '%s' is not an "
-                    "integer\n", optarg);
+            fprintf(stderr,
+                    "clgather run: --axis '%s' is not an "
+                    "integer\n",
+                    optarg);
             return -1;
         }
         return 0;
     case OPT_REPEAT:
         if (clg_cli_parse_int64(optarg, &opt->repeat) != 0 ||
             opt->repeat < 0) {
-            fprintf(stderr, "clgather run: --repeat '%s' is not a "
-                    "count\n", optarg);
+            fprintf(stderr,
+                    "clgather run: --repeat '%s' is not a "
+                    "count\n",
+                    optarg);
             return -1;
         }
         return 0;
@@ -154,8 +158,7 @@ static int parse_options(int argc, char **argv, run_options *opt)
     int c, rc;
 
     memset(opt, 0, sizeof *opt);
-    while ((c = getopt_long(argc, argv, "o:d:ch", long_options, NULL)) !=
-           -1)
+    while ((c = getopt_long(argc, argv, "o:d:ch", long_options, NULL)) != -1)
         if ((rc = parse_option(c, opt)) != 0)
             return rc;
     if (parse_operator(argc, argv, opt) != 0)
@@ -174,8 +177,7 @@ static int load_tensors(const run_options *opt, run_tensors *t)
     clg_status st;
     char msg[1200];
 
-    if (clg_io_read_tensor_file(opt->data_path, &t->data, &err) !=
-            CLG_IO_OK ||
+    if (clg_io_read_tensor_file(opt->data_path, &t->data, &err) != CLG_IO_OK ||
         clg_io_read_tensor_file(opt->indices_path, &t->indices, &err) !=
             CLG_IO_OK) {
         fprintf(stderr, "clgather run: %s\n", err.message);
@@ -205,8 +207,8 @@ static int load_tensors(const run_options *opt, run_tensors *t)
 
 /* The first call, then opt->repeat more; their times in milliseconds
  * (*best_ms: the fastest of the more). Returns an exit status. */
-static int time_calls(clg_context *ctx, const run_options *opt,
-                      run_tensors *t, double *first_ms, double *best_ms)
+static int time_calls(clg_context *ctx, const run_options *opt, run_tensors *t,
+                      double *first_ms, double *best_ms)
 {
     char msg[1200];
     for (int64_t r = 0; r <= opt->repeat; r++) {

@@ -35,8 +35,7 @@ void clg_io_tensor_free(clg_io_tensor *t)
     clg_io_tensor_init(t);
 }
 
-int64_t clg_io_shape_count(const int64_t *shape, size_t rank,
-                           size_t elem_size)
+int64_t clg_io_shape_count(const int64_t *shape, size_t rank, size_t elem_size)
 {
     int64_t count = 1;
     for (size_t i = 0; i < rank; i++) {
@@ -77,16 +76,18 @@ clg_io_status clg_io_tensor_alloc(clg_io_tensor *t, clg_dtype dtype,
         clg_io_error_set(err,
                          "%s: shape %s has a negative dimension or is too "
                          "large",
-                         what, clg_io_format_shape(shape_text,
-                                                   sizeof shape_text, shape,
-                                                   rank));
+                         what,
+                         clg_io_format_shape(shape_text, sizeof shape_text,
+                                             shape, rank));
         return CLG_IO_FORMAT_ERROR;
     }
     if (count > 0) {
         t->data = calloc((size_t)count, elem);
         if (t->data == NULL) {
-            clg_io_error_set(err, "%s: cannot allocate %lld elements of %zu "
-                             "bytes", what, (long long)count, elem);
+            clg_io_error_set(err,
+                             "%s: cannot allocate %lld elements of %zu "
+                             "bytes",
+                             what, (long long)count, elem);
             return CLG_IO_NO_MEMORY;
         }
     }
@@ -135,8 +136,7 @@ clg_io_status clg_io_tensor_copy(clg_io_tensor *dst, const clg_tensor *src,
     dst->string_bytes = malloc(total > 0 ? total : 1);
     if (dst->string_bytes == NULL) {
         clg_io_tensor_free(dst);
-        clg_io_error_set(err, "tensor copy: cannot allocate %zu bytes",
-                         total);
+        clg_io_error_set(err, "tensor copy: cannot allocate %zu bytes", total);
         return CLG_IO_NO_MEMORY;
     }
     dst->string_bytes_size = total;

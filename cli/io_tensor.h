@@ -57,12 +57,12 @@ typedef struct clg_io_tensor {
     clg_dtype dtype;
     size_t rank;
     int64_t shape[CLG_MAX_RANK];
-    int64_t count;        /* elements; 1 for rank 0 */
-    size_t nbytes;        /* bytes at data */
+    int64_t count; /* elements; 1 for rank 0 */
+    size_t nbytes; /* bytes at data */
     void *data;
-    char *string_bytes;   /* STRING only */
+    char *string_bytes; /* STRING only */
     size_t string_bytes_size;
-    size_t string_width;  /* STRING read from .npy: n of 'S<n>'; else 0 */
+    size_t string_width; /* STRING read from .npy: n of 'S<n>'; else 0 */
 } clg_io_tensor;
 
 /** Empty tensor: UNDEFINED dtype, rank 0, count 0, no memory. */

@@ -35,7 +35,8 @@ static void usage(FILE *out)
             "  bench        measure bandwidth\n"
             "\n"
             "Options:\n"
-            "  -h, --help     show this help (COMMAND --help for a command's)\n"
+            "  -h, --help     show this help (COMMAND --help for a "
+            "command's)\n"
             "  -V, --version  show the tool and library versions\n"
             "\n"
             "Device SPEC (--device): gpu, cpu, accelerator, P:D (indices from "
@@ -51,10 +52,10 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0}};
+    static const struct option options[] = {{"help", no_argument, NULL, 'h'},
+                                            {"version", no_argument, NULL,
+                                             'V'},
+                                            {NULL, 0, NULL, 0}};
     const char *command;
     int c;
 

@@ -26,21 +26,36 @@ int clg_npy_is_npy(const void *bytes, size_t size)
 const char *clg_npy_descr(clg_dtype dtype)
 {
     switch (dtype) {
-    case CLG_DTYPE_FLOAT: return "<f4";
-    case CLG_DTYPE_UINT8: return "|u1";
-    case CLG_DTYPE_INT8: return "|i1";
-    case CLG_DTYPE_UINT16: return "<u2";
-    case CLG_DTYPE_INT16: return "<i2";
-    case CLG_DTYPE_INT32: return "<i4";
-    case CLG_DTYPE_INT64: return "<i8";
-    case CLG_DTYPE_BOOL: return "|b1";
-    case CLG_DTYPE_FLOAT16: return "<f2";
-    case CLG_DTYPE_DOUBLE: return "<f8";
-    case CLG_DTYPE_UINT32: return "<u4";
-    case CLG_DTYPE_UINT64: return "<u8";
-    case CLG_DTYPE_COMPLEX64: return "<c8";
-    case CLG_DTYPE_COMPLEX128: return "<c16";
-    default: return NULL;
+    case CLG_DTYPE_FLOAT:
+        return "<f4";
+    case CLG_DTYPE_UINT8:
+        return "|u1";
+    case CLG_DTYPE_INT8:
+        return "|i1";
+    case CLG_DTYPE_UINT16:
+        return "<u2";
+    case CLG_DTYPE_INT16:
+        return "<i2";
+    case CLG_DTYPE_INT32:
+        return "<i4";
+    case CLG_DTYPE_INT64:
+        return "<i8";
+    case CLG_DTYPE_BOOL:
+        return "|b1";
+    case CLG_DTYPE_FLOAT16:
+        return "<f2";
+    case CLG_DTYPE_DOUBLE:
+        return "<f8";
+    case CLG_DTYPE_UINT32:
+        return "<u4";
+    case CLG_DTYPE_UINT64:
+        return "<u8";
+    case CLG_DTYPE_COMPLEX64:
+        return "<c8";
+    case CLG_DTYPE_COMPLEX128:
+        return "<c16";
+    default:
+        return NULL;
     }
 }
 
@@ -57,8 +72,8 @@ typedef struct cursor {
 
 static void skip_space(cursor *c)
 {
-    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' ||
-                             *c->p == '\n' || *c->p == '\r'))
+    while (c->p < c->end &&
+           (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r'))
         c->p++;
 }
 
@@ -158,9 +173,9 @@ static clg_io_status malformed(const cursor *c, const char *name,
 enum { SEEN_DESCR = 1, SEEN_ORDER = 2, SEEN_SHAPE = 4 };
 
 /* The value of `key` into *h; its bit into *seen. */
-static clg_io_status parse_entry(cursor *c, const char *key,
-                                 const char *name, npy_header *h,
-                                 unsigned *seen, clg_io_error *err)
+static clg_io_status parse_entry(cursor *c, const char *key, const char *name,
+                                 npy_header *h, unsigned *seen,
+                                 clg_io_error *err)
 {
     if (strcmp(key, "descr") == 0) {
         skip_space(c);
@@ -372,16 +387,16 @@ static clg_io_status read_preamble(const unsigned char *b, size_t size,
     /* Version 1 has a 2-byte header length, versions 2 and 3 a 4-byte
      * one. */
     if (size < 10 || (size < 12 && (b[6] == 2 || b[6] == 3))) {
-        clg_io_error_set(err, "%s: truncated NumPy preamble (%zu bytes)",
-                         name, size);
+        clg_io_error_set(err, "%s: truncated NumPy preamble (%zu bytes)", name,
+                         size);
         return CLG_IO_FORMAT_ERROR;
     }
     if (b[6] == 1) {
         *header_len = (size_t)b[8] | (size_t)b[9] << 8;
         *header_at = 10;
     } else if (b[6] == 2 || b[6] == 3) {
-        *header_len = (size_t)b[8] | (size_t)b[9] << 8 |
-                      (size_t)b[10] << 16 | (size_t)b[11] << 24;
+        *header_len = (size_t)b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16 |
+                      (size_t)b[11] << 24;
         *header_at = 12;
     } else {
         clg_io_error_set(err,
@@ -498,9 +513,8 @@ static clg_io_status copy_strings(const unsigned char *p, size_t data_size,
     return CLG_IO_OK;
 }
 
-clg_io_status clg_npy_decode(const void *bytes, size_t size,
-                             const char *name, clg_io_tensor *out,
-                             clg_io_error *err)
+clg_io_status clg_npy_decode(const void *bytes, size_t size, const char *name,
+                             clg_io_tensor *out, clg_io_error *err)
 {
     const unsigned char *b = bytes;
     size_t header_len = 0, header_at = 0, data_at, width = 0, elem;
@@ -723,8 +737,7 @@ clg_io_status clg_npy_encode(const clg_tensor *t, size_t string_width,
 }
 
 clg_io_status clg_npy_write(const char *path, const clg_tensor *t,
-                            size_t string_width,
-                            clg_io_error *err)
+                            size_t string_width, clg_io_error *err)
 {
     unsigned char *bytes = NULL;
     size_t size = 0;

@@ -35,9 +35,8 @@ clg_io_status clg_npy_read(const char *path, clg_io_tensor *out,
                            clg_io_error *err);
 
 /** Decodes .npy bytes held in memory; `name` names them in messages. */
-clg_io_status clg_npy_decode(const void *bytes, size_t size,
-                             const char *name, clg_io_tensor *out,
-                             clg_io_error *err);
+clg_io_status clg_npy_decode(const void *bytes, size_t size, const char *name,
+                             clg_io_tensor *out, clg_io_error *err);
 
 /** Encodes a tensor as .npy bytes into a malloc'd buffer (*bytes, freed by
  *  the caller). STRING tensors are written as 'S<n>' with n the larger of

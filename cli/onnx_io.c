@@ -12,10 +12,14 @@
 static size_t word_size(clg_dtype dtype)
 {
     switch (dtype) {
-    case CLG_DTYPE_COMPLEX64: return 4;
-    case CLG_DTYPE_COMPLEX128: return 8;
-    case CLG_DTYPE_STRING: return 1;
-    default: return clg_dtype_size(dtype);
+    case CLG_DTYPE_COMPLEX64:
+        return 4;
+    case CLG_DTYPE_COMPLEX128:
+        return 8;
+    case CLG_DTYPE_STRING:
+        return 1;
+    default:
+        return clg_dtype_size(dtype);
     }
 }
 
@@ -28,9 +32,10 @@ static const char *safe(const char *s)
  * rejection says what the file holds. */
 static const char *onnx_type_name(int32_t t)
 {
-    static const char *const later[] = {
-        "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ",
-        "UINT4", "INT4", "FLOAT4E2M1"};
+    static const char *const later[] = {"FLOAT8E4M3FN", "FLOAT8E4M3FNUZ",
+                                        "FLOAT8E5M2",   "FLOAT8E5M2FNUZ",
+                                        "UINT4",        "INT4",
+                                        "FLOAT4E2M1"};
     if (t >= 0 && t <= 16)
         return clg_dtype_name((clg_dtype)t);
     if (t >= 17 && t < 17 + (int32_t)(sizeof later / sizeof later[0]))
@@ -84,26 +89,40 @@ static typed_field field_for(clg_dtype dtype)
 static const char *field_name(typed_field f)
 {
     switch (f) {
-    case FIELD_FLOAT: return "float_data";
-    case FIELD_INT32: return "int32_data";
-    case FIELD_INT64: return "int64_data";
-    case FIELD_DOUBLE: return "double_data";
-    case FIELD_UINT64: return "uint64_data";
-    case FIELD_STRING: return "string_data";
-    default: return "raw_data";
+    case FIELD_FLOAT:
+        return "float_data";
+    case FIELD_INT32:
+        return "int32_data";
+    case FIELD_INT64:
+        return "int64_data";
+    case FIELD_DOUBLE:
+        return "double_data";
+    case FIELD_UINT64:
+        return "uint64_data";
+    case FIELD_STRING:
+        return "string_data";
+    default:
+        return "raw_data";
     }
 }
 
 static size_t field_count(const Onnx__TensorProto *tp, typed_field f)
 {
     switch (f) {
-    case FIELD_FLOAT: return tp->n_float_data;
-    case FIELD_INT32: return tp->n_int32_data;
-    case FIELD_INT64: return tp->n_int64_data;
-    case FIELD_DOUBLE: return tp->n_double_data;
-    case FIELD_UINT64: return tp->n_uint64_data;
-    case FIELD_STRING: return tp->n_string_data;
-    default: return 0;
+    case FIELD_FLOAT:
+        return tp->n_float_data;
+    case FIELD_INT32:
+        return tp->n_int32_data;
+    case FIELD_INT64:
+        return tp->n_int64_data;
+    case FIELD_DOUBLE:
+        return tp->n_double_data;
+    case FIELD_UINT64:
+        return tp->n_uint64_data;
+    case FIELD_STRING:
+        return tp->n_string_data;
+    default:
+        return 0;
     }
 }
 
@@ -207,8 +226,8 @@ static clg_io_status copy_raw(const Onnx__TensorProto *tp, const char *name,
         return CLG_IO_FORMAT_ERROR;
     }
     if (field_count(tp, want) > 0) {
-        clg_io_error_set(err, "%s: fields raw_data and %s are both set",
-                         name, field_name(want));
+        clg_io_error_set(err, "%s: fields raw_data and %s are both set", name,
+                         field_name(want));
         return CLG_IO_FORMAT_ERROR;
     }
     if (tp->raw_data.len != out->nbytes) {
@@ -239,7 +258,9 @@ static clg_io_status check_value_count(const Onnx__TensorProto *tp,
     typed_field want = field_for(out->dtype);
     size_t n_values = field_count(tp, want);
     size_t per_elem = (out->dtype == CLG_DTYPE_COMPLEX64 ||
-                       out->dtype == CLG_DTYPE_COMPLEX128) ? 2 : 1;
+                       out->dtype == CLG_DTYPE_COMPLEX128)
+                          ? 2
+                          : 1;
     char s[512];
     if (n_values == (size_t)out->count * per_elem)
         return CLG_IO_OK;
@@ -310,9 +331,8 @@ static clg_io_status copy_string_data(const Onnx__TensorProto *tp,
 }
 
 /* The dtype's typed field into out, after checking its count. */
-static clg_io_status copy_values(const Onnx__TensorProto *tp,
-                                 const char *name, clg_io_tensor *out,
-                                 clg_io_error *err)
+static clg_io_status copy_values(const Onnx__TensorProto *tp, const char *name,
+                                 clg_io_tensor *out, clg_io_error *err)
 {
     clg_io_status st = check_value_count(tp, name, out, err);
     if (st != CLG_IO_OK)
@@ -322,8 +342,7 @@ static clg_io_status copy_values(const Onnx__TensorProto *tp,
         memcpy(out->data, tp->float_data, tp->n_float_data * sizeof(float));
         break;
     case FIELD_DOUBLE:
-        memcpy(out->data, tp->double_data,
-               tp->n_double_data * sizeof(double));
+        memcpy(out->data, tp->double_data, tp->n_double_data * sizeof(double));
         break;
     case FIELD_INT64:
         memcpy(out->data, tp->int64_data, tp->n_int64_data * sizeof(int64_t));
@@ -531,8 +550,7 @@ clg_io_status clg_onnx_encode_tensor(const clg_tensor *t,
 }
 
 clg_io_status clg_onnx_write_tensor(const char *path, const clg_tensor *t,
-                                    const char *tensor_name,
-                                    clg_io_error *err)
+                                    const char *tensor_name, clg_io_error *err)
 {
     unsigned char *bytes = NULL;
     size_t size = 0;
@@ -657,8 +675,7 @@ static clg_io_status read_opset(const Onnx__ModelProto *model,
 
 /* The graph's only node, which must be of the default domain. */
 static clg_io_status only_node(const Onnx__GraphProto *g, const char *name,
-                               const Onnx__NodeProto **node,
-                               clg_io_error *err)
+                               const Onnx__NodeProto **node, clg_io_error *err)
 {
     if (g->n_node != 1 || g->node[0] == NULL) {
         clg_io_error_set(err,
@@ -672,8 +689,7 @@ static clg_io_status only_node(const Onnx__GraphProto *g, const char *name,
         clg_io_error_set(err,
                          "%s: node '%s' is in domain '%s'; clgather runs "
                          "Gather and GatherElements of the default domain",
-                         name, safe((*node)->op_type),
-                         safe((*node)->domain));
+                         name, safe((*node)->op_type), safe((*node)->domain));
         return CLG_IO_UNSUPPORTED;
     }
     return CLG_IO_OK;
@@ -742,8 +758,7 @@ static clg_io_status node_signature(const Onnx__NodeProto *node,
              a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT) ||
             (!a->has_type && !a->has_i) ||
             (a->ref_attr_name != NULL && a->ref_attr_name[0] != '\0')) {
-            clg_io_error_set(err,
-                             "%s: %s attribute 'axis' is not an integer",
+            clg_io_error_set(err, "%s: %s attribute 'axis' is not an integer",
                              name, op_type);
             return CLG_IO_FORMAT_ERROR;
         }
@@ -765,12 +780,11 @@ static clg_io_status node_operands(const Onnx__GraphProto *g,
         if (find_initializer(g, in) == NULL)
             m->input_count++;
     }
-    st = resolve_operand(g, safe(node->input[0]), "data", name, &m->data,
-                         err);
+    st = resolve_operand(g, safe(node->input[0]), "data", name, &m->data, err);
     if (st != CLG_IO_OK)
         return st;
-    st = resolve_operand(g, safe(node->input[1]), "indices", name,
-                         &m->indices, err);
+    st = resolve_operand(g, safe(node->input[1]), "indices", name, &m->indices,
+                         err);
     if (st != CLG_IO_OK)
         return st;
     snprintf(m->output_name, sizeof m->output_name, "%s",

@@ -55,27 +55,27 @@ typedef enum clg_onnx_op {
 
 /** Where one operand of the node comes from. */
 typedef struct clg_onnx_operand {
-    char name[256];          /* the node's input name */
-    int input_index;         /* >= 0: from input_<input_index>.pb;
+    char name[256];      /* the node's input name */
+    int input_index;     /* >= 0: from input_<input_index>.pb;
                                 -1: an initializer, held in `value` */
-    clg_io_tensor value;     /* the initializer when input_index is -1 */
+    clg_io_tensor value; /* the initializer when input_index is -1 */
 } clg_onnx_operand;
 
 /** A model reduced to what clgather runs: one Gather or GatherElements
  *  node of the default domain. */
 typedef struct clg_onnx_model {
     clg_onnx_op op;
-    const char *op_type;     /* "Gather" or "GatherElements" (static) */
-    int64_t opset;           /* opset_import version of "" / "ai.onnx" */
-    int op_version;          /* operator version that opset selects:
+    const char *op_type;      /* "Gather" or "GatherElements" (static) */
+    int64_t opset;            /* opset_import version of "" / "ai.onnx" */
+    int op_version;           /* operator version that opset selects:
                                 Gather 1, 11 or 13; GatherElements 11 or
                                 13 */
-    int64_t axis;            /* the axis attribute, 0 when absent */
-    size_t input_count;      /* graph inputs that are not initializers,
+    int64_t axis;             /* the axis attribute, 0 when absent */
+    size_t input_count;       /* graph inputs that are not initializers,
                                 matched to input_0.pb, input_1.pb, ... */
-    clg_onnx_operand data;   /* node input 0 */
-    clg_onnx_operand indices;/* node input 1 */
-    char output_name[256];   /* node output 0 (the graph output) */
+    clg_onnx_operand data;    /* node input 0 */
+    clg_onnx_operand indices; /* node input 1 */
+    char output_name[256];    /* node output 0 (the graph output) */
 } clg_onnx_model;
 
 /** Zeroes a model (safe to free). */

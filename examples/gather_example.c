@@ -20,8 +20,8 @@ int main(void)
     clg_context *ctx = NULL;
     int rc = 1;
 
-    clg_status st = clg_gather_output_shape(&d, &i, 0, out_shape,
-                                            CLG_MAX_RANK, &out_rank);
+    clg_status st = clg_gather_output_shape(&d, &i, 0, out_shape, CLG_MAX_RANK,
+                                            &out_rank);
     if (st != CLG_STATUS_OK) { /* [2, 2, 2] */
         fprintf(stderr, "%s\n", clg_context_last_error(NULL));
         return 1;

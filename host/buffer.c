@@ -44,8 +44,9 @@ clg_status clg_rt_const_buffer(clg_context *ctx, const void *host,
     cl_int err;
     *out = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                           bytes, (void *)host, &err);
-    return *out ? CLG_STATUS_OK
-                : clg_fail_cl(ctx, err, "clCreateBuffer(CL_MEM_COPY_HOST_PTR)");
+    return *out
+               ? CLG_STATUS_OK
+               : clg_fail_cl(ctx, err, "clCreateBuffer(CL_MEM_COPY_HOST_PTR)");
 }
 
 void clg_rt_release(cl_mem *buf)
@@ -98,7 +99,8 @@ clg_status clg_rt_check_buffer(clg_context *ctx, const char *what, cl_mem buf,
         return clg_fail(ctx, CLG_STATUS_NULL_POINTER,
                         "%s buffer is NULL for a tensor of %llu bytes", what,
                         (unsigned long long)bytes);
-    cl_int err = clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof size, &size, NULL);
+    cl_int err = clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof size, &size,
+                                    NULL);
     if (err == CL_SUCCESS)
         err = clGetMemObjectInfo(buf, CL_MEM_CONTEXT, sizeof owner, &owner,
                                  NULL);
@@ -107,7 +109,8 @@ clg_status clg_rt_check_buffer(clg_context *ctx, const char *what, cl_mem buf,
     if (owner != ctx->cl_ctx)
         return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
                         "%s buffer belongs to another cl_context than the "
-                        "clgather context's", what);
+                        "clgather context's",
+                        what);
     if ((uint64_t)size < bytes)
         return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
                         "%s buffer holds %zu bytes; the tensor needs %llu",

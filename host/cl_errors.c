@@ -4,6 +4,8 @@
 
 const char *clg_cl_error_name(cl_int code)
 {
+    /* One line per code, as in cl.h. */
+    /* clang-format off */
     switch (code) {
 #define CLG_CL_ERR_(c) case c: return #c;
     CLG_CL_ERR_(CL_SUCCESS)
@@ -69,5 +71,6 @@ const char *clg_cl_error_name(cl_int code)
     case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
     default: break;
     }
+    /* clang-format on */
     return "CL_UNKNOWN_ERROR";
 }

@@ -59,7 +59,8 @@ static clg_status apply_max_alloc(clg_context *ctx)
     if (digits != strlen(cap) || digits > 19 || v < 1024)
         return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
                         "CLGATHER_MAX_ALLOC=\"%s\" is not a byte count "
-                        ">= 1024", cap);
+                        ">= 1024",
+                        cap);
     if (v < ctx->facts.max_alloc)
         ctx->facts.max_alloc = v;
     return CLG_STATUS_OK;
@@ -170,8 +171,8 @@ clg_status clg_context_create_from_cl(clg_context **out, cl_context context,
     *out = NULL;
     cl_device_id qdev = NULL;
     cl_command_queue_properties qprops = 0;
-    if ((err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qdev, &qdev,
-                                     NULL)) != CL_SUCCESS ||
+    if ((err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qdev,
+                                     &qdev, NULL)) != CL_SUCCESS ||
         (err = clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof qprops,
                                      &qprops, NULL)) != CL_SUCCESS)
         return clg_fail_cl(NULL, err, "clGetCommandQueueInfo");

@@ -28,9 +28,9 @@ struct clg_context {
     cl_device_id device;
     cl_context cl_ctx;
     cl_command_queue queue;
-    clg_device_type type;     /* the device's own type */
-    int host_unified;         /* the device's CL_DEVICE_HOST_UNIFIED_MEMORY */
-    clg_device_facts facts;   /* what plans are made from */
+    clg_device_type type;   /* the device's own type */
+    int host_unified;       /* the device's CL_DEVICE_HOST_UNIFIED_MEMORY */
+    clg_device_facts facts; /* what plans are made from */
     char device_name[256];
     char device_vendor[256];
     char device_version[256];
@@ -38,8 +38,8 @@ struct clg_context {
     clg_cached_program *programs;
     size_t program_count, program_capacity;
 
-    cl_mem flag;              /* device error flag: [0] flag, [1] a sink */
-    int flag_dirty;           /* a launch happened since the flag was read */
+    cl_mem flag;    /* device error flag: [0] flag, [1] a sink */
+    int flag_dirty; /* a launch happened since the flag was read */
     cl_mem scratch[CLG_SCRATCH_COUNT];
     size_t scratch_size[CLG_SCRATCH_COUNT];
 

@@ -111,7 +111,8 @@ static int contains_nocase(const char *hay, const char *needle)
     for (; *hay; hay++) {
         size_t k = 0;
         while (k < n && hay[k] &&
-               tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k]))
+               tolower((unsigned char)hay[k]) ==
+                   tolower((unsigned char)needle[k]))
             k++;
         if (k == n)
             return 1;
@@ -207,23 +208,28 @@ clg_status clg_devices_select(const char *spec, cl_platform_id *platform,
         goto cleanup;
     }
     if (tp->count == 0) {
-        snprintf(msg, cap, "no OpenCL device found (no platform or no device "
-                           "is installed; on a CPU install POCL)");
+        snprintf(msg, cap,
+                 "no OpenCL device found (no platform or no device "
+                 "is installed; on a CPU install POCL)");
         st = CLG_STATUS_DEVICE_NOT_FOUND;
         goto cleanup;
     }
     long i = find_device(tp, eff);
     if (i == -2) {
-        snprintf(msg, cap, "device spec \"%s\" is not of the form P:D with "
-                           "platform and device indices", eff);
+        snprintf(msg, cap,
+                 "device spec \"%s\" is not of the form P:D with "
+                 "platform and device indices",
+                 eff);
         st = CLG_STATUS_INVALID_ARGUMENT;
         goto cleanup;
     }
     if (i < 0) {
         size_t len = (size_t)snprintf(msg, cap,
                                       "no OpenCL device matches \"%s\"%s; "
-                                      "devices:", eff ? eff : "",
-                                      (spec && *spec) ? "" : " (CLGATHER_DEVICE)");
+                                      "devices:",
+                                      eff ? eff : "",
+                                      (spec && *spec) ? ""
+                                                      : " (CLGATHER_DEVICE)");
         for (size_t k = 0; k < tp->count && len < cap; k++) {
             char name[128];
             info_string(tp->device[k], CL_DEVICE_NAME, name, sizeof name);
@@ -271,9 +277,11 @@ clg_status clg_devices_list(clg_device_info *infos, size_t capacity,
         d->device_index = t->dindex[i];
         d->type = clg_device_type_from_cl(device_type_of(t->device[i]));
         d->is_default = (long)i == def;
-        platform_name(t->platform[i], d->platform_name, sizeof d->platform_name);
+        platform_name(t->platform[i], d->platform_name,
+                      sizeof d->platform_name);
         info_string(t->device[i], CL_DEVICE_NAME, d->name, sizeof d->name);
-        info_string(t->device[i], CL_DEVICE_VENDOR, d->vendor, sizeof d->vendor);
+        info_string(t->device[i], CL_DEVICE_VENDOR, d->vendor,
+                    sizeof d->vendor);
         info_string(t->device[i], CL_DEVICE_VERSION, d->version,
                     sizeof d->version);
         cl_ulong v = 0;

@@ -26,8 +26,8 @@ clg_status clg_fail(clg_context *ctx, clg_status status, const char *fmt, ...)
 
 clg_status clg_fail_cl(clg_context *ctx, cl_int code, const char *call)
 {
-    snprintf(error_buffer(ctx), CLG_ERROR_CAPACITY, "%s failed: %s (%d)",
-             call, clg_cl_error_name(code), (int)code);
+    snprintf(error_buffer(ctx), CLG_ERROR_CAPACITY, "%s failed: %s (%d)", call,
+             clg_cl_error_name(code), (int)code);
     if (ctx)
         ctx->last_cl_error = code;
     return CLG_STATUS_OPENCL_ERROR;

@@ -11,7 +11,8 @@ static clg_status set_args(clg_context *ctx, cl_kernel k,
                            const clg_rt_arg *args, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
-        cl_int err = clSetKernelArg(k, (cl_uint)i, args[i].size, args[i].value);
+        cl_int err = clSetKernelArg(k, (cl_uint)i, args[i].size,
+                                    args[i].value);
         if (err != CL_SUCCESS) {
             char call[48];
             snprintf(call, sizeof call, "clSetKernelArg(%zu)", i);
@@ -38,14 +39,16 @@ clg_status clg_rt_launch(clg_context *ctx, cl_kernel kernel,
     /* The portable grid limit: 65535 work-groups in dimensions 1 and 2 on
      * GPUs; elsewhere one launch. */
     for (int d = 0; d < 3; d++)
-        cap[d] = ctx->facts.plan_type == CLG_DEVICE_TYPE_GPU && d > 0 ? 65535 * local[d]
-                                                           : global[d];
+        cap[d] = ctx->facts.plan_type == CLG_DEVICE_TYPE_GPU && d > 0
+                     ? 65535 * local[d]
+                     : global[d];
     for (size_t z = 0; z < global[2]; z += cap[2])
         for (size_t y = 0; y < global[1]; y += cap[1]) {
             size_t offset[3] = {origin[0], origin[1] + y, origin[2] + z};
             size_t count[3] = {global[0],
                                global[1] - y < cap[1] ? global[1] - y : cap[1],
-                               global[2] - z < cap[2] ? global[2] - z : cap[2]};
+                               global[2] - z < cap[2] ? global[2] - z
+                                                      : cap[2]};
             cl_int err = clEnqueueNDRangeKernel(ctx->queue, kernel, g->dims,
                                                 offset, count, local, 0, NULL,
                                                 NULL);
@@ -86,7 +89,8 @@ clg_status clg_rt_flag_read(clg_context *ctx, int *raised)
     *raised = flag != 0;
     if (flag != 0) {
         err = clEnqueueWriteBuffer(ctx->queue, ctx->flag, CL_TRUE, 0,
-                                   sizeof zero_flag, &zero_flag, 0, NULL, NULL);
+                                   sizeof zero_flag, &zero_flag, 0, NULL,
+                                   NULL);
         if (err != CL_SUCCESS)
             return clg_fail_cl(ctx, err, "clEnqueueWriteBuffer(error flag)");
     }
@@ -102,5 +106,6 @@ void clg_rt_flag_assume_clear(clg_context *ctx)
 clg_status clg_rt_finish(clg_context *ctx)
 {
     cl_int err = clFinish(ctx->queue);
-    return err == CL_SUCCESS ? CLG_STATUS_OK : clg_fail_cl(ctx, err, "clFinish");
+    return err == CL_SUCCESS ? CLG_STATUS_OK
+                             : clg_fail_cl(ctx, err, "clFinish");
 }

@@ -23,7 +23,8 @@ static void keep_build_log(clg_context *ctx, cl_program program)
     free(ctx->build_log);
     ctx->build_log = NULL;
     if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0,
-                              NULL, &size) != CL_SUCCESS || size == 0)
+                              NULL, &size) != CL_SUCCESS ||
+        size == 0)
         return;
     ctx->build_log = malloc(size + 1);
     if (!ctx->build_log)
@@ -57,6 +58,28 @@ static clg_cached_program *find_program(clg_context *ctx, const char *key)
     return NULL;
 }
 
+/* Makes room for one more cached program and copies its key. */
+static clg_status reserve_program(clg_context *ctx, const char *key,
+                                  char **key_copy)
+{
+    if (ctx->program_count == ctx->program_capacity) {
+        size_t cap = ctx->program_capacity ? 2 * ctx->program_capacity : 16;
+        clg_cached_program *grown = realloc(ctx->programs,
+                                            cap * sizeof *grown);
+        if (!grown)
+            return clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
+                            "out of host memory caching programs");
+        ctx->programs = grown;
+        ctx->program_capacity = cap;
+    }
+    size_t len = strlen(key) + 1;
+    if (!(*key_copy = malloc(len)))
+        return clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
+                        "out of host memory caching programs");
+    memcpy(*key_copy, key, len);
+    return CLG_STATUS_OK;
+}
+
 /* Builds the program of `key` and appends it to the cache. */
 static clg_status build_program(clg_context *ctx, const char *const *files,
                                 size_t nfiles, const char *options,
@@ -69,25 +92,14 @@ static clg_status build_program(clg_context *ctx, const char *const *files,
     clg_status st = CLG_STATUS_OK;
     if (nfiles == 0 || nfiles > 8)
         return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
-                        "a program takes 1 to 8 kernel files, not %zu", nfiles);
+                        "a program takes 1 to 8 kernel files, not %zu",
+                        nfiles);
     for (size_t i = 0; i < nfiles; i++)
         if (!(srcs[i] = embedded(files[i])))
             return clg_fail(ctx, CLG_STATUS_BUILD_FAILED,
                             "kernel source %s is not embedded", files[i]);
-    if (ctx->program_count == ctx->program_capacity) {
-        size_t cap = ctx->program_capacity ? 2 * ctx->program_capacity : 16;
-        clg_cached_program *grown = realloc(ctx->programs, cap * sizeof *grown);
-        if (!grown)
-            return clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
-                            "out of host memory caching programs");
-        ctx->programs = grown;
-        ctx->program_capacity = cap;
-    }
-    size_t key_len = strlen(key) + 1;
-    if (!(key_copy = malloc(key_len)))
-        return clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
-                        "out of host memory caching programs");
-    memcpy(key_copy, key, key_len);
+    if ((st = reserve_program(ctx, key, &key_copy)) != CLG_STATUS_OK)
+        return st;
     program = clCreateProgramWithSource(ctx->cl_ctx, (cl_uint)nfiles, srcs,
                                         NULL, &err);
     if (!program) {
@@ -132,7 +144,8 @@ static clg_status program_kernel(clg_context *ctx, clg_cached_program *p,
     if (p->kernel_count == CLG_KERNELS_PER_PROGRAM ||
         strlen(name) >= sizeof p->kernels[0].name)
         return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
-                        "kernel %s: too many kernels or too long a name", name);
+                        "kernel %s: too many kernels or too long a name",
+                        name);
     cl_kernel k = clCreateKernel(p->program, name, &err);
     if (!k) {
         char call[96];
@@ -156,9 +169,8 @@ clg_status clg_rt_kernel(clg_context *ctx, const char *const *files,
         return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
                         "program key for %s is too long", name);
     clg_cached_program *p = find_program(ctx, key);
-    if (!p &&
-        (st = build_program(ctx, files, nfiles, options, key, &p)) !=
-            CLG_STATUS_OK)
+    if (!p && (st = build_program(ctx, files, nfiles, options, key, &p)) !=
+                  CLG_STATUS_OK)
         return st;
     return program_kernel(ctx, p, name, out);
 }

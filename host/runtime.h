@@ -45,9 +45,9 @@ void clg_clear_error(clg_context *ctx);
  * host memory used in place) so that POCL compiles and checks them. */
 typedef struct clg_device_facts {
     clg_device_type plan_type;
-    int host_unified;      /* host memory may be used in place */
-    uint64_t max_alloc;    /* bytes, CLGATHER_MAX_ALLOC applied */
-    size_t max_wg_size;    /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
+    int host_unified;   /* host memory may be used in place */
+    uint64_t max_alloc; /* bytes, CLGATHER_MAX_ALLOC applied */
+    size_t max_wg_size; /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
     size_t max_item_sizes[3];
 } clg_device_facts;
 

@@ -66,7 +66,9 @@ static clg_status check_cl_call(clg_context *ctx, clg_op op,
     clg_status st;
     if (!data || !indices || !output)
         return clg_fail(ctx, CLG_STATUS_NULL_POINTER, "%s is NULL",
-                        !data ? "data" : !indices ? "indices" : "output");
+                        !data      ? "data"
+                        : !indices ? "indices"
+                                   : "output");
     if ((st = clg_validate(ctx, op, data->dtype, data->rank, data->shape,
                            indices->dtype, indices->rank, indices->shape, axis,
                            p)) != CLG_STATUS_OK ||
@@ -79,8 +81,8 @@ static clg_status check_cl_call(clg_context *ctx, clg_op op,
         (st = clg_rt_check_buffer(ctx, "output", output->buffer,
                                   out_bytes(p))) != CLG_STATUS_OK)
         return st;
-    if (p->out_count > 0 && (output->buffer == data->buffer ||
-                             output->buffer == indices->buffer))
+    if (p->out_count > 0 &&
+        (output->buffer == data->buffer || output->buffer == indices->buffer))
         return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
                         "the output buffer is also the %s buffer; the output "
                         "must not alias an input",
@@ -110,16 +112,19 @@ clg_status clg_dispatch_cl(const clg_routine *r, clg_context *ctx,
     }
     r->plan(&p, clg_rt_facts(ctx), 16, &plan);
     clg_box box = {0, plan.outer, 0, plan.n, 0, plan.inner};
-    clg_windows w = {data->buffer,  indices->buffer, output->buffer,
-                     0,             plan.data_units, 0,
-                     p.index_count, 0,               plan.out_units};
+    clg_windows w = {data->buffer,    indices->buffer,
+                     output->buffer,  0,
+                     plan.data_units, 0,
+                     p.index_count,   0,
+                     plan.out_units};
     if ((st = clg_rt_flag_arm(ctx)) != CLG_STATUS_OK ||
         (st = r->launch(ctx, &p, &plan, &box, &w)) != CLG_STATUS_OK ||
         (st = clg_rt_flag_read(ctx, &raised)) != CLG_STATUS_OK)
         return st;
     if (raised)
         return flag_raised(ctx,
-                           clg_check_indices_readback(ctx, &p, indices->buffer),
+                           clg_check_indices_readback(ctx, &p,
+                                                      indices->buffer),
                            "every index read back is valid");
     clg_clear_error(ctx);
     return CLG_STATUS_OK;
@@ -136,8 +141,8 @@ typedef struct host_call {
     const clg_problem *p;
     char *data, *indices, *output; /* caller memory */
     int in_place;
-    int whole;      /* one piece, one data window */
-    int launches;   /* enqueued so far */
+    int whole;    /* one piece, one data window */
+    int launches; /* enqueued so far */
     clg_plan plan;
     clg_pieces pc;
 } host_call;
@@ -277,7 +282,8 @@ static clg_status finish_host(host_call *hc)
     if ((st = clg_rt_flag_read(ctx, &raised)) != CLG_STATUS_OK)
         return st;
     if (raised)
-        return flag_raised(ctx, clg_check_indices_host(ctx, hc->p, hc->indices),
+        return flag_raised(ctx,
+                           clg_check_indices_host(ctx, hc->p, hc->indices),
                            "every index is valid (were the indices modified "
                            "during the call?)");
     if (!hc->whole)
@@ -325,8 +331,8 @@ clg_status clg_dispatch_host(const clg_routine *r, clg_context *ctx,
     clg_problem p;
     clg_status st;
     if ((st = need_ctx(ctx)) != CLG_STATUS_OK ||
-        (st = clg_validate_host(ctx, r->op, data, indices, axis, output, &p)) !=
-            CLG_STATUS_OK)
+        (st = clg_validate_host(ctx, r->op, data, indices, axis, output,
+                                &p)) != CLG_STATUS_OK)
         return st;
     if (p.out_count == 0 || p.data_count == 0) {
         /* Empty output (or no data to read, which makes every index
@@ -341,8 +347,17 @@ clg_status clg_dispatch_host(const clg_routine *r, clg_context *ctx,
     size_t need = r->op == CLG_OP_GATHER ? 1 : p.elem_size;
     if (need > 16)
         need = 16;
-    host_call hc = {r, ctx, &p, (char *)data->data, (char *)indices->data,
-                    (char *)output->data, 0, 0, 0, {0}, {0}};
+    host_call hc = {r,
+                    ctx,
+                    &p,
+                    (char *)data->data,
+                    (char *)indices->data,
+                    (char *)output->data,
+                    0,
+                    0,
+                    0,
+                    {0},
+                    {0}};
     hc.in_place = clg_rt_facts(ctx)->host_unified &&
                   address_alignment(data->data) >= need &&
                   address_alignment(output->data) >= need &&

@@ -41,23 +41,40 @@ size_t clg_dtype_size(clg_dtype dtype)
 const char *clg_dtype_name(clg_dtype dtype)
 {
     switch (dtype) {
-    case CLG_DTYPE_FLOAT: return "FLOAT";
-    case CLG_DTYPE_UINT8: return "UINT8";
-    case CLG_DTYPE_INT8: return "INT8";
-    case CLG_DTYPE_UINT16: return "UINT16";
-    case CLG_DTYPE_INT16: return "INT16";
-    case CLG_DTYPE_INT32: return "INT32";
-    case CLG_DTYPE_INT64: return "INT64";
-    case CLG_DTYPE_STRING: return "STRING";
-    case CLG_DTYPE_BOOL: return "BOOL";
-    case CLG_DTYPE_FLOAT16: return "FLOAT16";
-    case CLG_DTYPE_DOUBLE: return "DOUBLE";
-    case CLG_DTYPE_UINT32: return "UINT32";
-    case CLG_DTYPE_UINT64: return "UINT64";
-    case CLG_DTYPE_COMPLEX64: return "COMPLEX64";
-    case CLG_DTYPE_COMPLEX128: return "COMPLEX128";
-    case CLG_DTYPE_BFLOAT16: return "BFLOAT16";
-    case CLG_DTYPE_UNDEFINED: break;
+    case CLG_DTYPE_FLOAT:
+        return "FLOAT";
+    case CLG_DTYPE_UINT8:
+        return "UINT8";
+    case CLG_DTYPE_INT8:
+        return "INT8";
+    case CLG_DTYPE_UINT16:
+        return "UINT16";
+    case CLG_DTYPE_INT16:
+        return "INT16";
+    case CLG_DTYPE_INT32:
+        return "INT32";
+    case CLG_DTYPE_INT64:
+        return "INT64";
+    case CLG_DTYPE_STRING:
+        return "STRING";
+    case CLG_DTYPE_BOOL:
+        return "BOOL";
+    case CLG_DTYPE_FLOAT16:
+        return "FLOAT16";
+    case CLG_DTYPE_DOUBLE:
+        return "DOUBLE";
+    case CLG_DTYPE_UINT32:
+        return "UINT32";
+    case CLG_DTYPE_UINT64:
+        return "UINT64";
+    case CLG_DTYPE_COMPLEX64:
+        return "COMPLEX64";
+    case CLG_DTYPE_COMPLEX128:
+        return "COMPLEX128";
+    case CLG_DTYPE_BFLOAT16:
+        return "BFLOAT16";
+    case CLG_DTYPE_UNDEFINED:
+        break;
     }
     return "UNDEFINED";
 }

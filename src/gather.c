@@ -12,7 +12,8 @@ clg_status clg_gather_infer(clg_context *ctx, clg_problem *p)
         return clg_fail(ctx, CLG_STATUS_INVALID_RANK,
                         "output rank %zu (indices rank %zu + data rank %zu - "
                         "1) is above CLG_MAX_RANK (%d)",
-                        p->out_rank, p->index_rank, p->data_rank, CLG_MAX_RANK);
+                        p->out_rank, p->index_rank, p->data_rank,
+                        CLG_MAX_RANK);
     size_t k = 0;
     for (size_t d = 0; d < p->axis; d++)
         p->out_shape[k++] = p->data_shape[d];
@@ -58,7 +59,8 @@ static void gather_plan(const clg_problem *p, const clg_device_facts *dev,
     plan->inner = (int64_t)(block / unit);
     plan->axis_size = p->axis_size;
     plan->index_count = p->index_count;
-    plan->data_units = (int64_t)((uint64_t)p->data_count * p->elem_size / unit);
+    plan->data_units =
+        (int64_t)((uint64_t)p->data_count * p->elem_size / unit);
     plan->out_units = (int64_t)((uint64_t)p->out_count * p->elem_size / unit);
     clg_plan_offsets(plan, dev);
 }
@@ -89,32 +91,18 @@ static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
     else
         clg_geometry_make(dev, 2, origin + 1, size + 1, &g);
     int lean = plan->lean && whole && (!rows || g.global[0] == size[0]);
-    clg_variant v = {CLG_FILE_GATHER,
-                     rows ? (lean ? "clg_gather_lean" : "clg_gather")
-                          : (lean ? "clg_gather_units_lean" : "clg_gather_units"),
-                     {0}};
-    v.value[CLG_OPT_INDEX_BYTES] = (unsigned)p->index_size;
-    v.value[CLG_OPT_UNIT] = (unsigned)plan->unit;
-    v.value[CLG_OPT_WIDE] = (unsigned)plan->wide_offsets;
-    v.value[CLG_OPT_WINDOWS] = !whole;
+    const char *name = rows ? (lean ? "clg_gather_lean" : "clg_gather")
+                            : (lean ? "clg_gather_units_lean"
+                                    : "clg_gather_units");
+    clg_variant v = clg_plan_variant(CLG_FILE_GATHER, name, p, plan, whole);
     cl_kernel k = NULL;
     clg_status st = clg_variant_kernel(ctx, &v, &k);
     if (st != CLG_STATUS_OK)
         return st;
-    cl_ulong n = (cl_ulong)plan->n, s = (cl_ulong)plan->axis_size,
-             inner = (cl_ulong)plan->inner;
-    cl_ulong win[6] = {(cl_ulong)w->data_base,  (cl_ulong)w->data_len,
-                       (cl_ulong)w->index_base, (cl_ulong)w->index_len,
-                       (cl_ulong)w->out_base,   (cl_ulong)w->out_len};
-    const clg_rt_arg args[] = {
-        {sizeof(cl_mem), &w->data},   {sizeof(cl_mem), &w->indices},
-        {sizeof(cl_mem), &w->output}, {sizeof(cl_mem), clg_rt_flag_buffer(ctx)},
-        {sizeof n, &n},               {sizeof s, &s},
-        {sizeof inner, &inner},       {sizeof win[0], &win[0]},
-        {sizeof win[1], &win[1]},     {sizeof win[2], &win[2]},
-        {sizeof win[3], &win[3]},     {sizeof win[4], &win[4]},
-        {sizeof win[5], &win[5]}};
-    return clg_rt_launch(ctx, k, args, sizeof args / sizeof args[0], &g);
+    clg_base_scalars sc;
+    clg_rt_arg args[CLG_BASE_ARG_COUNT];
+    clg_base_args(ctx, plan, w, &sc, args);
+    return clg_rt_launch(ctx, k, args, CLG_BASE_ARG_COUNT, &g);
 }
 
 const clg_routine clg_gather_routine = {CLG_OP_GATHER, gather_plan,

@@ -15,7 +15,8 @@ clg_status clg_gather_elements_infer(clg_context *ctx, clg_problem *p)
     for (size_t d = 0; d < p->data_rank; d++)
         if (d != p->axis && p->index_shape[d] > p->data_shape[d])
             return clg_fail(ctx, CLG_STATUS_SHAPE_MISMATCH,
-                            "indices.shape[%zu] = %lld exceeds data.shape[%zu] "
+                            "indices.shape[%zu] = %lld exceeds "
+                            "data.shape[%zu] "
                             "= %lld (only the axis %zu dimension of indices "
                             "may be larger)",
                             d, (long long)p->index_shape[d], d,
@@ -49,8 +50,10 @@ static void elements_plan(const clg_problem *p, const clg_device_facts *dev,
         plan->inner_stride[d] = dstride[p->axis + 1 + d];
         ii *= p->index_shape[p->axis + 1 + d];
     }
-    plan->outer_dims = clg_coalesce(plan->outer_extent, plan->outer_stride, no);
-    plan->inner_dims = clg_coalesce(plan->inner_extent, plan->inner_stride, ni);
+    plan->outer_dims = clg_coalesce(plan->outer_extent, plan->outer_stride,
+                                    no);
+    plan->inner_dims = clg_coalesce(plan->inner_extent, plan->inner_stride,
+                                    ni);
     plan->unit = p->elem_size;
     plan->lean = dev->plan_type == CLG_DEVICE_TYPE_CPU;
     plan->axis_stride = dstride[p->axis];
@@ -147,65 +150,85 @@ static clg_status geom_buffer(clg_context *ctx, size_t dims,
     return clg_rt_const_buffer(ctx, g, (1 + 2 * dims) * sizeof(cl_ulong), out);
 }
 
+/* The variant of a launch; its entry point comes from elements_geometry. */
+static clg_variant elements_variant(const clg_problem *p, const clg_plan *plan,
+                                    const char *kernel, int whole)
+{
+    clg_variant v = clg_plan_variant(CLG_FILE_GATHER_ELEMENTS, kernel, p, plan,
+                                     whole);
+    v.value[CLG_OPT_OUTER_DIMS] = plan->outer_dims > 1
+                                      ? 2u
+                                      : (unsigned)plan->outer_dims;
+    v.value[CLG_OPT_INNER_DIMS] = plan->inner_dims > 1
+                                      ? 2u
+                                      : (unsigned)plan->inner_dims;
+    return v;
+}
+
+/* The arguments after the common ones (kernels/gather_elements.cl). */
+typedef struct elements_extra {
+    cl_ulong axis_stride, outer_stride, inner_stride, strip_width, strips;
+    cl_mem outer_geom, inner_geom;
+} elements_extra;
+
+#define ELEMENTS_ARG_COUNT (CLG_BASE_ARG_COUNT + 7)
+
+static void elements_args(const clg_plan *plan, elements_extra *x,
+                          clg_rt_arg *args)
+{
+    x->axis_stride = (cl_ulong)plan->axis_stride;
+    x->outer_stride = plan->outer_dims == 1 ? (cl_ulong)plan->outer_stride[0]
+                                            : 0;
+    x->inner_stride = plan->inner_dims == 1 ? (cl_ulong)plan->inner_stride[0]
+                                            : 0;
+    x->strip_width = (cl_ulong)plan->strip_width;
+    x->strips = x->strip_width ? ((cl_ulong)plan->inner + x->strip_width - 1) /
+                                     x->strip_width
+                               : 0;
+    args[0] = (clg_rt_arg){sizeof x->axis_stride, &x->axis_stride};
+    args[1] = (clg_rt_arg){sizeof x->outer_stride, &x->outer_stride};
+    args[2] = (clg_rt_arg){sizeof x->inner_stride, &x->inner_stride};
+    args[3] = (clg_rt_arg){sizeof(cl_mem), &x->outer_geom};
+    args[4] = (clg_rt_arg){sizeof(cl_mem), &x->inner_geom};
+    args[5] = (clg_rt_arg){sizeof x->strip_width, &x->strip_width};
+    args[6] = (clg_rt_arg){sizeof x->strips, &x->strips};
+}
+
 static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
                                   const clg_plan *plan, const clg_box *box,
                                   const clg_windows *w)
 {
     clg_geometry g;
-    cl_mem outer_geom = NULL, inner_geom = NULL;
     cl_kernel k = NULL;
+    clg_base_scalars sc;
+    elements_extra x = {0};
+    clg_rt_arg args[ELEMENTS_ARG_COUNT];
     int whole = clg_launch_is_whole(plan, box, w);
-    clg_variant v = {CLG_FILE_GATHER_ELEMENTS,
-                     elements_geometry(clg_rt_facts(ctx), plan, box, whole, &g),
-                     {0}};
-    v.value[CLG_OPT_INDEX_BYTES] = (unsigned)p->index_size;
-    v.value[CLG_OPT_UNIT] = (unsigned)plan->unit;
-    v.value[CLG_OPT_WIDE] = (unsigned)plan->wide_offsets;
-    v.value[CLG_OPT_WINDOWS] = !whole;
-    v.value[CLG_OPT_OUTER_DIMS] = plan->outer_dims > 1 ? 2 : (unsigned)plan->outer_dims;
-    v.value[CLG_OPT_INNER_DIMS] = plan->inner_dims > 1 ? 2 : (unsigned)plan->inner_dims;
+    const char *name = elements_geometry(clg_rt_facts(ctx), plan, box, whole,
+                                         &g);
+    clg_variant v = elements_variant(p, plan, name, whole);
     clg_status st = clg_variant_kernel(ctx, &v, &k);
     if (st == CLG_STATUS_OK && plan->outer_dims > 1)
         st = geom_buffer(ctx, plan->outer_dims, plan->outer_extent,
-                         plan->outer_stride, &outer_geom);
+                         plan->outer_stride, &x.outer_geom);
     if (st == CLG_STATUS_OK && plan->inner_dims > 1)
         st = geom_buffer(ctx, plan->inner_dims, plan->inner_extent,
-                         plan->inner_stride, &inner_geom);
-    if (st != CLG_STATUS_OK)
-        goto cleanup;
-    cl_ulong strip_width = (cl_ulong)plan->strip_width;
-    cl_ulong strips = strip_width ? ((cl_ulong)plan->inner + strip_width - 1) /
-                                        strip_width
-                                  : 0;
-    cl_ulong n = (cl_ulong)plan->n, s = (cl_ulong)plan->axis_size,
-             inner = (cl_ulong)plan->inner;
-    cl_ulong win[6] = {(cl_ulong)w->data_base,  (cl_ulong)w->data_len,
-                       (cl_ulong)w->index_base, (cl_ulong)w->index_len,
-                       (cl_ulong)w->out_base,   (cl_ulong)w->out_len};
-    cl_ulong axis_stride = (cl_ulong)plan->axis_stride;
-    cl_ulong ostride = plan->outer_dims == 1 ? (cl_ulong)plan->outer_stride[0] : 0;
-    cl_ulong istride = plan->inner_dims == 1 ? (cl_ulong)plan->inner_stride[0] : 0;
-    const clg_rt_arg args[] = {
-        {sizeof(cl_mem), &w->data},     {sizeof(cl_mem), &w->indices},
-        {sizeof(cl_mem), &w->output},   {sizeof(cl_mem), clg_rt_flag_buffer(ctx)},
-        {sizeof n, &n},                 {sizeof s, &s},
-        {sizeof inner, &inner},         {sizeof win[0], &win[0]},
-        {sizeof win[1], &win[1]},       {sizeof win[2], &win[2]},
-        {sizeof win[3], &win[3]},       {sizeof win[4], &win[4]},
-        {sizeof win[5], &win[5]},       {sizeof axis_stride, &axis_stride},
-        {sizeof ostride, &ostride},     {sizeof istride, &istride},
-        {sizeof(cl_mem), &outer_geom},  {sizeof(cl_mem), &inner_geom},
-        {sizeof strip_width, &strip_width}, {sizeof strips, &strips}};
-    st = clg_rt_launch(ctx, k, args, sizeof args / sizeof args[0], &g);
-cleanup:
+                         plan->inner_stride, &x.inner_geom);
+    if (st == CLG_STATUS_OK) {
+        clg_base_args(ctx, plan, w, &sc, args);
+        elements_args(plan, &x, args + CLG_BASE_ARG_COUNT);
+        st = clg_rt_launch(ctx, k, args, ELEMENTS_ARG_COUNT, &g);
+    }
     /* Release is deferred by OpenCL until the enqueued kernel is done. */
-    clg_rt_release(&outer_geom);
-    clg_rt_release(&inner_geom);
+    clg_rt_release(&x.outer_geom);
+    clg_rt_release(&x.inner_geom);
     return st;
 }
 
-const clg_routine clg_gather_elements_routine = {
-    CLG_OP_GATHER_ELEMENTS, elements_plan, elements_footprint, elements_launch};
+const clg_routine clg_gather_elements_routine = {CLG_OP_GATHER_ELEMENTS,
+                                                 elements_plan,
+                                                 elements_footprint,
+                                                 elements_launch};
 
 clg_status clg_gather_elements(clg_context *ctx, const clg_tensor *data,
                                const clg_tensor *indices, int64_t axis,

@@ -6,6 +6,7 @@
 #define CLG_OP_H
 
 #include "runtime.h"
+#include "variant.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -18,16 +19,16 @@ typedef enum clg_op { CLG_OP_GATHER = 0, CLG_OP_GATHER_ELEMENTS = 1 } clg_op;
  * the normalised axis, element counts and the output shape. */
 typedef struct clg_problem {
     clg_op op;
-    clg_dtype dtype;          /* data (and output) dtype */
-    clg_dtype index_dtype;    /* INT32 or INT64 */
-    size_t elem_size;         /* bytes per data element */
-    size_t index_size;        /* 4 or 8 */
+    clg_dtype dtype;       /* data (and output) dtype */
+    clg_dtype index_dtype; /* INT32 or INT64 */
+    size_t elem_size;      /* bytes per data element */
+    size_t index_size;     /* 4 or 8 */
     size_t data_rank, index_rank, out_rank;
     int64_t data_shape[CLG_MAX_RANK];
     int64_t index_shape[CLG_MAX_RANK];
     int64_t out_shape[CLG_MAX_RANK];
-    size_t axis;              /* normalised, in [0, data_rank) */
-    int64_t axis_size;        /* s = data.shape[axis] */
+    size_t axis;       /* normalised, in [0, data_rank) */
+    int64_t axis_size; /* s = data.shape[axis] */
     int64_t data_count, index_count, out_count;
 } clg_problem;
 
@@ -35,7 +36,8 @@ typedef struct clg_problem {
 const char *clg_op_name(clg_op op);
 
 /* Appends "[a, b, c]" for a shape to buf (size cap), always terminated. */
-void clg_format_shape(char *buf, size_t cap, const int64_t *shape, size_t rank);
+void clg_format_shape(char *buf, size_t cap, const int64_t *shape,
+                      size_t rank);
 
 /* src/validate.c. Validates the descriptors of one call (not the index
  * values, not data pointers) and fills *p. Shapes are read from
@@ -103,9 +105,9 @@ clg_status clg_check_indices_readback(clg_context *ctx, const clg_problem *p,
  * where each part is either one stride (simple) or a list of coalesced
  * (extent, stride) dims (ragged: indices smaller than data off the axis). */
 typedef struct clg_plan {
-    size_t unit;            /* bytes one work-item moves: 1, 2, 4, 8, 16 */
-    int wide_offsets;       /* 1: 64-bit offsets in the kernel */
-    int lean;               /* CPU lean bodies allowed (whole tensors only) */
+    size_t unit;      /* bytes one work-item moves: 1, 2, 4, 8, 16 */
+    int wide_offsets; /* 1: 64-bit offsets in the kernel */
+    int lean;         /* CPU lean bodies allowed (whole tensors only) */
     int64_t outer, n, inner;
     int64_t axis_size;
     int64_t data_units, index_count, out_units;
@@ -114,7 +116,7 @@ typedef struct clg_plan {
     size_t outer_dims, inner_dims; /* 0 or 1: simple; more: ragged */
     int64_t outer_extent[CLG_MAX_RANK], outer_stride[CLG_MAX_RANK];
     int64_t inner_extent[CLG_MAX_RANK], inner_stride[CLG_MAX_RANK];
-    int64_t strip_width;    /* columns per strip (0: no strips) */
+    int64_t strip_width; /* columns per strip (0: no strips) */
 } clg_plan;
 
 /* 32-bit offsets only where every offset provably fits, and only on GPUs:
@@ -145,6 +147,25 @@ typedef struct clg_windows {
 int clg_launch_is_whole(const clg_plan *plan, const clg_box *box,
                         const clg_windows *w);
 
+/* The kernel arguments every operator kernel starts with, in order: data,
+ * indices, output, err, n, axis_size, inner, then the six window bounds
+ * (data_base, data_len, index_base, index_len, out_base, out_len).
+ * clg_base_args fills args[0 .. CLG_BASE_ARG_COUNT-1], pointing into `w`
+ * and into `scalars`, which must outlive the launch call (src/plan.c). */
+#define CLG_BASE_ARG_COUNT 13
+typedef struct clg_base_scalars {
+    cl_ulong n, axis_size, inner, win[6];
+} clg_base_scalars;
+void clg_base_args(clg_context *ctx, const clg_plan *plan,
+                   const clg_windows *w, clg_base_scalars *scalars,
+                   clg_rt_arg *args);
+
+/* The variant of a launch of `kernel` in `file` with the options every
+ * operator sets: index size, unit, offset width, windows (not whole). */
+clg_variant clg_plan_variant(clg_kernel_file file, const char *kernel,
+                             const clg_problem *p, const clg_plan *plan,
+                             int whole);
+
 /* The work-group and padded global size for an NDRange of `size` over
  * `dims` dimensions (origin[0 .. dims-1], size[0 .. dims-1]), for the
  * device (src/plan.c).
@@ -166,8 +187,8 @@ typedef struct clg_routine {
     void (*plan)(const clg_problem *p, const clg_device_facts *dev,
                  size_t align, clg_plan *plan);
     /* Data units [*first, *end) a box may read. */
-    void (*footprint)(const clg_plan *plan, const clg_box *box,
-                      int64_t *first, int64_t *end);
+    void (*footprint)(const clg_plan *plan, const clg_box *box, int64_t *first,
+                      int64_t *end);
     /* Enqueues the kernel over `box` with buffers `w` (no wait). */
     clg_status (*launch)(clg_context *ctx, const clg_problem *p,
                          const clg_plan *plan, const clg_box *box,
@@ -205,9 +226,9 @@ typedef enum clg_piece_kind {
 
 typedef struct clg_pieces {
     clg_piece_kind kind;
-    int64_t per;    /* rows, index positions or units per piece */
-    int64_t count;  /* number of pieces */
-    int64_t units;  /* units per data window and output piece */
+    int64_t per;   /* rows, index positions or units per piece */
+    int64_t count; /* number of pieces */
+    int64_t units; /* units per data window and output piece */
 } clg_pieces;
 
 void clg_pieces_cut(const clg_problem *p, const clg_plan *plan,

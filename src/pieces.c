@@ -2,7 +2,10 @@
  * (docs/design.md, "Large tensors"). */
 #include "op.h"
 
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
 
 void clg_pieces_cut(const clg_problem *p, const clg_plan *plan,
                     uint64_t max_bytes, clg_pieces *pc)
@@ -38,8 +41,7 @@ void clg_pieces_cut(const clg_problem *p, const clg_plan *plan,
 }
 
 /* The box of piece k. */
-static clg_box piece_box(const clg_plan *plan, const clg_pieces *pc,
-                         int64_t k)
+static clg_box piece_box(const clg_plan *plan, const clg_pieces *pc, int64_t k)
 {
     clg_box b = {0, plan->outer, 0, plan->n, 0, plan->inner};
     if (pc->kind == CLG_PIECE_ROWS) {

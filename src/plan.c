@@ -52,6 +52,40 @@ int clg_launch_is_whole(const clg_plan *plan, const clg_box *box,
            w->out_base == 0 && w->out_len == plan->out_units;
 }
 
+clg_variant clg_plan_variant(clg_kernel_file file, const char *kernel,
+                             const clg_problem *p, const clg_plan *plan,
+                             int whole)
+{
+    clg_variant v = {file, kernel, {0}};
+    v.value[CLG_OPT_INDEX_BYTES] = (unsigned)p->index_size;
+    v.value[CLG_OPT_UNIT] = (unsigned)plan->unit;
+    v.value[CLG_OPT_WIDE] = (unsigned)plan->wide_offsets;
+    v.value[CLG_OPT_WINDOWS] = !whole;
+    return v;
+}
+
+void clg_base_args(clg_context *ctx, const clg_plan *plan,
+                   const clg_windows *w, clg_base_scalars *sc,
+                   clg_rt_arg *args)
+{
+    const int64_t win[6] = {w->data_base, w->data_len, w->index_base,
+                            w->index_len, w->out_base, w->out_len};
+    sc->n = (cl_ulong)plan->n;
+    sc->axis_size = (cl_ulong)plan->axis_size;
+    sc->inner = (cl_ulong)plan->inner;
+    args[0] = (clg_rt_arg){sizeof(cl_mem), &w->data};
+    args[1] = (clg_rt_arg){sizeof(cl_mem), &w->indices};
+    args[2] = (clg_rt_arg){sizeof(cl_mem), &w->output};
+    args[3] = (clg_rt_arg){sizeof(cl_mem), clg_rt_flag_buffer(ctx)};
+    args[4] = (clg_rt_arg){sizeof sc->n, &sc->n};
+    args[5] = (clg_rt_arg){sizeof sc->axis_size, &sc->axis_size};
+    args[6] = (clg_rt_arg){sizeof sc->inner, &sc->inner};
+    for (int i = 0; i < 6; i++) {
+        sc->win[i] = (cl_ulong)win[i];
+        args[7 + i] = (clg_rt_arg){sizeof sc->win[i], &sc->win[i]};
+    }
+}
+
 /* GPUs want about 256 work-items a group; POCL's CPU device runs a
  * work-group as loops on one thread, so bigger groups cut per-group
  * overhead. Dims 0 and 1 take the group; dim 2 gets 1. */

@@ -112,6 +112,5 @@ clg_status clg_reference_gather_elements(clg_context *ctx,
                                          int64_t axis,
                                          const clg_tensor *output)
 {
-    return reference(ctx, CLG_OP_GATHER_ELEMENTS, data, indices, axis,
-                     output);
+    return reference(ctx, CLG_OP_GATHER_ELEMENTS, data, indices, axis, output);
 }

@@ -126,7 +126,8 @@ clg_status clg_validate_output(clg_context *ctx, const clg_problem *p,
         same = shape[d] == p->out_shape[d];
     if (!same) {
         char got[512], want[512];
-        clg_format_shape(got, sizeof got, shape, rank > CLG_MAX_RANK ? 0 : rank);
+        clg_format_shape(got, sizeof got, shape,
+                         rank > CLG_MAX_RANK ? 0 : rank);
         clg_format_shape(want, sizeof want, p->out_shape, p->out_rank);
         return clg_fail(ctx, CLG_STATUS_SHAPE_MISMATCH,
                         "output shape %s (rank %zu) differs from the %s "
@@ -138,7 +139,7 @@ clg_status clg_validate_output(clg_context *ctx, const clg_problem *p,
 
 /* A host tensor's data pointer is present when it has elements. */
 static clg_status validate_pointer(clg_context *ctx, const char *what,
-                                const void *ptr, int64_t count)
+                                   const void *ptr, int64_t count)
 {
     if (!ptr && count > 0)
         return clg_fail(ctx, CLG_STATUS_NULL_POINTER,
@@ -155,18 +156,20 @@ clg_status clg_validate_host(clg_context *ctx, clg_op op,
     clg_status st;
     if (!data || !indices || !output)
         return clg_fail(ctx, CLG_STATUS_NULL_POINTER, "%s is NULL",
-                        !data ? "data" : !indices ? "indices" : "output");
+                        !data      ? "data"
+                        : !indices ? "indices"
+                                   : "output");
     if ((st = clg_validate(ctx, op, data->dtype, data->rank, data->shape,
                            indices->dtype, indices->rank, indices->shape, axis,
                            p)) != CLG_STATUS_OK ||
         (st = clg_validate_output(ctx, p, output->dtype, output->rank,
                                   output->shape)) != CLG_STATUS_OK ||
         (st = validate_pointer(ctx, "data->data", data->data,
-                                   p->data_count)) != CLG_STATUS_OK ||
+                               p->data_count)) != CLG_STATUS_OK ||
         (st = validate_pointer(ctx, "indices->data", indices->data,
-                                   p->index_count)) != CLG_STATUS_OK ||
+                               p->index_count)) != CLG_STATUS_OK ||
         (st = validate_pointer(ctx, "output->data", output->data,
-                                   p->out_count)) != CLG_STATUS_OK)
+                               p->out_count)) != CLG_STATUS_OK)
         return st;
     /* The output is written while the inputs are read: no overlap. */
     uintptr_t o0 = (uintptr_t)output->data;
@@ -175,15 +178,14 @@ clg_status clg_validate_host(clg_context *ctx, clg_op op,
     uintptr_t d1 = d0 + (uintptr_t)p->data_count * p->elem_size;
     uintptr_t i0 = (uintptr_t)indices->data;
     uintptr_t i1 = i0 + (uintptr_t)p->index_count * p->index_size;
-    if (o0 < o1 && ((d0 < d1 && o0 < d1 && d0 < o1) ||
-                    (i0 < i1 && o0 < i1 && i0 < o1)))
+    if (o0 < o1 &&
+        ((d0 < d1 && o0 < d1 && d0 < o1) || (i0 < i1 && o0 < i1 && i0 < o1)))
         return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
                         "output memory overlaps the %s; the output must not "
                         "alias an input",
                         (d0 < d1 && o0 < d1 && d0 < o1) ? "data" : "indices");
     return CLG_STATUS_OK;
 }
-
 
 /* ------------------------------------------------------------ public */
 
@@ -193,14 +195,14 @@ static clg_status output_shape(clg_op op, const clg_tensor *data,
 {
     clg_problem p;
     if (!data || !indices || !rank || (!shape && capacity > 0))
-        return clg_fail(NULL, CLG_STATUS_NULL_POINTER,
-                        "%s is NULL", !data      ? "data"
-                                      : !indices ? "indices"
-                                      : !rank    ? "rank"
-                                                 : "shape");
-    clg_status st = clg_validate(NULL, op, data->dtype, data->rank, data->shape,
-                                 indices->dtype, indices->rank, indices->shape,
-                                 axis, &p);
+        return clg_fail(NULL, CLG_STATUS_NULL_POINTER, "%s is NULL",
+                        !data      ? "data"
+                        : !indices ? "indices"
+                        : !rank    ? "rank"
+                                   : "shape");
+    clg_status st = clg_validate(NULL, op, data->dtype, data->rank,
+                                 data->shape, indices->dtype, indices->rank,
+                                 indices->shape, axis, &p);
     if (st != CLG_STATUS_OK)
         return st;
     if (capacity < p.out_rank)

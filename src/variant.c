@@ -6,13 +6,14 @@
 #include <string.h>
 
 const clg_option_info clg_options[CLG_OPT_COUNT] = {
-#define CLG_OPTION_ROW_(name, files, legal, meaning) {#name, files, legal, meaning},
+#define CLG_OPTION_ROW_(name, files, legal, meaning)                          \
+    {#name, files, legal, meaning},
     CLG_VARIANT_OPTIONS(CLG_OPTION_ROW_)
 #undef CLG_OPTION_ROW_
 };
 
-static const char *const file_names[CLG_FILE_COUNT] = {
-    "check.cl", "gather.cl", "gather_elements.cl"};
+static const char *const file_names[CLG_FILE_COUNT] = {"check.cl", "gather.cl",
+                                                       "gather_elements.cl"};
 
 const char *clg_kernel_file_name(clg_kernel_file file)
 {
@@ -38,7 +39,8 @@ const char *clg_variant_check(const clg_variant *v)
     if (lean && v->value[CLG_OPT_WINDOWS])
         return "a lean entry point takes whole tensors (CLG_WINDOWS=0)";
     if (lean && v->file == CLG_FILE_GATHER_ELEMENTS &&
-        (v->value[CLG_OPT_OUTER_DIMS] > 1 || v->value[CLG_OPT_INNER_DIMS] != 0))
+        (v->value[CLG_OPT_OUTER_DIMS] > 1 ||
+         v->value[CLG_OPT_INNER_DIMS] != 0))
         return "the lean GatherElements body takes at most one outer stride "
                "and no inner dims";
     return NULL;

@@ -28,24 +28,24 @@ typedef enum clg_kernel_file {
 /* X(name, files, legal, meaning): `files` a mask of (1 << clg_kernel_file)
  * that take the option, `legal` a mask of (1 << value) of its legal
  * values. An option a file does not take is not passed to it. */
-#define CLG_VARIANT_OPTIONS(X)                                               \
-    X(INDEX_BYTES, CLG_FILES_ALL, 0x110u,                                    \
-      "index element: 4 int (ONNX INT32), 8 long (INT64)")                   \
-    X(UNIT, CLG_FILES_OPS, 0x10116u, "bytes one work-item moves")            \
-    X(WIDE, CLG_FILES_OPS, 0x3u,                                             \
-      "1: 64-bit offsets; 0: 32-bit, only when every offset < 2^31")         \
-    X(WINDOWS, CLG_FILES_OPS, 0x3u,                                          \
-      "1: buffers hold windows of split tensors, accesses checked")          \
-    X(OUTER_DIMS, CLG_FILES_ELEMENTS, 0x7u,                                  \
-      "GatherElements offsets before the axis: 0 none, 1 stride, 2 list")    \
-    X(INNER_DIMS, CLG_FILES_ELEMENTS, 0x7u,                                  \
+#define CLG_VARIANT_OPTIONS(X)                                                \
+    X(INDEX_BYTES, CLG_FILES_ALL, 0x110u,                                     \
+      "index element: 4 int (ONNX INT32), 8 long (INT64)")                    \
+    X(UNIT, CLG_FILES_OPS, 0x10116u, "bytes one work-item moves")             \
+    X(WIDE, CLG_FILES_OPS, 0x3u,                                              \
+      "1: 64-bit offsets; 0: 32-bit, only when every offset < 2^31")          \
+    X(WINDOWS, CLG_FILES_OPS, 0x3u,                                           \
+      "1: buffers hold windows of split tensors, accesses checked")           \
+    X(OUTER_DIMS, CLG_FILES_ELEMENTS, 0x7u,                                   \
+      "GatherElements offsets before the axis: 0 none, 1 stride, 2 list")     \
+    X(INNER_DIMS, CLG_FILES_ELEMENTS, 0x7u,                                   \
       "GatherElements offsets after the axis: 0 none, 1 stride, 2 list")
 
 typedef enum clg_option {
 #define CLG_OPTION_ENUM_(name, files, legal, meaning) CLG_OPT_##name,
     CLG_VARIANT_OPTIONS(CLG_OPTION_ENUM_)
 #undef CLG_OPTION_ENUM_
-    CLG_OPT_COUNT
+        CLG_OPT_COUNT
 } clg_option;
 
 /* One row of the table, for code that walks it. */

@@ -186,7 +186,8 @@ typedef struct clg_cl_tensor {
  *  Errors: NULL_POINTER (count NULL, or shape NULL with rank > 0),
  *  INVALID_RANK (rank > CLG_MAX_RANK), INVALID_SHAPE (a negative dimension),
  *  TENSOR_TOO_LARGE (the product overflows int64). */
-CLG_API clg_status clg_shape_count(const int64_t *shape, size_t rank, int64_t *count);
+CLG_API clg_status clg_shape_count(const int64_t *shape, size_t rank,
+                                   int64_t *count);
 
 /* ======================================================================
  * 4. Devices and contexts
@@ -203,17 +204,17 @@ typedef enum clg_device_type {
 /** One OpenCL device as discovered, with its "P:D" position. Strings are
  *  NUL-terminated and truncated to fit. */
 typedef struct clg_device_info {
-    uint32_t platform_index;      /* P in "P:D" */
-    uint32_t device_index;        /* D in "P:D", within its platform */
+    uint32_t platform_index; /* P in "P:D" */
+    uint32_t device_index;   /* D in "P:D", within its platform */
     clg_device_type type;
-    int is_default;               /* 1 for the device a NULL spec selects */
+    int is_default; /* 1 for the device a NULL spec selects */
     char platform_name[128];
     char name[128];
     char vendor[128];
-    char version[128];            /* CL_DEVICE_VERSION */
-    uint64_t global_mem_size;     /* bytes, CL_DEVICE_GLOBAL_MEM_SIZE */
-    uint64_t max_alloc_size;      /* bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE */
-    int host_unified_memory;      /* CL_DEVICE_HOST_UNIFIED_MEMORY */
+    char version[128];        /* CL_DEVICE_VERSION */
+    uint64_t global_mem_size; /* bytes, CL_DEVICE_GLOBAL_MEM_SIZE */
+    uint64_t max_alloc_size;  /* bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+    int host_unified_memory;  /* CL_DEVICE_HOST_UNIFIED_MEMORY */
 } clg_device_info;
 
 /** Lists every device of every OpenCL platform. Writes up to `capacity`
@@ -224,7 +225,7 @@ typedef struct clg_device_info {
  *  DEVICE_NOT_FOUND (no OpenCL platform or device at all; *count = 0),
  *  OPENCL_ERROR. */
 CLG_API clg_status clg_devices_list(clg_device_info *infos, size_t capacity,
-                            size_t *count);
+                                    size_t *count);
 
 /** Opaque context: one OpenCL device, its cl_context and in-order command
  *  queue, the programs built so far (cached per variant), and the last
@@ -255,7 +256,8 @@ typedef struct clg_context clg_context;
  *  not two unsigned numbers; CLGATHER_MAX_ALLOC not a byte count >= 1024;
  *  CLGATHER_TEST_PLAN not "gpu" or "device"), OUT_OF_MEMORY,
  *  OPENCL_ERROR. */
-CLG_API clg_status clg_context_create(clg_context **ctx, const char *device_spec);
+CLG_API clg_status clg_context_create(clg_context **ctx,
+                                      const char *device_spec);
 
 /** Creates a context over a caller's OpenCL objects. `context` and `queue`
  *  are retained here and released by clg_context_destroy; `device` must be
@@ -263,9 +265,10 @@ CLG_API clg_status clg_context_create(clg_context **ctx, const char *device_spec
  *  CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE).
  *  Errors: NULL_POINTER, INVALID_ARGUMENT (out-of-order queue, or device
  *  not the queue's), OUT_OF_MEMORY, OPENCL_ERROR. */
-CLG_API clg_status clg_context_create_from_cl(clg_context **ctx, cl_context context,
-                                      cl_device_id device,
-                                      cl_command_queue queue);
+CLG_API clg_status clg_context_create_from_cl(clg_context **ctx,
+                                              cl_context context,
+                                              cl_device_id device,
+                                              cl_command_queue queue);
 
 /** Releases everything the context holds. Accepts NULL. */
 CLG_API void clg_context_destroy(clg_context *ctx);
@@ -314,18 +317,20 @@ CLG_API cl_command_queue clg_context_cl_queue(const clg_context *ctx);
  *  dtype unknown, indices not INT32/INT64), INVALID_ARGUMENT (capacity
  *  below the output rank), TENSOR_TOO_LARGE. */
 CLG_API clg_status clg_gather_output_shape(const clg_tensor *data,
-                                   const clg_tensor *indices, int64_t axis,
-                                   int64_t *shape, size_t capacity,
-                                   size_t *rank);
+                                           const clg_tensor *indices,
+                                           int64_t axis, int64_t *shape,
+                                           size_t capacity, size_t *rank);
 
 /** Output shape of GatherElements: indices.shape (rank r). Same contract as
  *  clg_gather_output_shape, plus RANK_MISMATCH (indices rank != data rank)
  *  and SHAPE_MISMATCH (indices.shape[d] > data.shape[d] for some d != axis).
  */
 CLG_API clg_status clg_gather_elements_output_shape(const clg_tensor *data,
-                                            const clg_tensor *indices,
-                                            int64_t axis, int64_t *shape,
-                                            size_t capacity, size_t *rank);
+                                                    const clg_tensor *indices,
+                                                    int64_t axis,
+                                                    int64_t *shape,
+                                                    size_t capacity,
+                                                    size_t *rank);
 
 /** ONNX Gather (opsets 1, 11, 13) on the context's device, host memory in
  *  and out:
@@ -354,8 +359,8 @@ CLG_API clg_status clg_gather_elements_output_shape(const clg_tensor *data,
  *  piece reads in windows that each fit one buffer. The message is in
  *  clg_context_last_error(ctx). */
 CLG_API clg_status clg_gather(clg_context *ctx, const clg_tensor *data,
-                      const clg_tensor *indices, int64_t axis,
-                      const clg_tensor *output);
+                              const clg_tensor *indices, int64_t axis,
+                              const clg_tensor *output);
 
 /** ONNX GatherElements (opsets 11, 13) on the context's device:
  *    output[p] = data[p with p[axis] replaced by norm(indices[p])]
@@ -365,9 +370,10 @@ CLG_API clg_status clg_gather(clg_context *ctx, const clg_tensor *data,
  *  - output: caller-allocated, data's dtype, indices' shape; untouched on
  *    error.
  *  Errors: as clg_gather, plus RANK_MISMATCH and SHAPE_MISMATCH. */
-CLG_API clg_status clg_gather_elements(clg_context *ctx, const clg_tensor *data,
-                               const clg_tensor *indices, int64_t axis,
-                               const clg_tensor *output);
+CLG_API clg_status clg_gather_elements(clg_context *ctx,
+                                       const clg_tensor *data,
+                                       const clg_tensor *indices, int64_t axis,
+                                       const clg_tensor *output);
 
 /** Gather on device-resident buffers of the context's cl_context; blocks
  *  until the result is in `output->buffer`. Same semantics and errors as
@@ -379,28 +385,32 @@ CLG_API clg_status clg_gather_elements(clg_context *ctx, const clg_tensor *data,
  *  and give unspecified output). STRING descriptors are moved as 16-byte
  *  elements. */
 CLG_API clg_status clg_gather_cl(clg_context *ctx, const clg_cl_tensor *data,
-                         const clg_cl_tensor *indices, int64_t axis,
-                         const clg_cl_tensor *output);
+                                 const clg_cl_tensor *indices, int64_t axis,
+                                 const clg_cl_tensor *output);
 
 /** GatherElements on device-resident buffers; as clg_gather_cl. */
-CLG_API clg_status clg_gather_elements_cl(clg_context *ctx, const clg_cl_tensor *data,
-                                  const clg_cl_tensor *indices, int64_t axis,
-                                  const clg_cl_tensor *output);
+CLG_API clg_status clg_gather_elements_cl(clg_context *ctx,
+                                          const clg_cl_tensor *data,
+                                          const clg_cl_tensor *indices,
+                                          int64_t axis,
+                                          const clg_cl_tensor *output);
 
 /** CPU reference of Gather, written straight from the ONNX formula and
  *  independent of the device path. Same arguments, semantics and errors as
  *  clg_gather (no OpenCL errors). `ctx` may be NULL: the message then goes
  *  to clg_context_last_error(NULL) of the calling thread. */
-CLG_API clg_status clg_reference_gather(clg_context *ctx, const clg_tensor *data,
-                                const clg_tensor *indices, int64_t axis,
-                                const clg_tensor *output);
+CLG_API clg_status clg_reference_gather(clg_context *ctx,
+                                        const clg_tensor *data,
+                                        const clg_tensor *indices,
+                                        int64_t axis,
+                                        const clg_tensor *output);
 
 /** CPU reference of GatherElements; as clg_reference_gather. */
 CLG_API clg_status clg_reference_gather_elements(clg_context *ctx,
-                                         const clg_tensor *data,
-                                         const clg_tensor *indices,
-                                         int64_t axis,
-                                         const clg_tensor *output);
+                                                 const clg_tensor *data,
+                                                 const clg_tensor *indices,
+                                                 int64_t axis,
+                                                 const clg_tensor *output);
 
 /* ======================================================================
  * 6. Diagnostics

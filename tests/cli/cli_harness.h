@@ -52,12 +52,12 @@ char *cli_path(const char *a, const char *b);
 
 /* A single-node model for model.onnx. */
 typedef struct cli_model {
-    const char *op_type;       /* "Gather", "GatherElements", "Relu", ... */
-    int64_t opset;             /* default-domain opset_import version */
+    const char *op_type; /* "Gather", "GatherElements", "Relu", ... */
+    int64_t opset;       /* default-domain opset_import version */
     int has_axis;
     int64_t axis;
-    int node_count;            /* 1, or 2 for an invalid two-node model */
-    clg_dtype data_dtype;      /* declared input types */
+    int node_count;       /* 1, or 2 for an invalid two-node model */
+    clg_dtype data_dtype; /* declared input types */
     clg_dtype indices_dtype;
     /* When set, the indices come from this initializer, not input_1.pb. */
     const clg_tensor *indices_initializer;

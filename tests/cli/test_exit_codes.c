@@ -31,12 +31,12 @@ static const int64_t ex_output_shape[3] = {3, 1, 2};
 static char *g_root; /* temp dir of this run */
 
 typedef struct case_options {
-    int64_t second_index;     /* indices = [[0, second_index]] */
-    int corrupt_expected;     /* output[1][0][1] = 9.5 instead of 3.9 */
-    int no_expected;          /* no output_0.pb */
-    int indices_initializer;  /* indices from an initializer */
-    int initializer_listed;   /* ... also listed among graph inputs */
-    cli_model model;          /* op_type NULL: Gather opset 13 axis 1 */
+    int64_t second_index;    /* indices = [[0, second_index]] */
+    int corrupt_expected;    /* output[1][0][1] = 9.5 instead of 3.9 */
+    int no_expected;         /* no output_0.pb */
+    int indices_initializer; /* indices from an initializer */
+    int initializer_listed;  /* ... also listed among graph inputs */
+    cli_model model;         /* op_type NULL: Gather opset 13 axis 1 */
 } case_options;
 
 /* Builds <root>/<name>/{model.onnx, test_data_set_0/...}; returns the
@@ -49,10 +49,9 @@ static char *make_case(const char *name, const case_options *o)
     int64_t idx[2] = {0, o->second_index};
     float expected[6];
     clg_tensor data = cli_tensor(CLG_DTYPE_FLOAT, 2, ex_data_shape, ex_data);
-    clg_tensor indices =
-        cli_tensor(CLG_DTYPE_INT64, 2, ex_indices_shape, idx);
-    clg_tensor output =
-        cli_tensor(CLG_DTYPE_FLOAT, 3, ex_output_shape, expected);
+    clg_tensor indices = cli_tensor(CLG_DTYPE_INT64, 2, ex_indices_shape, idx);
+    clg_tensor output = cli_tensor(CLG_DTYPE_FLOAT, 3, ex_output_shape,
+                                   expected);
     cli_model m = o->model;
 
     assert_non_null(dir);
@@ -111,8 +110,7 @@ static void expect_run(cli_result *r, int status, const char *const *args)
     assert_int_equal(r->status, status);
 }
 
-static char *line_for(const char *verdict, const char *dir,
-                      const char *rest)
+static char *line_for(const char *verdict, const char *dir, const char *rest)
 {
     size_t len = strlen(verdict) + strlen(dir) + strlen(rest) + 40;
     char *s = malloc(len);
@@ -329,8 +327,7 @@ static void test_truncated_model(void **state)
 
 /* A model that is not one supported node: exit 3 and the reason. */
 static void expect_model_rejected(const char *name, const char *op_type,
-                                  int64_t opset, int nodes,
-                                  const char *reason)
+                                  int64_t opset, int nodes, const char *reason)
 {
     case_options o = good();
     char *dir, *line;
@@ -426,9 +423,8 @@ static void test_missing_files(void **state)
     assert_int_equal(remove(file), 0);
     line = malloc(len);
     assert_non_null(line);
-    snprintf(line, len,
-             "ERROR %s: %s: cannot open: No such file or directory", dir,
-             file);
+    snprintf(line, len, "ERROR %s: %s: cannot open: No such file or directory",
+             dir, file);
     expect_run(&r, 3, args);
     assert_true(cli_has_line(r.out, line));
     cli_result_free(&r);

@@ -62,13 +62,12 @@ static void round_trip(const clg_tensor *t)
 static void test_round_trip_every_dtype(void **state)
 {
     static const clg_dtype dtypes[] = {
-        CLG_DTYPE_BOOL,    CLG_DTYPE_INT8,      CLG_DTYPE_UINT8,
-        CLG_DTYPE_INT16,   CLG_DTYPE_UINT16,    CLG_DTYPE_INT32,
-        CLG_DTYPE_UINT32,  CLG_DTYPE_INT64,     CLG_DTYPE_UINT64,
-        CLG_DTYPE_FLOAT16, CLG_DTYPE_FLOAT,     CLG_DTYPE_DOUBLE,
+        CLG_DTYPE_BOOL,      CLG_DTYPE_INT8,      CLG_DTYPE_UINT8,
+        CLG_DTYPE_INT16,     CLG_DTYPE_UINT16,    CLG_DTYPE_INT32,
+        CLG_DTYPE_UINT32,    CLG_DTYPE_INT64,     CLG_DTYPE_UINT64,
+        CLG_DTYPE_FLOAT16,   CLG_DTYPE_FLOAT,     CLG_DTYPE_DOUBLE,
         CLG_DTYPE_COMPLEX64, CLG_DTYPE_COMPLEX128};
-    static const int64_t shapes[4][5] = {
-        {2, 3}, {0}, {0, 4}, {2, 1, 3, 1, 2}};
+    static const int64_t shapes[4][5] = {{2, 3}, {0}, {0, 4}, {2, 1, 3, 1, 2}};
     static const size_t ranks[4] = {2, 0, 2, 5};
     (void)state;
 
@@ -97,9 +96,9 @@ static void test_round_trip_every_dtype(void **state)
 static void test_round_trip_strings(void **state)
 {
     /* trailing NUL bytes cannot survive the |S format; embedded ones do */
-    static const clg_string words[6] = {{"", 0},     {"a", 1},
-                                        {"a\0b", 3}, {"\xff\x01", 2},
-                                        {"longer word", 11}, {"", 0}};
+    static const clg_string words[6] = {
+        {"", 0}, {"a", 1}, {"a\0b", 3}, {"\xff\x01", 2}, {"longer word", 11},
+        {"", 0}};
     static const int64_t shape[2] = {2, 3};
     static const clg_string empties[2] = {{"", 0}, {"", 0}};
     static const int64_t shape2[1] = {2};
@@ -260,8 +259,8 @@ static void test_big_endian_and_versions(void **state)
     clg_io_tensor_free(&back);
 }
 
-static void expect_error(const void *bytes, size_t size,
-                         clg_io_status status, const char *text)
+static void expect_error(const void *bytes, size_t size, clg_io_status status,
+                         const char *text)
 {
     clg_io_tensor back;
     clg_io_error err;
@@ -282,8 +281,7 @@ static void test_unsupported_layouts_and_dtypes(void **state)
     (void)state;
     expect_error(SAMPLE(npy_fortran_i4_2x3), CLG_IO_UNSUPPORTED,
                  "fortran_order is True");
-    expect_error(SAMPLE(npy_unicode_1), CLG_IO_UNSUPPORTED,
-                 "unicode strings");
+    expect_error(SAMPLE(npy_unicode_1), CLG_IO_UNSUPPORTED, "unicode strings");
     expect_error(SAMPLE(npy_structured_1), CLG_IO_UNSUPPORTED,
                  "structured dtypes");
 }
@@ -358,26 +356,39 @@ static void test_malformed_files(void **state)
 
     n = make_npy(buf, "{'descr': '<i4', 'shape': (3,), }\n", v, sizeof v);
     expect_error(buf, n, CLG_IO_FORMAT_ERROR, "missing key 'fortran_order'");
-    n = make_npy(buf, "{'descr': '<i4', 'fortran_order': False, "
-                      "'shape': (3,), 'extra': 1}\n", v, sizeof v);
+    n = make_npy(buf,
+                 "{'descr': '<i4', 'fortran_order': False, "
+                 "'shape': (3,), 'extra': 1}\n",
+                 v, sizeof v);
     expect_error(buf, n, CLG_IO_FORMAT_ERROR, "unexpected key 'extra'");
-    n = make_npy(buf, "{'descr': '<i4', 'fortran_order': Maybe, "
-                      "'shape': (3,)}\n", v, sizeof v);
+    n = make_npy(buf,
+                 "{'descr': '<i4', 'fortran_order': Maybe, "
+                 "'shape': (3,)}\n",
+                 v, sizeof v);
     expect_error(buf, n, CLG_IO_FORMAT_ERROR, "malformed dictionary");
-    n = make_npy(buf, "{'descr': '<i4', 'fortran_order': False, "
-                      "'shape': (-3,)}\n", v, sizeof v);
+    n = make_npy(buf,
+                 "{'descr': '<i4', 'fortran_order': False, "
+                 "'shape': (-3,)}\n",
+                 v, sizeof v);
     expect_error(buf, n, CLG_IO_FORMAT_ERROR, "malformed dictionary");
-    n = make_npy(buf, "{'descr': '|O', 'fortran_order': False, "
-                      "'shape': (3,)}\n", v, sizeof v);
+    n = make_npy(buf,
+                 "{'descr': '|O', 'fortran_order': False, "
+                 "'shape': (3,)}\n",
+                 v, sizeof v);
     expect_error(buf, n, CLG_IO_UNSUPPORTED, "dtype '|O' is not supported");
-    n = make_npy(buf, "{'descr': '<f16', 'fortran_order': False, "
-                      "'shape': (3,)}\n", v, sizeof v);
+    n = make_npy(buf,
+                 "{'descr': '<f16', 'fortran_order': False, "
+                 "'shape': (3,)}\n",
+                 v, sizeof v);
     expect_error(buf, n, CLG_IO_UNSUPPORTED, "dtype '<f16' is not supported");
-    n = make_npy(buf, "{'descr': '|i4', 'fortran_order': False, "
-                      "'shape': (3,)}\n", v, sizeof v);
+    n = make_npy(buf,
+                 "{'descr': '|i4', 'fortran_order': False, "
+                 "'shape': (3,)}\n",
+                 v, sizeof v);
     expect_error(buf, n, CLG_IO_FORMAT_ERROR, "has no byte order");
-    n = make_npy(buf, "{'descr': '<i4', 'fortran_order': False, "
-                      "'shape': (3000000000, 3000000000, 3000000000)}\n",
+    n = make_npy(buf,
+                 "{'descr': '<i4', 'fortran_order': False, "
+                 "'shape': (3000000000, 3000000000, 3000000000)}\n",
                  v, sizeof v);
     expect_error(buf, n, CLG_IO_FORMAT_ERROR, "too large");
 }

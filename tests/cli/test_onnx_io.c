@@ -59,8 +59,8 @@ static void test_round_trip_every_dtype(void **state)
                 } else {
                     for (size_t b = 0; b < elem; b++) {
                         rng = rng * 6364136223846793005ull + 1;
-                        data[(size_t)i * elem + b] =
-                            (unsigned char)(rng >> 56);
+                        data[(size_t)i * elem + b] = (unsigned char)(rng >>
+                                                                     56);
                     }
                 }
             }
@@ -71,12 +71,10 @@ static void test_round_trip_every_dtype(void **state)
             clg_io_tensor_init(&back);
             if (clg_onnx_encode_tensor(&t, "x", &bytes, &size, &err) !=
                 CLG_IO_OK)
-                fail_msg("encode %s: %s", clg_dtype_name(dtype),
-                         err.message);
+                fail_msg("encode %s: %s", clg_dtype_name(dtype), err.message);
             if (clg_onnx_decode_tensor(bytes, size, "x.pb", &back, &err) !=
                 CLG_IO_OK)
-                fail_msg("decode %s: %s", clg_dtype_name(dtype),
-                         err.message);
+                fail_msg("decode %s: %s", clg_dtype_name(dtype), err.message);
             expect_same(&t, &back);
             clg_io_tensor_free(&back);
             free(bytes);
@@ -622,8 +620,7 @@ static void test_model_truncated_and_missing(void **state)
     buf = malloc(size);
     assert_non_null(buf);
     onnx__model_proto__pack(&k.model, buf);
-    assert_int_equal(clg_onnx_decode_model(buf, size / 2, "m.onnx", &m,
-                                           &err),
+    assert_int_equal(clg_onnx_decode_model(buf, size / 2, "m.onnx", &m, &err),
                      CLG_IO_FORMAT_ERROR);
     assert_non_null(strstr(err.message, "m.onnx: not a valid ONNX model"));
     free(buf);
@@ -673,7 +670,7 @@ static void test_compare_and_format(void **state)
                                 "(0x7fc00002)");
 
     {
-        uint16_t h = 0x3555; /* 0.333251953125 */
+        uint16_t h = 0x3555;   /* 0.333251953125 */
         uint16_t sub = 0x0001; /* 2^-24 */
         uint16_t bf = 0xbf80;
         double d = 0.1;

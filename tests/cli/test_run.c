@@ -58,8 +58,9 @@ static void test_gather_check_npy(void **state)
     static const int64_t out_shape[3] = {3, 1, 2};
     char *d = tmp("g_data.npy"), *i = tmp("g_indices.npy");
     char *o = tmp("g_out.npy");
-    const char *args[] = {"run", "gather", "--data", d, "--indices", i,
-                          "--axis", "1", "--output", o, "--check", NULL};
+    const char *args[] = {"run",       "gather", "--data",  d,
+                          "--indices", i,        "--axis",  "1",
+                          "--output",  o,        "--check", NULL};
     clg_io_tensor out;
     clg_io_error err;
     clg_tensor ev = cli_tensor(CLG_DTYPE_FLOAT, 3, out_shape, expected);
@@ -101,8 +102,11 @@ static void test_gather_elements_check_pb(void **state)
     static const int32_t expected[6] = {4, 8, 3, 7, 2, 3};
     char *d = tmp("ge_data.pb"), *i = tmp("ge_indices.pb");
     char *o = tmp("ge_out.pb");
-    const char *args[] = {"run", "gather-elements", "--data", d,
-                          "--indices", i, "--output", o, "--check", NULL};
+    const char *args[] = {"run",       "gather-elements",
+                          "--data",    d,
+                          "--indices", i,
+                          "--output",  o,
+                          "--check",   NULL};
     clg_tensor dt = cli_tensor(CLG_DTYPE_INT32, 2, data_shape, data);
     clg_tensor it = cli_tensor(CLG_DTYPE_INT32, 2, indices_shape, indices);
     clg_tensor ev = cli_tensor(CLG_DTYPE_INT32, 2, indices_shape, expected);
@@ -145,10 +149,10 @@ static void test_strings_and_float16(void **state)
     char *d = tmp("s_data.pb"), *i = tmp("s_indices.npy");
     char *o = tmp("s_out.npy");
     char *hd = tmp("h_data.npy"), *ho = tmp("h_out.npy");
-    const char *args[] = {"run", "gather", "--data", d, "--indices", i,
-                          "--output", o, "--check", NULL};
-    const char *hargs[] = {"run", "gather", "--data", hd, "--indices", i,
-                           "--output", ho, "--check", NULL};
+    const char *args[] = {"run", "gather",   "--data", d,         "--indices",
+                          i,     "--output", o,        "--check", NULL};
+    const char *hargs[] = {"run", "gather",   "--data", hd,        "--indices",
+                           i,     "--output", ho,       "--check", NULL};
     clg_tensor dt = cli_tensor(CLG_DTYPE_STRING, 1, shape3, words);
     clg_io_tensor out;
     clg_io_error err;
@@ -201,18 +205,17 @@ static void test_run_exit_statuses(void **state)
     char *d = tmp("x_data.npy"), *i = tmp("x_bad.npy");
     char *t = tmp("x_truncated.npy"), *missing = tmp("x_missing.npy");
     const char *oob[] = {"run", "gather", "--data", d, "--indices", i, NULL};
-    const char *bad_axis[] = {"run", "gather", "--data", d, "--indices", i,
-                              "--axis", "2", NULL};
-    const char *trunc[] = {"run", "gather", "--data", t, "--indices", i,
-                           NULL};
-    const char *miss[] = {"run", "gather", "--data", missing, "--indices", i,
-                          NULL};
+    const char *bad_axis[] = {"run", "gather", "--data", d,   "--indices",
+                              i,     "--axis", "2",      NULL};
+    const char *trunc[] = {"run", "gather", "--data", t, "--indices", i, NULL};
+    const char *miss[] = {"run",       "gather", "--data", missing,
+                          "--indices", i,        NULL};
     const char *no_op[] = {"run", "--data", d, "--indices", i, NULL};
-    const char *bad_op[] = {"run", "scatter", "--data", d, "--indices", i,
-                            NULL};
+    const char *bad_op[] = {"run",       "scatter", "--data", d,
+                            "--indices", i,         NULL};
     const char *no_idx[] = {"run", "gather", "--data", d, NULL};
-    const char *axis_text[] = {"run", "gather", "--data", d, "--indices", i,
-                               "--axis", "one", NULL};
+    const char *axis_text[] = {"run", "gather", "--data", d,   "--indices",
+                               i,     "--axis", "one",    NULL};
     const char *const *usage[] = {no_op, bad_op, no_idx, axis_text};
     cli_result r;
     long size;

@@ -31,8 +31,8 @@ static void print_case(void)
 /* ------------------------------------------------------------- assertions */
 
 void clg_test_check_status(const clg_context *ctx, clg_status got,
-                           clg_status want, const char *expr,
-                           const char *file, int line)
+                           clg_status want, const char *expr, const char *file,
+                           int line)
 {
     if (got == want) {
         return;
@@ -69,8 +69,8 @@ static void print_elem(const char *label, const unsigned char *p,
 }
 
 void clg_test_check_bytes(const void *got, const void *want, size_t n,
-                          size_t elem_size, const char *what,
-                          const char *file, int line)
+                          size_t elem_size, const char *what, const char *file,
+                          int line)
 {
     if (n == 0 || memcmp(got, want, n) == 0) {
         return;
@@ -150,11 +150,11 @@ void clg_test_check_shape(const int64_t *got, size_t got_rank,
 /* ------------------------------------------------------------ dtypes */
 
 const clg_dtype clg_test_all_dtypes[16] = {
-    CLG_DTYPE_FLOAT,      CLG_DTYPE_UINT8,     CLG_DTYPE_INT8,
-    CLG_DTYPE_UINT16,     CLG_DTYPE_INT16,     CLG_DTYPE_INT32,
-    CLG_DTYPE_INT64,      CLG_DTYPE_STRING,    CLG_DTYPE_BOOL,
-    CLG_DTYPE_FLOAT16,    CLG_DTYPE_DOUBLE,    CLG_DTYPE_UINT32,
-    CLG_DTYPE_UINT64,     CLG_DTYPE_COMPLEX64, CLG_DTYPE_COMPLEX128,
+    CLG_DTYPE_FLOAT,   CLG_DTYPE_UINT8,     CLG_DTYPE_INT8,
+    CLG_DTYPE_UINT16,  CLG_DTYPE_INT16,     CLG_DTYPE_INT32,
+    CLG_DTYPE_INT64,   CLG_DTYPE_STRING,    CLG_DTYPE_BOOL,
+    CLG_DTYPE_FLOAT16, CLG_DTYPE_DOUBLE,    CLG_DTYPE_UINT32,
+    CLG_DTYPE_UINT64,  CLG_DTYPE_COMPLEX64, CLG_DTYPE_COMPLEX128,
     CLG_DTYPE_BFLOAT16};
 
 size_t clg_test_dtype_size(clg_dtype dtype)
@@ -371,8 +371,8 @@ static int next_index(int64_t *mi, const int64_t *shape, size_t rank)
 }
 
 clg_status clg_test_oracle(clg_test_op op, const clg_tensor *data,
-                           const clg_tensor *indices, int64_t axis,
-                           void *out, clg_test_bad_index *bad)
+                           const clg_tensor *indices, int64_t axis, void *out,
+                           clg_test_bad_index *bad)
 {
     size_t r = data->rank;
     size_t q = indices->rank;
@@ -520,8 +520,8 @@ int clg_test_device_setup(void **state)
     if (st == CLG_STATUS_DEVICE_NOT_FOUND) {
         size_t count = 0;
         clg_status ls = clg_devices_list(NULL, 0, &count);
-        if (ls == CLG_STATUS_DEVICE_NOT_FOUND || (ls == CLG_STATUS_OK &&
-                                                  count == 0)) {
+        if (ls == CLG_STATUS_DEVICE_NOT_FOUND ||
+            (ls == CLG_STATUS_OK && count == 0)) {
             print_message("SKIP: no OpenCL device: %s\n",
                           clg_context_last_error(NULL));
             fflush(stdout);
@@ -533,8 +533,8 @@ int clg_test_device_setup(void **state)
         return -1;
     }
     if (st != CLG_STATUS_OK || ctx == NULL) {
-        print_error("clg_context_create failed: %s: %s\n",
-                    clg_status_name(st), clg_context_last_error(NULL));
+        print_error("clg_context_create failed: %s: %s\n", clg_status_name(st),
+                    clg_context_last_error(NULL));
         return -1;
     }
     print_message("device: %s | %s | %s\n", clg_context_device_name(ctx),

@@ -42,39 +42,39 @@ const char *clg_test_case_text(void);
 /* Fails the test unless got == want; on failure prints both status names,
  * clg_context_last_error(ctx) and, for a non-NULL ctx, the build log. */
 void clg_test_check_status(const clg_context *ctx, clg_status got,
-                           clg_status want, const char *expr,
-                           const char *file, int line);
-#define CLG_ASSERT_STATUS(ctx, expr, want)                                   \
+                           clg_status want, const char *expr, const char *file,
+                           int line);
+#define CLG_ASSERT_STATUS(ctx, expr, want)                                    \
     clg_test_check_status((ctx), (expr), (want), #expr, __FILE__, __LINE__)
 #define CLG_ASSERT_OK(ctx, expr) CLG_ASSERT_STATUS(ctx, expr, CLG_STATUS_OK)
 
 /* Fails unless the n bytes at got and want are identical (memcmp); prints
  * the first differing byte and the elements around it. */
 void clg_test_check_bytes(const void *got, const void *want, size_t n,
-                          size_t elem_size, const char *what,
-                          const char *file, int line);
-#define CLG_ASSERT_BYTES(got, want, n, elem_size, what)                      \
-    clg_test_check_bytes((got), (want), (n), (elem_size), (what), __FILE__,  \
+                          size_t elem_size, const char *what, const char *file,
+                          int line);
+#define CLG_ASSERT_BYTES(got, want, n, elem_size, what)                       \
+    clg_test_check_bytes((got), (want), (n), (elem_size), (what), __FILE__,   \
                          __LINE__)
 
 /* Fails unless `needle` occurs in `haystack` (both non-NULL). */
 void clg_test_check_contains(const char *haystack, const char *needle,
                              const char *file, int line);
-#define CLG_ASSERT_CONTAINS(haystack, needle)                                \
+#define CLG_ASSERT_CONTAINS(haystack, needle)                                 \
     clg_test_check_contains((haystack), (needle), __FILE__, __LINE__)
 
 /* Fails unless every byte of [p, p+n) equals `value`. */
 void clg_test_check_filled(const void *p, size_t n, unsigned char value,
                            const char *what, const char *file, int line);
-#define CLG_ASSERT_FILLED(p, n, value, what)                                 \
+#define CLG_ASSERT_FILLED(p, n, value, what)                                  \
     clg_test_check_filled((p), (n), (value), (what), __FILE__, __LINE__)
 
 /* Fails unless the two shapes are equal (rank and dimensions). */
 void clg_test_check_shape(const int64_t *got, size_t got_rank,
                           const int64_t *want, size_t want_rank,
                           const char *file, int line);
-#define CLG_ASSERT_SHAPE(got, got_rank, want, want_rank)                     \
-    clg_test_check_shape((got), (got_rank), (want), (want_rank), __FILE__,   \
+#define CLG_ASSERT_SHAPE(got, got_rank, want, want_rank)                      \
+    clg_test_check_shape((got), (got_rank), (want), (want_rank), __FILE__,    \
                          __LINE__)
 
 /* ------------------------------------------------------------ dtypes */
@@ -120,7 +120,7 @@ void clg_test_tensor_free(clg_test_tensor *tt);
 /* Fails unless both guard zones are intact. */
 void clg_test_check_guards(const clg_test_tensor *tt, const char *what,
                            const char *file, int line);
-#define CLG_ASSERT_GUARDS(tt, what)                                          \
+#define CLG_ASSERT_GUARDS(tt, what)                                           \
     clg_test_check_guards((tt), (what), __FILE__, __LINE__)
 
 /* Stores int64 values into an INT32 or INT64 tensor (truncating to int32
@@ -141,7 +141,8 @@ const char *clg_test_op_name(clg_test_op op);
 
 /* Where the oracle found the first out-of-range index (row-major order). */
 typedef struct clg_test_bad_index {
-    char position[8 + 24 * (CLG_MAX_RANK + 1)]; /* "indices[1][2]"; "indices" for a scalar */
+    char position[8 + 24 * (CLG_MAX_RANK +
+                            1)]; /* "indices[1][2]"; "indices" for a scalar */
     int64_t value;
     int64_t lo, hi; /* the valid range [-s, s-1] */
 } clg_test_bad_index;
@@ -155,8 +156,8 @@ size_t clg_test_output_shape(clg_test_op op, const clg_tensor *data,
  * and writes the output (count(output) * size bytes into out), or returns
  * INDEX_OUT_OF_RANGE, fills *bad and writes nothing. */
 clg_status clg_test_oracle(clg_test_op op, const clg_tensor *data,
-                           const clg_tensor *indices, int64_t axis,
-                           void *out, clg_test_bad_index *bad);
+                           const clg_tensor *indices, int64_t axis, void *out,
+                           clg_test_bad_index *bad);
 
 /* Calls the library: device (ctx non-NULL, reference 0), reference. */
 clg_status clg_test_call(clg_test_op op, clg_context *ctx, int reference,
@@ -190,7 +191,7 @@ int clg_test_device_teardown(void **state);
 /* Runs a device test group with the fixture above. */
 int clg_test_run_device_group(const char *name, const struct CMUnitTest *tests,
                               size_t count);
-#define CLG_RUN_DEVICE_TESTS(tests)                                          \
+#define CLG_RUN_DEVICE_TESTS(tests)                                           \
     clg_test_run_device_group(#tests, (tests), CLG_TEST_ARRAY_LEN(tests))
 
 #endif /* CLG_TEST_H */

@@ -16,7 +16,7 @@
 #define IDX(...) .idx = I64(__VA_ARGS__)
 
 /* INT64 values of the rank-4 case: wide, distinct, some negative. */
-#define W(x) ((int64_t)(x) * INT64_C(0x0100000001) - 5)
+#define W(x) ((int64_t)(x)*INT64_C(0x0100000001) - 5)
 #define R16(b)                                                                \
     W(b + 0), W(b + 1), W(b + 2), W(b + 3), W(b + 4), W(b + 5), W(b + 6),     \
         W(b + 7), W(b + 8), W(b + 9), W(b + 10), W(b + 11), W(b + 12),        \
@@ -27,8 +27,13 @@ static const char string_pool[] = "ab\0c"
                                   "\0\0"
                                   "xyz\0"
                                   "q";
-#define STR(off, len) {string_pool + (off), (len)}
+#define STR(off, len)                                                         \
+    {                                                                         \
+        string_pool + (off), (len)                                            \
+    }
 
+/* The tables keep one case per row, aligned by hand. */
+/* clang-format off */
 const clg_test_case clg_test_cases[] = {
     /* ---- ONNX Gather page, example 1 */
     {.name = "gather_onnx_example_1", .op = CLG_TEST_GATHER,
@@ -172,34 +177,41 @@ const clg_test_case clg_test_cases[] = {
      ISHAPE(5), IDX(4, 3, 2, 1, 0), .axis = 0, OSHAPE(5),
      .out = ((const uint16_t[]){0x03ff, 0x0001, 0x8000, 0xfc01, 0x7e01})},
 };
+/* clang-format on */
 const size_t clg_test_case_count = CLG_TEST_ARRAY_LEN(clg_test_cases);
 
 /* ------------------------------------------------------------ error cases */
 
 #define OUT(dt, ...)                                                          \
-    .out_dtype = (dt), .out_rank = NI(__VA_ARGS__), .out_shape = I64(__VA_ARGS__)
+    .out_dtype = (dt), .out_rank = NI(__VA_ARGS__),                           \
+    .out_shape = I64(__VA_ARGS__)
 #define MSG(...) .msg = {__VA_ARGS__, NULL}
 #define ONES17 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1
 #define ONES33 ONES17, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1
 
 /* An out-of-range value at position [1] of [0, X, 1] over data [5]. */
 #define EXTREME(op_, label, value, text)                                      \
-    {.name = label, .op = (op_), .dtype = CLG_DTYPE_FLOAT, DSHAPE(5),         \
-     .idx_dtype = CLG_DTYPE_INT64, ISHAPE(3), IDX(0, value, 1), .axis = 0,    \
-     OUT(CLG_DTYPE_FLOAT, 3), .status = CLG_STATUS_INDEX_OUT_OF_RANGE,        \
-     MSG("indices[1] = " text, "[-5, 4]")}
+    {                                                                         \
+        .name = label, .op = (op_), .dtype = CLG_DTYPE_FLOAT, DSHAPE(5),      \
+        .idx_dtype = CLG_DTYPE_INT64, ISHAPE(3), IDX(0, value, 1), .axis = 0, \
+        OUT(CLG_DTYPE_FLOAT, 3), .status = CLG_STATUS_INDEX_OUT_OF_RANGE,     \
+        MSG("indices[1] = " text, "[-5, 4]")                                  \
+    }
 
 /* The same call damaged in one way. */
 #define NULLCASE(op_, label, mut, what)                                       \
-    {.name = label, .op = (op_), .dtype = CLG_DTYPE_FLOAT, DSHAPE(12),        \
-     .idx_dtype = CLG_DTYPE_INT64, ISHAPE(12),                                \
-     IDX(0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2), .axis = 0,                      \
-     OUT(CLG_DTYPE_FLOAT, 12), .mutation = (mut),                             \
-     .status = CLG_STATUS_NULL_POINTER,                                       \
-     .shape_level = (mut) <= CLG_MUT_INDICES_SHAPE_NULL &&                    \
-                    (mut) != CLG_MUT_OUTPUT_NULL,                             \
-     MSG(what)}
+    {                                                                         \
+        .name = label, .op = (op_), .dtype = CLG_DTYPE_FLOAT, DSHAPE(12),     \
+        .idx_dtype = CLG_DTYPE_INT64, ISHAPE(12),                             \
+        IDX(0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2), .axis = 0,                   \
+        OUT(CLG_DTYPE_FLOAT, 12), .mutation = (mut),                          \
+        .status = CLG_STATUS_NULL_POINTER,                                    \
+        .shape_level = (mut) <= CLG_MUT_INDICES_SHAPE_NULL &&                 \
+                       (mut) != CLG_MUT_OUTPUT_NULL,                          \
+        MSG(what)                                                             \
+    }
 
+/* clang-format off */
 const clg_test_error_case clg_test_error_cases[] = {
     /* ---- index values outside [-s, s-1] */
     {.name = "gather_index_12_of_size_12", .op = CLG_TEST_GATHER,
@@ -463,7 +475,9 @@ const clg_test_error_case clg_test_error_cases[] = {
     NULLCASE(CLG_TEST_GATHER_ELEMENTS, "gather_elements_null_output_pointer",
              CLG_MUT_OUTPUT_PTR_NULL, "output"),
 };
-const size_t clg_test_error_case_count = CLG_TEST_ARRAY_LEN(clg_test_error_cases);
+/* clang-format on */
+const size_t clg_test_error_case_count =
+    CLG_TEST_ARRAY_LEN(clg_test_error_cases);
 
 /* ------------------------------------------------------------ runners */
 
@@ -501,8 +515,8 @@ static void run_case_path(clg_context *ctx, int reference,
     assert_int_equal(out.bytes, out_bytes);
     const char *what = reference ? "reference output vs literal"
                                  : "device output vs literal";
-    CLG_ASSERT_BYTES(out.t.data, c->out, out_bytes, clg_test_dtype_size(c->dtype),
-                     what);
+    CLG_ASSERT_BYTES(out.t.data, c->out, out_bytes,
+                     clg_test_dtype_size(c->dtype), what);
     what = reference ? "reference output vs oracle"
                      : "device output vs oracle";
     CLG_ASSERT_BYTES(out.t.data, oracle_out, out_bytes,
@@ -519,7 +533,8 @@ int clg_test_run_case(clg_context *ctx, const clg_test_case *c,
         return 0;
     }
     clg_test_set_case("%s %s, %s indices, axis %" PRId64, c->name,
-                      clg_test_op_name(c->op), dtype_label(idx_dtype), c->axis);
+                      clg_test_op_name(c->op), dtype_label(idx_dtype),
+                      c->axis);
 
     clg_test_tensor data, indices;
     clg_test_tensor_init(&data, c->dtype, c->rank, c->shape, 0, 0);
@@ -550,8 +565,8 @@ int clg_test_run_case(clg_context *ctx, const clg_test_case *c,
 
     /* The oracle agrees with the literal (checks the test's own code). */
     size_t elem = clg_test_dtype_size(c->dtype);
-    size_t out_bytes =
-        (size_t)clg_test_count(c->out_shape, c->out_rank) * elem;
+    size_t out_bytes = (size_t)clg_test_count(c->out_shape, c->out_rank) *
+                       elem;
     unsigned char *oracle_out = malloc(out_bytes + 1);
     assert_non_null(oracle_out);
     st = clg_test_oracle(c->op, &data.t, &indices.t, c->axis, oracle_out,
@@ -667,8 +682,8 @@ static void run_error_case_as(clg_context *ctx, const clg_test_error_case *c,
         size_t rank = 12345;
         clg_status hs =
             c->op == CLG_TEST_GATHER
-                ? clg_gather_output_shape(dp, ip, c->axis, shape,
-                                          CLG_MAX_RANK, &rank)
+                ? clg_gather_output_shape(dp, ip, c->axis, shape, CLG_MAX_RANK,
+                                          &rank)
                 : clg_gather_elements_output_shape(dp, ip, c->axis, shape,
                                                    CLG_MAX_RANK, &rank);
         CLG_ASSERT_STATUS(NULL, hs, c->status);

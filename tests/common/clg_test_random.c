@@ -6,9 +6,8 @@
 
 /* Largest dimension drawn for each data rank, so that data and output stay
  * below 4096 elements. */
-static const int64_t max_dim[CLG_TEST_RANDOM_MAX_RANK + 1] = {0, 48, 24, 9,
-                                                              6,  4,  3,  3,
-                                                              2};
+static const int64_t max_dim[CLG_TEST_RANDOM_MAX_RANK + 1] = {0, 48, 24, 9, 6,
+                                                              4, 3,  3,  2};
 
 static int64_t rng_range(clg_test_rng *rng, int64_t lo, int64_t hi)
 {
@@ -45,7 +44,8 @@ void clg_test_random_spec(clg_test_rng *rng, size_t i, clg_test_spec *spec)
     int64_t s = spec->shape[a];
 
     if (spec->op == CLG_TEST_GATHER) {
-        size_t q = rng_range(rng, 0, 4) == 0 ? 0 : (size_t)rng_range(rng, 1, 3);
+        size_t q = rng_range(rng, 0, 4) == 0 ? 0
+                                             : (size_t)rng_range(rng, 1, 3);
         spec->idx_rank = q;
         for (size_t j = 0; j < q; j++) {
             spec->idx_shape[j] = rng_range(rng, 1, 4);
@@ -78,8 +78,8 @@ void clg_test_random_spec(clg_test_rng *rng, size_t i, clg_test_spec *spec)
             } else if (rng_range(rng, 0, 9) < 5) {
                 spec->idx_shape[d] = spec->shape[d];
             } else {
-                spec->idx_shape[d] = rng_range(
-                    rng, spec->shape[d] > 0 ? 1 : 0, spec->shape[d]);
+                spec->idx_shape[d] = rng_range(rng, spec->shape[d] > 0 ? 1 : 0,
+                                               spec->shape[d]);
             }
         }
         if (rng_range(rng, 0, 15) == 0) {
@@ -93,8 +93,8 @@ void clg_test_random_spec(clg_test_rng *rng, size_t i, clg_test_spec *spec)
     size_t elem = clg_test_dtype_size(spec->dtype);
     spec->data_misalign = misalign_for(rng, elem);
     spec->out_misalign = misalign_for(rng, elem);
-    spec->idx_misalign =
-        misalign_for(rng, clg_test_dtype_size(spec->idx_dtype));
+    spec->idx_misalign = misalign_for(rng,
+                                      clg_test_dtype_size(spec->idx_dtype));
 
     /* Plant bad indices, also where the output is empty: every index
      * value is checked ("it is an error if any of the index values are
@@ -186,8 +186,7 @@ static int64_t bad_value(clg_test_rng *rng, clg_dtype idx_dtype, int64_t s)
         v = idx_dtype == CLG_DTYPE_INT32 ? INT32_MAX : INT64_MAX;
         break;
     default:
-        v = idx_dtype == CLG_DTYPE_INT32 ? INT32_MIN + 1
-                                          : INT64_C(2147483648);
+        v = idx_dtype == CLG_DTYPE_INT32 ? INT32_MIN + 1 : INT64_C(2147483648);
         break;
     }
     return v;
@@ -240,8 +239,8 @@ void clg_test_random_case_make(clg_test_rng *rng, const clg_test_spec *spec,
         values[k] = s > 0 ? rng_range(rng, -s, s - 1) : 0;
     }
     for (int b = 0; b < spec->bad && nidx > 0; b++) {
-        values[rng_range(rng, 0, nidx - 1)] =
-            bad_value(rng, spec->idx_dtype, s);
+        values[rng_range(rng, 0, nidx - 1)] = bad_value(rng, spec->idx_dtype,
+                                                        s);
     }
     clg_test_store_indices(&rc->indices, values, (size_t)nidx);
     free(values);
@@ -255,9 +254,8 @@ void clg_test_random_case_make(clg_test_rng *rng, const clg_test_spec *spec,
     memcpy(rc->idx_copy, rc->indices.t.data, rc->indices.bytes);
 
     /* expected */
-    rc->out_rank = clg_test_output_shape(spec->op, &rc->data.t,
-                                         &rc->indices.t, spec->axis,
-                                         rc->out_shape);
+    rc->out_rank = clg_test_output_shape(spec->op, &rc->data.t, &rc->indices.t,
+                                         spec->axis, rc->out_shape);
     rc->out_bytes = (size_t)clg_test_count(rc->out_shape, rc->out_rank) *
                     clg_test_dtype_size(spec->dtype);
     rc->expected = malloc(rc->out_bytes + 1);

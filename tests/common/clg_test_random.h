@@ -33,11 +33,11 @@ typedef struct clg_test_random_case {
     int64_t out_shape[2 * CLG_TEST_RANDOM_MAX_RANK];
     size_t out_rank;
     size_t out_bytes;
-    clg_status expect;        /* OK or INDEX_OUT_OF_RANGE (from the oracle) */
-    unsigned char *expected;  /* out_bytes bytes when expect is OK */
-    clg_test_bad_index bad;   /* when expect is INDEX_OUT_OF_RANGE */
+    clg_status expect;       /* OK or INDEX_OUT_OF_RANGE (from the oracle) */
+    unsigned char *expected; /* out_bytes bytes when expect is OK */
+    clg_test_bad_index bad;  /* when expect is INDEX_OUT_OF_RANGE */
     unsigned char *data_copy, *idx_copy;
-    char *string_pool;        /* STRING elements point in here */
+    char *string_pool; /* STRING elements point in here */
     char desc[768];
 } clg_test_random_case;
 

@@ -198,8 +198,8 @@ int main(void)
         fprintf(stderr, "cannot open %s: install libonnx-testdata\n",
                 CLG_ONNX_TESTDATA_DIR);
 
-    tests[n++] = (struct CMUnitTest)cmocka_unit_test(
-        test_required_directories_present);
+    tests[n++] =
+        (struct CMUnitTest)cmocka_unit_test(test_required_directories_present);
     for (size_t k = 0; k < g_ndirs; k++) {
         snprintf(names[k], sizeof names[k], "%s", strrchr(g_dirs[k], '/') + 1);
         tests[n].name = names[k];
@@ -210,7 +210,8 @@ int main(void)
         n++;
     }
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_all_in_one_run);
-    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_gathernd_is_rejected);
+    tests[n++] =
+        (struct CMUnitTest)cmocka_unit_test(test_gathernd_is_rejected);
 
     rc = _cmocka_run_group_tests("onnx_node_tests", tests, n, NULL, NULL);
     for (size_t k = 0; k < g_ndirs; k++)

@@ -15,8 +15,8 @@ static uint64_t seed;
  * (last dim 16, not 5) in alternate runs of 24 calls. */
 static void run_variant(clg_context *ctx, clg_test_rng *rng, size_t v)
 {
-    static const clg_dtype widths[] = {CLG_DTYPE_UINT8, CLG_DTYPE_FLOAT16,
-                                       CLG_DTYPE_FLOAT, CLG_DTYPE_DOUBLE,
+    static const clg_dtype widths[] = {CLG_DTYPE_UINT8,      CLG_DTYPE_FLOAT16,
+                                       CLG_DTYPE_FLOAT,      CLG_DTYPE_DOUBLE,
                                        CLG_DTYPE_COMPLEX128, CLG_DTYPE_STRING};
     clg_test_spec spec;
     memset(&spec, 0, sizeof spec);

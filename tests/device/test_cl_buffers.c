@@ -18,8 +18,9 @@ static cl_mem make_buffer(cl_context cl, const void *bytes, size_t n)
     cl_int err = CL_SUCCESS;
     /* A zero-size buffer is not allowed; empty tensors get a small one. */
     size_t size = n > 0 ? n : 16;
-    cl_mem m = clCreateBuffer(cl, CL_MEM_READ_WRITE |
-                                      (n > 0 ? CL_MEM_COPY_HOST_PTR : 0),
+    cl_mem m = clCreateBuffer(cl,
+                              CL_MEM_READ_WRITE |
+                                  (n > 0 ? CL_MEM_COPY_HOST_PTR : 0),
                               size, n > 0 ? (void *)bytes : NULL, &err);
     assert_int_equal(err, CL_SUCCESS);
     assert_non_null(m);
@@ -102,8 +103,8 @@ static void run_random_cl(clg_context *ctx, size_t cases, uint64_t s)
         clg_test_random_spec(&rng, n * 7, &spec);
         clg_test_random_case rc;
         clg_test_random_case_make(&rng, &spec, &rc);
-        clg_test_set_case("buffer case %zu (CLG_TEST_SEED=%" PRIu64 "): %s",
-                          n, seed, rc.desc);
+        clg_test_set_case("buffer case %zu (CLG_TEST_SEED=%" PRIu64 "): %s", n,
+                          seed, rc.desc);
         check_cl(ctx, &rc);
         errors += rc.expect != CLG_STATUS_OK;
         clg_test_random_case_free(&rc);

@@ -70,10 +70,11 @@ static void test_context_queries(void **state)
     assert_int_equal(clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type,
                                      NULL),
                      CL_SUCCESS);
-    clg_device_type want = (type & CL_DEVICE_TYPE_GPU)           ? CLG_DEVICE_TYPE_GPU
-                           : (type & CL_DEVICE_TYPE_CPU)         ? CLG_DEVICE_TYPE_CPU
-                           : (type & CL_DEVICE_TYPE_ACCELERATOR) ? CLG_DEVICE_TYPE_ACCELERATOR
-                                                                 : CLG_DEVICE_TYPE_OTHER;
+    clg_device_type want = (type & CL_DEVICE_TYPE_GPU)   ? CLG_DEVICE_TYPE_GPU
+                           : (type & CL_DEVICE_TYPE_CPU) ? CLG_DEVICE_TYPE_CPU
+                           : (type & CL_DEVICE_TYPE_ACCELERATOR)
+                               ? CLG_DEVICE_TYPE_ACCELERATOR
+                               : CLG_DEVICE_TYPE_OTHER;
     assert_int_equal(clg_context_device_type(ctx), want);
 
     /* The queue is the context's, on the context's device, in order. */
@@ -181,7 +182,8 @@ static void test_create_by_spec(void **state)
         clg_status st = clg_context_create(&c, types[t].spec);
         clg_test_set_case("spec \"%s\"", types[t].spec);
         CLG_ASSERT_STATUS(NULL, st,
-                          exists ? CLG_STATUS_OK : CLG_STATUS_DEVICE_NOT_FOUND);
+                          exists ? CLG_STATUS_OK
+                                 : CLG_STATUS_DEVICE_NOT_FOUND);
         if (exists) {
             assert_int_equal(clg_context_device_type(c), types[t].type);
         } else {
@@ -192,7 +194,8 @@ static void test_create_by_spec(void **state)
 
     /* A case-insensitive substring of the device name. */
     char sub[8] = {0};
-    memcpy(sub, infos[0].name, strlen(infos[0].name) < 6 ? strlen(infos[0].name) : 6);
+    memcpy(sub, infos[0].name,
+           strlen(infos[0].name) < 6 ? strlen(infos[0].name) : 6);
     for (char *p = sub; *p; p++) {
         *p = (char)(islower((unsigned char)*p) ? toupper((unsigned char)*p)
                                                : tolower((unsigned char)*p));
@@ -378,8 +381,9 @@ static void test_create_from_cl_errors(void **state)
                      CL_SUCCESS);
     if (offered & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
         cl_int err = CL_SUCCESS;
-        cl_command_queue ooo = clCreateCommandQueue(
-            cl, dev, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+        cl_command_queue ooo =
+            clCreateCommandQueue(cl, dev,
+                                 CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
         assert_int_equal(err, CL_SUCCESS);
         CLG_ASSERT_STATUS(NULL, clg_context_create_from_cl(&c, cl, dev, ooo),
                           CLG_STATUS_INVALID_ARGUMENT);

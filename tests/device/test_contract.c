@@ -125,7 +125,8 @@ static void test_max_alloc_knob_is_validated(void **state)
         assert_int_equal(clg_context_create(&c, NULL),
                          CLG_STATUS_INVALID_ARGUMENT);
         assert_null(c);
-        CLG_ASSERT_CONTAINS(clg_context_last_error(NULL), "CLGATHER_MAX_ALLOC");
+        CLG_ASSERT_CONTAINS(clg_context_last_error(NULL),
+                            "CLGATHER_MAX_ALLOC");
     }
     clg_context *c = NULL;
     setenv("CLGATHER_MAX_ALLOC", "4096", 1);

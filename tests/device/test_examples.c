@@ -8,8 +8,9 @@ static void test_literal_cases_int64(void **state)
 {
     clg_context *ctx = *state;
     for (size_t i = 0; i < clg_test_case_count; i++) {
-        assert_int_equal(
-            clg_test_run_case(ctx, &clg_test_cases[i], CLG_DTYPE_INT64), 1);
+        assert_int_equal(clg_test_run_case(ctx, &clg_test_cases[i],
+                                           CLG_DTYPE_INT64),
+                         1);
     }
 }
 
@@ -17,8 +18,9 @@ static void test_literal_cases_int32(void **state)
 {
     clg_context *ctx = *state;
     for (size_t i = 0; i < clg_test_case_count; i++) {
-        assert_int_equal(
-            clg_test_run_case(ctx, &clg_test_cases[i], CLG_DTYPE_INT32), 1);
+        assert_int_equal(clg_test_run_case(ctx, &clg_test_cases[i],
+                                           CLG_DTYPE_INT32),
+                         1);
     }
 }
 
@@ -114,7 +116,8 @@ static void test_empty_tensors_with_null_pointers(void **state)
     clg_tensor qe3 = {CLG_DTYPE_INT32, 2, i20, NULL};
     clg_tensor oe3 = {CLG_DTYPE_DOUBLE, 2, i20, NULL};
     CLG_ASSERT_OK(ctx, clg_gather_elements(ctx, &de, &qe3, -1, &oe3));
-    CLG_ASSERT_OK(ctx, clg_reference_gather_elements(ctx, &de, &qe3, -1, &oe3));
+    CLG_ASSERT_OK(ctx,
+                  clg_reference_gather_elements(ctx, &de, &qe3, -1, &oe3));
     /* ...but a non-axis indices dim above data's is still an error. */
     CLG_ASSERT_STATUS(ctx, clg_gather_elements(ctx, &de, &qe2, -1, &oe2),
                       CLG_STATUS_SHAPE_MISMATCH);

@@ -85,11 +85,13 @@ static void run_layouts(clg_context *ctx, clg_dtype idx_dtype)
             size_t elem = clg_test_dtype_size(l->dtype);
             size_t ielem = clg_test_dtype_size(idx_dtype);
             /* 1-byte dtypes: odd byte offsets; wider: whole elements. */
-            spec.data_misalign = elem == 1 ? (offsets[k][0] ? 2 * offsets[k][0] - 1 : 0)
-                                           : offsets[k][0] * elem;
+            spec.data_misalign =
+                elem == 1 ? (offsets[k][0] ? 2 * offsets[k][0] - 1 : 0)
+                          : offsets[k][0] * elem;
             spec.idx_misalign = offsets[k][1] * ielem;
-            spec.out_misalign = elem == 1 ? (offsets[k][2] ? 2 * offsets[k][2] - 1 : 0)
-                                          : offsets[k][2] * elem;
+            spec.out_misalign =
+                elem == 1 ? (offsets[k][2] ? 2 * offsets[k][2] - 1 : 0)
+                          : offsets[k][2] * elem;
             if (spec.data_misalign >= CLG_TEST_GUARD ||
                 spec.out_misalign >= CLG_TEST_GUARD) {
                 continue;

@@ -42,7 +42,8 @@ static void test_long_rows(void **state)
     const int64_t dshape[2] = {S, W}, gi[1] = {4}, gout[2] = {4, W};
     const int64_t ei[2] = {S, 700};
     double *data = malloc(S * W * sizeof *data);
-    double *out = malloc(4 * W * sizeof *out), *ref = malloc(4 * W * sizeof *ref);
+    double *out = malloc(4 * W * sizeof *out),
+           *ref = malloc(4 * W * sizeof *ref);
     int64_t gidx[4] = {2, -3, 1, -1};
     int32_t *eidx = malloc(S * 700 * sizeof *eidx);
     assert_non_null(data);
@@ -68,8 +69,8 @@ static void test_long_rows(void **state)
     CLG_ASSERT_OK(ctx, clg_reference_gather_elements(ctx, &D, &E, -1, &ER));
     CLG_ASSERT_BYTES(out, ref, S * 700 * sizeof *out, sizeof *out,
                      "GatherElements");
-    assert_memory_equal(&out[1 * 700 + 0], &data[1 * W + ((eidx[700] + W) % W)],
-                        sizeof *out);
+    assert_memory_equal(&out[1 * 700 + 0],
+                        &data[1 * W + ((eidx[700] + W) % W)], sizeof *out);
     free(data);
     free(out);
     free(ref);

@@ -28,7 +28,10 @@ static uint8_t *pattern_alloc(int64_t count)
     return p;
 }
 
-static int64_t norm(int64_t v, int64_t s) { return v < 0 ? v + s : v; }
+static int64_t norm(int64_t v, int64_t s)
+{
+    return v < 0 ? v + s : v;
+}
 
 /* The point of these tests: the data does not fit one device buffer. */
 static void assert_exceeds_one_buffer(clg_context *ctx, int64_t bytes)
@@ -91,10 +94,18 @@ static void test_gather_output_over_2g(void **state)
     /* And sampled positions (the ends, the 1 GiB piece borders, around
      * 2^31), against the formula. */
     int64_t total = 3 * GIB;
-    int64_t sample[16] = {0,     1,         GIB - 1,   GIB,
-                          GIB + 1, 2 * GIB - 1, 2 * GIB, 2 * GIB + 1,
-                          ((int64_t)1 << 31) - 2, ((int64_t)1 << 31) + 2,
-                          total - 2, total - 1};
+    int64_t sample[16] = {0,
+                          1,
+                          GIB - 1,
+                          GIB,
+                          GIB + 1,
+                          2 * GIB - 1,
+                          2 * GIB,
+                          2 * GIB + 1,
+                          ((int64_t)1 << 31) - 2,
+                          ((int64_t)1 << 31) + 2,
+                          total - 2,
+                          total - 1};
     clg_test_rng rng = {clg_test_seed(0x1a2e)};
     for (int k = 12; k < 16; k++)
         sample[k] = clg_test_rng_range(&rng, 0, total - 1);
@@ -123,8 +134,8 @@ static void test_gather_elements_data_over_2g(void **state)
     clg_test_rng rng = {clg_test_seed(0x9e37)};
     for (int i = 0; i < N; i++)
         idx[i] = clg_test_rng_range(&rng, -s, s - 1);
-    int64_t extremes[8] = {0, -1, s - 1, -s, (int64_t)1 << 31,
-                           -((int64_t)1 << 31), GIB, -GIB};
+    int64_t extremes[8] = {
+        0, -1, s - 1, -s, (int64_t)1 << 31, -((int64_t)1 << 31), GIB, -GIB};
     memcpy(idx, extremes, sizeof extremes);
     for (int i = 0; i < N; i++)
         want[i] = pattern((uint64_t)norm(idx[i], s));

@@ -45,8 +45,7 @@ static void test_dtype_size_and_name(void **state)
         assert_non_null(name);
         assert_string_equal(name, dtypes[i].name);
         /* The test helpers' own table agrees. */
-        assert_int_equal(clg_test_dtype_size(dtypes[i].dtype),
-                         dtypes[i].size);
+        assert_int_equal(clg_test_dtype_size(dtypes[i].dtype), dtypes[i].size);
     }
 }
 

@@ -67,8 +67,7 @@ static void test_shape_count_errors(void **state)
                       CLG_STATUS_INVALID_SHAPE);
     CLG_ASSERT_STATUS(NULL, clg_shape_count(I64(INT64_MIN), 1, &n),
                       CLG_STATUS_INVALID_SHAPE);
-    CLG_ASSERT_STATUS(NULL,
-                      clg_shape_count(I64(INT64_C(1) << 62, 4), 2, &n),
+    CLG_ASSERT_STATUS(NULL, clg_shape_count(I64(INT64_C(1) << 62, 4), 2, &n),
                       CLG_STATUS_TENSOR_TOO_LARGE);
     CLG_ASSERT_STATUS(NULL, clg_shape_count(I64(INT64_MAX, 2), 2, &n),
                       CLG_STATUS_TENSOR_TOO_LARGE);
@@ -228,8 +227,9 @@ static void expect_ge_shape(clg_tensor data, clg_tensor indices, int64_t axis,
 {
     int64_t shape[CLG_MAX_RANK];
     size_t rank = 12345;
-    CLG_ASSERT_OK(NULL, clg_gather_elements_output_shape(
-                            &data, &indices, axis, shape, CLG_MAX_RANK, &rank));
+    CLG_ASSERT_OK(NULL, clg_gather_elements_output_shape(&data, &indices, axis,
+                                                         shape, CLG_MAX_RANK,
+                                                         &rank));
     CLG_ASSERT_SHAPE(shape, rank, want, want_rank);
 }
 
@@ -269,8 +269,8 @@ static void test_gather_elements_output_shape_errors(void **state)
     CLG_ASSERT_CONTAINS(clg_context_last_error(NULL), "19");
     CLG_ASSERT_CONTAINS(clg_context_last_error(NULL), "17");
     /* The same indices are fine along axis 1. */
-    CLG_ASSERT_OK(NULL, clg_gather_elements_output_shape(
-                            &d, &q, 1, shape, CLG_MAX_RANK, &rank));
+    CLG_ASSERT_OK(NULL, clg_gather_elements_output_shape(&d, &q, 1, shape,
+                                                         CLG_MAX_RANK, &rank));
     CLG_ASSERT_SHAPE(shape, rank, I64(2, 19), 2);
 
     clg_tensor q3 = T(CLG_DTYPE_INT64, 2, 3, 1);

@@ -86,7 +86,10 @@ static void test_version(void **state)
     assert_string_equal(CLG_VERSION_STRING, "0.1.0");
 }
 
-#define CL_CODE(code) {code, #code}
+#define CL_CODE(code)                                                         \
+    {                                                                         \
+        code, #code                                                           \
+    }
 static const struct {
     cl_int code;
     const char *name;

@@ -31,7 +31,8 @@ static void test_table_matches_common_cl(void **state)
         snprintf(entry, sizeof entry, " *   -DCLG_%s=", clg_options[i].name);
         if (!strstr(text, entry))
             fail_msg("option CLG_%s of src/variant.h is not listed in "
-                     "kernels/common.cl", clg_options[i].name);
+                     "kernels/common.cl",
+                     clg_options[i].name);
     }
 }
 
@@ -57,8 +58,8 @@ static void test_kernels_test_only_table_options(void **state)
                              !strncmp(m + 4, clg_options[i].name, n);
                 if (!known)
                     fail_msg("%s tests CLG_%.*s, which src/variant.h does "
-                             "not list", clg_kernel_sources[f].name, (int)n,
-                             m + 4);
+                             "not list",
+                             clg_kernel_sources[f].name, (int)n, m + 4);
                 checked++;
             }
         }
@@ -99,7 +100,9 @@ static void test_options_come_from_the_table(void **state)
 static void test_impossible_combinations_are_refused(void **state)
 {
     (void)state;
-    clg_variant ok = {CLG_FILE_GATHER_ELEMENTS, "clg_gather_elements_lean", {0}};
+    clg_variant ok = {CLG_FILE_GATHER_ELEMENTS,
+                      "clg_gather_elements_lean",
+                      {0}};
     ok.value[CLG_OPT_INDEX_BYTES] = 8;
     ok.value[CLG_OPT_UNIT] = 2;
     ok.value[CLG_OPT_OUTER_DIMS] = 1;
