@@ -13,6 +13,7 @@
 #include "op.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Up to this many index values are checked on the host before an in-place
@@ -295,20 +296,11 @@ static clg_status finish_host(host_call *hc)
     return clg_rt_download(ctx, out, hc->output, (size_t)out_bytes(hc->p), 1);
 }
 
-static clg_status run_host(host_call *hc)
+/* Checks, launches and finishes; hc->output is where the pieces write. */
+static clg_status run_launches(host_call *hc)
 {
     clg_context *ctx = hc->ctx;
-    const clg_device_facts *dev = clg_rt_facts(ctx);
     clg_status st;
-    size_t align = 16;
-    if (hc->in_place) {
-        align = address_alignment(hc->data);
-        if (address_alignment(hc->output) < align)
-            align = address_alignment(hc->output);
-    }
-    hc->r->plan(hc->p, dev, align, &hc->plan);
-    clg_pieces_cut(hc->p, &hc->plan, dev->max_alloc, &hc->pc);
-    hc->whole = hc->pc.count == 1 && hc->plan.data_units <= hc->pc.units;
     /* The copy path of a single launch checks the flag before downloading;
      * everything else checks the indices before any launch. */
     if ((hc->in_place || !hc->whole) &&
@@ -322,6 +314,46 @@ static clg_status run_host(host_call *hc)
         return st;
     }
     return finish_host(hc);
+}
+
+/* A split call writes its pieces into a staging copy of the output, which
+ * reaches the caller's memory only once every piece has succeeded: a
+ * failure midway leaves the caller's output untouched (docs/design.md,
+ * "Errors"). */
+static clg_status run_staged(host_call *hc)
+{
+    size_t bytes = (size_t)out_bytes(hc->p);
+    char *caller = hc->output;
+    char *staging = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!staging)
+        return clg_fail(hc->ctx, CLG_STATUS_OUT_OF_MEMORY,
+                        "out of host memory staging a split output of %zu "
+                        "bytes",
+                        bytes);
+    hc->output = staging;
+    clg_status st = run_launches(hc);
+    if (st == CLG_STATUS_OK)
+        memcpy(caller, staging, bytes);
+    hc->output = caller;
+    free(staging);
+    return st;
+}
+
+static clg_status run_host(host_call *hc)
+{
+    const clg_device_facts *dev = clg_rt_facts(hc->ctx);
+    size_t align = 16;
+    if (hc->in_place) {
+        align = address_alignment(hc->data);
+        if (address_alignment(hc->output) < align)
+            align = address_alignment(hc->output);
+    }
+    /* A staging buffer is 64-byte aligned, so a plan made for the caller's
+     * output alignment holds for it too. */
+    hc->r->plan(hc->p, dev, align, &hc->plan);
+    clg_pieces_cut(hc->p, &hc->plan, dev->max_alloc, &hc->pc);
+    hc->whole = hc->pc.count == 1 && hc->plan.data_units <= hc->pc.units;
+    return hc->whole ? run_launches(hc) : run_staged(hc);
 }
 
 clg_status clg_dispatch_host(const clg_routine *r, clg_context *ctx,

@@ -342,7 +342,12 @@ CLG_API clg_status clg_gather_elements_output_shape(const clg_tensor *data,
  *  - output: caller-allocated; its dtype must equal data's and its shape
  *    the one clg_gather_output_shape gives; it must not overlap data or
  *    indices. Written only on success: on any error the output memory is
- *    left exactly as it was.
+ *    left exactly as it was (a call split into pieces writes a staging
+ *    copy, committed only when every piece succeeded). One failure no host
+ *    code can undo is the exception: when the device reports an error
+ *    after the call's single kernel was enqueued (the wait, or the read or
+ *    map that delivers the result, fails), each output byte holds either
+ *    its old value or its result, never anything else.
  *  - data, indices, output memory: any address (no alignment required).
  *  Empty tensors are valid; no kernel is launched for them.
  *  Errors: every one of clg_gather_output_shape, plus NULL_POINTER (a data
