@@ -24,10 +24,22 @@ void cl_fault_arm(uint64_t n)
     kernel_before_failure = 0;
 }
 
-void cl_fault_pause(void) { counting = 0; }
-uint64_t cl_fault_calls(void) { return calls; }
-const char *cl_fault_failed_call(void) { return failed; }
-int cl_fault_kernel_enqueued_before(void) { return kernel_before_failure; }
+void cl_fault_pause(void)
+{
+    counting = 0;
+}
+uint64_t cl_fault_calls(void)
+{
+    return calls;
+}
+const char *cl_fault_failed_call(void)
+{
+    return failed;
+}
+int cl_fault_kernel_enqueued_before(void)
+{
+    return kernel_before_failure;
+}
 
 /* 1 when this call is the one to fail. */
 static int fault(const char *name)
@@ -57,44 +69,44 @@ static void *next(const char *name)
 }
 
 /* A call returning cl_int: fails with CL_OUT_OF_RESOURCES or forwards. */
-#define FORWARD_INT(name, params, args)                                      \
-    cl_int name params                                                       \
-    {                                                                        \
-        static cl_int(*real) params;                                         \
-        if (fault(#name))                                                    \
-            return CL_OUT_OF_RESOURCES;                                      \
-        if (!real)                                                           \
-            *(void **)&real = next(#name);                                   \
-        return real args;                                                    \
+#define FORWARD_INT(name, params, args)                                       \
+    cl_int name params                                                        \
+    {                                                                         \
+        static cl_int(*real) params;                                          \
+        if (fault(#name))                                                     \
+            return CL_OUT_OF_RESOURCES;                                       \
+        if (!real)                                                            \
+            *(void **)&real = next(#name);                                    \
+        return real args;                                                     \
     }
 
 /* A call returning an object and an errcode_ret: fails with NULL. */
-#define FORWARD_OBJ(type, name, params, args)                                \
-    type name params                                                         \
-    {                                                                        \
-        static type(*real) params;                                           \
-        if (fault(#name)) {                                                  \
-            if (errcode_ret)                                                 \
-                *errcode_ret = CL_OUT_OF_RESOURCES;                          \
-            return NULL;                                                     \
-        }                                                                    \
-        if (!real)                                                           \
-            *(void **)&real = next(#name);                                   \
-        return real args;                                                    \
+#define FORWARD_OBJ(type, name, params, args)                                 \
+    type name params                                                          \
+    {                                                                         \
+        static type(*real) params;                                            \
+        if (fault(#name)) {                                                   \
+            if (errcode_ret)                                                  \
+                *errcode_ret = CL_OUT_OF_RESOURCES;                           \
+            return NULL;                                                      \
+        }                                                                     \
+        if (!real)                                                            \
+            *(void **)&real = next(#name);                                    \
+        return real args;                                                     \
     }
 
 /* Releases and retains: counted for nothing, forwarded always. */
-#define FORWARD_KEEP(name, type)                                             \
-    cl_int name(type obj)                                                    \
-    {                                                                        \
-        static cl_int (*real)(type);                                         \
-        if (!real)                                                           \
-            *(void **)&real = next(#name);                                   \
-        return real(obj);                                                    \
+#define FORWARD_KEEP(name, type)                                              \
+    cl_int name(type obj)                                                     \
+    {                                                                         \
+        static cl_int (*real)(type);                                          \
+        if (!real)                                                            \
+            *(void **)&real = next(#name);                                    \
+        return real(obj);                                                     \
     }
 
-FORWARD_INT(clGetPlatformIDs,
-            (cl_uint n, cl_platform_id *p, cl_uint *np), (n, p, np))
+FORWARD_INT(clGetPlatformIDs, (cl_uint n, cl_platform_id *p, cl_uint *np),
+            (n, p, np))
 FORWARD_INT(clGetPlatformInfo,
             (cl_platform_id p, cl_platform_info w, size_t s, void *v,
              size_t *r),
@@ -135,8 +147,8 @@ FORWARD_INT(clEnqueueReadBuffer,
              void *h, cl_uint n, const cl_event *w, cl_event *e),
             (q, m, b, o, s, h, n, w, e))
 FORWARD_OBJ(void *, clEnqueueMapBuffer,
-            (cl_command_queue q, cl_mem m, cl_bool b, cl_map_flags f,
-             size_t o, size_t s, cl_uint n, const cl_event *w, cl_event *e,
+            (cl_command_queue q, cl_mem m, cl_bool b, cl_map_flags f, size_t o,
+             size_t s, cl_uint n, const cl_event *w, cl_event *e,
              cl_int *errcode_ret),
             (q, m, b, f, o, s, n, w, e, errcode_ret))
 FORWARD_INT(clEnqueueUnmapMemObject,
@@ -158,8 +170,8 @@ FORWARD_INT(clGetProgramBuildInfo,
 FORWARD_OBJ(cl_kernel, clCreateKernel,
             (cl_program p, const char *name, cl_int *errcode_ret),
             (p, name, errcode_ret))
-FORWARD_INT(clSetKernelArg,
-            (cl_kernel k, cl_uint i, size_t s, const void *v), (k, i, s, v))
+FORWARD_INT(clSetKernelArg, (cl_kernel k, cl_uint i, size_t s, const void *v),
+            (k, i, s, v))
 FORWARD_INT(clFinish, (cl_command_queue q), (q))
 
 cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dims,
@@ -167,9 +179,9 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dims,
                               const size_t *local, cl_uint n,
                               const cl_event *w, cl_event *e)
 {
-    static cl_int (*real)(cl_command_queue, cl_kernel, cl_uint,
-                          const size_t *, const size_t *, const size_t *,
-                          cl_uint, const cl_event *, cl_event *);
+    static cl_int (*real)(cl_command_queue, cl_kernel, cl_uint, const size_t *,
+                          const size_t *, const size_t *, cl_uint,
+                          const cl_event *, cl_event *);
     if (fault("clEnqueueNDRangeKernel"))
         return CL_OUT_OF_RESOURCES;
     if (!real)

@@ -26,8 +26,8 @@ typedef struct scenario {
     const char *name;
     path path;
     clg_test_op op;
-    int gpu_plan;  /* CLGATHER_TEST_PLAN=gpu: the copy path on POCL */
-    int split;     /* CLGATHER_MAX_ALLOC=1024 */
+    int gpu_plan;          /* CLGATHER_TEST_PLAN=gpu: the copy path on POCL */
+    int split;             /* CLGATHER_MAX_ALLOC=1024 */
     int64_t rows, cols, n; /* data [rows, cols]; Gather: n indices */
 } scenario;
 
@@ -132,9 +132,9 @@ static clg_status run_op(const scenario *s, clg_context *ctx, tensors *t,
         clg_cl_tensor O = {CLG_DTYPE_FLOAT, 2, t->oshape, bo};
         if (arm)
             cl_fault_arm(n);
-        st = s->op == CLG_TEST_GATHER ? clg_gather_cl(ctx, &D, &I, 0, &O)
-                                      : clg_gather_elements_cl(ctx, &D, &I, 0,
-                                                               &O);
+        st = s->op == CLG_TEST_GATHER
+                 ? clg_gather_cl(ctx, &D, &I, 0, &O)
+                 : clg_gather_elements_cl(ctx, &D, &I, 0, &O);
         if (arm)
             cl_fault_pause();
         if (st == CLG_STATUS_OK)
