@@ -58,23 +58,26 @@ static clg_status flag_raised(clg_context *ctx, clg_status found,
 
 /* ------------------------------------------------------------ device buffers */
 
+/* The descriptor of a device tensor, NULL for a NULL tensor. */
+static const clg_desc *cl_desc(const clg_cl_tensor *t, clg_desc *d)
+{
+    if (!t)
+        return NULL;
+    *d = (clg_desc){t->dtype, t->rank, t->shape};
+    return d;
+}
+
 /* Descriptors, buffer sizes and contexts, and no output aliasing. */
 static clg_status check_cl_call(clg_context *ctx, clg_op op,
                                 const clg_cl_tensor *data,
                                 const clg_cl_tensor *indices, int64_t axis,
                                 const clg_cl_tensor *output, clg_problem *p)
 {
-    clg_status st;
-    if (!data || !indices || !output)
-        return clg_fail(ctx, CLG_STATUS_NULL_POINTER, "%s is NULL",
-                        !data      ? "data"
-                        : !indices ? "indices"
-                                   : "output");
-    if ((st = clg_validate(ctx, op, data->dtype, data->rank, data->shape,
-                           indices->dtype, indices->rank, indices->shape, axis,
-                           p)) != CLG_STATUS_OK ||
-        (st = clg_validate_output(ctx, p, output->dtype, output->rank,
-                                  output->shape)) != CLG_STATUS_OK ||
+    clg_desc dd, id, od;
+    clg_status st = clg_validate_call(ctx, op, cl_desc(data, &dd),
+                                      cl_desc(indices, &id), axis,
+                                      cl_desc(output, &od), p);
+    if (st != CLG_STATUS_OK ||
         (st = clg_rt_check_buffer(ctx, "data", data->buffer, data_bytes(p))) !=
             CLG_STATUS_OK ||
         (st = clg_rt_check_buffer(ctx, "indices", indices->buffer,

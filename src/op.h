@@ -54,6 +54,19 @@ clg_status clg_validate_output(clg_context *ctx, const clg_problem *p,
                                clg_dtype dtype, size_t rank,
                                const int64_t *shape);
 
+/* The descriptor part of a tensor, host or device. */
+typedef struct clg_desc {
+    clg_dtype dtype;
+    size_t rank;
+    const int64_t *shape;
+} clg_desc;
+
+/* The checks every call makes of its descriptors (NULL: a NULL tensor):
+ * clg_validate and clg_validate_output. Fills *p. */
+clg_status clg_validate_call(clg_context *ctx, clg_op op, const clg_desc *data,
+                             const clg_desc *indices, int64_t axis,
+                             const clg_desc *output, clg_problem *p);
+
 /* All the checks of a host-memory call (clg_gather and friends, and the
  * reference): descriptors present, clg_validate, the output descriptor,
  * the data pointers and no overlap of output and inputs. Fills *p. */

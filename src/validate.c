@@ -148,10 +148,9 @@ static clg_status validate_pointer(clg_context *ctx, const char *what,
     return CLG_STATUS_OK;
 }
 
-clg_status clg_validate_host(clg_context *ctx, clg_op op,
-                             const clg_tensor *data, const clg_tensor *indices,
-                             int64_t axis, const clg_tensor *output,
-                             clg_problem *p)
+clg_status clg_validate_call(clg_context *ctx, clg_op op, const clg_desc *data,
+                             const clg_desc *indices, int64_t axis,
+                             const clg_desc *output, clg_problem *p)
 {
     clg_status st;
     if (!data || !indices || !output)
@@ -161,9 +160,31 @@ clg_status clg_validate_host(clg_context *ctx, clg_op op,
                                    : "output");
     if ((st = clg_validate(ctx, op, data->dtype, data->rank, data->shape,
                            indices->dtype, indices->rank, indices->shape, axis,
-                           p)) != CLG_STATUS_OK ||
-        (st = clg_validate_output(ctx, p, output->dtype, output->rank,
-                                  output->shape)) != CLG_STATUS_OK ||
+                           p)) != CLG_STATUS_OK)
+        return st;
+    return clg_validate_output(ctx, p, output->dtype, output->rank,
+                               output->shape);
+}
+
+/* The descriptor of a host tensor, NULL for a NULL tensor. */
+static const clg_desc *host_desc(const clg_tensor *t, clg_desc *d)
+{
+    if (!t)
+        return NULL;
+    *d = (clg_desc){t->dtype, t->rank, t->shape};
+    return d;
+}
+
+clg_status clg_validate_host(clg_context *ctx, clg_op op,
+                             const clg_tensor *data, const clg_tensor *indices,
+                             int64_t axis, const clg_tensor *output,
+                             clg_problem *p)
+{
+    clg_desc dd, id, od;
+    clg_status st = clg_validate_call(ctx, op, host_desc(data, &dd),
+                                      host_desc(indices, &id), axis,
+                                      host_desc(output, &od), p);
+    if (st != CLG_STATUS_OK ||
         (st = validate_pointer(ctx, "data->data", data->data,
                                p->data_count)) != CLG_STATUS_OK ||
         (st = validate_pointer(ctx, "indices->data", indices->data,
