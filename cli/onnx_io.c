@@ -337,6 +337,10 @@ static clg_io_status copy_values(const Onnx__TensorProto *tp, const char *name,
     clg_io_status st = check_value_count(tp, name, out, err);
     if (st != CLG_IO_OK)
         return st;
+    /* An empty tensor has no data, and its empty field no array: both
+     * pointers are NULL, and memcpy(NULL, NULL, 0) is undefined. */
+    if (out->count == 0)
+        return CLG_IO_OK;
     switch (field_for(out->dtype)) {
     case FIELD_FLOAT:
         memcpy(out->data, tp->float_data, tp->n_float_data * sizeof(float));

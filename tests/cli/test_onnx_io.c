@@ -221,6 +221,31 @@ static void test_typed_fields(void **state)
     }
 }
 
+/* Empty tensors with no data field at all: dims [0] and a data_type, the
+ * four bytes 08 00 10 <type>. Their typed fields are empty (NULL), and so
+ * is the tensor's data: nothing may be copied between the two
+ * (memcpy(NULL, NULL, 0) is undefined; UBSan stops on it). */
+static void test_empty_typed_fields(void **state)
+{
+    (void)state;
+    for (int d = 1; d <= 16; d++) {
+        const unsigned char bytes[4] = {0x08, 0x00, 0x10, (unsigned char)d};
+        clg_io_tensor back;
+        clg_io_error err;
+        clg_io_tensor_init(&back);
+        if (clg_onnx_decode_tensor(bytes, sizeof bytes, "e.pb", &back, &err) !=
+            CLG_IO_OK)
+            fail_msg("%s: %s", clg_dtype_name((clg_dtype)d), err.message);
+        assert_int_equal(back.dtype, d);
+        assert_int_equal(back.rank, 1);
+        assert_int_equal(back.shape[0], 0);
+        assert_int_equal(back.count, 0);
+        assert_int_equal(back.nbytes, 0);
+        assert_null(back.data);
+        clg_io_tensor_free(&back);
+    }
+}
+
 static void expect_tensor_error(const Onnx__TensorProto *tp,
                                 clg_io_status status, const char *text)
 {
@@ -708,6 +733,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip_every_dtype),
         cmocka_unit_test(test_typed_fields),
+        cmocka_unit_test(test_empty_typed_fields),
         cmocka_unit_test(test_tensor_errors),
         cmocka_unit_test(test_model_gather),
         cmocka_unit_test(test_model_initializers),
