@@ -52,7 +52,7 @@ int64_t clg_io_shape_count(const int64_t *shape, size_t rank, size_t elem_size)
     return count;
 }
 
-clg_io_status clg_io_tensor_alloc(clg_io_tensor *t, clg_dtype dtype,
+clg_io_status clg_io_tensor_shape(clg_io_tensor *t, clg_dtype dtype,
                                   size_t rank, const int64_t *shape,
                                   const char *what, clg_io_error *err)
 {
@@ -81,16 +81,6 @@ clg_io_status clg_io_tensor_alloc(clg_io_tensor *t, clg_dtype dtype,
                                              shape, rank));
         return CLG_IO_FORMAT_ERROR;
     }
-    if (count > 0) {
-        t->data = calloc((size_t)count, elem);
-        if (t->data == NULL) {
-            clg_io_error_set(err,
-                             "%s: cannot allocate %lld elements of %zu "
-                             "bytes",
-                             what, (long long)count, elem);
-            return CLG_IO_NO_MEMORY;
-        }
-    }
     t->dtype = dtype;
     t->rank = rank;
     for (size_t i = 0; i < rank; i++)
@@ -98,6 +88,32 @@ clg_io_status clg_io_tensor_alloc(clg_io_tensor *t, clg_dtype dtype,
     t->count = count;
     t->nbytes = (size_t)count * elem;
     return CLG_IO_OK;
+}
+
+clg_io_status clg_io_tensor_alloc_data(clg_io_tensor *t, const char *what,
+                                       clg_io_error *err)
+{
+    if (t->count == 0 || t->data != NULL)
+        return CLG_IO_OK;
+    t->data = calloc((size_t)t->count, clg_dtype_size(t->dtype));
+    if (t->data == NULL) {
+        clg_io_error_set(err, "%s: cannot allocate %lld elements of %zu bytes",
+                         what, (long long)t->count, clg_dtype_size(t->dtype));
+        return CLG_IO_NO_MEMORY;
+    }
+    return CLG_IO_OK;
+}
+
+clg_io_status clg_io_tensor_alloc(clg_io_tensor *t, clg_dtype dtype,
+                                  size_t rank, const int64_t *shape,
+                                  const char *what, clg_io_error *err)
+{
+    clg_io_status st = clg_io_tensor_shape(t, dtype, rank, shape, what, err);
+    if (st == CLG_IO_OK)
+        st = clg_io_tensor_alloc_data(t, what, err);
+    if (st != CLG_IO_OK)
+        clg_io_tensor_free(t);
+    return st;
 }
 
 clg_tensor clg_io_tensor_view(const clg_io_tensor *t)

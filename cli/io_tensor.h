@@ -74,10 +74,25 @@ void clg_io_tensor_free(clg_io_tensor *t);
 /** Frees t, then allocates a zero-filled tensor of the given dtype and
  *  shape. `what` names the tensor in messages. Errors: UNSUPPORTED (dtype
  *  unknown to clg_dtype_size), FORMAT_ERROR (rank above CLG_MAX_RANK, a
- *  negative dimension, a size that overflows), NO_MEMORY. */
+ *  negative dimension, a size that overflows), NO_MEMORY.
+ *  Same as clg_io_tensor_shape, then clg_io_tensor_alloc_data. */
 clg_io_status clg_io_tensor_alloc(clg_io_tensor *t, clg_dtype dtype,
                                   size_t rank, const int64_t *shape,
                                   const char *what, clg_io_error *err);
+
+/** Frees t, then sets its dtype, rank, shape, count and nbytes without
+ *  allocating anything (data stays NULL): what a reader checks a file's
+ *  payload against before it allocates, so that what it allocates is
+ *  bounded by what the file holds, not by what its header claims. Errors
+ *  as clg_io_tensor_alloc, less NO_MEMORY. */
+clg_io_status clg_io_tensor_shape(clg_io_tensor *t, clg_dtype dtype,
+                                  size_t rank, const int64_t *shape,
+                                  const char *what, clg_io_error *err);
+
+/** Allocates the zero-filled data (t->nbytes bytes, none when 0) of a
+ *  tensor set up by clg_io_tensor_shape. Errors: NO_MEMORY. */
+clg_io_status clg_io_tensor_alloc_data(clg_io_tensor *t, const char *what,
+                                       clg_io_error *err);
 
 /** Borrowed clg_tensor view of t for the library's operators. */
 clg_tensor clg_io_tensor_view(const clg_io_tensor *t);

@@ -214,8 +214,8 @@ static clg_io_status check_fields(const Onnx__TensorProto *tp,
 }
 
 /* raw_data: little-endian bytes, exactly out->nbytes of them. */
-static clg_io_status copy_raw(const Onnx__TensorProto *tp, const char *name,
-                              clg_io_tensor *out, clg_io_error *err)
+static clg_io_status check_raw(const Onnx__TensorProto *tp, const char *name,
+                               const clg_io_tensor *out, clg_io_error *err)
 {
     typed_field want = field_for(out->dtype);
     if (out->dtype == CLG_DTYPE_STRING) {
@@ -241,12 +241,16 @@ static clg_io_status copy_raw(const Onnx__TensorProto *tp, const char *name,
                          out->nbytes);
         return CLG_IO_FORMAT_ERROR;
     }
+    return CLG_IO_OK;
+}
+
+static void copy_raw(const Onnx__TensorProto *tp, clg_io_tensor *out)
+{
     if (out->nbytes > 0) {
         memcpy(out->data, tp->raw_data.data, out->nbytes);
         if (!clg_io_host_is_little_endian())
             clg_io_swap_words(out->data, out->nbytes, word_size(out->dtype));
     }
-    return CLG_IO_OK;
 }
 
 /* The typed field must hold one value per element (two for complex). */
@@ -330,13 +334,10 @@ static clg_io_status copy_string_data(const Onnx__TensorProto *tp,
     return CLG_IO_OK;
 }
 
-/* The dtype's typed field into out, after checking its count. */
+/* The dtype's typed field into out, its count checked. */
 static clg_io_status copy_values(const Onnx__TensorProto *tp, const char *name,
                                  clg_io_tensor *out, clg_io_error *err)
 {
-    clg_io_status st = check_value_count(tp, name, out, err);
-    if (st != CLG_IO_OK)
-        return st;
     /* An empty tensor has no data, and its empty field no array: both
      * pointers are NULL, and memcpy(NULL, NULL, 0) is undefined. */
     if (out->count == 0)
@@ -373,7 +374,10 @@ static clg_io_status copy_values(const Onnx__TensorProto *tp, const char *name,
 }
 
 /* Converts a decoded TensorProto into *out. `name` names the file (and,
- * for initializers, the tensor) in messages. */
+ * for initializers, the tensor) in messages. The payload is checked
+ * against the shape before anything is allocated, so that what is
+ * allocated is bounded by the size of the file: dims alone cost nothing
+ * to claim. */
 static clg_io_status tensor_from_proto(const Onnx__TensorProto *tp,
                                        const char *name, clg_io_tensor *out,
                                        clg_io_error *err)
@@ -387,12 +391,18 @@ static clg_io_status tensor_from_proto(const Onnx__TensorProto *tp,
     if (st == CLG_IO_OK)
         st = proto_type(tp, name, &dtype, shape, err);
     if (st == CLG_IO_OK)
-        st = clg_io_tensor_alloc(out, dtype, tp->n_dims, shape, name, err);
+        st = clg_io_tensor_shape(out, dtype, tp->n_dims, shape, name, err);
     if (st == CLG_IO_OK)
         st = check_fields(tp, name, dtype, err);
     if (st == CLG_IO_OK)
-        st = tp->has_raw_data ? copy_raw(tp, name, out, err)
-                              : copy_values(tp, name, out, err);
+        st = tp->has_raw_data ? check_raw(tp, name, out, err)
+                              : check_value_count(tp, name, out, err);
+    if (st == CLG_IO_OK)
+        st = clg_io_tensor_alloc_data(out, name, err);
+    if (st == CLG_IO_OK && tp->has_raw_data)
+        copy_raw(tp, out);
+    else if (st == CLG_IO_OK)
+        st = copy_values(tp, name, out, err);
     if (st != CLG_IO_OK)
         clg_io_tensor_free(out);
     return st;

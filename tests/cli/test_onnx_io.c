@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -658,6 +660,107 @@ static void test_model_truncated_and_missing(void **state)
 
 /* ---------------------------------------------------------------- compare */
 
+/* ---------------------------------------------------------------- bounds */
+
+static struct rlimit g_saved_as;
+
+/* Lets this process map at most `headroom` more bytes than it has now, so
+ * that a reader which allocates what a shape claims, rather than what the
+ * file holds, fails here instead of passing on an overcommitting host. */
+static void limit_address_space(size_t headroom)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long pages = 0;
+    struct rlimit r;
+    assert_non_null(f);
+    assert_int_equal(fscanf(f, "%lu", &pages), 1);
+    fclose(f);
+    assert_int_equal(getrlimit(RLIMIT_AS, &g_saved_as), 0);
+    r = g_saved_as;
+    r.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + headroom;
+    if (r.rlim_max != RLIM_INFINITY && r.rlim_cur > r.rlim_max)
+        r.rlim_cur = r.rlim_max;
+    assert_int_equal(setrlimit(RLIMIT_AS, &r), 0);
+}
+
+static void restore_address_space(void)
+{
+    assert_int_equal(setrlimit(RLIMIT_AS, &g_saved_as), 0);
+}
+
+/* Decodes tp with 256 MiB of address space to spare; the message must be
+ * `text` exactly. */
+static void expect_bounded_error(const Onnx__TensorProto *tp, const char *text)
+{
+    clg_io_tensor back;
+    clg_io_error err;
+    clg_io_status st;
+    clg_io_tensor_init(&back);
+    err.message[0] = '\0';
+    limit_address_space((size_t)256 << 20);
+    st = decode_proto(tp, &back, &err);
+    restore_address_space();
+    assert_string_equal(err.message, text);
+    assert_int_equal(st, CLG_IO_FORMAT_ERROR);
+    assert_null(back.data);
+}
+
+/* A TensorProto's payload is checked against its shape before anything is
+ * allocated: an 8-byte file claiming 1506262861 INT64 values (12 GB) is
+ * "no data", not a 12 GB allocation; so is 2^41 values, which once said
+ * "cannot allocate". Model initializers are read the same way. */
+static void test_payload_checked_before_allocation(void **state)
+{
+    int64_t dims[1];
+    uint8_t raw[8] = {0};
+    ProtobufCBinaryData one[1] = {{1, (uint8_t *)"x"}};
+    Onnx__TensorProto tp;
+    unsigned char small[16];
+    kit k;
+    clg_onnx_model m;
+    clg_io_error err;
+    clg_io_status st;
+    (void)state;
+
+    tp = vector_proto(CLG_DTYPE_INT64, dims, 1506262861);
+    assert_int_equal(onnx__tensor_proto__get_packed_size(&tp), 8);
+    assert_int_equal(onnx__tensor_proto__pack(&tp, small), 8);
+    expect_bounded_error(&tp, "t.pb: no data: INT64 [1506262861] needs "
+                              "1506262861 values in int64_data or raw_data");
+    tp = vector_proto(CLG_DTYPE_INT64, dims, (int64_t)1 << 41);
+    expect_bounded_error(&tp, "t.pb: no data: INT64 [2199023255552] needs "
+                              "2199023255552 values in int64_data or "
+                              "raw_data");
+    tp.has_raw_data = 1;
+    tp.raw_data.len = sizeof raw;
+    tp.raw_data.data = raw;
+    expect_bounded_error(&tp, "t.pb: field raw_data: 8 bytes, but INT64 "
+                              "[2199023255552] needs 17592186044416");
+    tp = vector_proto(CLG_DTYPE_STRING, dims, (int64_t)1 << 40);
+    tp.n_string_data = 1;
+    tp.string_data = one;
+    expect_bounded_error(&tp, "t.pb: field string_data: 1 values, but STRING "
+                              "[1099511627776] needs 1099511627776");
+
+    kit_init(&k);
+    clg_onnx_model_init(&m);
+    k.graph.n_initializer = 1;
+    k.graph.initializer = k.inits;
+    k.init_dims[0] = 1506262861;
+    k.init.n_int64_data = 0;
+    err.message[0] = '\0';
+    limit_address_space((size_t)256 << 20);
+    st = kit_decode(&k, &m, &err);
+    restore_address_space();
+    assert_string_equal(err.message,
+                        "m.onnx: initializer 'indices': no data: INT64 "
+                        "[1506262861] needs 1506262861 values in int64_data "
+                        "or raw_data");
+    assert_int_equal(st, CLG_IO_FORMAT_ERROR);
+    assert_null(m.indices.value.data);
+    clg_onnx_model_free(&m);
+}
+
 static void test_compare_and_format(void **state)
 {
     static const float a[4] = {1.0f, 2.0f, 3.0f, 4.0f};
@@ -739,6 +842,7 @@ int main(void)
         cmocka_unit_test(test_model_initializers),
         cmocka_unit_test(test_model_rejections),
         cmocka_unit_test(test_model_truncated_and_missing),
+        cmocka_unit_test(test_payload_checked_before_allocation),
         cmocka_unit_test(test_compare_and_format),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
