@@ -289,8 +289,106 @@ static clg_io_status check_value_count(const Onnx__TensorProto *tp,
     return CLG_IO_FORMAT_ERROR;
 }
 
-/* ONNX packs the narrower types one per int32 entry; keep the low bits
- * (FLOAT16 and BFLOAT16 are bit patterns). */
+/* The values that `dtype` may take where onnx.proto stores it in a wider
+ * typed field: INT8, UINT8, INT16, UINT16, BOOL and the FLOAT16 and
+ * BFLOAT16 bit patterns in int32_data, UINT32 in uint64_data. 0 for the
+ * dtypes whose field holds them exactly. */
+static int narrow_range(clg_dtype dtype, int64_t *lo, int64_t *hi,
+                        const char **note)
+{
+    *note = "";
+    switch (dtype) {
+    case CLG_DTYPE_INT8:
+        *lo = INT8_MIN, *hi = INT8_MAX;
+        return 1;
+    case CLG_DTYPE_UINT8:
+        *lo = 0, *hi = UINT8_MAX;
+        return 1;
+    case CLG_DTYPE_INT16:
+        *lo = INT16_MIN, *hi = INT16_MAX;
+        return 1;
+    case CLG_DTYPE_UINT16:
+        *lo = 0, *hi = UINT16_MAX;
+        return 1;
+    case CLG_DTYPE_BOOL:
+        *lo = 0, *hi = 1;
+        return 1;
+    case CLG_DTYPE_FLOAT16:
+    case CLG_DTYPE_BFLOAT16:
+        *lo = 0, *hi = UINT16_MAX;
+        *note = ", a 16-bit pattern";
+        return 1;
+    case CLG_DTYPE_UINT32:
+        *lo = 0, *hi = UINT32_MAX;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* "<name>: tensor '<t>': <field>[i] = <value> (element [..]) is out of
+ * range for <dtype> (lo to hi)"; the tensor part only when it is named. */
+static clg_io_status out_of_range(const Onnx__TensorProto *tp,
+                                  const char *name, const clg_io_tensor *out,
+                                  size_t i, const char *value,
+                                  clg_io_error *err)
+{
+    int64_t at[CLG_MAX_RANK];
+    int64_t lo = 0, hi = 0;
+    const char *note, *tensor = safe(tp->name);
+    char element[512];
+    size_t rest = i;
+
+    narrow_range(out->dtype, &lo, &hi, &note);
+    for (size_t d = out->rank; d-- > 0;) {
+        at[d] = (int64_t)(rest % (size_t)out->shape[d]);
+        rest /= (size_t)out->shape[d];
+    }
+    clg_io_error_set(err,
+                     "%s: %s%s%s%s[%zu] = %s (element %s) is out of range "
+                     "for %s (%lld to %lld%s)",
+                     name, tensor[0] ? "tensor '" : "", tensor,
+                     tensor[0] ? "': " : "", field_name(field_for(out->dtype)),
+                     i, value,
+                     clg_io_format_shape(element, sizeof element, at,
+                                         out->rank),
+                     clg_dtype_name(out->dtype), (long long)lo, (long long)hi,
+                     note);
+    return CLG_IO_FORMAT_ERROR;
+}
+
+/* Every value of a narrowed typed field must fit its dtype: keeping the
+ * low bits would turn INT8 1000 into -24, and BOOL 7 is no bool. */
+static clg_io_status check_value_range(const Onnx__TensorProto *tp,
+                                       const char *name,
+                                       const clg_io_tensor *out,
+                                       clg_io_error *err)
+{
+    int64_t lo, hi;
+    const char *note;
+    char value[32];
+
+    if (!narrow_range(out->dtype, &lo, &hi, &note))
+        return CLG_IO_OK;
+    if (out->dtype == CLG_DTYPE_UINT32) {
+        for (size_t i = 0; i < tp->n_uint64_data; i++)
+            if (tp->uint64_data[i] > (uint64_t)hi) {
+                snprintf(value, sizeof value, "%llu",
+                         (unsigned long long)tp->uint64_data[i]);
+                return out_of_range(tp, name, out, i, value, err);
+            }
+        return CLG_IO_OK;
+    }
+    for (size_t i = 0; i < tp->n_int32_data; i++)
+        if (tp->int32_data[i] < lo || tp->int32_data[i] > hi) {
+            snprintf(value, sizeof value, "%ld", (long)tp->int32_data[i]);
+            return out_of_range(tp, name, out, i, value, err);
+        }
+    return CLG_IO_OK;
+}
+
+/* ONNX packs the narrower types one per int32 entry, each checked to fit
+ * (check_value_range); FLOAT16 and BFLOAT16 are bit patterns. */
 static void copy_int32_data(const Onnx__TensorProto *tp, clg_io_tensor *out)
 {
     size_t elem = clg_dtype_size(out->dtype);
@@ -397,6 +495,8 @@ static clg_io_status tensor_from_proto(const Onnx__TensorProto *tp,
     if (st == CLG_IO_OK)
         st = tp->has_raw_data ? check_raw(tp, name, out, err)
                               : check_value_count(tp, name, out, err);
+    if (st == CLG_IO_OK && !tp->has_raw_data)
+        st = check_value_range(tp, name, out, err);
     if (st == CLG_IO_OK)
         st = clg_io_tensor_alloc_data(out, name, err);
     if (st == CLG_IO_OK && tp->has_raw_data)

@@ -191,6 +191,7 @@ static void test_typed_fields(void **state)
         int64_t v[2] = {INT64_MIN, 5};
         double d[2] = {-0.0, 1e-310};
         uint64_t u[2] = {UINT64_MAX, 4000000000u};
+        uint64_t u32_field[2] = {UINT32_MAX, 4000000000u};
         uint32_t u32[2] = {UINT32_MAX, 4000000000u};
         tp = vector_proto(CLG_DTYPE_INT64, dims, 2);
         tp.n_int64_data = 2;
@@ -208,7 +209,10 @@ static void test_typed_fields(void **state)
         tp.n_uint64_data = 2;
         tp.uint64_data = u;
         expect_typed(&tp, CLG_DTYPE_UINT64, u, 2);
+        /* UINT32 values must fit: UINT64_MAX is refused
+         * (test_out_of_range_values) */
         tp.data_type = CLG_DTYPE_UINT32;
+        tp.uint64_data = u32_field;
         expect_typed(&tp, CLG_DTYPE_UINT32, u32, 2);
     }
     {
@@ -761,6 +765,123 @@ static void test_payload_checked_before_allocation(void **state)
     clg_onnx_model_free(&m);
 }
 
+/* One narrowing case: `dtype` stored in its wider typed field. */
+typedef struct narrow_case {
+    clg_dtype dtype;
+    int64_t min, max; /* the values the dtype holds */
+    const char *range;
+} narrow_case;
+
+static const narrow_case narrow_cases[] = {
+    {CLG_DTYPE_INT8, -128, 127, "-128 to 127"},
+    {CLG_DTYPE_UINT8, 0, 255, "0 to 255"},
+    {CLG_DTYPE_INT16, -32768, 32767, "-32768 to 32767"},
+    {CLG_DTYPE_UINT16, 0, 65535, "0 to 65535"},
+    {CLG_DTYPE_BOOL, 0, 1, "0 to 1"},
+    {CLG_DTYPE_FLOAT16, 0, 65535, "0 to 65535, a 16-bit pattern"},
+    {CLG_DTYPE_BFLOAT16, 0, 65535, "0 to 65535, a 16-bit pattern"},
+    {CLG_DTYPE_UINT32, 0, 4294967295, "0 to 4294967295"},
+};
+
+/* A [2, 2] tensor `x` of c->dtype holding {min, max, bad, min} in its
+ * typed field (uint64_data for UINT32, else int32_data). */
+static clg_io_status decode_narrow(const narrow_case *c, int64_t bad,
+                                   clg_io_tensor *back, clg_io_error *err)
+{
+    int64_t dims[2] = {2, 2};
+    int32_t i32[4] = {(int32_t)c->min, (int32_t)c->max, (int32_t)bad,
+                      (int32_t)c->min};
+    uint64_t u64[4] = {(uint64_t)c->min, (uint64_t)c->max, (uint64_t)bad,
+                       (uint64_t)c->min};
+    Onnx__TensorProto tp = ONNX__TENSOR_PROTO__INIT;
+    tp.n_dims = 2;
+    tp.dims = dims;
+    tp.has_data_type = 1;
+    tp.data_type = (int32_t)c->dtype;
+    tp.name = "x";
+    if (c->dtype == CLG_DTYPE_UINT32) {
+        tp.n_uint64_data = 4;
+        tp.uint64_data = u64;
+    } else {
+        tp.n_int32_data = 4;
+        tp.int32_data = i32;
+    }
+    err->message[0] = '\0';
+    return decode_proto(&tp, back, err);
+}
+
+/* A value of a typed field that does not fit the dtype it is stored for
+ * is refused, with the tensor, the position and the value named: INT8
+ * 1000 once became -24 and BOOL 7 a byte 7. Each dtype's own limits are
+ * accepted. */
+static void test_out_of_range_values(void **state)
+{
+    char want[256];
+    (void)state;
+
+    for (size_t i = 0; i < sizeof narrow_cases / sizeof narrow_cases[0]; i++) {
+        const narrow_case *c = &narrow_cases[i];
+        const int64_t bad[2] = {c->min - 1, c->max + 1};
+        const char *field = c->dtype == CLG_DTYPE_UINT32 ? "uint64_data"
+                                                         : "int32_data";
+        clg_io_tensor back;
+        clg_io_error err;
+
+        clg_io_tensor_init(&back);
+        if (decode_narrow(c, c->max, &back, &err) != CLG_IO_OK)
+            fail_msg("%s: %s", clg_dtype_name(c->dtype), err.message);
+        assert_int_equal(back.count, 4);
+        clg_io_tensor_free(&back);
+        for (int b = 0; b < 2; b++) {
+            /* UINT32 below 0 is 2^64-1 in a uint64 field */
+            unsigned long long shown = (unsigned long long)bad[b];
+            if (c->dtype == CLG_DTYPE_UINT32)
+                snprintf(want, sizeof want,
+                         "t.pb: tensor 'x': %s[2] = %llu (element [1, 0]) "
+                         "is out of range for %s (%s)",
+                         field, shown, clg_dtype_name(c->dtype), c->range);
+            else
+                snprintf(want, sizeof want,
+                         "t.pb: tensor 'x': %s[2] = %lld (element [1, 0]) "
+                         "is out of range for %s (%s)",
+                         field, (long long)bad[b], clg_dtype_name(c->dtype),
+                         c->range);
+            assert_int_equal(decode_narrow(c, bad[b], &back, &err),
+                             CLG_IO_FORMAT_ERROR);
+            assert_string_equal(err.message, want);
+            assert_null(back.data);
+        }
+    }
+}
+
+/* The same holds for a model's initializers. */
+static void test_out_of_range_initializer(void **state)
+{
+    int32_t values[3] = {1, 1000, 2};
+    kit k;
+    clg_onnx_model m;
+    clg_io_error err;
+    (void)state;
+
+    kit_init(&k);
+    clg_onnx_model_init(&m);
+    k.graph.n_initializer = 1;
+    k.graph.initializer = k.inits;
+    k.init.name = "data";
+    k.init.data_type = CLG_DTYPE_INT8;
+    k.init_dims[0] = 3;
+    k.init.n_int64_data = 0;
+    k.init.n_int32_data = 3;
+    k.init.int32_data = values;
+    err.message[0] = '\0';
+    assert_int_equal(kit_decode(&k, &m, &err), CLG_IO_FORMAT_ERROR);
+    assert_string_equal(err.message,
+                        "m.onnx: initializer 'data': tensor 'data': "
+                        "int32_data[1] = 1000 (element [1]) is out of range "
+                        "for INT8 (-128 to 127)");
+    clg_onnx_model_free(&m);
+}
+
 static void test_compare_and_format(void **state)
 {
     static const float a[4] = {1.0f, 2.0f, 3.0f, 4.0f};
@@ -843,6 +964,8 @@ int main(void)
         cmocka_unit_test(test_model_rejections),
         cmocka_unit_test(test_model_truncated_and_missing),
         cmocka_unit_test(test_payload_checked_before_allocation),
+        cmocka_unit_test(test_out_of_range_values),
+        cmocka_unit_test(test_out_of_range_initializer),
         cmocka_unit_test(test_compare_and_format),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
