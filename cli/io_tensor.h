@@ -107,9 +107,25 @@ clg_io_status clg_io_tensor_copy(clg_io_tensor *dst, const clg_tensor *src,
 clg_io_status clg_io_read_file(const char *path, unsigned char **bytes,
                                size_t *size, clg_io_error *err);
 
-/** Writes `size` bytes to path, replacing it. */
+/** Writes `size` bytes to path, replacing it atomically: the bytes go to
+ *  a temporary file in path's directory (".<name>.<pid>.<n>.tmp"), which
+ *  is flushed to disk (fsync) and renamed over path. On any failure (a
+ *  full disk included) an existing file is left exactly as it was and the
+ *  temporary file is removed. An existing file keeps its permission bits
+ *  (not its owner); a new one gets 0666 less the umask. A symbolic link
+ *  is followed: the file it names is replaced. A device, a pipe, or a
+ *  symbolic link under /dev or /proc (/dev/stdout, /dev/fd/N: an open
+ *  descriptor, not a file) is written in place. Errors: FILE_ERROR (the messages of
+ *  clg_io_check_writable, or "write error: <reason>"), NO_MEMORY. */
 clg_io_status clg_io_write_file(const char *path, const void *bytes,
                                 size_t size, clg_io_error *err);
+
+/** Checks, before any work, that clg_io_write_file(path) can create its
+ *  file: path's directory exists and takes a new file (a temporary one is
+ *  created and removed to know), and path is not a directory nor an
+ *  existing file without write permission. Errors: FILE_ERROR, e.g.
+ *  "out/x.npy: cannot write: directory 'out' does not exist". */
+clg_io_status clg_io_check_writable(const char *path, clg_io_error *err);
 
 /** Reads a tensor file: NumPy .npy when the file starts with the NumPy
  *  magic, else an ONNX TensorProto (.pb). */
