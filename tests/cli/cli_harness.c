@@ -115,12 +115,56 @@ static int drain(int fd, char **buf, size_t *len)
     return 0;
 }
 
+/* AddressSanitizer maps terabytes of shadow memory when a program starts,
+ * so an RLIMIT_AS of a few GiB would stop the sanitized tool before main;
+ * there the address-space limit becomes ASan's own: allocations above it
+ * return NULL, as they do under RLIMIT_AS. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CLI_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CLI_ASAN 1
+#endif
+#endif
+#ifndef CLI_ASAN
+#define CLI_ASAN 0
+#endif
+
+/* environ with ASAN_OPTIONS extended to cap allocations at `bytes`
+ * (malloc'd array of malloc'd entries, one of them ours), or NULL. */
+static char **asan_environment(uint64_t bytes)
+{
+    const char *old = getenv("ASAN_OPTIONS");
+    size_t n = 0, k = 0, len;
+    char **env;
+    while (environ[n] != NULL)
+        n++;
+    env = calloc(n + 2, sizeof *env);
+    if (env == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "ASAN_OPTIONS=", 13) != 0)
+            env[k++] = environ[i];
+    len = (old != NULL ? strlen(old) : 0) + 128;
+    env[k] = malloc(len);
+    if (env[k] == NULL) {
+        free(env);
+        return NULL;
+    }
+    snprintf(env[k], len,
+             "ASAN_OPTIONS=%s%sallocator_may_return_null=1:"
+             "max_allocation_size_mb=%llu",
+             old != NULL ? old : "", old != NULL && old[0] ? ":" : "",
+             (unsigned long long)(bytes >> 20));
+    return env;
+}
+
 /* In the child after fork: only async-signal-safe calls until exec. */
 static void exec_limited(const char *const *argv, const cli_limits *limits,
-                         int out_fd, int err_fd)
+                         char **env, int out_fd, int err_fd)
 {
     struct rlimit rl;
-    if (limits->address_space != 0) {
+    if (limits->address_space != 0 && !CLI_ASAN) {
         rl.rlim_cur = rl.rlim_max = (rlim_t)limits->address_space;
         if (setrlimit(RLIMIT_AS, &rl) != 0)
             _exit(126);
@@ -133,7 +177,7 @@ static void exec_limited(const char *const *argv, const cli_limits *limits,
     }
     if (dup2(out_fd, STDOUT_FILENO) < 0 || dup2(err_fd, STDERR_FILENO) < 0)
         _exit(126);
-    execv(CLG_CLI_EXE, (char *const *)argv);
+    execve(CLG_CLI_EXE, (char *const *)argv, env);
     _exit(127);
 }
 
@@ -179,6 +223,7 @@ int cli_run_limited(cli_result *r, const char *const *args,
 {
     const char *argv[64];
     int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
+    char **env = environ, **asan_env = NULL;
     size_t n = 0;
     pid_t pid = -1;
     int wstatus = 0;
@@ -193,6 +238,12 @@ int cli_run_limited(cli_result *r, const char *const *args,
         n++;
     }
     argv[n] = NULL;
+    if (CLI_ASAN && limits->address_space != 0) {
+        asan_env = asan_environment(limits->address_space);
+        if (asan_env == NULL)
+            goto cleanup;
+        env = asan_env;
+    }
     if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0)
         goto cleanup;
     fflush(NULL);
@@ -202,7 +253,7 @@ int cli_run_limited(cli_result *r, const char *const *args,
     if (pid == 0) {
         close(out_pipe[0]);
         close(err_pipe[0]);
-        exec_limited(argv, limits, out_pipe[1], err_pipe[1]);
+        exec_limited(argv, limits, env, out_pipe[1], err_pipe[1]);
     }
     close(out_pipe[1]);
     close(err_pipe[1]);
@@ -221,6 +272,14 @@ cleanup:
             close(out_pipe[i]);
         if (err_pipe[i] >= 0)
             close(err_pipe[i]);
+    }
+    if (asan_env != NULL) {
+        /* ours is the last entry */
+        size_t last = 0;
+        while (asan_env[last + 1] != NULL)
+            last++;
+        free(asan_env[last]);
+        free(asan_env);
     }
     if (rc != 0)
         cli_result_free(r);

@@ -30,7 +30,10 @@ int cli_run(cli_result *r, const char *const *args);
 
 /* Resource limits for cli_run_limited; 0 leaves one unset. */
 typedef struct cli_limits {
-    uint64_t address_space; /* RLIMIT_AS, bytes: large allocations fail */
+    uint64_t address_space; /* RLIMIT_AS, bytes: large allocations fail
+                               (under AddressSanitizer, which needs more
+                               address space than that to start, ASan's
+                               max_allocation_size_mb instead) */
     uint64_t file_size;     /* RLIMIT_FSIZE, bytes, with SIGXFSZ ignored:
                                a write past it fails with EFBIG, as on a
                                full disk */

@@ -297,7 +297,8 @@ static size_t make_npy(unsigned char *buf, const char *header,
     buf[8] = (unsigned char)(hlen & 0xff);
     buf[9] = (unsigned char)(hlen >> 8);
     memcpy(buf + 10, header, hlen);
-    memcpy(buf + 10 + hlen, data, data_size);
+    if (data_size > 0)
+        memcpy(buf + 10 + hlen, data, data_size);
     return 10 + hlen + data_size;
 }
 
