@@ -206,16 +206,15 @@ static int parse_options(int argc, char **argv, bench_options *opt)
 }
 
 /* Fails now, not after minutes of measuring, if the JSON file cannot be
- * written; bench_write_json rewrites it at the end. */
+ * written, and leaves an existing one as it is; bench_write_json replaces
+ * it at the end. */
 static int probe_json(const char *path)
 {
-    FILE *probe = fopen(path, "w");
-    if (!probe) {
-        fprintf(stderr, "clgather bench: cannot write %s: %s\n", path,
-                strerror(errno));
+    clg_io_error err;
+    if (clg_io_check_writable(path, &err) != CLG_IO_OK) {
+        fprintf(stderr, "clgather bench: %s\n", err.message);
         return CLG_EXIT_ERROR;
     }
-    fclose(probe);
     return CLG_EXIT_OK;
 }
 

@@ -2,15 +2,16 @@
  * `clgather bench`: the report. The results table, the linearity table,
  * the targets and the JSON file.
  */
-#include <errno.h>
 #include <math.h> /* isfinite: a macro only, no libm */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <clgather/clgather.h>
 
 #include "bench_internal.h"
 #include "cli.h"
+#include "io_tensor.h"
 
 static double result_gbps(const bench_result *r)
 {
@@ -315,23 +316,33 @@ static void json_linearity(FILE *f, const bench_result *res, size_t n)
     fputs(first ? "]\n}\n" : "\n  ]\n}\n", f);
 }
 
+/* The report is put together in memory and written with
+ * clg_io_write_file, which replaces the file atomically: a failed write
+ * leaves an older report as it was. */
 int bench_write_json(const char *path, const clg_context *ctx,
                      const bench_options *opt, const bench_result *res,
                      size_t n)
 {
-    FILE *f = fopen(path, "w");
+    char *text = NULL;
+    size_t size = 0;
+    clg_io_error err;
+    FILE *f = open_memstream(&text, &size);
+    int rc = CLG_EXIT_OK;
+
     if (!f) {
-        fprintf(stderr, "clgather bench: cannot write %s: %s\n", path,
-                strerror(errno));
+        fprintf(stderr, "clgather bench: %s: out of memory\n", path);
         return CLG_EXIT_ERROR;
     }
     json_device(f, ctx, opt);
     json_workloads(f, res, n);
     json_linearity(f, res, n);
-    if (fclose(f) != 0) {
-        fprintf(stderr, "clgather bench: cannot write %s: %s\n", path,
-                strerror(errno));
-        return CLG_EXIT_ERROR;
+    if (fclose(f) != 0 || text == NULL) {
+        fprintf(stderr, "clgather bench: %s: out of memory\n", path);
+        rc = CLG_EXIT_ERROR;
+    } else if (clg_io_write_file(path, text, size, &err) != CLG_IO_OK) {
+        fprintf(stderr, "clgather bench: %s\n", err.message);
+        rc = CLG_EXIT_ERROR;
     }
-    return CLG_EXIT_OK;
+    free(text);
+    return rc;
 }

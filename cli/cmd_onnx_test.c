@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,22 @@ static int file_exists(const char *path)
     return stat(path, &sb) == 0;
 }
 
+/* snprintf into a path buffer of cap bytes; 0, or -1 when the path would
+ * not fit: a path cut short can name another file, so it is an error,
+ * never a truncation. */
+static int format_path(char *buf, size_t cap, const char *fmt, ...)
+    CLG_IO_PRINTF(3, 4);
+
+static int format_path(char *buf, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(buf, cap, fmt, ap);
+    va_end(ap);
+    return n >= 0 && (size_t)n < cap ? 0 : -1;
+}
+
 /* test_data_set_<n>: numeric order, then by name. */
 static int compare_sets(const void *pa, const void *pb)
 {
@@ -108,7 +125,10 @@ static int list_sets(const char *dir, char ***names, size_t *count)
     while ((e = readdir(d)) != NULL) {
         if (strncmp(e->d_name, "test_data_set_", 14) != 0)
             continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (format_path(path, sizeof path, "%s/%s", dir, e->d_name) != 0) {
+            errno = ENAMETOOLONG;
+            goto cleanup;
+        }
         if (!is_directory(path))
             continue;
         if (n == cap) {
@@ -197,13 +217,25 @@ static int read_set(const clg_onnx_model *m, const char *dir, const char *set,
     for (size_t k = 0; k < m->input_count; k++)
         clg_io_tensor_init(&ds->inputs[k]);
     for (size_t k = 0; k < m->input_count; k++) {
-        snprintf(path, sizeof path, "%s/%s/input_%zu.pb", dir, set, k);
+        if (format_path(path, sizeof path, "%s/%s/input_%zu.pb", dir, set,
+                        k) != 0) {
+            snprintf(ds->msg, sizeof ds->msg,
+                     "the path of input_%zu.pb is too long (at most %d "
+                     "bytes)",
+                     k, PATH_CAP - 1);
+            return CLG_EXIT_ERROR;
+        }
         if (clg_onnx_read_tensor(path, &ds->inputs[k], &err) != CLG_IO_OK) {
             snprintf(ds->msg, sizeof ds->msg, "%s", err.message);
             return CLG_EXIT_ERROR;
         }
     }
-    snprintf(path, sizeof path, "%s/%s/output_0.pb", dir, set);
+    if (format_path(path, sizeof path, "%s/%s/output_0.pb", dir, set) != 0) {
+        snprintf(ds->msg, sizeof ds->msg,
+                 "the path of output_0.pb is too long (at most %d bytes)",
+                 PATH_CAP - 1);
+        return CLG_EXIT_ERROR;
+    }
     if (!file_exists(path))
         return CLG_EXIT_OK;
     if (clg_onnx_read_tensor(path, &ds->expected, &err) != CLG_IO_OK) {
@@ -367,14 +399,17 @@ static int dir_failed(totals *t, const char *dir, const char *what,
     return CLG_EXIT_ERROR;
 }
 
-/* The directory as given, less trailing slashes, into dir. */
-static void trim_dir(char *dir, size_t cap, const char *arg)
+/* The directory as given, less trailing slashes, into dir; -1 when arg
+ * does not fit (cut short, it could name another directory). */
+static int trim_dir(char *dir, size_t cap, const char *arg)
 {
     size_t len;
-    snprintf(dir, cap, "%s", arg);
+    if (format_path(dir, cap, "%s", arg) != 0)
+        return -1;
     len = strlen(dir);
     while (len > 1 && dir[len - 1] == '/')
         dir[--len] = '\0';
+    return 0;
 }
 
 static int run_dir(clg_context *ctx, const options *opt, const char *arg,
@@ -389,7 +424,12 @@ static int run_dir(clg_context *ctx, const options *opt, const char *arg,
     int rc = CLG_EXIT_OK;
 
     clg_onnx_model_init(&model);
-    trim_dir(dir, sizeof dir, arg);
+    if (trim_dir(dir, sizeof dir, arg) != 0) {
+        snprintf(path, sizeof path, " (%zu bytes, at most %d)", strlen(arg),
+                 PATH_CAP - 1);
+        rc = dir_failed(t, arg, "path too long", path);
+        goto cleanup;
+    }
     snprintf(path, sizeof path, "%s/model.onnx", dir);
     if (!is_directory(dir))
         rc = dir_failed(t, dir,

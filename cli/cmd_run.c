@@ -34,7 +34,10 @@ static void usage(FILE *out)
             "  --indices FILE     indices tensor, int32 or int64\n"
             "  --axis N           axis, in [-r, r-1] (default 0)\n"
             "  -o, --output FILE  write the output: .pb as an ONNX "
-            "TensorProto, else .npy\n"
+            "TensorProto, else .npy;\n"
+            "                     checked before the run, replaced whole "
+            "(an existing\n"
+            "                     FILE stays as it was if writing fails)\n"
             "  -d, --device SPEC  OpenCL device (see clgather --help)\n"
             "  -c, --check        also run the CPU reference and compare bit "
             "for bit\n"
@@ -304,6 +307,13 @@ int clg_cli_run(int argc, char **argv)
         rc = rc > 0 ? CLG_EXIT_OK : CLG_EXIT_ERROR;
         goto cleanup;
     }
+    /* A path that cannot be written fails now, not after the work. */
+    if (opt.output_path != NULL &&
+        clg_io_check_writable(opt.output_path, &err) != CLG_IO_OK) {
+        fprintf(stderr, "clgather run: %s\n", err.message);
+        rc = CLG_EXIT_ERROR;
+        goto cleanup;
+    }
     if ((rc = load_tensors(&opt, &t)) != CLG_EXIT_OK)
         goto cleanup;
     st = clg_context_create(&ctx, opt.device);
@@ -316,7 +326,7 @@ int clg_cli_run(int argc, char **argv)
     }
     if ((rc = time_calls(ctx, &opt, &t, &first_ms, &best_ms)) != CLG_EXIT_OK)
         goto cleanup;
-    print_run(ctx, &opt, &t, first_ms, best_ms);
+    /* Written (atomically) before "output:" is printed as done. */
     if (opt.output_path != NULL &&
         clg_io_write_tensor_file(opt.output_path, &t.ov, t.data.string_width,
                                  &err) != CLG_IO_OK) {
@@ -324,6 +334,7 @@ int clg_cli_run(int argc, char **argv)
         rc = CLG_EXIT_ERROR;
         goto cleanup;
     }
+    print_run(ctx, &opt, &t, first_ms, best_ms);
     if (opt.check)
         rc = check_reference(ctx, &opt, &t);
 

@@ -1,11 +1,17 @@
 /* Owned host tensors, file helpers and error messages for clgather_io. */
+/* realpath() is XSI; the target's _POSIX_C_SOURCE alone hides it. */
+#define _XOPEN_SOURCE 700
+
 #include "io_tensor.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "npy.h"
 #include "onnx_io.h"
@@ -52,7 +58,7 @@ int64_t clg_io_shape_count(const int64_t *shape, size_t rank, size_t elem_size)
     return count;
 }
 
-clg_io_status clg_io_tensor_alloc(clg_io_tensor *t, clg_dtype dtype,
+clg_io_status clg_io_tensor_shape(clg_io_tensor *t, clg_dtype dtype,
                                   size_t rank, const int64_t *shape,
                                   const char *what, clg_io_error *err)
 {
@@ -81,16 +87,6 @@ clg_io_status clg_io_tensor_alloc(clg_io_tensor *t, clg_dtype dtype,
                                              shape, rank));
         return CLG_IO_FORMAT_ERROR;
     }
-    if (count > 0) {
-        t->data = calloc((size_t)count, elem);
-        if (t->data == NULL) {
-            clg_io_error_set(err,
-                             "%s: cannot allocate %lld elements of %zu "
-                             "bytes",
-                             what, (long long)count, elem);
-            return CLG_IO_NO_MEMORY;
-        }
-    }
     t->dtype = dtype;
     t->rank = rank;
     for (size_t i = 0; i < rank; i++)
@@ -98,6 +94,32 @@ clg_io_status clg_io_tensor_alloc(clg_io_tensor *t, clg_dtype dtype,
     t->count = count;
     t->nbytes = (size_t)count * elem;
     return CLG_IO_OK;
+}
+
+clg_io_status clg_io_tensor_alloc_data(clg_io_tensor *t, const char *what,
+                                       clg_io_error *err)
+{
+    if (t->count == 0 || t->data != NULL)
+        return CLG_IO_OK;
+    t->data = calloc((size_t)t->count, clg_dtype_size(t->dtype));
+    if (t->data == NULL) {
+        clg_io_error_set(err, "%s: cannot allocate %lld elements of %zu bytes",
+                         what, (long long)t->count, clg_dtype_size(t->dtype));
+        return CLG_IO_NO_MEMORY;
+    }
+    return CLG_IO_OK;
+}
+
+clg_io_status clg_io_tensor_alloc(clg_io_tensor *t, clg_dtype dtype,
+                                  size_t rank, const int64_t *shape,
+                                  const char *what, clg_io_error *err)
+{
+    clg_io_status st = clg_io_tensor_shape(t, dtype, rank, shape, what, err);
+    if (st == CLG_IO_OK)
+        st = clg_io_tensor_alloc_data(t, what, err);
+    if (st != CLG_IO_OK)
+        clg_io_tensor_free(t);
+    return st;
 }
 
 clg_tensor clg_io_tensor_view(const clg_io_tensor *t)
@@ -219,24 +241,288 @@ cleanup:
     return st;
 }
 
+/* ---------------------------------------------------------------- writing
+ *
+ * An output is written to a temporary file in the directory of its target,
+ * flushed to disk, then renamed over the target: a reader sees the old
+ * file or the new one, never a part, and on any failure the old one stays
+ * as it was and the temporary file is removed. */
+
+/* Where a write to `path` lands. */
+typedef struct out_target {
+    const char *path; /* as given, for messages */
+    char *file;       /* the file to replace: path, or where its symbolic
+                         link points (malloc'd) */
+    char *dir;        /* file's directory (malloc'd) */
+    const char *base; /* file's last component, inside file */
+    int exists;
+    int in_place;   /* written as it is: a device, a pipe, /dev/stdout */
+    struct stat sb; /* of file, when it exists */
+} out_target;
+
+static void target_free(out_target *t)
+{
+    free(t->file);
+    free(t->dir);
+    t->file = NULL;
+    t->dir = NULL;
+}
+
+/* A symbolic link under /dev or /proc (/dev/stdout, /dev/fd/1,
+ * /proc/self/fd/1) names an open descriptor, not a file to replace. */
+static int descriptor_link(const char *path)
+{
+    return strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0;
+}
+
+/* t->file (a link resolved: rename would replace the link itself, not the
+ * file it names), its directory and last component. */
+static clg_io_status target_split(out_target *t, clg_io_error *err)
+{
+    struct stat lsb;
+    const char *slash;
+
+    if (lstat(t->path, &lsb) == 0 && S_ISLNK(lsb.st_mode)) {
+        t->in_place = descriptor_link(t->path);
+        t->file = t->in_place ? strdup(t->path) : realpath(t->path, NULL);
+    } else {
+        t->file = strdup(t->path);
+    }
+    if (t->file == NULL) {
+        clg_io_error_set(err, "%s: cannot write: %s", t->path,
+                         strerror(errno));
+        return CLG_IO_FILE_ERROR;
+    }
+    slash = strrchr(t->file, '/');
+    t->base = slash != NULL ? slash + 1 : t->file;
+    if (slash == NULL)
+        t->dir = strdup(".");
+    else if (slash == t->file)
+        t->dir = strdup("/");
+    else {
+        t->dir = malloc((size_t)(slash - t->file) + 1);
+        if (t->dir != NULL) {
+            memcpy(t->dir, t->file, (size_t)(slash - t->file));
+            t->dir[slash - t->file] = '\0';
+        }
+    }
+    if (t->dir == NULL) {
+        clg_io_error_set(err, "%s: out of memory", t->path);
+        return CLG_IO_NO_MEMORY;
+    }
+    return CLG_IO_OK;
+}
+
+/* Fills *t for path: the directory must exist, and the file, if it does,
+ * must not be a directory and must be writable. */
+static clg_io_status target_open(out_target *t, const char *path,
+                                 clg_io_error *err)
+{
+    struct stat dsb;
+    clg_io_status st;
+
+    memset(t, 0, sizeof *t);
+    t->path = path;
+    if ((st = target_split(t, err)) != CLG_IO_OK)
+        return st;
+    if (stat(t->dir, &dsb) != 0) {
+        if (errno == ENOENT)
+            clg_io_error_set(err,
+                             "%s: cannot write: directory '%s' does not "
+                             "exist",
+                             path, t->dir);
+        else
+            clg_io_error_set(err, "%s: cannot write: directory '%s': %s", path,
+                             t->dir, strerror(errno));
+        return CLG_IO_FILE_ERROR;
+    }
+    if (!S_ISDIR(dsb.st_mode)) {
+        clg_io_error_set(err, "%s: cannot write: '%s' is not a directory",
+                         path, t->dir);
+        return CLG_IO_FILE_ERROR;
+    }
+    t->exists = stat(t->file, &t->sb) == 0;
+    if (t->base[0] == '\0' || (t->exists && S_ISDIR(t->sb.st_mode))) {
+        clg_io_error_set(err, "%s: cannot write: it is a directory", path);
+        return CLG_IO_FILE_ERROR;
+    }
+    if (t->exists && access(t->file, W_OK) != 0) {
+        clg_io_error_set(err, "%s: cannot write: %s", path, strerror(errno));
+        return CLG_IO_FILE_ERROR;
+    }
+    return CLG_IO_OK;
+}
+
+/* A device, a pipe or a descriptor link is written in place: there is no
+ * file to keep. */
+static int target_in_place(const out_target *t)
+{
+    return t->in_place || (t->exists && !S_ISREG(t->sb.st_mode));
+}
+
+/* Creates "<dir>/.<base>.<pid>.<n>.tmp" (mode 0666 less the umask, as a
+ * new output gets). Returns its descriptor and its malloc'd path in *tmp,
+ * or -1 with errno set. */
+static int temp_create(const out_target *t, char **tmp)
+{
+    static unsigned counter;
+    size_t cap = strlen(t->dir) + 256;
+    int fd = -1;
+
+    *tmp = malloc(cap);
+    if (*tmp == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (int tries = 0; tries < 100 && fd < 0; tries++) {
+        /* the base is cut to keep the name within NAME_MAX */
+        snprintf(*tmp, cap, "%s/.%.180s.%ld.%u.tmp", t->dir, t->base,
+                 (long)getpid(), counter++);
+        fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0) {
+        int e = errno;
+        free(*tmp);
+        *tmp = NULL;
+        errno = e;
+    }
+    return fd;
+}
+
+clg_io_status clg_io_check_writable(const char *path, clg_io_error *err)
+{
+    out_target t;
+    char *tmp = NULL;
+    int fd;
+    clg_io_status st = target_open(&t, path, err);
+
+    if (st == CLG_IO_OK && !target_in_place(&t)) {
+        fd = temp_create(&t, &tmp);
+        if (fd < 0) {
+            clg_io_error_set(err, "%s: cannot write in directory '%s': %s",
+                             path, t.dir, strerror(errno));
+            st = CLG_IO_FILE_ERROR;
+        } else {
+            close(fd);
+            unlink(tmp);
+        }
+    }
+    free(tmp);
+    target_free(&t);
+    return st;
+}
+
+/* All of bytes to fd; 0, or -1 with errno set. */
+static int write_all(int fd, const unsigned char *bytes, size_t size)
+{
+    while (size > 0) {
+        ssize_t n = write(fd, bytes, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO;
+            return -1;
+        }
+        bytes += n;
+        size -= (size_t)n;
+    }
+    return 0;
+}
+
+/* A device or a pipe: opened and written as it is. */
+static clg_io_status write_in_place(const out_target *t, const void *bytes,
+                                    size_t size, clg_io_error *err)
+{
+    int fd = open(t->file, O_WRONLY | O_TRUNC | O_CLOEXEC), e;
+    if (fd < 0) {
+        clg_io_error_set(err, "%s: cannot open: %s", t->path, strerror(errno));
+        return CLG_IO_FILE_ERROR;
+    }
+    e = write_all(fd, bytes, size) != 0 ? errno : 0;
+    if (close(fd) != 0 && e == 0)
+        e = errno;
+    if (e != 0) {
+        clg_io_error_set(err, "%s: write error: %s", t->path, strerror(e));
+        return CLG_IO_FILE_ERROR;
+    }
+    return CLG_IO_OK;
+}
+
+/* The temporary file's bytes, mode, fsync and close, then the rename.
+ * *fd is closed (set to -1); the caller unlinks tmp on failure. */
+static clg_io_status commit_temp(const out_target *t, int *fd, const char *tmp,
+                                 const void *bytes, size_t size,
+                                 clg_io_error *err)
+{
+    int e = 0;
+    /* an existing file keeps its permission bits */
+    if (t->exists && fchmod(*fd, t->sb.st_mode & 07777) != 0)
+        e = errno;
+    else if (write_all(*fd, bytes, size) != 0)
+        e = errno;
+    else if (fsync(*fd) != 0)
+        e = errno;
+    if (close(*fd) != 0 && e == 0)
+        e = errno;
+    *fd = -1;
+    if (e != 0) {
+        clg_io_error_set(err, "%s: write error: %s", t->path, strerror(e));
+        return CLG_IO_FILE_ERROR;
+    }
+    if (rename(tmp, t->file) != 0) {
+        clg_io_error_set(err, "%s: cannot replace: %s", t->path,
+                         strerror(errno));
+        return CLG_IO_FILE_ERROR;
+    }
+    return CLG_IO_OK;
+}
+
+/* Best effort: the rename itself reaches the disk. The file is complete
+ * and in place whether or not this works, so a failure is not reported. */
+static void sync_directory(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+}
+
 clg_io_status clg_io_write_file(const char *path, const void *bytes,
                                 size_t size, clg_io_error *err)
 {
-    FILE *f = fopen(path, "wb");
-    clg_io_status st = CLG_IO_OK;
+    out_target t;
+    char *tmp = NULL;
+    int fd = -1;
+    clg_io_status st = target_open(&t, path, err);
 
-    if (f == NULL) {
-        clg_io_error_set(err, "%s: cannot create: %s", path, strerror(errno));
-        return CLG_IO_FILE_ERROR;
+    if (st != CLG_IO_OK)
+        goto cleanup;
+    if (target_in_place(&t)) {
+        st = write_in_place(&t, bytes, size, err);
+        goto cleanup;
     }
-    if (size > 0 && fwrite(bytes, 1, size, f) != size) {
-        clg_io_error_set(err, "%s: write error: %s", path, strerror(errno));
+    fd = temp_create(&t, &tmp);
+    if (fd < 0) {
+        clg_io_error_set(err, "%s: cannot create in directory '%s': %s", path,
+                         t.dir, strerror(errno));
         st = CLG_IO_FILE_ERROR;
+        goto cleanup;
     }
-    if (fclose(f) != 0 && st == CLG_IO_OK) {
-        clg_io_error_set(err, "%s: write error: %s", path, strerror(errno));
-        st = CLG_IO_FILE_ERROR;
-    }
+    st = commit_temp(&t, &fd, tmp, bytes, size, err);
+    if (st == CLG_IO_OK)
+        sync_directory(t.dir);
+
+cleanup:
+    if (fd >= 0)
+        close(fd);
+    if (tmp != NULL && st != CLG_IO_OK)
+        unlink(tmp);
+    free(tmp);
+    target_free(&t);
     return st;
 }
 

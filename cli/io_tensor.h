@@ -74,10 +74,25 @@ void clg_io_tensor_free(clg_io_tensor *t);
 /** Frees t, then allocates a zero-filled tensor of the given dtype and
  *  shape. `what` names the tensor in messages. Errors: UNSUPPORTED (dtype
  *  unknown to clg_dtype_size), FORMAT_ERROR (rank above CLG_MAX_RANK, a
- *  negative dimension, a size that overflows), NO_MEMORY. */
+ *  negative dimension, a size that overflows), NO_MEMORY.
+ *  Same as clg_io_tensor_shape, then clg_io_tensor_alloc_data. */
 clg_io_status clg_io_tensor_alloc(clg_io_tensor *t, clg_dtype dtype,
                                   size_t rank, const int64_t *shape,
                                   const char *what, clg_io_error *err);
+
+/** Frees t, then sets its dtype, rank, shape, count and nbytes without
+ *  allocating anything (data stays NULL): what a reader checks a file's
+ *  payload against before it allocates, so that what it allocates is
+ *  bounded by what the file holds, not by what its header claims. Errors
+ *  as clg_io_tensor_alloc, less NO_MEMORY. */
+clg_io_status clg_io_tensor_shape(clg_io_tensor *t, clg_dtype dtype,
+                                  size_t rank, const int64_t *shape,
+                                  const char *what, clg_io_error *err);
+
+/** Allocates the zero-filled data (t->nbytes bytes, none when 0) of a
+ *  tensor set up by clg_io_tensor_shape. Errors: NO_MEMORY. */
+clg_io_status clg_io_tensor_alloc_data(clg_io_tensor *t, const char *what,
+                                       clg_io_error *err);
 
 /** Borrowed clg_tensor view of t for the library's operators. */
 clg_tensor clg_io_tensor_view(const clg_io_tensor *t);
@@ -92,9 +107,25 @@ clg_io_status clg_io_tensor_copy(clg_io_tensor *dst, const clg_tensor *src,
 clg_io_status clg_io_read_file(const char *path, unsigned char **bytes,
                                size_t *size, clg_io_error *err);
 
-/** Writes `size` bytes to path, replacing it. */
+/** Writes `size` bytes to path, replacing it atomically: the bytes go to
+ *  a temporary file in path's directory (".<name>.<pid>.<n>.tmp"), which
+ *  is flushed to disk (fsync) and renamed over path. On any failure (a
+ *  full disk included) an existing file is left exactly as it was and the
+ *  temporary file is removed. An existing file keeps its permission bits
+ *  (not its owner); a new one gets 0666 less the umask. A symbolic link
+ *  is followed: the file it names is replaced. A device, a pipe, or a
+ *  symbolic link under /dev or /proc (/dev/stdout, /dev/fd/N: an open
+ *  descriptor, not a file) is written in place. Errors: FILE_ERROR (the messages of
+ *  clg_io_check_writable, or "write error: <reason>"), NO_MEMORY. */
 clg_io_status clg_io_write_file(const char *path, const void *bytes,
                                 size_t size, clg_io_error *err);
+
+/** Checks, before any work, that clg_io_write_file(path) can create its
+ *  file: path's directory exists and takes a new file (a temporary one is
+ *  created and removed to know), and path is not a directory nor an
+ *  existing file without write permission. Errors: FILE_ERROR, e.g.
+ *  "out/x.npy: cannot write: directory 'out' does not exist". */
+clg_io_status clg_io_check_writable(const char *path, clg_io_error *err);
 
 /** Reads a tensor file: NumPy .npy when the file starts with the NumPy
  *  magic, else an ONNX TensorProto (.pb). */

@@ -486,6 +486,27 @@ static clg_io_status check_data_size(const npy_header *h, size_t elem,
     return CLG_IO_OK;
 }
 
+/* A tensor costs what its file holds: count * elem data bytes, checked
+ * exactly by check_data_size, plus a 16-byte descriptor per STRING
+ * element, at most 16 per data byte. 'S0' elements hold no bytes, so the
+ * file bounds nothing: only an empty 'S0' array is read. NumPy itself
+ * stores b'' as 'S1'. */
+static clg_io_status check_zero_width(const npy_header *h, int64_t count,
+                                      const char *name, clg_io_error *err)
+{
+    char shape_text[512];
+    if (count == 0)
+        return CLG_IO_OK;
+    clg_io_error_set(err,
+                     "%s: dtype '%s' has elements of zero bytes: only an "
+                     "empty array is read, not shape %s (save empty byte "
+                     "strings as 'S1')",
+                     name, h->descr,
+                     clg_io_format_shape(shape_text, sizeof shape_text,
+                                         h->shape, h->rank));
+    return CLG_IO_UNSUPPORTED;
+}
+
 /* 'S<width>' elements into out->string_bytes, one descriptor each (NUL
  * padding dropped). */
 static clg_io_status copy_strings(const unsigned char *p, size_t data_size,
@@ -538,6 +559,8 @@ clg_io_status clg_npy_decode(const void *bytes, size_t size, const char *name,
     elem = dtype == CLG_DTYPE_STRING ? width : clg_dtype_size(dtype);
     data_at = header_at + header_len;
     st = check_data_size(&h, elem, size - data_at, name, &count, err);
+    if (st == CLG_IO_OK && elem == 0)
+        st = check_zero_width(&h, count, name, err);
     if (st == CLG_IO_OK)
         st = clg_io_tensor_alloc(out, dtype, h.rank, h.shape, name, err);
     if (st != CLG_IO_OK)

@@ -11,6 +11,13 @@
  * Unicode ('U'), object ('O'), structured, datetime and void dtypes are
  * rejected with CLG_IO_UNSUPPORTED. BFLOAT16 has no NumPy dtype.
  *
+ * What a file may make the reader allocate is bounded by its size: the
+ * data must be exactly shape x itemsize bytes, checked before anything is
+ * allocated, and a STRING tensor adds one 16-byte descriptor per element
+ * (at most 16 bytes per data byte, for 'S1'). 'S0' elements have zero
+ * bytes, so no file size bounds their number: 'S0' is read only for empty
+ * arrays (CLG_IO_UNSUPPORTED otherwise; NumPy stores b'' as 'S1').
+ *
  * Writing: format 1.0, little endian,
  * C order, header padded to 64 bytes as NumPy writes it. STRING tensors are
  * written as '|S<n>' with n the longest element (at least 1); trailing NUL

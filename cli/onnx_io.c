@@ -214,8 +214,8 @@ static clg_io_status check_fields(const Onnx__TensorProto *tp,
 }
 
 /* raw_data: little-endian bytes, exactly out->nbytes of them. */
-static clg_io_status copy_raw(const Onnx__TensorProto *tp, const char *name,
-                              clg_io_tensor *out, clg_io_error *err)
+static clg_io_status check_raw(const Onnx__TensorProto *tp, const char *name,
+                               const clg_io_tensor *out, clg_io_error *err)
 {
     typed_field want = field_for(out->dtype);
     if (out->dtype == CLG_DTYPE_STRING) {
@@ -241,12 +241,16 @@ static clg_io_status copy_raw(const Onnx__TensorProto *tp, const char *name,
                          out->nbytes);
         return CLG_IO_FORMAT_ERROR;
     }
+    return CLG_IO_OK;
+}
+
+static void copy_raw(const Onnx__TensorProto *tp, clg_io_tensor *out)
+{
     if (out->nbytes > 0) {
         memcpy(out->data, tp->raw_data.data, out->nbytes);
         if (!clg_io_host_is_little_endian())
             clg_io_swap_words(out->data, out->nbytes, word_size(out->dtype));
     }
-    return CLG_IO_OK;
 }
 
 /* The typed field must hold one value per element (two for complex). */
@@ -285,8 +289,106 @@ static clg_io_status check_value_count(const Onnx__TensorProto *tp,
     return CLG_IO_FORMAT_ERROR;
 }
 
-/* ONNX packs the narrower types one per int32 entry; keep the low bits
- * (FLOAT16 and BFLOAT16 are bit patterns). */
+/* The values that `dtype` may take where onnx.proto stores it in a wider
+ * typed field: INT8, UINT8, INT16, UINT16, BOOL and the FLOAT16 and
+ * BFLOAT16 bit patterns in int32_data, UINT32 in uint64_data. 0 for the
+ * dtypes whose field holds them exactly. */
+static int narrow_range(clg_dtype dtype, int64_t *lo, int64_t *hi,
+                        const char **note)
+{
+    *note = "";
+    switch (dtype) {
+    case CLG_DTYPE_INT8:
+        *lo = INT8_MIN, *hi = INT8_MAX;
+        return 1;
+    case CLG_DTYPE_UINT8:
+        *lo = 0, *hi = UINT8_MAX;
+        return 1;
+    case CLG_DTYPE_INT16:
+        *lo = INT16_MIN, *hi = INT16_MAX;
+        return 1;
+    case CLG_DTYPE_UINT16:
+        *lo = 0, *hi = UINT16_MAX;
+        return 1;
+    case CLG_DTYPE_BOOL:
+        *lo = 0, *hi = 1;
+        return 1;
+    case CLG_DTYPE_FLOAT16:
+    case CLG_DTYPE_BFLOAT16:
+        *lo = 0, *hi = UINT16_MAX;
+        *note = ", a 16-bit pattern";
+        return 1;
+    case CLG_DTYPE_UINT32:
+        *lo = 0, *hi = UINT32_MAX;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* "<name>: tensor '<t>': <field>[i] = <value> (element [..]) is out of
+ * range for <dtype> (lo to hi)"; the tensor part only when it is named. */
+static clg_io_status out_of_range(const Onnx__TensorProto *tp,
+                                  const char *name, const clg_io_tensor *out,
+                                  size_t i, const char *value,
+                                  clg_io_error *err)
+{
+    int64_t at[CLG_MAX_RANK];
+    int64_t lo = 0, hi = 0;
+    const char *note, *tensor = safe(tp->name);
+    char element[512];
+    size_t rest = i;
+
+    narrow_range(out->dtype, &lo, &hi, &note);
+    for (size_t d = out->rank; d-- > 0;) {
+        at[d] = (int64_t)(rest % (size_t)out->shape[d]);
+        rest /= (size_t)out->shape[d];
+    }
+    clg_io_error_set(err,
+                     "%s: %s%s%s%s[%zu] = %s (element %s) is out of range "
+                     "for %s (%lld to %lld%s)",
+                     name, tensor[0] ? "tensor '" : "", tensor,
+                     tensor[0] ? "': " : "", field_name(field_for(out->dtype)),
+                     i, value,
+                     clg_io_format_shape(element, sizeof element, at,
+                                         out->rank),
+                     clg_dtype_name(out->dtype), (long long)lo, (long long)hi,
+                     note);
+    return CLG_IO_FORMAT_ERROR;
+}
+
+/* Every value of a narrowed typed field must fit its dtype: keeping the
+ * low bits would turn INT8 1000 into -24, and BOOL 7 is no bool. */
+static clg_io_status check_value_range(const Onnx__TensorProto *tp,
+                                       const char *name,
+                                       const clg_io_tensor *out,
+                                       clg_io_error *err)
+{
+    int64_t lo, hi;
+    const char *note;
+    char value[32];
+
+    if (!narrow_range(out->dtype, &lo, &hi, &note))
+        return CLG_IO_OK;
+    if (out->dtype == CLG_DTYPE_UINT32) {
+        for (size_t i = 0; i < tp->n_uint64_data; i++)
+            if (tp->uint64_data[i] > (uint64_t)hi) {
+                snprintf(value, sizeof value, "%llu",
+                         (unsigned long long)tp->uint64_data[i]);
+                return out_of_range(tp, name, out, i, value, err);
+            }
+        return CLG_IO_OK;
+    }
+    for (size_t i = 0; i < tp->n_int32_data; i++)
+        if (tp->int32_data[i] < lo || tp->int32_data[i] > hi) {
+            snprintf(value, sizeof value, "%ld", (long)tp->int32_data[i]);
+            return out_of_range(tp, name, out, i, value, err);
+        }
+    return CLG_IO_OK;
+}
+
+/* ONNX packs the narrower types one per int32 entry, each checked to fit
+ * (check_value_range); FLOAT16 and BFLOAT16 are bit patterns. */
 static void copy_int32_data(const Onnx__TensorProto *tp, clg_io_tensor *out)
 {
     size_t elem = clg_dtype_size(out->dtype);
@@ -330,13 +432,14 @@ static clg_io_status copy_string_data(const Onnx__TensorProto *tp,
     return CLG_IO_OK;
 }
 
-/* The dtype's typed field into out, after checking its count. */
+/* The dtype's typed field into out, its count checked. */
 static clg_io_status copy_values(const Onnx__TensorProto *tp, const char *name,
                                  clg_io_tensor *out, clg_io_error *err)
 {
-    clg_io_status st = check_value_count(tp, name, out, err);
-    if (st != CLG_IO_OK)
-        return st;
+    /* An empty tensor has no data, and its empty field no array: both
+     * pointers are NULL, and memcpy(NULL, NULL, 0) is undefined. */
+    if (out->count == 0)
+        return CLG_IO_OK;
     switch (field_for(out->dtype)) {
     case FIELD_FLOAT:
         memcpy(out->data, tp->float_data, tp->n_float_data * sizeof(float));
@@ -369,7 +472,10 @@ static clg_io_status copy_values(const Onnx__TensorProto *tp, const char *name,
 }
 
 /* Converts a decoded TensorProto into *out. `name` names the file (and,
- * for initializers, the tensor) in messages. */
+ * for initializers, the tensor) in messages. The payload is checked
+ * against the shape before anything is allocated, so that what is
+ * allocated is bounded by the size of the file: dims alone cost nothing
+ * to claim. */
 static clg_io_status tensor_from_proto(const Onnx__TensorProto *tp,
                                        const char *name, clg_io_tensor *out,
                                        clg_io_error *err)
@@ -383,12 +489,20 @@ static clg_io_status tensor_from_proto(const Onnx__TensorProto *tp,
     if (st == CLG_IO_OK)
         st = proto_type(tp, name, &dtype, shape, err);
     if (st == CLG_IO_OK)
-        st = clg_io_tensor_alloc(out, dtype, tp->n_dims, shape, name, err);
+        st = clg_io_tensor_shape(out, dtype, tp->n_dims, shape, name, err);
     if (st == CLG_IO_OK)
         st = check_fields(tp, name, dtype, err);
     if (st == CLG_IO_OK)
-        st = tp->has_raw_data ? copy_raw(tp, name, out, err)
-                              : copy_values(tp, name, out, err);
+        st = tp->has_raw_data ? check_raw(tp, name, out, err)
+                              : check_value_count(tp, name, out, err);
+    if (st == CLG_IO_OK && !tp->has_raw_data)
+        st = check_value_range(tp, name, out, err);
+    if (st == CLG_IO_OK)
+        st = clg_io_tensor_alloc_data(out, name, err);
+    if (st == CLG_IO_OK && tp->has_raw_data)
+        copy_raw(tp, out);
+    else if (st == CLG_IO_OK)
+        st = copy_values(tp, name, out, err);
     if (st != CLG_IO_OK)
         clg_io_tensor_free(out);
     return st;

@@ -4,10 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -88,6 +91,198 @@ cleanup:
         close(err_fd);
         unlink(err_path);
     }
+    return rc;
+}
+
+/* Appends what fd has to *buf (*len bytes so far); 1 at EOF, 0 when more
+ * may come, -1 on error. */
+static int drain(int fd, char **buf, size_t *len)
+{
+    char chunk[4096];
+    ssize_t got = read(fd, chunk, sizeof chunk);
+    char *grown;
+    if (got < 0)
+        return errno == EINTR ? 0 : -1;
+    if (got == 0)
+        return 1;
+    grown = realloc(*buf, *len + (size_t)got + 1);
+    if (grown == NULL)
+        return -1;
+    memcpy(grown + *len, chunk, (size_t)got);
+    *len += (size_t)got;
+    grown[*len] = '\0';
+    *buf = grown;
+    return 0;
+}
+
+/* AddressSanitizer maps terabytes of shadow memory when a program starts,
+ * so an RLIMIT_AS of a few GiB would stop the sanitized tool before main;
+ * there the address-space limit becomes ASan's own: allocations above it
+ * return NULL, as they do under RLIMIT_AS. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CLI_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CLI_ASAN 1
+#endif
+#endif
+#ifndef CLI_ASAN
+#define CLI_ASAN 0
+#endif
+
+/* environ with ASAN_OPTIONS extended to cap allocations at `bytes`
+ * (malloc'd array of malloc'd entries, one of them ours), or NULL. */
+static char **asan_environment(uint64_t bytes)
+{
+    const char *old = getenv("ASAN_OPTIONS");
+    size_t n = 0, k = 0, len;
+    char **env;
+    while (environ[n] != NULL)
+        n++;
+    env = calloc(n + 2, sizeof *env);
+    if (env == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "ASAN_OPTIONS=", 13) != 0)
+            env[k++] = environ[i];
+    len = (old != NULL ? strlen(old) : 0) + 128;
+    env[k] = malloc(len);
+    if (env[k] == NULL) {
+        free(env);
+        return NULL;
+    }
+    snprintf(env[k], len,
+             "ASAN_OPTIONS=%s%sallocator_may_return_null=1:"
+             "max_allocation_size_mb=%llu",
+             old != NULL ? old : "", old != NULL && old[0] ? ":" : "",
+             (unsigned long long)(bytes >> 20));
+    return env;
+}
+
+/* In the child after fork: only async-signal-safe calls until exec. */
+static void exec_limited(const char *const *argv, const cli_limits *limits,
+                         char **env, int out_fd, int err_fd)
+{
+    struct rlimit rl;
+    if (limits->address_space != 0 && !CLI_ASAN) {
+        rl.rlim_cur = rl.rlim_max = (rlim_t)limits->address_space;
+        if (setrlimit(RLIMIT_AS, &rl) != 0)
+            _exit(126);
+    }
+    if (limits->file_size != 0) {
+        rl.rlim_cur = rl.rlim_max = (rlim_t)limits->file_size;
+        if (setrlimit(RLIMIT_FSIZE, &rl) != 0 ||
+            signal(SIGXFSZ, SIG_IGN) == SIG_ERR)
+            _exit(126);
+    }
+    if (dup2(out_fd, STDOUT_FILENO) < 0 || dup2(err_fd, STDERR_FILENO) < 0)
+        _exit(126);
+    execve(CLG_CLI_EXE, (char *const *)argv, env);
+    _exit(127);
+}
+
+/* Reads both pipes to their ends into r->out and r->err. 0 or -1. */
+static int collect(int out_fd, int err_fd, cli_result *r)
+{
+    struct pollfd fds[2];
+    size_t out_len = 0, err_len = 0;
+    int open_count = 2;
+
+    r->out = calloc(1, 1);
+    r->err = calloc(1, 1);
+    if (r->out == NULL || r->err == NULL)
+        return -1;
+    fds[0].fd = out_fd;
+    fds[1].fd = err_fd;
+    fds[0].events = fds[1].events = POLLIN;
+    while (open_count > 0) {
+        if (poll(fds, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        for (int i = 0; i < 2; i++) {
+            int done;
+            if (fds[i].fd < 0 || fds[i].revents == 0)
+                continue;
+            done = i == 0 ? drain(out_fd, &r->out, &out_len)
+                          : drain(err_fd, &r->err, &err_len);
+            if (done < 0)
+                return -1;
+            if (done > 0) {
+                fds[i].fd = -1;
+                open_count--;
+            }
+        }
+    }
+    return 0;
+}
+
+int cli_run_limited(cli_result *r, const char *const *args,
+                    const cli_limits *limits)
+{
+    const char *argv[64];
+    int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
+    char **env = environ, **asan_env = NULL;
+    size_t n = 0;
+    pid_t pid = -1;
+    int wstatus = 0;
+    int rc = -1;
+
+    r->status = -1;
+    r->out = NULL;
+    r->err = NULL;
+    argv[n++] = CLG_CLI_EXE;
+    while (args[n - 1] != NULL && n + 1 < sizeof argv / sizeof argv[0]) {
+        argv[n] = args[n - 1];
+        n++;
+    }
+    argv[n] = NULL;
+    if (CLI_ASAN && limits->address_space != 0) {
+        asan_env = asan_environment(limits->address_space);
+        if (asan_env == NULL)
+            goto cleanup;
+        env = asan_env;
+    }
+    if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0)
+        goto cleanup;
+    fflush(NULL);
+    pid = fork();
+    if (pid < 0)
+        goto cleanup;
+    if (pid == 0) {
+        close(out_pipe[0]);
+        close(err_pipe[0]);
+        exec_limited(argv, limits, env, out_pipe[1], err_pipe[1]);
+    }
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    out_pipe[1] = err_pipe[1] = -1;
+    rc = collect(out_pipe[0], err_pipe[0], r);
+    while (waitpid(pid, &wstatus, 0) < 0)
+        if (errno != EINTR) {
+            rc = -1;
+            goto cleanup;
+        }
+    r->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+
+cleanup:
+    for (int i = 0; i < 2; i++) {
+        if (out_pipe[i] >= 0)
+            close(out_pipe[i]);
+        if (err_pipe[i] >= 0)
+            close(err_pipe[i]);
+    }
+    if (asan_env != NULL) {
+        /* ours is the last entry */
+        size_t last = 0;
+        while (asan_env[last + 1] != NULL)
+            last++;
+        free(asan_env[last]);
+        free(asan_env);
+    }
+    if (rc != 0)
+        cli_result_free(r);
     return rc;
 }
 

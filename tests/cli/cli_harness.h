@@ -27,6 +27,22 @@ typedef struct cli_result {
 /* Runs CLG_CLI_EXE with the NULL-terminated args (not counting argv[0]).
  * Returns 0 when the program ran (whatever its status), -1 otherwise. */
 int cli_run(cli_result *r, const char *const *args);
+
+/* Resource limits for cli_run_limited; 0 leaves one unset. */
+typedef struct cli_limits {
+    uint64_t address_space; /* RLIMIT_AS, bytes: large allocations fail
+                               (under AddressSanitizer, which needs more
+                               address space than that to start, ASan's
+                               max_allocation_size_mb instead) */
+    uint64_t file_size;     /* RLIMIT_FSIZE, bytes, with SIGXFSZ ignored:
+                               a write past it fails with EFBIG, as on a
+                               full disk */
+} cli_limits;
+
+/* cli_run with the limits set in the child alone. Its stdout and stderr
+ * are pipes, which RLIMIT_FSIZE does not cover. */
+int cli_run_limited(cli_result *r, const char *const *args,
+                    const cli_limits *limits);
 void cli_result_free(cli_result *r);
 /* Prints a result to stderr (for failing assertions). */
 void cli_result_dump(const cli_result *r);

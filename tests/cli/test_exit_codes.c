@@ -434,6 +434,37 @@ static void test_missing_files(void **state)
     free(dir);
 }
 
+/* A directory argument longer than the tool's path buffer is refused,
+ * not cut short: cut at 4095 bytes, "<case>////...////missing" named the
+ * case directory itself, which then ran and passed. */
+static void test_path_too_long(void **state)
+{
+    case_options o = good();
+    char *dir = make_case("long_path", &o);
+    size_t dir_len = strlen(dir), len = dir_len + 4200 + 16;
+    char *arg = malloc(len), *line;
+    const char *args[] = {"onnx-test", NULL, NULL};
+    cli_result r;
+    (void)state;
+
+    assert_non_null(arg);
+    memcpy(arg, dir, dir_len);
+    memset(arg + dir_len, '/', 4200);
+    snprintf(arg + dir_len + 4200, len - dir_len - 4200, "missing");
+    line = malloc(strlen(arg) + 64);
+    assert_non_null(line);
+    sprintf(line, "ERROR %s: path too long (%zu bytes, at most 4095)", arg,
+            strlen(arg));
+    args[1] = arg;
+    expect_run(&r, 3, args);
+    assert_true(cli_has_line(r.out, line));
+    assert_null(strstr(r.out, "PASS"));
+    cli_result_free(&r);
+    free(line);
+    free(arg);
+    free(dir);
+}
+
 static void test_external_data(void **state)
 {
     case_options o = good();
@@ -607,6 +638,7 @@ int main(void)
         cmocka_unit_test(test_two_node_model),
         cmocka_unit_test(test_gather_elements_before_opset_11),
         cmocka_unit_test(test_missing_files),
+        cmocka_unit_test(test_path_too_long),
         cmocka_unit_test(test_external_data),
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_no_such_device),

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -295,7 +297,8 @@ static size_t make_npy(unsigned char *buf, const char *header,
     buf[8] = (unsigned char)(hlen & 0xff);
     buf[9] = (unsigned char)(hlen >> 8);
     memcpy(buf + 10, header, hlen);
-    memcpy(buf + 10 + hlen, data, data_size);
+    if (data_size > 0)
+        memcpy(buf + 10 + hlen, data, data_size);
     return 10 + hlen + data_size;
 }
 
@@ -393,6 +396,60 @@ static void test_malformed_files(void **state)
     expect_error(buf, n, CLG_IO_FORMAT_ERROR, "too large");
 }
 
+/* |S0: elements of zero bytes, so the file cannot bound how many there
+ * are, while each still costs a 16-byte descriptor. A 76-byte file
+ * claiming 400000000 of them once made the reader allocate 6.4 GB; it is
+ * refused, under an address-space limit that such an allocation would
+ * break. An empty |S0 array is still read. */
+static void test_zero_byte_strings(void **state)
+{
+    const char *header = "{'descr': '|S0', 'fortran_order': False, "
+                         "'shape': (400000000,), }\n";
+    unsigned char buf[256];
+    size_t size = make_npy(buf, header, NULL, 0);
+    struct rlimit saved, limited;
+    unsigned long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    clg_io_tensor back;
+    clg_io_error err;
+    clg_io_status st;
+    (void)state;
+
+    assert_int_equal(size, 76);
+    assert_non_null(f);
+    assert_int_equal(fscanf(f, "%lu", &pages), 1);
+    fclose(f);
+    assert_int_equal(getrlimit(RLIMIT_AS, &saved), 0);
+    limited = saved;
+    limited.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) +
+                       ((rlim_t)256 << 20);
+    if (saved.rlim_max != RLIM_INFINITY && limited.rlim_cur > saved.rlim_max)
+        limited.rlim_cur = saved.rlim_max;
+    clg_io_tensor_init(&back);
+    err.message[0] = '\0';
+    assert_int_equal(setrlimit(RLIMIT_AS, &limited), 0);
+    st = clg_npy_decode(buf, size, "s0.npy", &back, &err);
+    assert_int_equal(setrlimit(RLIMIT_AS, &saved), 0);
+    assert_string_equal(err.message,
+                        "s0.npy: dtype '|S0' has elements of zero bytes: "
+                        "only an empty array is read, not shape "
+                        "[400000000] (save empty byte strings as 'S1')");
+    assert_int_equal(st, CLG_IO_UNSUPPORTED);
+    assert_null(back.data);
+
+    size = make_npy(buf,
+                    "{'descr': '|S0', 'fortran_order': False, "
+                    "'shape': (0, 5), }\n",
+                    NULL, 0);
+    if (clg_npy_decode(buf, size, "s0.npy", &back, &err) != CLG_IO_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(back.dtype, CLG_DTYPE_STRING);
+    assert_int_equal(back.count, 0);
+    assert_int_equal(back.rank, 2);
+    assert_int_equal(back.shape[1], 5);
+    clg_io_tensor_free(&back);
+}
+
 static void test_missing_file(void **state)
 {
     clg_io_tensor back;
@@ -437,6 +494,7 @@ int main(void)
         cmocka_unit_test(test_unsupported_layouts_and_dtypes),
         cmocka_unit_test(test_header_variants),
         cmocka_unit_test(test_malformed_files),
+        cmocka_unit_test(test_zero_byte_strings),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_string_width_kept),
     };

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -189,6 +191,7 @@ static void test_typed_fields(void **state)
         int64_t v[2] = {INT64_MIN, 5};
         double d[2] = {-0.0, 1e-310};
         uint64_t u[2] = {UINT64_MAX, 4000000000u};
+        uint64_t u32_field[2] = {UINT32_MAX, 4000000000u};
         uint32_t u32[2] = {UINT32_MAX, 4000000000u};
         tp = vector_proto(CLG_DTYPE_INT64, dims, 2);
         tp.n_int64_data = 2;
@@ -206,7 +209,10 @@ static void test_typed_fields(void **state)
         tp.n_uint64_data = 2;
         tp.uint64_data = u;
         expect_typed(&tp, CLG_DTYPE_UINT64, u, 2);
+        /* UINT32 values must fit: UINT64_MAX is refused
+         * (test_out_of_range_values) */
         tp.data_type = CLG_DTYPE_UINT32;
+        tp.uint64_data = u32_field;
         expect_typed(&tp, CLG_DTYPE_UINT32, u32, 2);
     }
     {
@@ -218,6 +224,31 @@ static void test_typed_fields(void **state)
         tp.n_string_data = 3;
         tp.string_data = s;
         expect_typed(&tp, CLG_DTYPE_STRING, e, 3);
+    }
+}
+
+/* Empty tensors with no data field at all: dims [0] and a data_type, the
+ * four bytes 08 00 10 <type>. Their typed fields are empty (NULL), and so
+ * is the tensor's data: nothing may be copied between the two
+ * (memcpy(NULL, NULL, 0) is undefined; UBSan stops on it). */
+static void test_empty_typed_fields(void **state)
+{
+    (void)state;
+    for (int d = 1; d <= 16; d++) {
+        const unsigned char bytes[4] = {0x08, 0x00, 0x10, (unsigned char)d};
+        clg_io_tensor back;
+        clg_io_error err;
+        clg_io_tensor_init(&back);
+        if (clg_onnx_decode_tensor(bytes, sizeof bytes, "e.pb", &back, &err) !=
+            CLG_IO_OK)
+            fail_msg("%s: %s", clg_dtype_name((clg_dtype)d), err.message);
+        assert_int_equal(back.dtype, d);
+        assert_int_equal(back.rank, 1);
+        assert_int_equal(back.shape[0], 0);
+        assert_int_equal(back.count, 0);
+        assert_int_equal(back.nbytes, 0);
+        assert_null(back.data);
+        clg_io_tensor_free(&back);
     }
 }
 
@@ -633,6 +664,224 @@ static void test_model_truncated_and_missing(void **state)
 
 /* ---------------------------------------------------------------- compare */
 
+/* ---------------------------------------------------------------- bounds */
+
+static struct rlimit g_saved_as;
+
+/* Lets this process map at most `headroom` more bytes than it has now, so
+ * that a reader which allocates what a shape claims, rather than what the
+ * file holds, fails here instead of passing on an overcommitting host. */
+static void limit_address_space(size_t headroom)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long pages = 0;
+    struct rlimit r;
+    assert_non_null(f);
+    assert_int_equal(fscanf(f, "%lu", &pages), 1);
+    fclose(f);
+    assert_int_equal(getrlimit(RLIMIT_AS, &g_saved_as), 0);
+    r = g_saved_as;
+    r.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + headroom;
+    if (r.rlim_max != RLIM_INFINITY && r.rlim_cur > r.rlim_max)
+        r.rlim_cur = r.rlim_max;
+    assert_int_equal(setrlimit(RLIMIT_AS, &r), 0);
+}
+
+static void restore_address_space(void)
+{
+    assert_int_equal(setrlimit(RLIMIT_AS, &g_saved_as), 0);
+}
+
+/* Decodes tp with 256 MiB of address space to spare; the message must be
+ * `text` exactly. */
+static void expect_bounded_error(const Onnx__TensorProto *tp, const char *text)
+{
+    clg_io_tensor back;
+    clg_io_error err;
+    clg_io_status st;
+    clg_io_tensor_init(&back);
+    err.message[0] = '\0';
+    limit_address_space((size_t)256 << 20);
+    st = decode_proto(tp, &back, &err);
+    restore_address_space();
+    assert_string_equal(err.message, text);
+    assert_int_equal(st, CLG_IO_FORMAT_ERROR);
+    assert_null(back.data);
+}
+
+/* A TensorProto's payload is checked against its shape before anything is
+ * allocated: an 8-byte file claiming 1506262861 INT64 values (12 GB) is
+ * "no data", not a 12 GB allocation; so is 2^41 values, which once said
+ * "cannot allocate". Model initializers are read the same way. */
+static void test_payload_checked_before_allocation(void **state)
+{
+    int64_t dims[1];
+    uint8_t raw[8] = {0};
+    ProtobufCBinaryData one[1] = {{1, (uint8_t *)"x"}};
+    Onnx__TensorProto tp;
+    unsigned char small[16];
+    kit k;
+    clg_onnx_model m;
+    clg_io_error err;
+    clg_io_status st;
+    (void)state;
+
+    tp = vector_proto(CLG_DTYPE_INT64, dims, 1506262861);
+    assert_int_equal(onnx__tensor_proto__get_packed_size(&tp), 8);
+    assert_int_equal(onnx__tensor_proto__pack(&tp, small), 8);
+    expect_bounded_error(&tp, "t.pb: no data: INT64 [1506262861] needs "
+                              "1506262861 values in int64_data or raw_data");
+    tp = vector_proto(CLG_DTYPE_INT64, dims, (int64_t)1 << 41);
+    expect_bounded_error(&tp, "t.pb: no data: INT64 [2199023255552] needs "
+                              "2199023255552 values in int64_data or "
+                              "raw_data");
+    tp.has_raw_data = 1;
+    tp.raw_data.len = sizeof raw;
+    tp.raw_data.data = raw;
+    expect_bounded_error(&tp, "t.pb: field raw_data: 8 bytes, but INT64 "
+                              "[2199023255552] needs 17592186044416");
+    tp = vector_proto(CLG_DTYPE_STRING, dims, (int64_t)1 << 40);
+    tp.n_string_data = 1;
+    tp.string_data = one;
+    expect_bounded_error(&tp, "t.pb: field string_data: 1 values, but STRING "
+                              "[1099511627776] needs 1099511627776");
+
+    kit_init(&k);
+    clg_onnx_model_init(&m);
+    k.graph.n_initializer = 1;
+    k.graph.initializer = k.inits;
+    k.init_dims[0] = 1506262861;
+    k.init.n_int64_data = 0;
+    err.message[0] = '\0';
+    limit_address_space((size_t)256 << 20);
+    st = kit_decode(&k, &m, &err);
+    restore_address_space();
+    assert_string_equal(err.message,
+                        "m.onnx: initializer 'indices': no data: INT64 "
+                        "[1506262861] needs 1506262861 values in int64_data "
+                        "or raw_data");
+    assert_int_equal(st, CLG_IO_FORMAT_ERROR);
+    assert_null(m.indices.value.data);
+    clg_onnx_model_free(&m);
+}
+
+/* One narrowing case: `dtype` stored in its wider typed field. */
+typedef struct narrow_case {
+    clg_dtype dtype;
+    int64_t min, max; /* the values the dtype holds */
+    const char *range;
+} narrow_case;
+
+static const narrow_case narrow_cases[] = {
+    {CLG_DTYPE_INT8, -128, 127, "-128 to 127"},
+    {CLG_DTYPE_UINT8, 0, 255, "0 to 255"},
+    {CLG_DTYPE_INT16, -32768, 32767, "-32768 to 32767"},
+    {CLG_DTYPE_UINT16, 0, 65535, "0 to 65535"},
+    {CLG_DTYPE_BOOL, 0, 1, "0 to 1"},
+    {CLG_DTYPE_FLOAT16, 0, 65535, "0 to 65535, a 16-bit pattern"},
+    {CLG_DTYPE_BFLOAT16, 0, 65535, "0 to 65535, a 16-bit pattern"},
+    {CLG_DTYPE_UINT32, 0, 4294967295, "0 to 4294967295"},
+};
+
+/* A [2, 2] tensor `x` of c->dtype holding {min, max, bad, min} in its
+ * typed field (uint64_data for UINT32, else int32_data). */
+static clg_io_status decode_narrow(const narrow_case *c, int64_t bad,
+                                   clg_io_tensor *back, clg_io_error *err)
+{
+    int64_t dims[2] = {2, 2};
+    int32_t i32[4] = {(int32_t)c->min, (int32_t)c->max, (int32_t)bad,
+                      (int32_t)c->min};
+    uint64_t u64[4] = {(uint64_t)c->min, (uint64_t)c->max, (uint64_t)bad,
+                       (uint64_t)c->min};
+    Onnx__TensorProto tp = ONNX__TENSOR_PROTO__INIT;
+    tp.n_dims = 2;
+    tp.dims = dims;
+    tp.has_data_type = 1;
+    tp.data_type = (int32_t)c->dtype;
+    tp.name = "x";
+    if (c->dtype == CLG_DTYPE_UINT32) {
+        tp.n_uint64_data = 4;
+        tp.uint64_data = u64;
+    } else {
+        tp.n_int32_data = 4;
+        tp.int32_data = i32;
+    }
+    err->message[0] = '\0';
+    return decode_proto(&tp, back, err);
+}
+
+/* A value of a typed field that does not fit the dtype it is stored for
+ * is refused, with the tensor, the position and the value named: INT8
+ * 1000 once became -24 and BOOL 7 a byte 7. Each dtype's own limits are
+ * accepted. */
+static void test_out_of_range_values(void **state)
+{
+    char want[256];
+    (void)state;
+
+    for (size_t i = 0; i < sizeof narrow_cases / sizeof narrow_cases[0]; i++) {
+        const narrow_case *c = &narrow_cases[i];
+        const int64_t bad[2] = {c->min - 1, c->max + 1};
+        const char *field = c->dtype == CLG_DTYPE_UINT32 ? "uint64_data"
+                                                         : "int32_data";
+        clg_io_tensor back;
+        clg_io_error err;
+
+        clg_io_tensor_init(&back);
+        if (decode_narrow(c, c->max, &back, &err) != CLG_IO_OK)
+            fail_msg("%s: %s", clg_dtype_name(c->dtype), err.message);
+        assert_int_equal(back.count, 4);
+        clg_io_tensor_free(&back);
+        for (int b = 0; b < 2; b++) {
+            /* UINT32 below 0 is 2^64-1 in a uint64 field */
+            unsigned long long shown = (unsigned long long)bad[b];
+            if (c->dtype == CLG_DTYPE_UINT32)
+                snprintf(want, sizeof want,
+                         "t.pb: tensor 'x': %s[2] = %llu (element [1, 0]) "
+                         "is out of range for %s (%s)",
+                         field, shown, clg_dtype_name(c->dtype), c->range);
+            else
+                snprintf(want, sizeof want,
+                         "t.pb: tensor 'x': %s[2] = %lld (element [1, 0]) "
+                         "is out of range for %s (%s)",
+                         field, (long long)bad[b], clg_dtype_name(c->dtype),
+                         c->range);
+            assert_int_equal(decode_narrow(c, bad[b], &back, &err),
+                             CLG_IO_FORMAT_ERROR);
+            assert_string_equal(err.message, want);
+            assert_null(back.data);
+        }
+    }
+}
+
+/* The same holds for a model's initializers. */
+static void test_out_of_range_initializer(void **state)
+{
+    int32_t values[3] = {1, 1000, 2};
+    kit k;
+    clg_onnx_model m;
+    clg_io_error err;
+    (void)state;
+
+    kit_init(&k);
+    clg_onnx_model_init(&m);
+    k.graph.n_initializer = 1;
+    k.graph.initializer = k.inits;
+    k.init.name = "data";
+    k.init.data_type = CLG_DTYPE_INT8;
+    k.init_dims[0] = 3;
+    k.init.n_int64_data = 0;
+    k.init.n_int32_data = 3;
+    k.init.int32_data = values;
+    err.message[0] = '\0';
+    assert_int_equal(kit_decode(&k, &m, &err), CLG_IO_FORMAT_ERROR);
+    assert_string_equal(err.message,
+                        "m.onnx: initializer 'data': tensor 'data': "
+                        "int32_data[1] = 1000 (element [1]) is out of range "
+                        "for INT8 (-128 to 127)");
+    clg_onnx_model_free(&m);
+}
+
 static void test_compare_and_format(void **state)
 {
     static const float a[4] = {1.0f, 2.0f, 3.0f, 4.0f};
@@ -708,11 +957,15 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip_every_dtype),
         cmocka_unit_test(test_typed_fields),
+        cmocka_unit_test(test_empty_typed_fields),
         cmocka_unit_test(test_tensor_errors),
         cmocka_unit_test(test_model_gather),
         cmocka_unit_test(test_model_initializers),
         cmocka_unit_test(test_model_rejections),
         cmocka_unit_test(test_model_truncated_and_missing),
+        cmocka_unit_test(test_payload_checked_before_allocation),
+        cmocka_unit_test(test_out_of_range_values),
+        cmocka_unit_test(test_out_of_range_initializer),
         cmocka_unit_test(test_compare_and_format),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

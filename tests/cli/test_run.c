@@ -250,6 +250,51 @@ static void test_run_exit_statuses(void **state)
     free(missing);
 }
 
+/* A 76-byte .npy of dtype |S0 claiming 400000000 elements once made
+ * `clgather run` allocate 6.4 GB before anything else; with 1 GiB of
+ * address space it now fails on what the file is, not on memory, and
+ * before any output line. */
+static void test_zero_byte_strings_not_amplified(void **state)
+{
+    static const char header[] = "{'descr': '|S0', 'fortran_order': False, "
+                                 "'shape': (400000000,), }\n";
+    static const int64_t indices[1] = {0};
+    static const int64_t shape1[1] = {1};
+    unsigned char file[128];
+    char *d = tmp("s0_data.npy"), *i = tmp("s0_indices.npy");
+    char *want = malloc(strlen(d) + 200);
+    const char *args[] = {"run", "gather", "--data", d, "--indices", i, NULL};
+    cli_limits limits = {(uint64_t)1 << 30, 0};
+    cli_result r;
+    (void)state;
+
+    assert_non_null(want);
+    memcpy(file, "\x93NUMPY\x01\x00", 8);
+    file[8] = (unsigned char)(sizeof header - 1);
+    file[9] = 0;
+    memcpy(file + 10, header, sizeof header - 1);
+    assert_int_equal(cli_write_bytes(d, file, 10 + sizeof header - 1), 0);
+    assert_int_equal(cli_file_size(d), 76);
+    write_npy(i, CLG_DTYPE_INT64, 1, shape1, indices);
+    assert_int_equal(cli_run_limited(&r, args, &limits), 0);
+    if (r.status != 3)
+        cli_result_dump(&r);
+    assert_int_equal(r.status, 3);
+    sprintf(want,
+            "clgather run: %s: dtype '|S0' has elements of zero bytes: only "
+            "an empty array is read, not shape [400000000] (save empty byte "
+            "strings as 'S1')",
+            d);
+    if (!cli_has_line(r.err, want))
+        cli_result_dump(&r);
+    assert_true(cli_has_line(r.err, want));
+    assert_string_equal(r.out, "");
+    cli_result_free(&r);
+    free(want);
+    free(d);
+    free(i);
+}
+
 static void test_devices(void **state)
 {
     const char *args[] = {"devices", NULL};
@@ -288,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_gather_elements_check_pb),
         cmocka_unit_test(test_strings_and_float16),
         cmocka_unit_test(test_run_exit_statuses),
+        cmocka_unit_test(test_zero_byte_strings_not_amplified),
         cmocka_unit_test(test_devices),
     };
     if (!cli_have_device()) {
