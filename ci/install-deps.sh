@@ -2,9 +2,10 @@
 # Installs the Debian packages clgather needs to build and test: a C
 # toolchain, CMake, OpenCL headers and ICD loader, POCL (the CPU OpenCL
 # device CI runs on), cmocka, protobuf-c and ONNX (CLI and conformance
-# tests), and clang-format (ci/format.sh). Idempotent: each package is
-# checked with dpkg -s, and apt-get (update, then install) runs only when
-# something is missing. Uses sudo only when not root.
+# tests), clang-format (ci/format.sh), and clang-14 with its libFuzzer and
+# sanitizer runtimes (ci/fuzz.sh). Idempotent: each package is checked with
+# dpkg -s, and apt-get (update, then install) runs only when something is
+# missing. Uses sudo only when not root.
 set -euo pipefail
 
 packages=(
@@ -21,6 +22,8 @@ packages=(
   libonnx-dev
   libonnx-testdata
   clang-format
+  clang-14
+  libclang-rt-14-dev
 )
 
 missing=()

@@ -10,15 +10,18 @@
 #                         and are left out without it
 #   CLGATHER_WERROR       warnings are errors in clgather's own code
 #                         (-Werror for GCC and Clang, /WX for MSVC)
+#   CLGATHER_BUILD_FUZZERS the libFuzzer targets (tests/fuzz/): Clang with
+#                         libFuzzer; OFF unless set (see the end of this
+#                         file)
 #
-# Each defaults to ON when clgather is the top-level project and what it
-# needs is found, and to OFF otherwise: as a subproject, or on a machine with
-# only the OpenCL headers and ICD loader, the library alone is built. The
-# library itself needs only OpenCL. An option set ON explicitly (-D...=ON)
-# makes configure fail, naming the Debian packages, when something it needs
-# is missing; ci/build.sh sets all three so that CI cannot lose a part
-# quietly. Like any option, the value chosen at the first configure stays in
-# the cache.
+# The first three default to ON when clgather is the top-level project and
+# what it needs is found, and to OFF otherwise: as a subproject, or on a
+# machine with only the OpenCL headers and ICD loader, the library alone is
+# built. The library itself needs only OpenCL. An option set ON explicitly
+# (-D...=ON) makes configure fail, naming the Debian packages, when
+# something it needs is missing; ci/build.sh sets all three so that CI
+# cannot lose a part quietly. Like any option, the value chosen at the
+# first configure stays in the cache.
 #
 # To see the library-only configure on a machine that has everything, hide
 # pkg-config: -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON. That hides cmocka
@@ -126,4 +129,42 @@ clg_dependent_option(CLGATHER_WERROR
   "${clg_werror_missing}")
 if(NOT clg_option_errors STREQUAL "")
   message(FATAL_ERROR "clgather: ${clg_option_errors}")
+endif()
+
+# CLGATHER_BUILD_FUZZERS: the libFuzzer targets of tests/fuzz/ (ci/fuzz.sh).
+# OFF unless asked for, and not for a build that is used for anything else:
+# it compiles every target of the build (library, I/O, protobuf-c code)
+# with -fsanitize=fuzzer-no-link,address,undefined. Needs Clang with
+# libFuzzer (Debian: clang-14 and libclang-rt-14-dev; configure with
+# -DCMAKE_C_COMPILER=clang-14) and CLGATHER_BUILD_CLI, whose readers are
+# fuzzed.
+option(CLGATHER_BUILD_FUZZERS
+  "Build the libFuzzer targets (Clang only; sanitizes the whole build)" OFF)
+if(CLGATHER_BUILD_FUZZERS)
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "clgather: CLGATHER_BUILD_FUZZERS needs Clang "
+            "(configure with -DCMAKE_C_COMPILER=clang-14); this is "
+            "${CMAKE_C_COMPILER_ID}")
+  endif()
+  if(NOT CLGATHER_BUILD_CLI)
+    message(FATAL_ERROR "clgather: CLGATHER_BUILD_FUZZERS needs "
+            "CLGATHER_BUILD_CLI, whose readers it fuzzes")
+  endif()
+  include(CheckCSourceCompiles)
+  set(CMAKE_REQUIRED_FLAGS "-fsanitize=fuzzer,address,undefined")
+  check_c_source_compiles("
+    #include <stddef.h>
+    #include <stdint.h>
+    int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);
+    int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
+    { return (int)(d == NULL) + (int)(n == 0) - 1; }" CLG_HAVE_LIBFUZZER)
+  unset(CMAKE_REQUIRED_FLAGS)
+  if(NOT CLG_HAVE_LIBFUZZER)
+    message(FATAL_ERROR "clgather: ${CMAKE_C_COMPILER} cannot link "
+            "-fsanitize=fuzzer,address,undefined (Debian package "
+            "libclang-rt-14-dev for clang-14)")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined
+                      -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
 endif()
