@@ -7,7 +7,7 @@
  * wrong output dtype, shape or rank, an output aliasing an input, a NULL
  * pointer). Every tensor, and every shape array, gets a heap allocation of
  * exactly its size, so that ASan catches any access outside it; calls of
- * more than 1 MiB in all are skipped. The harness decides on its own what
+ * more than 256 KiB in all are skipped. The harness decides on its own what
  * the status must be (its own shape rules and index scan) and checks:
  *   - an error is one of those the harness found, and leaves the output,
  *     the shape array and the inputs untouched;
@@ -27,7 +27,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define MAX_CALL_BYTES ((size_t)1 << 20)
+#define MAX_CALL_BYTES ((size_t)256 << 10)
 #define RANKS (CLG_MAX_RANK + 1) /* one past the limit, to be refused */
 
 /* Faults a call may carry (at most one). */
