@@ -143,7 +143,8 @@ for t in "${targets[@]}"; do
   ft="$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$final")"
   corp="$(sed -n 's/.* corp: \([0-9]*\).*/\1/p' <<<"$final")"
   # crash-, leak-, timeout- and oom- inputs (not slow-unit- ones).
-  crash="$(ls "$out/crashes/$t-"{crash,leak,timeout,oom}-* 2>/dev/null |
+  crash="$(find "$out/crashes" -maxdepth 1 -type f \( -name "$t-crash-*" \
+    -o -name "$t-leak-*" -o -name "$t-timeout-*" -o -name "$t-oom-*" \) |
     head -n 1 || true)"
   if [ "$status" -eq 0 ] && [ -z "$crash" ]; then
     result="ok"
