@@ -1,5 +1,5 @@
 /*
- * Guard pages (issue 10, CI lane 3): every tensor of a call sits flush
+ * Guard pages (docs/design.md, "Tests"): every tensor of a call sits flush
  * against an inaccessible (PROT_NONE) page, so a read or write one byte
  * outside a tensor kills the binary with SIGSEGV. Each tensor gets its own
  * mapping [guard page | payload pages | guard page] and sits either
