@@ -21,10 +21,19 @@ static int64_t load_index(const void *indices, clg_dtype dtype, int64_t pos)
     return v;
 }
 
-/* Row-major strides (in elements) of a shape. */
+/* Row-major strides (in elements) of a shape. For a non-empty tensor every
+ * product of its dimensions is at most its element count, which validation
+ * bounds, so none overflows. An empty tensor's products need not fit:
+ * [0, 2^32, 2^32] has 2^64 as its first stride, and forming it is signed
+ * overflow. Its strides are never used (an empty data or index tensor
+ * makes the output empty, or makes every index out of range), so they are
+ * set to 0 without multiplying. */
 static void strides_of(const int64_t *shape, size_t rank, int64_t *strides)
 {
-    int64_t s = 1;
+    int empty = 0;
+    for (size_t d = 0; d < rank; d++)
+        empty |= shape[d] == 0;
+    int64_t s = empty ? 0 : 1;
     for (size_t d = rank; d-- > 0;) {
         strides[d] = s;
         s *= shape[d];

@@ -127,6 +127,41 @@ static void test_reference_empty_tensors_with_null_pointers(void **state)
     CLG_ASSERT_OK(NULL, clg_reference_gather_elements(NULL, &d3, &qe, 0, &oe));
 }
 
+/* Empty tensors whose other dimensions multiply past INT64_MAX: data
+ * [0, 2^32, 2^32] has no element, but its row-major strides (2^64 for dim 0)
+ * and the product of its last two dimensions do not fit int64_t. Once a
+ * signed overflow in the reference's strides (UBSan's report under
+ * ci/sanitize.sh); the result is an empty output and OK, for both index
+ * types and both operators. */
+static void test_reference_empty_tensors_with_huge_dims(void **state)
+{
+    (void)state;
+    const int64_t big = INT64_C(1) << 32;
+    const int64_t dshape[] = {0, big, big};
+    const int64_t oshape[] = {0, big};
+    const int64_t zero64 = 0;
+    const int32_t zero32 = 0;
+    clg_tensor d = {CLG_DTYPE_FLOAT, 3, dshape, NULL};
+    clg_tensor o = {CLG_DTYPE_FLOAT, 2, oshape, NULL};
+    clg_tensor q64 = {CLG_DTYPE_INT64, 0, NULL, (void *)&zero64};
+    clg_tensor q32 = {CLG_DTYPE_INT32, 0, NULL, (void *)&zero32};
+    CLG_ASSERT_OK(NULL, clg_reference_gather(NULL, &d, &q64, 1, &o));
+    CLG_ASSERT_OK(NULL, clg_reference_gather(NULL, &d, &q32, 1, &o));
+
+    /* Indices of the same empty shape, whose strides overflow too:
+     * GatherElements on either axis gives an empty [0, 2^32, 2^32]. */
+    clg_tensor qe = {CLG_DTYPE_INT64, 3, dshape, NULL};
+    clg_tensor oe = {CLG_DTYPE_FLOAT, 3, dshape, NULL};
+    CLG_ASSERT_OK(NULL, clg_reference_gather_elements(NULL, &d, &qe, 1, &oe));
+    CLG_ASSERT_OK(NULL, clg_reference_gather_elements(NULL, &d, &qe, 0, &oe));
+
+    /* Gather with empty indices of the same shape: output
+     * [0, 2^32, 2^32] + [2^32] on axis 0 is [0, 2^32, 2^32, 2^32, 2^32]. */
+    const int64_t oshape2[] = {0, big, big, big, big};
+    clg_tensor o2 = {CLG_DTYPE_FLOAT, 5, oshape2, NULL};
+    CLG_ASSERT_OK(NULL, clg_reference_gather(NULL, &d, &qe, 0, &o2));
+}
+
 /* Without a context the message belongs to the calling thread. */
 static int fail_in_thread(void *arg)
 {
@@ -180,6 +215,7 @@ int main(void)
         cmocka_unit_test(test_reference_recovers_after_error),
         cmocka_unit_test(test_reference_string_with_nul_bytes),
         cmocka_unit_test(test_reference_empty_tensors_with_null_pointers),
+        cmocka_unit_test(test_reference_empty_tensors_with_huge_dims),
         cmocka_unit_test(test_reference_message_is_per_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
