@@ -2,10 +2,11 @@
 # Installs the Debian packages clgather needs to build and test: a C
 # toolchain, CMake, OpenCL headers and ICD loader, POCL (the CPU OpenCL
 # device CI runs on), cmocka, protobuf-c and ONNX (CLI and conformance
-# tests), clang-format (ci/format.sh), and clang-14 with its libFuzzer and
-# sanitizer runtimes (ci/fuzz.sh). Idempotent: each package is checked with
-# dpkg -s, and apt-get (update, then install) runs only when something is
-# missing. Uses sudo only when not root.
+# tests), clang-format (ci/format.sh), clang-14 with its libFuzzer and
+# sanitizer runtimes (ci/fuzz.sh, ci/sanitize.sh), and llvm-14 for
+# llvm-symbolizer (ci/sanitize.sh's reports). Idempotent: each package is
+# checked with dpkg -s, and apt-get (update, then install) runs only when
+# something is missing. Uses sudo only when not root.
 set -euo pipefail
 
 packages=(
@@ -24,6 +25,7 @@ packages=(
   clang-format
   clang-14
   libclang-rt-14-dev
+  llvm-14
 )
 
 missing=()
