@@ -117,6 +117,7 @@ cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER="$cc" \
   -DCMAKE_EXE_LINKER_FLAGS="${san_flags[*]}" \
   -DCMAKE_SHARED_LINKER_FLAGS="${san_flags[*]}" \
   -DCLGATHER_BUILD_CLI=ON -DCLGATHER_BUILD_TESTS=ON -DCLGATHER_WERROR=ON \
+  -DCLGATHER_BUILD_FUZZERS=OFF \
   >"$probe/configure.log" || { cat "$probe/configure.log"; fail "configure failed"; }
 cmake --build "$build_dir" --parallel "$jobs" >"$probe/build.log" 2>&1 ||
   { tail -n 60 "$probe/build.log"; fail "build failed"; }
