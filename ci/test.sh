@@ -2,8 +2,9 @@
 # The whole CI run: install the Debian packages, check the C formatting
 # (ci/format.sh), build, run every ctest test, run the device tests again
 # with the GPU plan forced (CLGATHER_TEST_PLAN=gpu, so that every kernel
-# variant a GPU can use is compiled and checked on POCL), then check the
-# library-only install (ci/install_check.sh). Fails
+# variant a GPU can use is compiled and checked on POCL), check the
+# library-only install (ci/install_check.sh), then run the fuzzing lane
+# (ci/fuzz.sh) and the sanitizer lane (ci/sanitize.sh). Fails
 # when a test fails, when no test ran, or when any test was skipped: a test
 # binary skips (exit 77) only when no OpenCL device exists, and CI installs
 # POCL, so a skip here means the device is broken.
@@ -60,3 +61,15 @@ echo "ci/test.sh: the device tests passed with the GPU plan"
 echo "--- install check"
 bash ci/install_check.sh
 echo "ci/test.sh: the install check passed"
+
+# libFuzzer targets for the readers, the model loader and validation with
+# the reference: regression inputs, then 60 s per target.
+echo "--- fuzzing"
+bash ci/fuzz.sh
+echo "ci/test.sh: the fuzzing lane passed"
+
+# ASan + UBSan + LeakSanitizer over the unit, device, fault, cli and
+# conformance labels.
+echo "--- sanitizers"
+bash ci/sanitize.sh
+echo "ci/test.sh: the sanitizer lane passed"

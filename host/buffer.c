@@ -83,6 +83,11 @@ clg_status clg_rt_publish(clg_context *ctx, cl_mem buf, size_t bytes)
     if (!m)
         return clg_fail_cl(ctx, err, "clEnqueueMapBuffer(output)");
     err = clEnqueueUnmapMemObject(ctx->queue, buf, m, 0, NULL, NULL);
+    /* A buffer left mapped is never freed by some implementations (POCL
+     * 3.1): one more try after a failure such as CL_OUT_OF_HOST_MEMORY,
+     * and the first failure is the one reported. */
+    if (err != CL_SUCCESS)
+        clEnqueueUnmapMemObject(ctx->queue, buf, m, 0, NULL, NULL);
     return err == CL_SUCCESS
                ? CLG_STATUS_OK
                : clg_fail_cl(ctx, err, "clEnqueueUnmapMemObject(output)");

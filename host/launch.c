@@ -109,3 +109,8 @@ clg_status clg_rt_finish(clg_context *ctx)
     return err == CL_SUCCESS ? CLG_STATUS_OK
                              : clg_fail_cl(ctx, err, "clFinish");
 }
+
+int clg_rt_drain(clg_context *ctx)
+{
+    return clFinish(ctx->queue) == CL_SUCCESS;
+}

@@ -152,5 +152,8 @@ void clg_rt_flag_assume_clear(clg_context *ctx);
 
 /* Waits for everything enqueued on the context's queue. */
 clg_status clg_rt_finish(clg_context *ctx);
+/* The same after an earlier failure: waits without touching the last
+ * error; returns 0 when even that wait failed. */
+int clg_rt_drain(clg_context *ctx);
 
 #endif

@@ -145,8 +145,9 @@ typedef struct host_call {
     const clg_problem *p;
     char *data, *indices, *output; /* caller memory */
     int in_place;
-    int whole;    /* one piece, one data window */
-    int launches; /* enqueued so far */
+    int whole;     /* one piece, one data window */
+    int launches;  /* enqueued so far */
+    int undrained; /* a failure left commands the queue could not finish */
     clg_plan plan;
     clg_pieces pc;
 } host_call;
@@ -311,12 +312,14 @@ static clg_status run_launches(host_call *hc)
         return st;
     if ((st = clg_rt_flag_arm(ctx)) != CLG_STATUS_OK)
         return st;
-    if ((st = run_pieces(hc)) != CLG_STATUS_OK) {
-        if (hc->launches)
-            clg_rt_finish(ctx); /* nothing may still touch caller memory */
-        return st;
-    }
-    return finish_host(hc);
+    if ((st = run_pieces(hc)) == CLG_STATUS_OK)
+        st = finish_host(hc);
+    /* After a failure nothing enqueued (copies from the caller's inputs,
+     * launches, downloads into the output or the staging copy) may still
+     * run when the call returns. */
+    if (st != CLG_STATUS_OK && !clg_rt_drain(ctx))
+        hc->undrained = 1;
+    return st;
 }
 
 /* A split call writes its pieces into a staging copy of the output, which
@@ -338,7 +341,10 @@ static clg_status run_staged(host_call *hc)
     if (st == CLG_STATUS_OK)
         memcpy(caller, staging, bytes);
     hc->output = caller;
-    free(staging);
+    /* A queue that could not be drained may still write the staging copy:
+     * it is left allocated rather than freed under the device. */
+    if (!hc->undrained)
+        free(staging);
     return st;
 }
 
@@ -382,17 +388,12 @@ clg_status clg_dispatch_host(const clg_routine *r, clg_context *ctx,
     size_t need = r->op == CLG_OP_GATHER ? 1 : p.elem_size;
     if (need > 16)
         need = 16;
-    host_call hc = {r,
-                    ctx,
-                    &p,
-                    (char *)data->data,
-                    (char *)indices->data,
-                    (char *)output->data,
-                    0,
-                    0,
-                    0,
-                    {0},
-                    {0}};
+    host_call hc = {.r = r,
+                    .ctx = ctx,
+                    .p = &p,
+                    .data = (char *)data->data,
+                    .indices = (char *)indices->data,
+                    .output = (char *)output->data};
     hc.in_place = clg_rt_facts(ctx)->host_unified &&
                   address_alignment(data->data) >= need &&
                   address_alignment(output->data) >= need &&

@@ -239,8 +239,10 @@ void clg_test_random_case_make(clg_test_rng *rng, const clg_test_spec *spec,
         values[k] = s > 0 ? rng_range(rng, -s, s - 1) : 0;
     }
     for (int b = 0; b < spec->bad && nidx > 0; b++) {
-        values[rng_range(rng, 0, nidx - 1)] = bad_value(rng, spec->idx_dtype,
-                                                        s);
+        /* Two draws, in a fixed order (one expression would leave it to
+         * the compiler, and gcc and clang differ). */
+        int64_t bad = bad_value(rng, spec->idx_dtype, s);
+        values[rng_range(rng, 0, nidx - 1)] = bad;
     }
     clg_test_store_indices(&rc->indices, values, (size_t)nidx);
     free(values);
