@@ -67,7 +67,7 @@ static clg_status apply_max_alloc(clg_context *ctx)
 }
 
 /* CLGATHER_TEST_PLAN=gpu (test-only) plans as on a GPU: see
- * clg_device_facts. "cpu" and unset or empty keep the device's own. */
+ * clg_device_facts. "device", unset or empty keep the device's own. */
 static clg_status apply_test_plan(clg_context *ctx)
 {
     const char *plan = getenv("CLGATHER_TEST_PLAN");
