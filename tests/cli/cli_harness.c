@@ -37,6 +37,19 @@ static char *slurp(const char *path)
     return text;
 }
 
+/* argv for the tool: CLG_CLI_EXE, then args (NULL-terminated), cut to
+ * fit `cap` entries with the terminating NULL. */
+static void make_argv(const char *const *args, const char **argv, size_t cap)
+{
+    size_t n = 0;
+    argv[n++] = CLG_CLI_EXE;
+    while (args[n - 1] != NULL && n + 1 < cap) {
+        argv[n] = args[n - 1];
+        n++;
+    }
+    argv[n] = NULL;
+}
+
 int cli_run(cli_result *r, const char *const *args)
 {
     char out_path[] = "/tmp/clgather-cli-out-XXXXXX";
@@ -45,7 +58,6 @@ int cli_run(cli_result *r, const char *const *args)
     posix_spawn_file_actions_t actions;
     int have_actions = 0;
     const char *argv[64];
-    size_t n = 0;
     pid_t pid;
     int wstatus = 0;
     int rc = -1;
@@ -53,12 +65,7 @@ int cli_run(cli_result *r, const char *const *args)
     r->status = -1;
     r->out = NULL;
     r->err = NULL;
-    argv[n++] = CLG_CLI_EXE;
-    while (args[n - 1] != NULL && n + 1 < sizeof argv / sizeof argv[0]) {
-        argv[n] = args[n - 1];
-        n++;
-    }
-    argv[n] = NULL;
+    make_argv(args, argv, sizeof argv / sizeof argv[0]);
 
     out_fd = mkstemp(out_path);
     err_fd = mkstemp(err_path);
@@ -224,7 +231,6 @@ int cli_run_limited(cli_result *r, const char *const *args,
     const char *argv[64];
     int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
     char **env = environ, **asan_env = NULL;
-    size_t n = 0;
     pid_t pid = -1;
     int wstatus = 0;
     int rc = -1;
@@ -232,12 +238,7 @@ int cli_run_limited(cli_result *r, const char *const *args,
     r->status = -1;
     r->out = NULL;
     r->err = NULL;
-    argv[n++] = CLG_CLI_EXE;
-    while (args[n - 1] != NULL && n + 1 < sizeof argv / sizeof argv[0]) {
-        argv[n] = args[n - 1];
-        n++;
-    }
-    argv[n] = NULL;
+    make_argv(args, argv, sizeof argv / sizeof argv[0]);
     if (CLI_ASAN && limits->address_space != 0) {
         asan_env = asan_environment(limits->address_space);
         if (asan_env == NULL)
