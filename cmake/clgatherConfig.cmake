@@ -3,4 +3,5 @@
 # dependency.
 include(CMakeFindDependencyMacro)
 find_dependency(OpenCL)
+find_dependency(Threads)
 include("${CMAKE_CURRENT_LIST_DIR}/clgatherTargets.cmake")

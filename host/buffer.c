@@ -1,6 +1,6 @@
-/* Buffers: caller memory wrapped in place, the copy path's scratch
- * buffers, transfers, and checks of the caller's buffers (OpenCL 1.2 API
- * sections 5.2 and 5.4). */
+/* Buffers: caller memory wrapped in place, transfers inside a call, and
+ * checks of the caller's buffers (OpenCL 1.2 API sections 5.2 and 5.4).
+ * The copy path's scratch sets are in host/calls.c. */
 #include "context.h"
 
 clg_status clg_rt_wrap(clg_context *ctx, void *host, size_t bytes,
@@ -12,30 +12,6 @@ clg_status clg_rt_wrap(clg_context *ctx, void *host, size_t bytes,
     *out = clCreateBuffer(ctx->cl_ctx, flags, bytes, host, &err);
     return *out ? CLG_STATUS_OK
                 : clg_fail_cl(ctx, err, "clCreateBuffer(CL_MEM_USE_HOST_PTR)");
-}
-
-clg_status clg_rt_scratch(clg_context *ctx, clg_scratch_slot slot,
-                          size_t bytes, cl_mem *out)
-{
-    cl_int err;
-    if (bytes == 0)
-        bytes = 1;
-    if (ctx->scratch[slot] && ctx->scratch_size[slot] >= bytes) {
-        *out = ctx->scratch[slot];
-        return CLG_STATUS_OK;
-    }
-    if (ctx->scratch[slot]) {
-        clReleaseMemObject(ctx->scratch[slot]);
-        ctx->scratch[slot] = NULL;
-        ctx->scratch_size[slot] = 0;
-    }
-    ctx->scratch[slot] = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes,
-                                        NULL, &err);
-    if (!ctx->scratch[slot])
-        return clg_fail_cl(ctx, err, "clCreateBuffer(scratch)");
-    ctx->scratch_size[slot] = bytes;
-    *out = ctx->scratch[slot];
-    return CLG_STATUS_OK;
 }
 
 clg_status clg_rt_const_buffer(clg_context *ctx, const void *host,
@@ -56,41 +32,60 @@ void clg_rt_release(cl_mem *buf)
     *buf = NULL;
 }
 
-clg_status clg_rt_upload(clg_context *ctx, cl_mem buf, const void *host,
+clg_status clg_rt_upload(clg_rt_call *c, cl_mem buf, const void *host,
                          size_t bytes)
 {
-    cl_int err = clEnqueueWriteBuffer(ctx->queue, buf, CL_FALSE, 0, bytes,
-                                      host, 0, NULL, NULL);
-    return err == CL_SUCCESS ? CLG_STATUS_OK
-                             : clg_fail_cl(ctx, err, "clEnqueueWriteBuffer");
+    cl_uint nw;
+    const cl_event *w;
+    cl_event ev;
+    cl_event *evp = clg_rt_call_next(c, &nw, &w, &ev);
+    cl_int err = clEnqueueWriteBuffer(c->queue, buf, CL_FALSE, 0, bytes, host,
+                                      nw, w, evp);
+    if (err != CL_SUCCESS)
+        return clg_fail_cl(c->ctx, err, "clEnqueueWriteBuffer");
+    clg_rt_call_enqueued(c, ev);
+    return CLG_STATUS_OK;
 }
 
-clg_status clg_rt_download(clg_context *ctx, cl_mem buf, void *host,
+clg_status clg_rt_download(clg_rt_call *c, cl_mem buf, void *host,
                            size_t bytes, int blocking)
 {
-    cl_int err = clEnqueueReadBuffer(ctx->queue, buf,
+    cl_uint nw;
+    const cl_event *w;
+    cl_event ev;
+    cl_event *evp = clg_rt_call_next(c, &nw, &w, &ev);
+    cl_int err = clEnqueueReadBuffer(c->queue, buf,
                                      blocking ? CL_TRUE : CL_FALSE, 0, bytes,
-                                     host, 0, NULL, NULL);
-    return err == CL_SUCCESS ? CLG_STATUS_OK
-                             : clg_fail_cl(ctx, err, "clEnqueueReadBuffer");
+                                     host, nw, w, evp);
+    if (err != CL_SUCCESS)
+        return clg_fail_cl(c->ctx, err, "clEnqueueReadBuffer");
+    clg_rt_call_enqueued(c, ev);
+    return CLG_STATUS_OK;
 }
 
-clg_status clg_rt_publish(clg_context *ctx, cl_mem buf, size_t bytes)
+clg_status clg_rt_publish(clg_rt_call *c, cl_mem buf, size_t bytes)
 {
     cl_int err;
-    void *m = clEnqueueMapBuffer(ctx->queue, buf, CL_FALSE, CL_MAP_READ, 0,
-                                 bytes, 0, NULL, NULL, &err);
+    cl_uint nw;
+    const cl_event *w;
+    cl_event ev;
+    cl_event *evp = clg_rt_call_next(c, &nw, &w, &ev);
+    void *m = clEnqueueMapBuffer(c->queue, buf, CL_FALSE, CL_MAP_READ, 0,
+                                 bytes, nw, w, evp, &err);
     if (!m)
-        return clg_fail_cl(ctx, err, "clEnqueueMapBuffer(output)");
-    err = clEnqueueUnmapMemObject(ctx->queue, buf, m, 0, NULL, NULL);
+        return clg_fail_cl(c->ctx, err, "clEnqueueMapBuffer(output)");
+    clg_rt_call_enqueued(c, ev);
+    evp = clg_rt_call_next(c, &nw, &w, &ev);
+    err = clEnqueueUnmapMemObject(c->queue, buf, m, nw, w, evp);
     /* A buffer left mapped is never freed by some implementations (POCL
      * 3.1): one more try after a failure such as CL_OUT_OF_HOST_MEMORY,
      * and the first failure is the one reported. */
-    if (err != CL_SUCCESS)
-        clEnqueueUnmapMemObject(ctx->queue, buf, m, 0, NULL, NULL);
-    return err == CL_SUCCESS
-               ? CLG_STATUS_OK
-               : clg_fail_cl(ctx, err, "clEnqueueUnmapMemObject(output)");
+    if (err != CL_SUCCESS) {
+        clEnqueueUnmapMemObject(c->queue, buf, m, nw, w, NULL);
+        return clg_fail_cl(c->ctx, err, "clEnqueueUnmapMemObject(output)");
+    }
+    clg_rt_call_enqueued(c, ev);
+    return CLG_STATUS_OK;
 }
 
 clg_status clg_rt_check_buffer(clg_context *ctx, const char *what, cl_mem buf,

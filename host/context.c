@@ -1,12 +1,16 @@
 /* Contexts: device, cl_context and command queue, the device facts plans
- * are made from, the error flag (OpenCL 1.2 API sections 4.4 and 5.1). */
+ * are made from, the locks and the sink slot (OpenCL 1.2 API sections 4.4
+ * and 5.1). */
 #include "context.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Source of the device error flag's zeros. */
+/* Source of the sink slot's zeros. */
 static const cl_int zero_flag[2] = {0, 0};
+
+/* Context ids, unique in the process (host/errors.c keys on them). */
+static atomic_uint_fast64_t next_context_id = 1;
 
 static clg_status query_device(clg_context *ctx)
 {
@@ -34,6 +38,11 @@ static clg_status query_device(clg_context *ctx)
     ctx->host_unified = unified == CL_TRUE;
     f->plan_type = ctx->type;
     f->host_unified = ctx->host_unified;
+    cl_uint align_bits = 0;
+    if (clGetDeviceInfo(ctx->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN,
+                        sizeof align_bits, &align_bits, NULL) != CL_SUCCESS)
+        align_bits = 4096; /* the largest any device reports */
+    ctx->slot_stride = align_bits / 8 < 8 ? 8 : align_bits / 8;
     clGetDeviceInfo(ctx->device, CL_DEVICE_NAME, sizeof ctx->device_name,
                     ctx->device_name, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_VENDOR, sizeof ctx->device_vendor,
@@ -83,21 +92,61 @@ static clg_status apply_test_plan(clg_context *ctx)
                     plan);
 }
 
-/* Queries the device, applies the environment and creates the error
- * flag. */
+/* CLGATHER_VALIDATE=1 compares every host-memory call with the
+ * reference; 0, unset or empty do not. */
+static clg_status apply_validate(clg_context *ctx)
+{
+    const char *v = getenv("CLGATHER_VALIDATE");
+    if (!v || !*v || !strcmp(v, "0"))
+        return CLG_STATUS_OK;
+    if (!strcmp(v, "1")) {
+        atomic_store(&ctx->validation, CLG_RT_VALIDATE);
+        return CLG_STATUS_OK;
+    }
+    return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                    "CLGATHER_VALIDATE=\"%s\" is not \"0\" or \"1\"", v);
+}
+
+/* The locks (once; destroy releases them only then). */
+static clg_status init_locks(clg_context *ctx)
+{
+    pthread_mutex_t *locks[] = {&ctx->cache_lock, &ctx->launch_lock,
+                                &ctx->epoch_lock, &ctx->finish_lock};
+    for (size_t i = 0; i < sizeof locks / sizeof locks[0]; i++)
+        if (pthread_mutex_init(locks[i], NULL) != 0) {
+            while (i-- > 0)
+                pthread_mutex_destroy(locks[i]);
+            return clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
+                            "cannot create the context's locks");
+        }
+    ctx->locks_ready = 1;
+    return CLG_STATUS_OK;
+}
+
+/* Queries the device and its queue, applies the environment, creates the
+ * locks and the sink slot. */
 static clg_status setup_context(clg_context *ctx)
 {
     cl_int err;
     clg_status st;
-    if ((st = query_device(ctx)) != CLG_STATUS_OK ||
+    cl_command_queue_properties props = 0;
+    if ((st = init_locks(ctx)) != CLG_STATUS_OK ||
+        (st = query_device(ctx)) != CLG_STATUS_OK ||
         (st = apply_max_alloc(ctx)) != CLG_STATUS_OK ||
-        (st = apply_test_plan(ctx)) != CLG_STATUS_OK)
+        (st = apply_test_plan(ctx)) != CLG_STATUS_OK ||
+        (st = apply_validate(ctx)) != CLG_STATUS_OK)
         return st;
-    ctx->flag = clCreateBuffer(ctx->cl_ctx,
+    if ((err = clGetCommandQueueInfo(ctx->queue, CL_QUEUE_PROPERTIES,
+                                     sizeof props, &props, NULL)) !=
+        CL_SUCCESS)
+        return clg_fail_cl(ctx, err, "clGetCommandQueueInfo");
+    ctx->queue_out_of_order = (props &
+                               CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
+    ctx->sink = clCreateBuffer(ctx->cl_ctx,
                                CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                sizeof zero_flag, (void *)zero_flag, &err);
-    if (!ctx->flag)
-        return clg_fail_cl(ctx, err, "clCreateBuffer(error flag)");
+    if (!ctx->sink)
+        return clg_fail_cl(ctx, err, "clCreateBuffer(sink slot)");
     clg_clear_error(ctx);
     return CLG_STATUS_OK;
 }
@@ -109,7 +158,7 @@ static clg_status finish_context(clg_context *ctx, clg_context **out)
 {
     clg_status st = setup_context(ctx);
     if (st != CLG_STATUS_OK) {
-        clg_fail(NULL, st, "%s", ctx->last_error);
+        clg_fail(NULL, st, "%s", clg_context_last_error(ctx));
         clg_context_destroy(ctx);
         return st;
     }
@@ -132,6 +181,7 @@ clg_status clg_context_create(clg_context **out, const char *device_spec)
     if (!ctx)
         return clg_fail(NULL, CLG_STATUS_OUT_OF_MEMORY,
                         "out of host memory creating a context");
+    ctx->id = atomic_fetch_add(&next_context_id, 1);
     st = clg_devices_select(device_spec, &platform, &ctx->device, msg,
                             sizeof msg);
     if (st != CLG_STATUS_OK) {
@@ -170,23 +220,23 @@ clg_status clg_context_create_from_cl(clg_context **out, cl_context context,
                                    : "queue");
     *out = NULL;
     cl_device_id qdev = NULL;
-    cl_command_queue_properties qprops = 0;
+    cl_context qctx = NULL;
     if ((err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qdev,
                                      &qdev, NULL)) != CL_SUCCESS ||
-        (err = clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof qprops,
-                                     &qprops, NULL)) != CL_SUCCESS)
+        (err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof qctx,
+                                     &qctx, NULL)) != CL_SUCCESS)
         return clg_fail_cl(NULL, err, "clGetCommandQueueInfo");
     if (qdev != device)
         return clg_fail(NULL, CLG_STATUS_INVALID_ARGUMENT,
                         "device is not the device of the command queue");
-    if (qprops & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+    if (qctx != context)
         return clg_fail(NULL, CLG_STATUS_INVALID_ARGUMENT,
-                        "the command queue is out of order; clgather needs an "
-                        "in-order queue");
+                        "context is not the cl_context of the command queue");
     ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return clg_fail(NULL, CLG_STATUS_OUT_OF_MEMORY,
                         "out of host memory creating a context");
+    ctx->id = atomic_fetch_add(&next_context_id, 1);
     ctx->device = device;
     ctx->cl_ctx = context;
     ctx->queue = queue;
@@ -201,17 +251,19 @@ void clg_context_destroy(clg_context *ctx)
         return;
     if (ctx->queue)
         clFinish(ctx->queue);
+    if (ctx->locks_ready)
+        clg_calls_release(ctx);
     clg_programs_release(ctx);
-    for (int i = 0; i < CLG_SCRATCH_COUNT; i++)
-        if (ctx->scratch[i])
-            clReleaseMemObject(ctx->scratch[i]);
-    if (ctx->flag)
-        clReleaseMemObject(ctx->flag);
     if (ctx->queue)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->cl_ctx)
         clReleaseContext(ctx->cl_ctx);
-    free(ctx->build_log);
+    if (ctx->locks_ready) {
+        pthread_mutex_destroy(&ctx->cache_lock);
+        pthread_mutex_destroy(&ctx->launch_lock);
+        pthread_mutex_destroy(&ctx->epoch_lock);
+        pthread_mutex_destroy(&ctx->finish_lock);
+    }
     free(ctx);
 }
 
@@ -255,4 +307,21 @@ cl_device_id clg_context_cl_device(const clg_context *ctx)
 cl_command_queue clg_context_cl_queue(const clg_context *ctx)
 {
     return ctx ? ctx->queue : NULL;
+}
+
+clg_status clg_context_set_validate(clg_context *ctx, int on)
+{
+    if (!ctx)
+        return clg_fail(NULL, CLG_STATUS_NULL_POINTER, "ctx is NULL");
+    if (on)
+        atomic_fetch_or(&ctx->validation, CLG_RT_VALIDATE);
+    else
+        atomic_fetch_and(&ctx->validation, ~CLG_RT_VALIDATE);
+    clg_clear_error(ctx);
+    return CLG_STATUS_OK;
+}
+
+int clg_context_validates(const clg_context *ctx)
+{
+    return ctx ? (clg_rt_validation(ctx) & CLG_RT_VALIDATE) != 0 : 0;
 }

@@ -1,10 +1,25 @@
 /* The context object, private to host/ (docs/design.md, "Layers"): the
  * operator layer sees clg_context only as an opaque handle and reaches it
- * through host/runtime.h. */
+ * through host/runtime.h.
+ *
+ * Threads (docs/design.md, "Threads"): any number of threads may use one
+ * context at once. What never changes after creation (device, cl_context,
+ * queue, facts, names) is read without a lock; everything else is guarded:
+ *   cache_lock  the program cache;
+ *   launch_lock kernel arguments and their enqueue (a cl_kernel's
+ *               arguments are shared state, OpenCL 1.2 section 5.7.2);
+ *   epoch_lock  the deferred calls since the last finish, the error slots
+ *               and the scratch pool;
+ *   finish_lock one clg_context_finish at a time.
+ * Lock order: finish_lock, epoch_lock, cache_lock, launch_lock. Messages
+ * are per thread (host/errors.c). */
 #ifndef CLG_CONTEXT_H
 #define CLG_CONTEXT_H
 
 #include "runtime.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
 
 #define CLG_ERROR_CAPACITY 1024
 
@@ -24,28 +39,80 @@ typedef struct clg_cached_program {
     size_t kernel_count;
 } clg_cached_program;
 
+/* Error slots (host/calls.c): an int pair a call's kernels write, [0] the
+ * flag, [1] a sink. A private slot is a buffer of its own; a deferred
+ * call's slot is a sub-buffer of a chunk, so that a finish reads a whole
+ * chunk at once. */
+#define CLG_SLOTS_PER_CHUNK 64
+typedef struct clg_slot_chunk clg_slot_chunk;
+struct clg_rt_slot {
+    cl_mem buf;
+    clg_slot_chunk *chunk; /* NULL: a private slot */
+    struct clg_rt_slot *next;
+};
+struct clg_slot_chunk {
+    cl_mem parent;
+    struct clg_rt_slot slots[CLG_SLOTS_PER_CHUNK];
+    size_t used;
+    clg_slot_chunk *next;
+};
+
+/* One deferred call, kept until the next finish. */
+typedef struct clg_deferred_rec {
+    void *info; /* the operator layer's description, owned; NULL: none */
+    cl_mem keep;
+    struct clg_rt_slot *slot;
+} clg_deferred_rec;
+
+/* Everything enqueued since the last finish. */
+typedef struct clg_epoch {
+    clg_slot_chunk *chunks; /* head: the chunk slots are taken from */
+    clg_deferred_rec *recs;
+    size_t rec_count, rec_capacity;
+    cl_command_queue *queues; /* retained, each once */
+    size_t queue_count, queue_capacity;
+} clg_epoch;
+
+/* A set of the copy path's scratch buffers, one per tensor role. */
+struct clg_rt_scratch {
+    cl_mem buf[CLG_SCRATCH_COUNT];
+    size_t size[CLG_SCRATCH_COUNT];
+    struct clg_rt_scratch *next;
+};
+
 struct clg_context {
+    uint64_t id; /* unique in the process; keys per-thread messages */
     cl_device_id device;
     cl_context cl_ctx;
     cl_command_queue queue;
+    int queue_out_of_order;
     clg_device_type type;   /* the device's own type */
     int host_unified;       /* the device's CL_DEVICE_HOST_UNIFIED_MEMORY */
     clg_device_facts facts; /* what plans are made from */
+    size_t slot_stride;     /* bytes between sub-buffer origins */
     char device_name[256];
     char device_vendor[256];
     char device_version[256];
 
-    clg_cached_program *programs;
+    pthread_mutex_t cache_lock, launch_lock, epoch_lock, finish_lock;
+    int locks_ready;
+
+    clg_cached_program **programs;
     size_t program_count, program_capacity;
 
-    cl_mem flag;    /* device error flag: [0] flag, [1] a sink */
-    int flag_dirty; /* a launch happened since the flag was read */
-    cl_mem scratch[CLG_SCRATCH_COUNT];
-    size_t scratch_size[CLG_SCRATCH_COUNT];
+    cl_mem sink; /* the UNCHECKED calls' slot, never read */
+    clg_epoch epoch;
+    clg_slot_chunk *free_chunks;
+    struct clg_rt_slot *free_slots; /* private slots */
+    struct clg_rt_scratch *free_scratch;
+    /* Objects a failed call could not drain, freed only with the context
+     * (the device may still write them). */
+    clg_slot_chunk *lost_chunks;
+    struct clg_rt_slot *lost_slots;
+    struct clg_rt_scratch *lost_scratch;
 
-    char last_error[CLG_ERROR_CAPACITY];
-    cl_int last_cl_error;
-    char *build_log;
+    atomic_uint_fast64_t sequence;
+    atomic_uint validation; /* CLG_RT_VALIDATE | CLG_RT_TEST_CORRUPT */
 };
 
 /* Maps CL_DEVICE_TYPE_* bits to clg_device_type (host/devices.c). */
@@ -58,5 +125,15 @@ clg_status clg_devices_select(const char *spec, cl_platform_id *platform,
 
 /* Releases the cached programs and their kernels (host/program.c). */
 void clg_programs_release(clg_context *ctx);
+
+/* Releases every slot, chunk and scratch set (host/calls.c); the queue is
+ * finished. */
+void clg_calls_release(clg_context *ctx);
+
+/* Keeps `log` (owned, may be NULL) as the calling thread's build log for
+ * ctx (host/errors.c). */
+void clg_keep_build_log(clg_context *ctx, char *log);
+/* Sets the calling thread's raw OpenCL code for ctx. */
+void clg_set_cl_error(clg_context *ctx, cl_int code);
 
 #endif

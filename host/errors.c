@@ -1,56 +1,157 @@
-/* The last error: per context, or per thread for calls made without one;
- * the raw cl_int of an OpenCL failure; the build log of a failed build
- * (docs/design.md, "Errors"). */
+/* Messages, raw OpenCL codes and build logs, kept per thread and per
+ * context (docs/design.md, "Errors" and "Threads"): a thread reads back
+ * what its own last call on a context left, whatever other threads do
+ * with the same context meanwhile. Calls made without a context (ctx
+ * NULL) have their own entry. */
 #include "context.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-/* Messages of calls made without a context, one buffer per thread. */
-static _Thread_local char thread_error[CLG_ERROR_CAPACITY];
+/* Contexts one thread remembers at once; the least recently written entry
+ * is reused for a ninth. */
+#define CLG_THREAD_ENTRIES 8
 
-static char *error_buffer(clg_context *ctx)
+typedef struct thread_entry {
+    uint64_t ctx_id; /* 0: free or the NULL context */
+    int used;
+    uint64_t stamp;
+    char message[CLG_ERROR_CAPACITY];
+    cl_int cl_error;
+    char *build_log; /* owned */
+} thread_entry;
+
+typedef struct thread_errors {
+    thread_entry entries[CLG_THREAD_ENTRIES];
+    thread_entry none; /* calls without a context */
+    uint64_t clock;
+} thread_errors;
+
+static pthread_key_t errors_key;
+static pthread_once_t errors_once = PTHREAD_ONCE_INIT;
+static int errors_key_ok;
+
+static void free_thread_errors(void *p)
 {
-    return ctx ? ctx->last_error : thread_error;
+    thread_errors *t = p;
+    for (size_t i = 0; i < CLG_THREAD_ENTRIES; i++)
+        free(t->entries[i].build_log);
+    free(t->none.build_log);
+    free(t);
+}
+
+static void make_key(void)
+{
+    errors_key_ok = pthread_key_create(&errors_key, free_thread_errors) == 0;
+}
+
+/* The calling thread's record; a static fallback when even its allocation
+ * fails (messages may then mix between threads, nothing worse). */
+static thread_errors *thread_record(void)
+{
+    static thread_errors fallback;
+    pthread_once(&errors_once, make_key);
+    if (!errors_key_ok)
+        return &fallback;
+    thread_errors *t = pthread_getspecific(errors_key);
+    if (t)
+        return t;
+    t = calloc(1, sizeof *t);
+    if (!t || pthread_setspecific(errors_key, t) != 0) {
+        free(t);
+        return &fallback;
+    }
+    return t;
+}
+
+/* The entry of ctx for reading: NULL when this thread has none. */
+static thread_entry *find_entry(const clg_context *ctx)
+{
+    thread_errors *t = thread_record();
+    if (!ctx)
+        return &t->none;
+    for (size_t i = 0; i < CLG_THREAD_ENTRIES; i++)
+        if (t->entries[i].used && t->entries[i].ctx_id == ctx->id)
+            return &t->entries[i];
+    return NULL;
+}
+
+/* The entry of ctx for writing, taken over from the oldest if needed. */
+static thread_entry *write_entry(const clg_context *ctx)
+{
+    thread_errors *t = thread_record();
+    thread_entry *e = find_entry(ctx);
+    if (!e) {
+        e = &t->entries[0];
+        for (size_t i = 1; i < CLG_THREAD_ENTRIES; i++)
+            if (!t->entries[i].used ||
+                (e->used && t->entries[i].stamp < e->stamp))
+                e = &t->entries[i];
+        free(e->build_log);
+        memset(e, 0, sizeof *e);
+        e->used = 1;
+        e->ctx_id = ctx->id;
+    }
+    e->stamp = ++t->clock;
+    return e;
 }
 
 clg_status clg_fail(clg_context *ctx, clg_status status, const char *fmt, ...)
 {
+    thread_entry *e = write_entry(ctx);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(error_buffer(ctx), CLG_ERROR_CAPACITY, fmt, ap);
+    vsnprintf(e->message, sizeof e->message, fmt, ap);
     va_end(ap);
-    if (ctx)
-        ctx->last_cl_error = CL_SUCCESS;
+    e->cl_error = CL_SUCCESS;
     return status;
 }
 
 clg_status clg_fail_cl(clg_context *ctx, cl_int code, const char *call)
 {
-    snprintf(error_buffer(ctx), CLG_ERROR_CAPACITY, "%s failed: %s (%d)", call,
+    thread_entry *e = write_entry(ctx);
+    snprintf(e->message, sizeof e->message, "%s failed: %s (%d)", call,
              clg_cl_error_name(code), (int)code);
-    if (ctx)
-        ctx->last_cl_error = code;
+    e->cl_error = code;
     return CLG_STATUS_OPENCL_ERROR;
+}
+
+void clg_set_cl_error(clg_context *ctx, cl_int code)
+{
+    write_entry(ctx)->cl_error = code;
 }
 
 void clg_clear_error(clg_context *ctx)
 {
-    error_buffer(ctx)[0] = '\0';
-    if (ctx)
-        ctx->last_cl_error = CL_SUCCESS;
+    thread_entry *e = find_entry(ctx);
+    if (e) {
+        e->message[0] = '\0';
+        e->cl_error = CL_SUCCESS;
+    }
+}
+
+void clg_keep_build_log(clg_context *ctx, char *log)
+{
+    thread_entry *e = write_entry(ctx);
+    free(e->build_log);
+    e->build_log = log;
 }
 
 const char *clg_context_last_error(const clg_context *ctx)
 {
-    return ctx ? ctx->last_error : thread_error;
+    const thread_entry *e = find_entry(ctx);
+    return e ? e->message : "";
 }
 
 cl_int clg_context_last_cl_error(const clg_context *ctx)
 {
-    return ctx ? ctx->last_cl_error : CL_SUCCESS;
+    const thread_entry *e = ctx ? find_entry(ctx) : NULL;
+    return e ? e->cl_error : CL_SUCCESS;
 }
 
 const char *clg_context_build_log(const clg_context *ctx)
 {
-    return (ctx && ctx->build_log) ? ctx->build_log : "";
+    const thread_entry *e = ctx ? find_entry(ctx) : NULL;
+    return e && e->build_log ? e->build_log : "";
 }

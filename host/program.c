@@ -1,6 +1,9 @@
 /* Program builds: lazy, cached in the context by (files, build options),
  * build log kept and never printed (OpenCL 1.2 API sections 5.6-5.7). The
- * kernel files are embedded at build time (cmake/embed_kernels.cmake). */
+ * kernel files are embedded at build time (cmake/embed_kernels.cmake).
+ * The cache is guarded by ctx->cache_lock; programs never move once
+ * cached, so the kernels handed out stay valid until the context is
+ * destroyed. */
 #include "context.h"
 #include "kernels_embedded.h"
 
@@ -16,23 +19,20 @@ static const char *embedded(const char *name)
     return NULL;
 }
 
-/* Keeps the build log of a failed build in ctx->build_log. */
+/* Keeps the build log of a failed build as the calling thread's. */
 static void keep_build_log(clg_context *ctx, cl_program program)
 {
     size_t size = 0;
-    free(ctx->build_log);
-    ctx->build_log = NULL;
+    char *log = NULL;
     if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0,
-                              NULL, &size) != CL_SUCCESS ||
-        size == 0)
-        return;
-    ctx->build_log = malloc(size + 1);
-    if (!ctx->build_log)
-        return;
-    if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, size,
-                              ctx->build_log, NULL) != CL_SUCCESS)
-        size = 0;
-    ctx->build_log[size] = '\0';
+                              NULL, &size) == CL_SUCCESS &&
+        size > 0 && (log = malloc(size + 1)) != NULL) {
+        if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG,
+                                  size, log, NULL) != CL_SUCCESS)
+            size = 0;
+        log[size] = '\0';
+    }
+    clg_keep_build_log(ctx, log);
 }
 
 /* "a.cl;b.cl|options" in buf; 0 when it does not fit. */
@@ -53,8 +53,8 @@ static int make_key(const char *const *files, size_t nfiles,
 static clg_cached_program *find_program(clg_context *ctx, const char *key)
 {
     for (size_t i = 0; i < ctx->program_count; i++)
-        if (!strcmp(ctx->programs[i].key, key))
-            return &ctx->programs[i];
+        if (!strcmp(ctx->programs[i]->key, key))
+            return ctx->programs[i];
     return NULL;
 }
 
@@ -64,8 +64,8 @@ static clg_status reserve_program(clg_context *ctx, const char *key,
 {
     if (ctx->program_count == ctx->program_capacity) {
         size_t cap = ctx->program_capacity ? 2 * ctx->program_capacity : 16;
-        clg_cached_program *grown = realloc(ctx->programs,
-                                            cap * sizeof *grown);
+        clg_cached_program **grown = realloc(ctx->programs,
+                                             cap * sizeof *grown);
         if (!grown)
             return clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
                             "out of host memory caching programs");
@@ -114,11 +114,16 @@ static clg_status build_program(clg_context *ctx, const char *const *files,
                       "clg_context_build_log()",
                       files[nfiles - 1], options, clg_cl_error_name(err),
                       (int)err);
-        ctx->last_cl_error = err;
+        clg_set_cl_error(ctx, err);
         goto cleanup;
     }
-    clg_cached_program *p = &ctx->programs[ctx->program_count++];
-    memset(p, 0, sizeof *p);
+    clg_cached_program *p = calloc(1, sizeof *p);
+    if (!p) {
+        st = clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
+                      "out of host memory caching programs");
+        goto cleanup;
+    }
+    ctx->programs[ctx->program_count++] = p;
     p->key = key_copy;
     p->program = program;
     key_copy = NULL;
@@ -168,21 +173,25 @@ clg_status clg_rt_kernel(clg_context *ctx, const char *const *files,
     if (!make_key(files, nfiles, options, key, sizeof key))
         return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
                         "program key for %s is too long", name);
+    pthread_mutex_lock(&ctx->cache_lock);
     clg_cached_program *p = find_program(ctx, key);
-    if (!p && (st = build_program(ctx, files, nfiles, options, key, &p)) !=
-                  CLG_STATUS_OK)
-        return st;
-    return program_kernel(ctx, p, name, out);
+    st = p ? CLG_STATUS_OK
+           : build_program(ctx, files, nfiles, options, key, &p);
+    if (st == CLG_STATUS_OK)
+        st = program_kernel(ctx, p, name, out);
+    pthread_mutex_unlock(&ctx->cache_lock);
+    return st;
 }
 
 void clg_programs_release(clg_context *ctx)
 {
     for (size_t i = 0; i < ctx->program_count; i++) {
-        clg_cached_program *p = &ctx->programs[i];
+        clg_cached_program *p = ctx->programs[i];
         for (size_t k = 0; k < p->kernel_count; k++)
             clReleaseKernel(p->kernels[k].kernel);
         clReleaseProgram(p->program);
         free(p->key);
+        free(p);
     }
     free(ctx->programs);
     ctx->programs = NULL;

@@ -3,13 +3,15 @@
  *
  * host/ owns every OpenCL object and knows no operator: it describes the
  * device, makes and moves buffers, builds and caches programs, launches a
- * kernel it is handed with the arguments and geometry it is handed, keeps
- * the device error flag and waits for the queue. src/ calls only what is
- * declared here (and the public header), and makes no OpenCL call itself.
+ * kernel it is handed with the arguments and geometry it is handed inside
+ * a call that orders its commands, keeps the calls' error slots and waits
+ * for them. src/ calls only what is declared here (and the public header),
+ * and makes no OpenCL call itself. Every function here may be called by
+ * several threads on one context at once.
  *
- * Every function that can fail records its message in the context (see
- * clg_fail) and returns its status; OpenCL failures return OPENCL_ERROR
- * with the raw cl_int kept and the failing call named. */
+ * Every function that can fail records its message for the calling thread
+ * and context (see clg_fail) and returns its status; OpenCL failures return
+ * OPENCL_ERROR with the raw cl_int kept and the failing call named. */
 #ifndef CLG_RUNTIME_H
 #define CLG_RUNTIME_H
 
@@ -27,8 +29,8 @@
 
 /* ---------------------------------------------------------------- errors */
 
-/* Writes a message to the context's last error (ctx NULL: the calling
- * thread's own buffer) and returns `status`. */
+/* Writes the calling thread's last error for ctx (ctx NULL: for calls made
+ * without a context) and returns `status`. */
 clg_status clg_fail(clg_context *ctx, clg_status status, const char *fmt, ...)
     CLG_PRINTF(3, 4);
 /* Records an OpenCL failure: keeps the raw code, names the call; returns
@@ -53,6 +55,116 @@ typedef struct clg_device_facts {
 
 const clg_device_facts *clg_rt_facts(const clg_context *ctx);
 
+/* ---------------------------------------------------------------- calls */
+
+/* One operator call's commands (host/calls.c; docs/design.md, "Enqueue
+ * and deferred errors"). A call enqueues everything on one queue, in
+ * order: its first command waits on the caller's wait list, and on an
+ * out-of-order queue each later one waits on the event of the one before.
+ * The call's kernels report bad indices in its error slot (`err`, passed
+ * as their `err` argument).
+ *
+ * A blocking call: clg_rt_call_open(BLOCKING) ... clg_rt_call_wait ...
+ * clg_rt_call_close. A deferred call: clg_rt_call_open(DEFERRED) ...
+ * clg_rt_call_defer, which hands its slot to the next clg_rt_collect;
+ * between the two the context's deferred state is locked, so a deferred
+ * call enqueues nothing that waits for the device. */
+
+/* How a call's error slot is used:
+ *  - BLOCKING: read by clg_rt_call_wait before the call returns;
+ *  - DEFERRED: read by the next clg_rt_collect (clg_context_finish);
+ *  - UNCHECKED: never read: the caller checked every index value before
+ *    enqueueing, so no kernel can raise it (a shared sink). */
+typedef enum clg_rt_call_kind {
+    CLG_RT_CALL_BLOCKING,
+    CLG_RT_CALL_DEFERRED,
+    CLG_RT_CALL_UNCHECKED
+} clg_rt_call_kind;
+
+typedef struct clg_rt_slot clg_rt_slot;
+typedef struct clg_rt_call {
+    clg_context *ctx;
+    cl_command_queue queue;
+    clg_rt_call_kind kind;
+    int chain;        /* out-of-order queue: each command waits on the last */
+    int keep_events;  /* commands return events (chain or want_event) */
+    int locked;       /* a deferred call holds the epoch lock */
+    cl_uint num_wait; /* the caller's wait list, for the first command */
+    const cl_event *wait;
+    cl_event last;     /* event of the last command, owned (keep_events) */
+    uint64_t enqueued; /* commands enqueued so far */
+    cl_mem err;        /* the error slot's buffer */
+    clg_rt_slot *slot;
+} clg_rt_call;
+
+/* Opens a call on `queue` (NULL: the context's queue) after the caller's
+ * wait list. Checks that the queue belongs to the context's cl_context
+ * and device, and the wait list (NULL with a count, a list without one, a
+ * NULL or foreign event): INVALID_ARGUMENT. `want_event`: the last
+ * command's event will be handed out (clg_rt_call_defer). */
+clg_status clg_rt_call_open(clg_context *ctx, cl_command_queue queue,
+                            cl_uint num_wait, const cl_event *wait,
+                            clg_rt_call_kind kind, int want_event,
+                            clg_rt_call *c);
+
+/* For the next command of `c` (host/ only): its wait list, and where it
+ * returns its event (`ev`, or NULL when the call keeps none); after the
+ * enqueue succeeded, clg_rt_call_enqueued records the event. */
+cl_event *clg_rt_call_next(clg_rt_call *c, cl_uint *num_wait,
+                           const cl_event **wait, cl_event *ev);
+void clg_rt_call_enqueued(clg_rt_call *c, cl_event ev);
+
+/* Waits until every command of `c` so far has completed. */
+clg_status clg_rt_call_sync(clg_rt_call *c);
+
+/* Ends a blocking call's commands: waits for them, reads the error slot
+ * (*raised: a kernel met a bad index) and clears it. */
+clg_status clg_rt_call_wait(clg_rt_call *c, int *raised);
+
+/* Ends a deferred call: its slot, `info` (info_size bytes, copied; NULL:
+ * nothing to report) and `keep` (retained until the collect; may be NULL)
+ * go to the next clg_rt_collect; *event (when event is not NULL) gets an
+ * event that completes with the call's last command, owned by the caller.
+ * Unlocks. */
+clg_status clg_rt_call_defer(clg_rt_call *c, const void *info,
+                             size_t info_size, cl_mem keep, cl_event *event);
+
+/* Releases what a call holds. After a failure (`failed`) with commands
+ * enqueued: a blocking or unchecked call waits for them (its slot is not
+ * reused when even that fails); a deferred one hands its slot to the next
+ * collect with nothing to report. Unlocks a deferred call. Returns 0 when
+ * commands of the call may still run (a failed wait: their buffers must
+ * not be reused), else 1. Safe on a call that failed to open. */
+int clg_rt_call_close(clg_rt_call *c, int failed);
+
+/* The context's next operation sequence number, from 1. */
+uint64_t clg_rt_sequence(clg_context *ctx);
+
+/* What a collect hands back for each deferred call, in enqueue order. */
+typedef struct clg_rt_deferred {
+    void *info; /* as given to clg_rt_call_defer; NULL: nothing */
+    cl_mem keep;
+    int raised;
+} clg_rt_deferred;
+
+/* Waits for everything enqueued through ctx since the last collect, on
+ * every queue, and reads the deferred calls' error slots. *out (count
+ * *n) is freed with clg_rt_deferred_free. One collect at a time. */
+clg_status clg_rt_collect(clg_context *ctx, clg_rt_deferred **out, size_t *n);
+void clg_rt_deferred_free(clg_rt_deferred *list, size_t n);
+
+/* A buffer's bytes [offset, offset + bytes) read to `host`, blocking, on
+ * the context's queue (for reports after a wait). */
+clg_status clg_rt_read(clg_context *ctx, cl_mem buf, uint64_t offset,
+                       void *host, size_t bytes);
+
+/* Bits of clg_rt_validation: CLGATHER_VALIDATE or clg_context_set_validate
+ * (every host-memory call is compared with the reference), and the
+ * test-only hook that makes a device result wrong on purpose. */
+#define CLG_RT_VALIDATE 1u
+#define CLG_RT_TEST_CORRUPT 2u
+unsigned clg_rt_validation(const clg_context *ctx);
+
 /* ---------------------------------------------------------------- buffers */
 
 /* Wraps caller memory in place (CL_MEM_USE_HOST_PTR); `writable` selects
@@ -61,17 +173,22 @@ const clg_device_facts *clg_rt_facts(const clg_context *ctx);
 clg_status clg_rt_wrap(clg_context *ctx, void *host, size_t bytes,
                        int writable, cl_mem *out);
 
-/* The context's scratch buffers of the copy path, one per tensor role;
- * kept and grown across calls, owned by the context (never released by
- * the caller). */
+/* A set of the copy path's scratch buffers, one per tensor role: taken
+ * from the context's pool by one call at a time and grown as needed;
+ * handed back by clg_rt_scratch_give (lost = 1 after a failure the queue
+ * could not drain: never reused). */
 typedef enum clg_scratch_slot {
     CLG_SCRATCH_DATA = 0,
     CLG_SCRATCH_INDICES = 1,
     CLG_SCRATCH_OUTPUT = 2,
     CLG_SCRATCH_COUNT = 3
 } clg_scratch_slot;
-clg_status clg_rt_scratch(clg_context *ctx, clg_scratch_slot slot,
-                          size_t bytes, cl_mem *out);
+typedef struct clg_rt_scratch clg_rt_scratch;
+clg_status clg_rt_scratch_take(clg_context *ctx, clg_rt_scratch **out);
+clg_status clg_rt_scratch_buffer(clg_context *ctx, clg_rt_scratch *set,
+                                 clg_scratch_slot slot, size_t bytes,
+                                 cl_mem *out);
+void clg_rt_scratch_give(clg_context *ctx, clg_rt_scratch *set, int lost);
 
 /* A small read-only buffer holding a copy of `bytes` at `host`. */
 clg_status clg_rt_const_buffer(clg_context *ctx, const void *host,
@@ -82,17 +199,17 @@ clg_status clg_rt_const_buffer(clg_context *ctx, const void *host,
  * commands using it are done. */
 void clg_rt_release(cl_mem *buf);
 
-/* Enqueues a copy host -> buffer (non-blocking: `host` must stay valid
- * until the queue is finished). */
-clg_status clg_rt_upload(clg_context *ctx, cl_mem buf, const void *host,
+/* Enqueues a copy host -> buffer in call `c` (non-blocking: `host` must
+ * stay valid until the call's commands are done). */
+clg_status clg_rt_upload(clg_rt_call *c, cl_mem buf, const void *host,
                          size_t bytes);
-/* Enqueues a copy buffer -> host; `blocking` waits for it. */
-clg_status clg_rt_download(clg_context *ctx, cl_mem buf, void *host,
+/* Enqueues a copy buffer -> host in call `c`; `blocking` waits for it. */
+clg_status clg_rt_download(clg_rt_call *c, cl_mem buf, void *host,
                            size_t bytes, int blocking);
 /* Makes what the device wrote into a wrapped buffer visible in the
  * caller's memory (a map and unmap: a no-op where memory is truly shared,
  * a copy on implementations that keep a device copy). */
-clg_status clg_rt_publish(clg_context *ctx, cl_mem buf, size_t bytes);
+clg_status clg_rt_publish(clg_rt_call *c, cl_mem buf, size_t bytes);
 
 /* Checks a caller's buffer for a tensor of `bytes` bytes: present when
  * bytes > 0, of this context's cl_context, and large enough. `what` names
@@ -130,30 +247,12 @@ typedef struct clg_geometry {
     size_t local[3];
 } clg_geometry;
 
-/* Sets args[0 .. nargs-1] on `kernel` and enqueues it over `g` (no wait).
- * Where the device's grid is limited (GPUs: 65535 work-groups in
- * dimensions 1 and 2) the range is enqueued in several launches. */
-clg_status clg_rt_launch(clg_context *ctx, cl_kernel kernel,
+/* Sets args[0 .. nargs-1] on `kernel` and enqueues it over `g` in call
+ * `c` (no wait); the two are one step for other threads. Where the
+ * device's grid is limited (GPUs: 65535 work-groups in dimensions 1 and 2)
+ * the range is enqueued in several launches. */
+clg_status clg_rt_launch(clg_rt_call *c, cl_kernel kernel,
                          const clg_rt_arg *args, size_t nargs,
                          const clg_geometry *g);
-
-/* The device error flag: an int the kernels set to 1 when they meet a bad
- * index; pass clg_rt_flag_buffer as their `err` argument.
- *  - clg_rt_flag_arm: before a launch, makes sure the flag is zero (a
- *    write only when an earlier call left it unread);
- *  - clg_rt_flag_read: waits for everything enqueued, reads the flag and
- *    clears it when raised;
- *  - clg_rt_flag_assume_clear: the caller checked every index before its
- *    launches and has finished the queue, so the flag cannot be raised. */
-const cl_mem *clg_rt_flag_buffer(const clg_context *ctx);
-clg_status clg_rt_flag_arm(clg_context *ctx);
-clg_status clg_rt_flag_read(clg_context *ctx, int *raised);
-void clg_rt_flag_assume_clear(clg_context *ctx);
-
-/* Waits for everything enqueued on the context's queue. */
-clg_status clg_rt_finish(clg_context *ctx);
-/* The same after an earlier failure: waits without touching the last
- * error; returns 0 when even that wait failed. */
-int clg_rt_drain(clg_context *ctx);
 
 #endif

@@ -91,28 +91,38 @@ clg_status clg_check_indices_host(clg_context *ctx, const clg_problem *p,
     return pos < 0 ? CLG_STATUS_OK : clg_fail_index(ctx, p, pos, value);
 }
 
-clg_status clg_check_indices_device(clg_context *ctx, const clg_problem *p,
-                                    cl_mem indices, int *raised)
+clg_status clg_check_launch(clg_rt_call *c, const clg_problem *p,
+                            cl_mem indices)
 {
     clg_variant v = {CLG_FILE_CHECK, "clg_check_indices", {0}};
     cl_kernel k = NULL;
     clg_geometry g;
-    *raised = 0;
     v.value[CLG_OPT_INDEX_BYTES] = (unsigned)p->index_size;
-    clg_status st = clg_variant_kernel(ctx, &v, &k);
+    clg_status st = clg_variant_kernel(c->ctx, &v, &k);
     if (st != CLG_STATUS_OK)
         return st;
     cl_ulong count = (cl_ulong)p->index_count, s = (cl_ulong)p->axis_size;
     const clg_rt_arg args[] = {{sizeof(cl_mem), &indices},
-                               {sizeof(cl_mem), clg_rt_flag_buffer(ctx)},
+                               {sizeof(cl_mem), &c->err},
                                {sizeof count, &count},
                                {sizeof s, &s}};
     size_t origin[3] = {0, 0, 0}, size[3] = {(size_t)p->index_count, 1, 1};
-    clg_geometry_make(clg_rt_facts(ctx), 1, origin, size, &g);
-    if ((st = clg_rt_flag_arm(ctx)) != CLG_STATUS_OK ||
-        (st = clg_rt_launch(ctx, k, args, 4, &g)) != CLG_STATUS_OK)
-        return st;
-    return clg_rt_flag_read(ctx, raised);
+    clg_geometry_make(clg_rt_facts(c->ctx), 1, origin, size, &g);
+    return clg_rt_launch(c, k, args, 4, &g);
+}
+
+clg_status clg_check_indices_device(clg_context *ctx, const clg_problem *p,
+                                    cl_mem indices, int *raised)
+{
+    clg_rt_call c;
+    clg_status st = clg_rt_call_open(ctx, NULL, 0, NULL, CLG_RT_CALL_BLOCKING,
+                                     0, &c);
+    *raised = 0;
+    if (st == CLG_STATUS_OK &&
+        (st = clg_check_launch(&c, p, indices)) == CLG_STATUS_OK)
+        st = clg_rt_call_wait(&c, raised);
+    clg_rt_call_close(&c, st != CLG_STATUS_OK);
+    return st;
 }
 
 clg_status clg_check_indices_readback(clg_context *ctx, const clg_problem *p,
@@ -128,7 +138,7 @@ clg_status clg_check_indices_readback(clg_context *ctx, const clg_problem *p,
         return clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
                         "out of host memory reading back %zu bytes of indices",
                         bytes);
-    st = clg_rt_download(ctx, indices, host, bytes, 1);
+    st = clg_rt_read(ctx, indices, 0, host, bytes);
     if (st == CLG_STATUS_OK)
         st = clg_check_indices_host(ctx, p, host);
     free(host);

@@ -1,15 +1,20 @@
-/* The paths both operators share (docs/design.md, "Layers" and "Large
- * tensors"): validate -> plan -> launch, on device buffers and on host
- * memory.
+/* The paths both operators share (docs/design.md, "Layers", "Enqueue and
+ * deferred errors" and "Large tensors"): validate -> plan -> launch, on
+ * device buffers and on host memory.
  *
- * The device-buffer entry points are the core; the host-memory ones wrap
- * the same routines:
- *  - on devices that share host memory (POCL's CPU device) the caller's
- *    buffers are used in place and the index values are checked before
- *    any kernel may write the caller's output;
- *  - elsewhere data and indices are uploaded to scratch buffers and the
- *    output is downloaded only when the device raised no error.
- * Either way the caller's output is untouched on an index error. */
+ * enqueue_problem is the one implementation; the three entry points differ
+ * only in the call around it:
+ *  - clg_dispatch_enqueue: a deferred call on the caller's queue; index
+ *    errors surface from clg_context_finish;
+ *  - clg_dispatch_cl: a blocking call on the context's queue that reads
+ *    its own error slot;
+ *  - clg_dispatch_host: host memory. On devices that share host memory
+ *    (POCL's CPU device) the caller's buffers are used in place and the
+ *    index values are checked before any kernel may write the caller's
+ *    output; elsewhere data and indices are uploaded to scratch buffers
+ *    and the output is downloaded only when the device raised no error.
+ *    Either way the caller's output is untouched on an index error.
+ */
 #include "op.h"
 
 #include <stdint.h>
@@ -94,51 +99,92 @@ static clg_status check_cl_call(clg_context *ctx, clg_op op,
     return CLG_STATUS_OK;
 }
 
+/* Enqueues one problem on device buffers in call `c`: the operator's
+ * kernel over the whole tensors, or, when the output or the data is empty,
+ * only the check of the index values. */
+static clg_status enqueue_problem(const clg_routine *r, clg_rt_call *c,
+                                  const clg_problem *p,
+                                  const clg_cl_tensor *data,
+                                  const clg_cl_tensor *indices,
+                                  const clg_cl_tensor *output)
+{
+    clg_plan plan;
+    if (p->out_count == 0 || p->data_count == 0)
+        return p->index_count == 0 ? CLG_STATUS_OK
+                                   : clg_check_launch(c, p, indices->buffer);
+    r->plan(p, clg_rt_facts(c->ctx), 16, &plan);
+    clg_box box = {0, plan.outer, 0, plan.n, 0, plan.inner};
+    clg_windows w = {.data = data->buffer,
+                     .indices = indices->buffer,
+                     .output = output->buffer,
+                     .data_len = plan.data_units,
+                     .index_len = p->index_count,
+                     .out_len = plan.out_units,
+                     .call = c,
+                     .err = c->err};
+    return r->launch(c->ctx, p, &plan, &box, &w);
+}
+
+clg_status clg_dispatch_enqueue(const clg_routine *r, clg_context *ctx,
+                                cl_command_queue queue,
+                                const clg_cl_tensor *data,
+                                const clg_cl_tensor *indices, int64_t axis,
+                                const clg_cl_tensor *output, cl_uint num_wait,
+                                const cl_event *wait, cl_event *event)
+{
+    clg_deferred_info info;
+    clg_rt_call c;
+    clg_status st;
+    if ((st = need_ctx(ctx)) != CLG_STATUS_OK ||
+        (st = check_cl_call(ctx, r->op, data, indices, axis, output,
+                            &info.p)) != CLG_STATUS_OK ||
+        (st = clg_rt_call_open(ctx, queue, num_wait, wait,
+                               CLG_RT_CALL_DEFERRED, event != NULL, &c)) !=
+            CLG_STATUS_OK)
+        return st;
+    info.sequence = clg_rt_sequence(ctx);
+    st = enqueue_problem(r, &c, &info.p, data, indices, output);
+    if (st == CLG_STATUS_OK)
+        st = clg_rt_call_defer(&c, &info, sizeof info, indices->buffer, event);
+    clg_rt_call_close(&c, st != CLG_STATUS_OK);
+    if (st == CLG_STATUS_OK)
+        clg_clear_error(ctx);
+    return st;
+}
+
 clg_status clg_dispatch_cl(const clg_routine *r, clg_context *ctx,
                            const clg_cl_tensor *data,
                            const clg_cl_tensor *indices, int64_t axis,
                            const clg_cl_tensor *output)
 {
     clg_problem p;
-    clg_plan plan;
+    clg_rt_call c;
     clg_status st;
     int raised = 0;
     if ((st = need_ctx(ctx)) != CLG_STATUS_OK ||
         (st = check_cl_call(ctx, r->op, data, indices, axis, output, &p)) !=
-            CLG_STATUS_OK)
+            CLG_STATUS_OK ||
+        (st = clg_rt_call_open(ctx, NULL, 0, NULL, CLG_RT_CALL_BLOCKING, 0,
+                               &c)) != CLG_STATUS_OK)
         return st;
-    if (p.out_count == 0 || p.data_count == 0) {
-        /* Nothing to launch; index values are still checked. */
-        if ((st = clg_check_indices_readback(ctx, &p, indices->buffer)) ==
-            CLG_STATUS_OK)
-            clg_clear_error(ctx);
-        return st;
-    }
-    r->plan(&p, clg_rt_facts(ctx), 16, &plan);
-    clg_box box = {0, plan.outer, 0, plan.n, 0, plan.inner};
-    clg_windows w = {data->buffer,    indices->buffer,
-                     output->buffer,  0,
-                     plan.data_units, 0,
-                     p.index_count,   0,
-                     plan.out_units};
-    if ((st = clg_rt_flag_arm(ctx)) != CLG_STATUS_OK ||
-        (st = r->launch(ctx, &p, &plan, &box, &w)) != CLG_STATUS_OK ||
-        (st = clg_rt_flag_read(ctx, &raised)) != CLG_STATUS_OK)
-        return st;
-    if (raised)
-        return flag_raised(ctx,
-                           clg_check_indices_readback(ctx, &p,
-                                                      indices->buffer),
-                           "every index read back is valid");
-    clg_clear_error(ctx);
-    return CLG_STATUS_OK;
+    st = enqueue_problem(r, &c, &p, data, indices, output);
+    if (st == CLG_STATUS_OK)
+        st = clg_rt_call_wait(&c, &raised);
+    clg_rt_call_close(&c, st != CLG_STATUS_OK);
+    if (st == CLG_STATUS_OK && raised)
+        st = flag_raised(ctx,
+                         clg_check_indices_readback(ctx, &p, indices->buffer),
+                         "every index read back is valid");
+    if (st == CLG_STATUS_OK)
+        clg_clear_error(ctx);
+    return st;
 }
 
 /* ------------------------------------------------------------ host memory */
 
 /* One host-memory call: where its buffers come from (the caller's memory
- * in place, or the context's scratch buffers filled by copies), its plan
- * and its pieces. */
+ * in place, or a scratch set filled by copies), its call, plan and
+ * pieces. */
 typedef struct host_call {
     const clg_routine *r;
     clg_context *ctx;
@@ -147,7 +193,9 @@ typedef struct host_call {
     int in_place;
     int whole;     /* one piece, one data window */
     int launches;  /* enqueued so far */
-    int undrained; /* a failure left commands the queue could not finish */
+    int undrained; /* a failure left commands that could not be waited for */
+    clg_rt_call call;
+    clg_rt_scratch *scratch; /* copy path */
     clg_plan plan;
     clg_pieces pc;
 } host_call;
@@ -167,10 +215,11 @@ static clg_status io_buffer(host_call *hc, clg_scratch_slot slot, void *host,
     if (hc->in_place)
         return clg_rt_wrap(hc->ctx, host, bytes, slot == CLG_SCRATCH_OUTPUT,
                            out);
-    if ((st = clg_rt_scratch(hc->ctx, slot, bytes, out)) != CLG_STATUS_OK)
+    if ((st = clg_rt_scratch_buffer(hc->ctx, hc->scratch, slot, bytes, out)) !=
+        CLG_STATUS_OK)
         return st;
     if (slot != CLG_SCRATCH_OUTPUT)
-        return clg_rt_upload(hc->ctx, *out, host, bytes);
+        return clg_rt_upload(&hc->call, *out, host, bytes);
     return CLG_STATUS_OK;
 }
 
@@ -218,7 +267,7 @@ static clg_status run_windows(host_call *hc, const clg_box *box,
         io_release(hc, &w->data);
         if (st == CLG_STATUS_OK &&
             ++hc->launches % CLG_LAUNCHES_PER_FINISH == 0)
-            st = clg_rt_finish(hc->ctx);
+            st = clg_rt_call_sync(&hc->call);
     }
     return st;
 }
@@ -230,9 +279,9 @@ static clg_status commit_piece(host_call *hc, const clg_windows *w)
     size_t bytes = (size_t)w->out_len * hc->plan.unit;
     char *dst = hc->output + (size_t)w->out_base * hc->plan.unit;
     if (hc->in_place)
-        return clg_rt_publish(hc->ctx, w->output, bytes);
+        return clg_rt_publish(&hc->call, w->output, bytes);
     if (!hc->whole)
-        return clg_rt_download(hc->ctx, w->output, dst, bytes, 0);
+        return clg_rt_download(&hc->call, w->output, dst, bytes, 0);
     return CLG_STATUS_OK;
 }
 
@@ -240,7 +289,7 @@ static clg_status commit_piece(host_call *hc, const clg_windows *w)
 static clg_status run_pieces(host_call *hc)
 {
     clg_status st = CLG_STATUS_OK;
-    clg_windows w = {0};
+    clg_windows w = {.call = &hc->call, .err = hc->call.err};
     int64_t index_base = -1, index_len = -1;
     size_t unit = hc->plan.unit, isize = hc->p->index_size;
     for (int64_t k = 0; k < hc->pc.count && st == CLG_STATUS_OK; k++) {
@@ -269,22 +318,17 @@ static clg_status run_pieces(host_call *hc)
     return st;
 }
 
-/* After every launch succeeded: wait, and on the copy path read the flag
- * and download a whole result. */
+/* After every launch succeeded: wait (in place, every index was checked
+ * before the launch, so the kernels cannot have raised the error slot and
+ * nothing reads it); on the copy path read the slot and download a whole
+ * result. */
 static clg_status finish_host(host_call *hc)
 {
     clg_context *ctx = hc->ctx;
     int raised = 0;
     clg_status st;
-    if (hc->in_place) {
-        /* Every index was checked before the launch, so the kernels cannot
-         * have raised the flag: waiting is enough, and saves a read
-         * command per call (it counts for small tensors). */
-        st = clg_rt_finish(ctx);
-        clg_rt_flag_assume_clear(ctx);
-        return st;
-    }
-    if ((st = clg_rt_flag_read(ctx, &raised)) != CLG_STATUS_OK)
+    if ((st = clg_rt_call_wait(&hc->call, &raised)) != CLG_STATUS_OK ||
+        hc->in_place)
         return st;
     if (raised)
         return flag_raised(ctx,
@@ -294,31 +338,41 @@ static clg_status finish_host(host_call *hc)
     if (!hc->whole)
         return CLG_STATUS_OK;
     cl_mem out = NULL;
-    if ((st = clg_rt_scratch(ctx, CLG_SCRATCH_OUTPUT, (size_t)out_bytes(hc->p),
-                             &out)) != CLG_STATUS_OK)
+    if ((st = clg_rt_scratch_buffer(ctx, hc->scratch, CLG_SCRATCH_OUTPUT,
+                                    (size_t)out_bytes(hc->p), &out)) !=
+        CLG_STATUS_OK)
         return st;
-    return clg_rt_download(ctx, out, hc->output, (size_t)out_bytes(hc->p), 1);
+    return clg_rt_download(&hc->call, out, hc->output,
+                           (size_t)out_bytes(hc->p), 1);
 }
 
-/* Checks, launches and finishes; hc->output is where the pieces write. */
+/* Checks, opens the call, launches and finishes; hc->output is where the
+ * pieces write. */
 static clg_status run_launches(host_call *hc)
 {
     clg_context *ctx = hc->ctx;
     clg_status st;
-    /* The copy path of a single launch checks the flag before downloading;
-     * everything else checks the indices before any launch. */
+    /* The copy path of a single launch checks the error slot before
+     * downloading; everything else checks the indices before any launch. */
     if ((hc->in_place || !hc->whole) &&
         (st = prevalidate(hc)) != CLG_STATUS_OK)
         return st;
-    if ((st = clg_rt_flag_arm(ctx)) != CLG_STATUS_OK)
+    if (!hc->in_place &&
+        (st = clg_rt_scratch_take(ctx, &hc->scratch)) != CLG_STATUS_OK)
         return st;
-    if ((st = run_pieces(hc)) == CLG_STATUS_OK)
+    st = clg_rt_call_open(ctx, NULL, 0, NULL,
+                          hc->in_place ? CLG_RT_CALL_UNCHECKED
+                                       : CLG_RT_CALL_BLOCKING,
+                          0, &hc->call);
+    if (st == CLG_STATUS_OK && (st = run_pieces(hc)) == CLG_STATUS_OK)
         st = finish_host(hc);
     /* After a failure nothing enqueued (copies from the caller's inputs,
      * launches, downloads into the output or the staging copy) may still
      * run when the call returns. */
-    if (st != CLG_STATUS_OK && !clg_rt_drain(ctx))
+    if (!clg_rt_call_close(&hc->call, st != CLG_STATUS_OK))
         hc->undrained = 1;
+    clg_rt_scratch_give(ctx, hc->scratch, hc->undrained);
+    hc->scratch = NULL;
     return st;
 }
 
@@ -365,6 +419,30 @@ static clg_status run_host(host_call *hc)
     return hc->whole ? run_launches(hc) : run_staged(hc);
 }
 
+/* Host memory, validated and not empty: in place or through copies. */
+static clg_status host_launch(const clg_routine *r, clg_context *ctx,
+                              const clg_problem *p, const clg_tensor *data,
+                              const clg_tensor *indices,
+                              const clg_tensor *output)
+{
+    /* In place needs element-aligned caller memory (GatherElements moves
+     * whole elements; indices are read as int32/int64). */
+    size_t need = r->op == CLG_OP_GATHER ? 1 : p->elem_size;
+    if (need > 16)
+        need = 16;
+    host_call hc = {.r = r,
+                    .ctx = ctx,
+                    .p = p,
+                    .data = (char *)data->data,
+                    .indices = (char *)indices->data,
+                    .output = (char *)output->data};
+    hc.in_place = clg_rt_facts(ctx)->host_unified &&
+                  address_alignment(data->data) >= need &&
+                  address_alignment(output->data) >= need &&
+                  address_alignment(indices->data) >= p->index_size;
+    return run_host(&hc);
+}
+
 clg_status clg_dispatch_host(const clg_routine *r, clg_context *ctx,
                              const clg_tensor *data, const clg_tensor *indices,
                              int64_t axis, const clg_tensor *output)
@@ -375,30 +453,14 @@ clg_status clg_dispatch_host(const clg_routine *r, clg_context *ctx,
         (st = clg_validate_host(ctx, r->op, data, indices, axis, output,
                                 &p)) != CLG_STATUS_OK)
         return st;
-    if (p.out_count == 0 || p.data_count == 0) {
+    if (p.out_count == 0 || p.data_count == 0)
         /* Empty output (or no data to read, which makes every index
          * invalid): no kernel; index values are still checked. */
-        if ((st = clg_check_indices_host(ctx, &p, indices->data)) ==
-            CLG_STATUS_OK)
-            clg_clear_error(ctx);
-        return st;
-    }
-    /* In place needs element-aligned caller memory (GatherElements moves
-     * whole elements; indices are read as int32/int64). */
-    size_t need = r->op == CLG_OP_GATHER ? 1 : p.elem_size;
-    if (need > 16)
-        need = 16;
-    host_call hc = {.r = r,
-                    .ctx = ctx,
-                    .p = &p,
-                    .data = (char *)data->data,
-                    .indices = (char *)indices->data,
-                    .output = (char *)output->data};
-    hc.in_place = clg_rt_facts(ctx)->host_unified &&
-                  address_alignment(data->data) >= need &&
-                  address_alignment(output->data) >= need &&
-                  address_alignment(indices->data) >= p.index_size;
-    st = run_host(&hc);
+        st = clg_check_indices_host(ctx, &p, indices->data);
+    else
+        st = host_launch(r, ctx, &p, data, indices, output);
+    if (st == CLG_STATUS_OK && clg_rt_validation(ctx) != 0)
+        st = clg_validate_result(r, ctx, &p, data, indices, axis, output);
     if (st == CLG_STATUS_OK)
         clg_clear_error(ctx);
     return st;

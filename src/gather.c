@@ -102,7 +102,7 @@ static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
     clg_base_scalars sc;
     clg_rt_arg args[CLG_BASE_ARG_COUNT];
     clg_base_args(ctx, plan, w, &sc, args);
-    return clg_rt_launch(ctx, k, args, CLG_BASE_ARG_COUNT, &g);
+    return clg_rt_launch(w->call, k, args, CLG_BASE_ARG_COUNT, &g);
 }
 
 const clg_routine clg_gather_routine = {CLG_OP_GATHER, gather_plan,
@@ -122,4 +122,16 @@ clg_status clg_gather_cl(clg_context *ctx, const clg_cl_tensor *data,
 {
     return clg_dispatch_cl(&clg_gather_routine, ctx, data, indices, axis,
                            output);
+}
+
+clg_status clg_enqueue_gather(clg_context *ctx, cl_command_queue queue,
+                              const clg_cl_tensor *data,
+                              const clg_cl_tensor *indices, int64_t axis,
+                              const clg_cl_tensor *output,
+                              cl_uint num_events_in_wait_list,
+                              const cl_event *event_wait_list, cl_event *event)
+{
+    return clg_dispatch_enqueue(&clg_gather_routine, ctx, queue, data, indices,
+                                axis, output, num_events_in_wait_list,
+                                event_wait_list, event);
 }

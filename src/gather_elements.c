@@ -217,7 +217,7 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
     if (st == CLG_STATUS_OK) {
         clg_base_args(ctx, plan, w, &sc, args);
         elements_args(plan, &x, args + CLG_BASE_ARG_COUNT);
-        st = clg_rt_launch(ctx, k, args, ELEMENTS_ARG_COUNT, &g);
+        st = clg_rt_launch(w->call, k, args, ELEMENTS_ARG_COUNT, &g);
     }
     /* Release is deferred by OpenCL until the enqueued kernel is done. */
     clg_rt_release(&x.outer_geom);
@@ -244,4 +244,19 @@ clg_status clg_gather_elements_cl(clg_context *ctx, const clg_cl_tensor *data,
 {
     return clg_dispatch_cl(&clg_gather_elements_routine, ctx, data, indices,
                            axis, output);
+}
+
+clg_status clg_enqueue_gather_elements(clg_context *ctx,
+                                       cl_command_queue queue,
+                                       const clg_cl_tensor *data,
+                                       const clg_cl_tensor *indices,
+                                       int64_t axis,
+                                       const clg_cl_tensor *output,
+                                       cl_uint num_events_in_wait_list,
+                                       const cl_event *event_wait_list,
+                                       cl_event *event)
+{
+    return clg_dispatch_enqueue(&clg_gather_elements_routine, ctx, queue, data,
+                                indices, axis, output, num_events_in_wait_list,
+                                event_wait_list, event);
 }

@@ -98,8 +98,13 @@ clg_status clg_fail_index(clg_context *ctx, const clg_problem *p, int64_t pos,
 clg_status clg_check_indices_host(clg_context *ctx, const clg_problem *p,
                                   const void *indices);
 
-/* Runs the check kernel over device indices; *raised = 1 when any value is
- * outside [-s, s-1]. Waits for the result. */
+/* Enqueues the check kernel over device indices in call `c`: it raises
+ * the call's error slot when any value is outside [-s, s-1]. */
+clg_status clg_check_launch(clg_rt_call *c, const clg_problem *p,
+                            cl_mem indices);
+
+/* Runs the check kernel over device indices as a blocking call; *raised =
+ * 1 when any value is outside [-s, s-1]. */
 clg_status clg_check_indices_device(clg_context *ctx, const clg_problem *p,
                                     cl_mem indices, int *raised);
 
@@ -148,12 +153,15 @@ typedef struct clg_box {
 } clg_box;
 
 /* The buffers of one launch, each holding a window of its tensor:
- * [base, base + len) in units (data, output) or elements (indices). */
+ * [base, base + len) in units (data, output) or elements (indices); the
+ * call the launch belongs to, and its error slot. */
 typedef struct clg_windows {
     cl_mem data, indices, output;
     int64_t data_base, data_len;
     int64_t index_base, index_len;
     int64_t out_base, out_len;
+    clg_rt_call *call;
+    cl_mem err; /* call->err */
 } clg_windows;
 
 /* 1 when box and windows cover the whole tensors (no pieces). */
@@ -202,7 +210,8 @@ typedef struct clg_routine {
     /* Data units [*first, *end) a box may read. */
     void (*footprint)(const clg_plan *plan, const clg_box *box, int64_t *first,
                       int64_t *end);
-    /* Enqueues the kernel over `box` with buffers `w` (no wait). */
+    /* Enqueues the kernel over `box` with buffers `w` in call w->call (no
+     * wait). */
     clg_status (*launch)(clg_context *ctx, const clg_problem *p,
                          const clg_plan *plan, const clg_box *box,
                          const clg_windows *w);
@@ -212,7 +221,13 @@ extern const clg_routine clg_gather_routine;
 extern const clg_routine clg_gather_elements_routine;
 
 /* src/dispatch.c: the device-buffer and host-memory paths shared by both
- * operators. */
+ * operators; the enqueue is the core of all three. */
+clg_status clg_dispatch_enqueue(const clg_routine *r, clg_context *ctx,
+                                cl_command_queue queue,
+                                const clg_cl_tensor *data,
+                                const clg_cl_tensor *indices, int64_t axis,
+                                const clg_cl_tensor *output, cl_uint num_wait,
+                                const cl_event *wait, cl_event *event);
 clg_status clg_dispatch_cl(const clg_routine *r, clg_context *ctx,
                            const clg_cl_tensor *data,
                            const clg_cl_tensor *indices, int64_t axis,
@@ -220,6 +235,21 @@ clg_status clg_dispatch_cl(const clg_routine *r, clg_context *ctx,
 clg_status clg_dispatch_host(const clg_routine *r, clg_context *ctx,
                              const clg_tensor *data, const clg_tensor *indices,
                              int64_t axis, const clg_tensor *output);
+
+/* src/finish.c: what a deferred call records for its report, and the
+ * report of the first raised one. */
+typedef struct clg_deferred_info {
+    uint64_t sequence;
+    clg_problem p;
+} clg_deferred_info;
+
+/* src/mismatch.c: validation mode. Runs the reference over the same
+ * host tensors and compares it with the device's output; DEVICE_MISMATCH
+ * naming the first differing position and both values. */
+clg_status clg_validate_result(const clg_routine *r, clg_context *ctx,
+                               const clg_problem *p, const clg_tensor *data,
+                               const clg_tensor *indices, int64_t axis,
+                               const clg_tensor *output);
 
 /* ---------------------------------------------------------------- pieces */
 

@@ -70,13 +70,14 @@ void clg_base_args(clg_context *ctx, const clg_plan *plan,
 {
     const int64_t win[6] = {w->data_base, w->data_len, w->index_base,
                             w->index_len, w->out_base, w->out_len};
+    (void)ctx;
     sc->n = (cl_ulong)plan->n;
     sc->axis_size = (cl_ulong)plan->axis_size;
     sc->inner = (cl_ulong)plan->inner;
     args[0] = (clg_rt_arg){sizeof(cl_mem), &w->data};
     args[1] = (clg_rt_arg){sizeof(cl_mem), &w->indices};
     args[2] = (clg_rt_arg){sizeof(cl_mem), &w->output};
-    args[3] = (clg_rt_arg){sizeof(cl_mem), clg_rt_flag_buffer(ctx)};
+    args[3] = (clg_rt_arg){sizeof(cl_mem), &w->err};
     args[4] = (clg_rt_arg){sizeof sc->n, &sc->n};
     args[5] = (clg_rt_arg){sizeof sc->axis_size, &sc->axis_size};
     args[6] = (clg_rt_arg){sizeof sc->inner, &sc->inner};

@@ -7,15 +7,19 @@
  *   3. Data types and tensors
  *   4. Devices and contexts
  *   5. Operators (host memory, device buffers, CPU reference)
- *   6. Diagnostics
+ *   6. Enqueue: operators inside an OpenCL pipeline
+ *   7. Diagnostics
  *
  * Semantics follow the ONNX operator pages Gather (opsets 1, 11, 13) and
  * GatherElements (opsets 11, 13), with the index range [-s, s-1] accepted
  * for every opset. Results are bit-exact: the operators only move bytes.
  *
- * Threading: a clg_context may be used by one thread at a time. Different
- * contexts may be used from different threads concurrently. The library
- * never prints.
+ * Threading: any number of threads may call any function on one
+ * clg_context at once (except clg_context_destroy, which must be the last
+ * call on it). Messages (clg_context_last_error, clg_context_last_cl_error,
+ * clg_context_build_log) are kept per thread and per context: each thread
+ * reads what its own last call on that context left. The library never
+ * prints.
  */
 #ifndef CLGATHER_CLGATHER_H
 #define CLGATHER_CLGATHER_H
@@ -92,7 +96,8 @@ CLG_API const char *clg_version_string(void);
     X(OUT_OF_MEMORY, 11, "host memory allocation failed")                     \
     X(DEVICE_NOT_FOUND, 12, "no OpenCL device matches the device spec")       \
     X(OPENCL_ERROR, 13, "an OpenCL call failed")                              \
-    X(BUILD_FAILED, 14, "an OpenCL program failed to build")
+    X(BUILD_FAILED, 14, "an OpenCL program failed to build")                  \
+    X(DEVICE_MISMATCH, 15, "the device result differs from the reference")
 
 #define CLG_STATUS_ENUM_ENTRY_(name, value, message) CLG_STATUS_##name = value,
 /** Result of every fallible call. CLG_STATUS_OK (0) means success. */
@@ -227,9 +232,10 @@ typedef struct clg_device_info {
 CLG_API clg_status clg_devices_list(clg_device_info *infos, size_t capacity,
                                     size_t *count);
 
-/** Opaque context: one OpenCL device, its cl_context and in-order command
- *  queue, the programs built so far (cached per variant), and the last
- *  error. */
+/** Opaque context: one OpenCL device, its cl_context and command queue,
+ *  the programs built so far (cached per variant), and the operations
+ *  enqueued since the last clg_context_finish. Thread-safe (see the top of
+ *  this header). */
 typedef struct clg_context clg_context;
 
 /** Creates a context on the device chosen by `device_spec`:
@@ -246,7 +252,9 @@ typedef struct clg_context clg_context;
  *  pieces (useful to test the split path, or to leave device memory free).
  *  The test-only environment variable CLGATHER_TEST_PLAN=gpu makes the
  *  context plan as on a GPU (see clg_context_uses_host_memory); "device"
- *  or unset keeps the device's own plans.
+ *  or unset keeps the device's own plans. CLGATHER_VALIDATE=1 starts the
+ *  context in validation mode (clg_context_set_validate); "0" or unset
+ *  does not.
  *  On success *ctx receives a new context (destroy with
  *  clg_context_destroy). On failure *ctx is NULL and, when the failure
  *  concerns the device, clg_context_last_error(NULL) on the same thread
@@ -254,17 +262,20 @@ typedef struct clg_context clg_context;
  *  Errors: NULL_POINTER, DEVICE_NOT_FOUND (no device or no match),
  *  INVALID_ARGUMENT (a malformed "P:D": digits, signs and a colon that are
  *  not two unsigned numbers; CLGATHER_MAX_ALLOC not a byte count >= 1024;
- *  CLGATHER_TEST_PLAN not "gpu" or "device"), OUT_OF_MEMORY,
- *  OPENCL_ERROR. */
+ *  CLGATHER_TEST_PLAN not "gpu" or "device"; CLGATHER_VALIDATE not "0" or
+ *  "1"), OUT_OF_MEMORY, OPENCL_ERROR. */
 CLG_API clg_status clg_context_create(clg_context **ctx,
                                       const char *device_spec);
 
 /** Creates a context over a caller's OpenCL objects. `context` and `queue`
- *  are retained here and released by clg_context_destroy; `device` must be
- *  the queue's device. The queue must be in order (no
- *  CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE).
- *  Errors: NULL_POINTER, INVALID_ARGUMENT (out-of-order queue, or device
- *  not the queue's), OUT_OF_MEMORY, OPENCL_ERROR. */
+ *  are retained here and released by clg_context_destroy; `device` and
+ *  `context` must be the queue's. The queue may be in order or out of
+ *  order (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE): each call orders its
+ *  own commands with events. The environment is read as by
+ *  clg_context_create.
+ *  Errors: NULL_POINTER, INVALID_ARGUMENT (device or context not the
+ *  queue's; a malformed environment variable), OUT_OF_MEMORY,
+ *  OPENCL_ERROR. */
 CLG_API clg_status clg_context_create_from_cl(clg_context **ctx,
                                               cl_context context,
                                               cl_device_id device,
@@ -300,6 +311,22 @@ CLG_API uint64_t clg_context_max_alloc_size(const clg_context *ctx);
 CLG_API cl_context clg_context_cl_context(const clg_context *ctx);
 CLG_API cl_device_id clg_context_cl_device(const clg_context *ctx);
 CLG_API cl_command_queue clg_context_cl_queue(const clg_context *ctx);
+
+/** Validation mode: while on, every host-memory operator call (clg_gather,
+ *  clg_gather_elements) also runs the CPU reference on the same inputs and
+ *  compares the two outputs bit for bit. A difference returns
+ *  DEVICE_MISMATCH; the message names the op, the first differing output
+ *  position and the device's and the reference's bytes there, and the
+ *  output holds the device's result. Cost: one reference run per call (a
+ *  single-threaded host gather, several times the device call on large
+ *  tensors) plus a temporary output of the same size. Device-buffer and
+ *  enqueued calls are not compared. Starts on when CLGATHER_VALIDATE=1.
+ *  Takes effect for calls that start after it returns; thread-safe.
+ *  Errors: NULL_POINTER. */
+CLG_API clg_status clg_context_set_validate(clg_context *ctx, int on);
+
+/** 1 while validation mode is on, else 0 (also for NULL). */
+CLG_API int clg_context_validates(const clg_context *ctx);
 
 /* ======================================================================
  * 5. Operators
@@ -381,9 +408,10 @@ CLG_API clg_status clg_gather_elements(clg_context *ctx,
                                        const clg_tensor *output);
 
 /** Gather on device-resident buffers of the context's cl_context; blocks
- *  until the result is in `output->buffer`. Same semantics and errors as
- *  clg_gather, except that after INDEX_OUT_OF_RANGE the output buffer's
- *  contents are unspecified (no byte outside it is ever written). Buffers
+ *  until the result is in `output->buffer`: clg_enqueue_gather on the
+ *  context's queue, then a wait for this call alone. Same semantics and
+ *  errors as clg_gather, except that after INDEX_OUT_OF_RANGE the output
+ *  buffer's contents are unspecified (no byte outside it is ever written). Buffers
  *  must belong to the context's cl_context and be at least as large as
  *  their tensors, and the output buffer must not be an input's
  *  (INVALID_ARGUMENT otherwise; overlapping sub-buffers are not detected
@@ -418,27 +446,104 @@ CLG_API clg_status clg_reference_gather_elements(clg_context *ctx,
                                                  const clg_tensor *output);
 
 /* ======================================================================
- * 6. Diagnostics
+ * 6. Enqueue: operators inside an OpenCL pipeline
  * ==================================================================== */
 
-/** Message of the last failed call on `ctx`, naming the call or argument
- *  and the values involved, e.g. "indices[1][2] = 5 is out of range [-3, 2]
- *  for axis 1 of size 3". "" after a success. With ctx NULL: the message of
- *  the calling thread's last failed call made without a context
- *  (clg_context_create, reference functions with a NULL ctx). Owned by the
- *  library; valid until the next call on the same context (or thread). */
+/** Enqueues ONNX Gather on device buffers and returns without waiting for
+ *  the device (no clFinish, no blocking read, write or map; the first call
+ *  of a kernel variant builds its program on the host). Semantics as
+ *  clg_gather_cl.
+ *  - queue: NULL for the context's queue, or any command queue of the
+ *    context's cl_context and device, in order or out of order.
+ *  - num_events_in_wait_list, event_wait_list: as for
+ *    clEnqueueNDRangeKernel (OpenCL 1.2 section 5.8): the operation starts
+ *    after these events complete. The events must belong to the context's
+ *    cl_context.
+ *  - event: when not NULL, receives a new event that completes once the
+ *    output is written; the caller releases it (clReleaseEvent). On an
+ *    out-of-order queue it is the only ordering against later commands.
+ *  Checked before anything is enqueued, and returned at once: descriptors
+ *  (shapes, dtypes, axis: as clg_gather), buffers (NULL, another
+ *  cl_context, too small: NULL_POINTER or INVALID_ARGUMENT), the output
+ *  buffer being an input's (INVALID_ARGUMENT), the queue and the wait list
+ *  (INVALID_ARGUMENT). Nothing is enqueued after such an error and *event
+ *  is left unset.
+ *  Index values are checked on the device, and an error there is
+ *  deferred: the operation completes (its event too), its output buffer's
+ *  contents are unspecified, and no byte outside its buffers is written,
+ *  whatever the indices. The error surfaces from the next
+ *  clg_context_finish(ctx), which names this operation (its sequence
+ *  number, op, shapes and dtypes), the first bad position and its value.
+ *  The indices buffer is retained until then, to name them.
+ *  Threading: any thread; operations enqueued on one queue run in the
+ *  order their calls returned.
+ *  Errors (immediate): those of clg_gather_cl except INDEX_OUT_OF_RANGE;
+ *  OPENCL_ERROR when an enqueue fails (commands already enqueued by the
+ *  call still run; the output is then unspecified); BUILD_FAILED. */
+CLG_API clg_status clg_enqueue_gather(clg_context *ctx, cl_command_queue queue,
+                                      const clg_cl_tensor *data,
+                                      const clg_cl_tensor *indices,
+                                      int64_t axis,
+                                      const clg_cl_tensor *output,
+                                      cl_uint num_events_in_wait_list,
+                                      const cl_event *event_wait_list,
+                                      cl_event *event);
+
+/** Enqueues ONNX GatherElements on device buffers; as clg_enqueue_gather,
+ *  with the semantics of clg_gather_elements_cl. */
+CLG_API clg_status clg_enqueue_gather_elements(clg_context *ctx,
+                                               cl_command_queue queue,
+                                               const clg_cl_tensor *data,
+                                               const clg_cl_tensor *indices,
+                                               int64_t axis,
+                                               const clg_cl_tensor *output,
+                                               cl_uint num_events_in_wait_list,
+                                               const cl_event *event_wait_list,
+                                               cl_event *event);
+
+/** Waits for every operation enqueued through `ctx` (clg_enqueue_*), on
+ *  every queue they used, since the previous clg_context_finish, and
+ *  returns the first deferred error among them in enqueue order: OK when
+ *  none. INDEX_OUT_OF_RANGE's message (clg_context_last_error on the
+ *  calling thread) reads e.g. "Gather #12 (data float32[3, 4], indices
+ *  int64[2], axis 0): indices[1] = 7 is out of range [-3, 2] for axis 0
+ *  of size 3"; when the indices buffer was overwritten after the
+ *  operation, the message says so instead of a value. Errors of later
+ *  operations in the same batch are dropped. Finishing concurrently from
+ *  several threads is allowed: each finish waits for the batch it took and
+ *  any earlier one. Blocking calls (clg_gather, clg_gather_cl, ...) report
+ *  their own errors and never appear here.
+ *  Errors: NULL_POINTER, INDEX_OUT_OF_RANGE (deferred), OPENCL_ERROR (a
+ *  wait failed: the device or a queue is broken), OUT_OF_MEMORY. */
+CLG_API clg_status clg_context_finish(clg_context *ctx);
+
+/* ======================================================================
+ * 7. Diagnostics
+ * ==================================================================== */
+
+/** Message of the calling thread's last failed call on `ctx`, naming the
+ *  call or argument and the values involved, e.g. "indices[1][2] = 5 is
+ *  out of range [-3, 2] for axis 1 of size 3". "" after a success, and
+ *  for a thread that has made no call on ctx. Per thread: other threads'
+ *  calls on the same context never change it (a thread remembers its last
+ *  8 contexts). With ctx NULL: the thread's last failed call made without
+ *  a context (clg_context_create, reference functions with a NULL ctx).
+ *  Owned by the library; valid until the thread's next call on the same
+ *  context (or, for NULL, its next call without one). */
 CLG_API const char *clg_context_last_error(const clg_context *ctx);
 
-/** Raw OpenCL error code of the last OPENCL_ERROR or BUILD_FAILED on `ctx`
- *  (CL_SUCCESS when the last failure was not an OpenCL one). */
+/** Raw OpenCL error code of the calling thread's last OPENCL_ERROR or
+ *  BUILD_FAILED on `ctx` (CL_SUCCESS when its last failure was not an
+ *  OpenCL one). */
 CLG_API cl_int clg_context_last_cl_error(const clg_context *ctx);
 
 /** Symbolic name of an OpenCL error code, e.g. "CL_OUT_OF_RESOURCES".
  *  Static, never NULL; "CL_UNKNOWN_ERROR" for unknown codes. */
 CLG_API const char *clg_cl_error_name(cl_int code);
 
-/** Build log of the last program build that failed on `ctx` ("" if none).
- *  Owned by the context. */
+/** Build log of the calling thread's last failed program build on `ctx`
+ *  ("" if none). Owned by the library; valid until that thread's next
+ *  failed build on ctx or its exit. */
 CLG_API const char *clg_context_build_log(const clg_context *ctx);
 
 #ifdef __cplusplus

@@ -374,26 +374,16 @@ static void test_create_from_cl_errors(void **state)
                       CLG_STATUS_NULL_POINTER);
     assert_null(c);
 
-    /* An out-of-order queue is refused, where the device offers one. */
-    cl_command_queue_properties offered = 0;
-    assert_int_equal(clGetDeviceInfo(dev, CL_DEVICE_QUEUE_PROPERTIES,
-                                     sizeof offered, &offered, NULL),
-                     CL_SUCCESS);
-    if (offered & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
-        cl_int err = CL_SUCCESS;
-        cl_command_queue ooo =
-            clCreateCommandQueue(cl, dev,
-                                 CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
-        assert_int_equal(err, CL_SUCCESS);
-        CLG_ASSERT_STATUS(NULL, clg_context_create_from_cl(&c, cl, dev, ooo),
-                          CLG_STATUS_INVALID_ARGUMENT);
-        assert_null(c);
-        CLG_ASSERT_CONTAINS(clg_context_last_error(NULL), "order");
-        clReleaseCommandQueue(ooo);
-    } else {
-        print_message("device offers no out-of-order queue; that check "
-                      "does not apply\n");
-    }
+    /* A queue of another cl_context than `context` is refused. */
+    cl_int err = CL_SUCCESS;
+    cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    CLG_ASSERT_STATUS(NULL, clg_context_create_from_cl(&c, other, dev, q),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    assert_null(c);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(NULL),
+                        "not the cl_context of the command queue");
+    clReleaseContext(other);
 }
 
 /* The last error is per context and "" after a success. */

@@ -80,7 +80,7 @@ static void test_variants_built(void **state)
     clg_context *ctx = *state;
     size_t kernels = 0, narrow = 0, cpu_only = 0;
     for (size_t i = 0; i < ctx->program_count; i++) {
-        const clg_cached_program *p = &ctx->programs[i];
+        const clg_cached_program *p = ctx->programs[i];
         kernels += p->kernel_count;
         narrow += strstr(p->key, "-DCLG_WIDE=0") != NULL;
         for (size_t k = 0; k < p->kernel_count; k++)

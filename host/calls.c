@@ -1,0 +1,686 @@
+/* Calls, error slots and the deferred record (docs/design.md, "Enqueue
+ * and deferred errors"; OpenCL 1.2 API sections 5.2.1, 5.9 and 5.10).
+ *
+ * Every call's kernels write one error slot: two ints, [0] raised on a bad
+ * index, [1] a sink the lean bodies store to when the index is good. A
+ * blocking call reads its own private slot (a buffer of its own) when its
+ * commands are done. A deferred call takes the next slot of the epoch's
+ * current chunk, a sub-buffer, so that clg_rt_collect reads 64 slots with
+ * one command; chunks belong to one epoch (the calls since the last
+ * collect), so no chunk is read while a kernel may still write it. */
+#include "context.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const cl_int zero_slot[2] = {0, 0};
+
+/* ------------------------------------------------------------ checks */
+
+static clg_status check_queue(clg_context *ctx, cl_command_queue q,
+                              int *out_of_order)
+{
+    cl_context qctx = NULL;
+    cl_device_id qdev = NULL;
+    cl_command_queue_properties props = 0;
+    cl_int err;
+    if ((err = clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof qctx, &qctx,
+                                     NULL)) != CL_SUCCESS ||
+        (err = clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof qdev, &qdev,
+                                     NULL)) != CL_SUCCESS ||
+        (err = clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props,
+                                     &props, NULL)) != CL_SUCCESS)
+        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                        "queue is not a command queue "
+                        "(clGetCommandQueueInfo: %s)",
+                        clg_cl_error_name(err));
+    if (qctx != ctx->cl_ctx)
+        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                        "queue belongs to another cl_context than the "
+                        "clgather context's");
+    if (qdev != ctx->device)
+        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                        "queue is on another device than the clgather "
+                        "context's");
+    *out_of_order = (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
+    return CLG_STATUS_OK;
+}
+
+static clg_status check_wait_list(clg_context *ctx, cl_uint n,
+                                  const cl_event *list)
+{
+    if (n > 0 && !list)
+        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                        "event_wait_list is NULL but num_events_in_wait_list "
+                        "is %u",
+                        (unsigned)n);
+    if (n == 0 && list)
+        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                        "event_wait_list is not NULL but "
+                        "num_events_in_wait_list is 0");
+    for (cl_uint i = 0; i < n; i++) {
+        cl_context owner = NULL;
+        if (!list[i])
+            return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                            "event_wait_list[%u] is NULL", (unsigned)i);
+        if (clGetEventInfo(list[i], CL_EVENT_CONTEXT, sizeof owner, &owner,
+                           NULL) != CL_SUCCESS ||
+            owner != ctx->cl_ctx)
+            return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                            "event_wait_list[%u] is not an event of the "
+                            "clgather context's cl_context",
+                            (unsigned)i);
+    }
+    return CLG_STATUS_OK;
+}
+
+/* ------------------------------------------------------------ slots */
+
+static clg_status zeroed_buffer(clg_context *ctx, size_t bytes, cl_mem *out)
+{
+    cl_int err = CL_SUCCESS;
+    void *zeros = calloc(1, bytes);
+    if (!zeros)
+        return clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
+                        "out of host memory making error slots");
+    *out = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                          bytes, zeros, &err);
+    free(zeros);
+    return *out ? CLG_STATUS_OK
+                : clg_fail_cl(ctx, err, "clCreateBuffer(error slots)");
+}
+
+static void free_chunk(clg_slot_chunk *k)
+{
+    for (size_t i = 0; i < CLG_SLOTS_PER_CHUNK; i++)
+        if (k->slots[i].buf)
+            clReleaseMemObject(k->slots[i].buf);
+    if (k->parent)
+        clReleaseMemObject(k->parent);
+    free(k);
+}
+
+static clg_status new_chunk(clg_context *ctx, clg_slot_chunk **out)
+{
+    cl_int err = CL_SUCCESS;
+    clg_status st;
+    clg_slot_chunk *k = calloc(1, sizeof *k);
+    if (!k)
+        return clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
+                        "out of host memory making error slots");
+    st = zeroed_buffer(ctx, ctx->slot_stride * CLG_SLOTS_PER_CHUNK,
+                       &k->parent);
+    for (size_t i = 0; i < CLG_SLOTS_PER_CHUNK && st == CLG_STATUS_OK; i++) {
+        cl_buffer_region r = {i * ctx->slot_stride, sizeof zero_slot};
+        k->slots[i].chunk = k;
+        k->slots[i].buf = clCreateSubBuffer(k->parent, CL_MEM_READ_WRITE,
+                                            CL_BUFFER_CREATE_TYPE_REGION, &r,
+                                            &err);
+        if (!k->slots[i].buf)
+            st = clg_fail_cl(ctx, err, "clCreateSubBuffer(error slot)");
+    }
+    if (st != CLG_STATUS_OK) {
+        free_chunk(k);
+        return st;
+    }
+    *out = k;
+    return CLG_STATUS_OK;
+}
+
+/* The epoch's next slot; epoch_lock held. */
+static clg_status deferred_slot(clg_context *ctx, clg_rt_slot **out)
+{
+    clg_epoch *e = &ctx->epoch;
+    if (!e->chunks || e->chunks->used == CLG_SLOTS_PER_CHUNK) {
+        clg_slot_chunk *k = ctx->free_chunks;
+        clg_status st;
+        if (k)
+            ctx->free_chunks = k->next;
+        else if ((st = new_chunk(ctx, &k)) != CLG_STATUS_OK)
+            return st;
+        k->used = 0;
+        k->next = e->chunks;
+        e->chunks = k;
+    }
+    *out = &e->chunks->slots[e->chunks->used++];
+    return CLG_STATUS_OK;
+}
+
+/* A private slot from the pool (epoch_lock held). */
+static clg_status private_slot(clg_context *ctx, clg_rt_slot **out)
+{
+    clg_rt_slot *s = ctx->free_slots;
+    clg_status st;
+    if (s) {
+        ctx->free_slots = s->next;
+        *out = s;
+        return CLG_STATUS_OK;
+    }
+    if (!(s = calloc(1, sizeof *s)))
+        return clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
+                        "out of host memory making an error slot");
+    if ((st = zeroed_buffer(ctx, sizeof zero_slot, &s->buf)) !=
+        CLG_STATUS_OK) {
+        free(s);
+        return st;
+    }
+    *out = s;
+    return CLG_STATUS_OK;
+}
+
+static void free_slot_list(clg_rt_slot *s)
+{
+    while (s) {
+        clg_rt_slot *next = s->next;
+        clReleaseMemObject(s->buf);
+        free(s);
+        s = next;
+    }
+}
+
+/* ------------------------------------------------------------ calls */
+
+clg_status clg_rt_call_open(clg_context *ctx, cl_command_queue queue,
+                            cl_uint num_wait, const cl_event *wait,
+                            clg_rt_call_kind kind, int want_event,
+                            clg_rt_call *c)
+{
+    int out_of_order = ctx->queue_out_of_order;
+    clg_status st;
+    memset(c, 0, sizeof *c);
+    c->ctx = ctx;
+    if (queue && queue != ctx->queue &&
+        (st = check_queue(ctx, queue, &out_of_order)) != CLG_STATUS_OK)
+        return st;
+    if ((st = check_wait_list(ctx, num_wait, wait)) != CLG_STATUS_OK)
+        return st;
+    c->queue = queue ? queue : ctx->queue;
+    c->kind = kind;
+    c->chain = out_of_order;
+    c->keep_events = out_of_order || want_event;
+    c->num_wait = num_wait;
+    c->wait = wait;
+    if (kind == CLG_RT_CALL_UNCHECKED) {
+        c->err = ctx->sink;
+        return CLG_STATUS_OK;
+    }
+    pthread_mutex_lock(&ctx->epoch_lock);
+    st = kind == CLG_RT_CALL_DEFERRED ? deferred_slot(ctx, &c->slot)
+                                      : private_slot(ctx, &c->slot);
+    if (st == CLG_STATUS_OK && kind == CLG_RT_CALL_DEFERRED)
+        c->locked = 1; /* until clg_rt_call_defer or close */
+    else
+        pthread_mutex_unlock(&ctx->epoch_lock);
+    if (st == CLG_STATUS_OK)
+        c->err = c->slot->buf;
+    return st;
+}
+
+cl_event *clg_rt_call_next(clg_rt_call *c, cl_uint *num_wait,
+                           const cl_event **wait, cl_event *ev)
+{
+    if (c->enqueued == 0) {
+        *num_wait = c->num_wait;
+        *wait = c->num_wait ? c->wait : NULL;
+    } else if (c->chain && c->last) {
+        *num_wait = 1;
+        *wait = &c->last;
+    } else {
+        *num_wait = 0;
+        *wait = NULL;
+    }
+    *ev = NULL;
+    return c->keep_events ? ev : NULL;
+}
+
+void clg_rt_call_enqueued(clg_rt_call *c, cl_event ev)
+{
+    c->enqueued++;
+    if (ev) {
+        if (c->last)
+            clReleaseEvent(c->last);
+        c->last = ev;
+    }
+}
+
+/* Waits for the call's commands; returns the OpenCL code. */
+static cl_int wait_commands(clg_rt_call *c)
+{
+    if (c->enqueued == 0)
+        return CL_SUCCESS;
+    return c->last ? clWaitForEvents(1, &c->last) : clFinish(c->queue);
+}
+
+clg_status clg_rt_call_sync(clg_rt_call *c)
+{
+    cl_int err = wait_commands(c);
+    return err == CL_SUCCESS
+               ? CLG_STATUS_OK
+               : clg_fail_cl(c->ctx, err,
+                             c->last ? "clWaitForEvents" : "clFinish");
+}
+
+/* Clears a raised slot, blocking, after the call's commands. */
+static cl_int clear_slot(clg_rt_call *c)
+{
+    cl_uint nw;
+    const cl_event *w;
+    cl_event ev;
+    clg_rt_call_next(c, &nw, &w, &ev);
+    return clEnqueueWriteBuffer(c->queue, c->err, CL_TRUE, 0,
+                                sizeof zero_slot, zero_slot, nw, w, NULL);
+}
+
+clg_status clg_rt_call_wait(clg_rt_call *c, int *raised)
+{
+    cl_int flag[2] = {0, 0};
+    cl_uint nw;
+    const cl_event *w;
+    cl_event ev;
+    cl_int err;
+    *raised = 0;
+    if (c->kind != CLG_RT_CALL_BLOCKING)
+        return clg_rt_call_sync(c);
+    clg_rt_call_next(c, &nw, &w, &ev);
+    err = clEnqueueReadBuffer(c->queue, c->err, CL_TRUE, 0, sizeof flag[0],
+                              flag, nw, w, NULL);
+    if (err != CL_SUCCESS)
+        return clg_fail_cl(c->ctx, err, "clEnqueueReadBuffer(error slot)");
+    if (flag[0] != 0 && (err = clear_slot(c)) != CL_SUCCESS)
+        return clg_fail_cl(c->ctx, err, "clEnqueueWriteBuffer(error slot)");
+    *raised = flag[0] != 0;
+    return CLG_STATUS_OK;
+}
+
+/* Appends a record to the epoch; epoch_lock held. */
+static clg_status add_record(clg_context *ctx, const clg_deferred_rec *r)
+{
+    clg_epoch *e = &ctx->epoch;
+    if (e->rec_count == e->rec_capacity) {
+        size_t cap = e->rec_capacity ? 2 * e->rec_capacity : 64;
+        clg_deferred_rec *grown = realloc(e->recs, cap * sizeof *grown);
+        if (!grown)
+            return clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
+                            "out of host memory recording a deferred call");
+        e->recs = grown;
+        e->rec_capacity = cap;
+    }
+    e->recs[e->rec_count++] = *r;
+    return CLG_STATUS_OK;
+}
+
+/* Adds the call's queue to the epoch's, once; epoch_lock held. */
+static clg_status add_queue(clg_context *ctx, cl_command_queue q)
+{
+    clg_epoch *e = &ctx->epoch;
+    for (size_t i = 0; i < e->queue_count; i++)
+        if (e->queues[i] == q)
+            return CLG_STATUS_OK;
+    if (e->queue_count == e->queue_capacity) {
+        size_t cap = e->queue_capacity ? 2 * e->queue_capacity : 4;
+        cl_command_queue *grown = realloc(e->queues, cap * sizeof *grown);
+        if (!grown)
+            return clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
+                            "out of host memory recording a queue");
+        e->queues = grown;
+        e->queue_capacity = cap;
+    }
+    clRetainCommandQueue(q);
+    e->queues[e->queue_count++] = q;
+    return CLG_STATUS_OK;
+}
+
+/* Records the call in the epoch (epoch_lock held): its queue always, so
+ * that the collect waits for it; its record when `info` is given. */
+static clg_status record_call(clg_rt_call *c, const void *info, size_t size,
+                              cl_mem keep)
+{
+    clg_deferred_rec r = {NULL, NULL, c->slot};
+    clg_status st = add_queue(c->ctx, c->queue);
+    if (st != CLG_STATUS_OK || !info)
+        return st;
+    if (!(r.info = malloc(size)))
+        return clg_fail(c->ctx, CLG_STATUS_OUT_OF_MEMORY,
+                        "out of host memory recording a deferred call");
+    memcpy(r.info, info, size);
+    if ((st = add_record(c->ctx, &r)) != CLG_STATUS_OK) {
+        free(r.info);
+        return st;
+    }
+    if (keep && clRetainMemObject(keep) == CL_SUCCESS)
+        c->ctx->epoch.recs[c->ctx->epoch.rec_count - 1].keep = keep;
+    return CLG_STATUS_OK;
+}
+
+/* The event handed out: the last command's, or a marker after the wait
+ * list when the call enqueued nothing. */
+static clg_status hand_out_event(clg_rt_call *c, cl_event *event)
+{
+    cl_int err;
+    if (c->last) {
+        *event = c->last;
+        c->last = NULL;
+        return CLG_STATUS_OK;
+    }
+    err = clEnqueueMarkerWithWaitList(c->queue, c->num_wait,
+                                      c->num_wait ? c->wait : NULL, event);
+    if (err != CL_SUCCESS)
+        return clg_fail_cl(c->ctx, err, "clEnqueueMarkerWithWaitList");
+    return CLG_STATUS_OK;
+}
+
+clg_status clg_rt_call_defer(clg_rt_call *c, const void *info,
+                             size_t info_size, cl_mem keep, cl_event *event)
+{
+    clg_status st = record_call(c, info, info_size, keep);
+    if (st == CLG_STATUS_OK && event)
+        st = hand_out_event(c, event);
+    if (c->locked)
+        pthread_mutex_unlock(&c->ctx->epoch_lock);
+    c->locked = 0;
+    c->slot = NULL; /* the epoch's now */
+    return st;
+}
+
+/* A private slot back to the pool, or to the lost list when the call's
+ * commands could not be waited for; clears a slot a failed call may have
+ * raised. Returns 0 when lost. */
+static int give_slot(clg_rt_call *c, int failed)
+{
+    clg_context *ctx = c->ctx;
+    int lost = failed && wait_commands(c) != CL_SUCCESS;
+    if (!lost && failed && c->enqueued)
+        lost = clear_slot(c) != CL_SUCCESS;
+    pthread_mutex_lock(&ctx->epoch_lock);
+    c->slot->next = lost ? ctx->lost_slots : ctx->free_slots;
+    if (lost)
+        ctx->lost_slots = c->slot;
+    else
+        ctx->free_slots = c->slot;
+    pthread_mutex_unlock(&ctx->epoch_lock);
+    return !lost;
+}
+
+int clg_rt_call_close(clg_rt_call *c, int failed)
+{
+    int drained = 1;
+    if (!c->ctx)
+        return 1;
+    if (c->locked) {
+        /* A deferred call that failed before clg_rt_call_defer: its slot
+         * stays in the epoch's chunk, unreported; its queue is waited for
+         * by the next collect. */
+        if (c->enqueued)
+            record_call(c, NULL, 0, NULL);
+        pthread_mutex_unlock(&c->ctx->epoch_lock);
+        c->locked = 0;
+    } else if (c->slot && c->kind == CLG_RT_CALL_BLOCKING) {
+        drained = give_slot(c, failed);
+    } else if (failed && c->kind != CLG_RT_CALL_DEFERRED) {
+        drained = wait_commands(c) == CL_SUCCESS;
+    }
+    if (c->last)
+        clReleaseEvent(c->last);
+    memset(c, 0, sizeof *c);
+    return drained;
+}
+
+uint64_t clg_rt_sequence(clg_context *ctx)
+{
+    return atomic_fetch_add(&ctx->sequence, 1) + 1;
+}
+
+unsigned clg_rt_validation(const clg_context *ctx)
+{
+    return atomic_load(&((clg_context *)ctx)->validation);
+}
+
+/* ------------------------------------------------------------ collect */
+
+/* Reads the used slots of a chunk; 1 when any was raised (then clears the
+ * chunk). */
+static cl_int read_chunk(clg_context *ctx, clg_slot_chunk *k, cl_int *host,
+                         int *any)
+{
+    size_t bytes = k->used * ctx->slot_stride;
+    cl_int err = clEnqueueReadBuffer(ctx->queue, k->parent, CL_TRUE, 0, bytes,
+                                     host, 0, NULL, NULL);
+    *any = 0;
+    for (size_t i = 0; err == CL_SUCCESS && i < k->used; i++)
+        *any |= host[i * ctx->slot_stride / sizeof(cl_int)] != 0;
+    return err;
+}
+
+/* Every chunk of an epoch read: each record's raised flag, raised chunks
+ * cleared. */
+static cl_int read_epoch(clg_context *ctx, clg_epoch *e, int *raised)
+{
+    cl_int err = CL_SUCCESS;
+    cl_int *host = malloc(ctx->slot_stride * CLG_SLOTS_PER_CHUNK);
+    if (!host)
+        return CL_OUT_OF_HOST_MEMORY;
+    for (clg_slot_chunk *k = e->chunks; k && err == CL_SUCCESS; k = k->next) {
+        int any = 0;
+        err = read_chunk(ctx, k, host, &any);
+        for (size_t r = 0; err == CL_SUCCESS && any && r < e->rec_count; r++)
+            if (e->recs[r].slot->chunk == k) {
+                size_t at = (size_t)(e->recs[r].slot - k->slots);
+                raised[r] = host[at * ctx->slot_stride / sizeof(cl_int)] != 0;
+            }
+        if (err == CL_SUCCESS && any) {
+            memset(host, 0, k->used * ctx->slot_stride);
+            err = clEnqueueWriteBuffer(ctx->queue, k->parent, CL_TRUE, 0,
+                                       k->used * ctx->slot_stride, host, 0,
+                                       NULL, NULL);
+        }
+    }
+    free(host);
+    return err;
+}
+
+/* Waits for every queue of an epoch; the first failure's code. */
+static cl_int finish_queues(const clg_epoch *e)
+{
+    cl_int first = CL_SUCCESS;
+    for (size_t i = 0; i < e->queue_count; i++) {
+        cl_int err = clFinish(e->queues[i]);
+        if (first == CL_SUCCESS)
+            first = err;
+    }
+    return first;
+}
+
+/* Returns an epoch's chunks to the pool (lost: to the lost list) and
+ * releases its queues and arrays; the records were moved out. */
+static void retire_epoch(clg_context *ctx, clg_epoch *e, int lost)
+{
+    pthread_mutex_lock(&ctx->epoch_lock);
+    while (e->chunks) {
+        clg_slot_chunk *k = e->chunks;
+        e->chunks = k->next;
+        k->next = lost ? ctx->lost_chunks : ctx->free_chunks;
+        if (lost)
+            ctx->lost_chunks = k;
+        else
+            ctx->free_chunks = k;
+    }
+    pthread_mutex_unlock(&ctx->epoch_lock);
+    for (size_t i = 0; i < e->queue_count; i++)
+        clReleaseCommandQueue(e->queues[i]);
+    free(e->queues);
+    free(e->recs);
+    memset(e, 0, sizeof *e);
+}
+
+/* The records of an epoch as a collect's answer; infos and kept buffers
+ * move to it. */
+static clg_rt_deferred *hand_out_records(clg_epoch *e, const int *raised)
+{
+    clg_rt_deferred *list = calloc(e->rec_count ? e->rec_count : 1,
+                                   sizeof *list);
+    for (size_t r = 0; list && r < e->rec_count; r++) {
+        list[r].info = e->recs[r].info;
+        list[r].keep = e->recs[r].keep;
+        list[r].raised = raised[r];
+    }
+    return list;
+}
+
+static void free_records(clg_deferred_rec *recs, size_t n)
+{
+    for (size_t r = 0; r < n; r++) {
+        free(recs[r].info);
+        if (recs[r].keep)
+            clReleaseMemObject(recs[r].keep);
+    }
+}
+
+clg_status clg_rt_collect(clg_context *ctx, clg_rt_deferred **out, size_t *n)
+{
+    clg_epoch e;
+    clg_status st = CLG_STATUS_OK;
+    cl_int err;
+    *out = NULL;
+    *n = 0;
+    pthread_mutex_lock(&ctx->finish_lock);
+    pthread_mutex_lock(&ctx->epoch_lock);
+    e = ctx->epoch;
+    memset(&ctx->epoch, 0, sizeof ctx->epoch);
+    pthread_mutex_unlock(&ctx->epoch_lock);
+    int *raised = calloc(e.rec_count ? e.rec_count : 1, sizeof *raised);
+    if ((err = finish_queues(&e)) != CL_SUCCESS)
+        st = clg_fail_cl(ctx, err, "clFinish");
+    else if (!raised)
+        st = clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
+                      "out of host memory reading error slots");
+    else if ((err = read_epoch(ctx, &e, raised)) != CL_SUCCESS)
+        st = clg_fail_cl(ctx, err, "clEnqueueReadBuffer(error slots)");
+    if (st == CLG_STATUS_OK && !(*out = hand_out_records(&e, raised)))
+        st = clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
+                      "out of host memory reading error slots");
+    if (st == CLG_STATUS_OK)
+        *n = e.rec_count;
+    else
+        free_records(e.recs, e.rec_count);
+    /* A failed wait leaves chunks the device may still write. */
+    retire_epoch(ctx, &e, err != CL_SUCCESS);
+    free(raised);
+    pthread_mutex_unlock(&ctx->finish_lock);
+    return st;
+}
+
+void clg_rt_deferred_free(clg_rt_deferred *list, size_t n)
+{
+    for (size_t r = 0; list && r < n; r++) {
+        free(list[r].info);
+        if (list[r].keep)
+            clReleaseMemObject(list[r].keep);
+    }
+    free(list);
+}
+
+clg_status clg_rt_read(clg_context *ctx, cl_mem buf, uint64_t offset,
+                       void *host, size_t bytes)
+{
+    cl_int err = clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, (size_t)offset,
+                                     bytes, host, 0, NULL, NULL);
+    return err == CL_SUCCESS ? CLG_STATUS_OK
+                             : clg_fail_cl(ctx, err, "clEnqueueReadBuffer");
+}
+
+/* ------------------------------------------------------------ scratch */
+
+clg_status clg_rt_scratch_take(clg_context *ctx, clg_rt_scratch **out)
+{
+    pthread_mutex_lock(&ctx->epoch_lock);
+    clg_rt_scratch *s = ctx->free_scratch;
+    if (s)
+        ctx->free_scratch = s->next;
+    pthread_mutex_unlock(&ctx->epoch_lock);
+    if (!s && !(s = calloc(1, sizeof *s)))
+        return clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
+                        "out of host memory taking scratch buffers");
+    s->next = NULL;
+    *out = s;
+    return CLG_STATUS_OK;
+}
+
+clg_status clg_rt_scratch_buffer(clg_context *ctx, clg_rt_scratch *set,
+                          clg_scratch_slot slot, size_t bytes, cl_mem *out)
+{
+    cl_int err;
+    if (bytes == 0)
+        bytes = 1;
+    if (set->buf[slot] && set->size[slot] >= bytes) {
+        *out = set->buf[slot];
+        return CLG_STATUS_OK;
+    }
+    if (set->buf[slot]) {
+        clReleaseMemObject(set->buf[slot]);
+        set->buf[slot] = NULL;
+        set->size[slot] = 0;
+    }
+    set->buf[slot] = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes,
+                                    NULL, &err);
+    if (!set->buf[slot])
+        return clg_fail_cl(ctx, err, "clCreateBuffer(scratch)");
+    set->size[slot] = bytes;
+    *out = set->buf[slot];
+    return CLG_STATUS_OK;
+}
+
+void clg_rt_scratch_give(clg_context *ctx, clg_rt_scratch *set, int lost)
+{
+    if (!set)
+        return;
+    pthread_mutex_lock(&ctx->epoch_lock);
+    set->next = lost ? ctx->lost_scratch : ctx->free_scratch;
+    if (lost)
+        ctx->lost_scratch = set;
+    else
+        ctx->free_scratch = set;
+    pthread_mutex_unlock(&ctx->epoch_lock);
+}
+
+static void free_scratch_list(clg_rt_scratch *s)
+{
+    while (s) {
+        clg_rt_scratch *next = s->next;
+        for (int i = 0; i < CLG_SCRATCH_COUNT; i++)
+            if (s->buf[i])
+                clReleaseMemObject(s->buf[i]);
+        free(s);
+        s = next;
+    }
+}
+
+static void free_chunk_list(clg_slot_chunk *k)
+{
+    while (k) {
+        clg_slot_chunk *next = k->next;
+        free_chunk(k);
+        k = next;
+    }
+}
+
+void clg_calls_release(clg_context *ctx)
+{
+    clg_epoch *e = &ctx->epoch;
+    finish_queues(e);
+    free_records(e->recs, e->rec_count);
+    free_chunk_list(e->chunks);
+    e->chunks = NULL;
+    retire_epoch(ctx, e, 0);
+    free_chunk_list(ctx->free_chunks);
+    free_chunk_list(ctx->lost_chunks);
+    free_slot_list(ctx->free_slots);
+    free_slot_list(ctx->lost_slots);
+    free_scratch_list(ctx->free_scratch);
+    free_scratch_list(ctx->lost_scratch);
+    if (ctx->sink)
+        clReleaseMemObject(ctx->sink);
+    ctx->free_chunks = ctx->lost_chunks = NULL;
+    ctx->free_slots = ctx->lost_slots = NULL;
+    ctx->free_scratch = ctx->lost_scratch = NULL;
+    ctx->sink = NULL;
+}

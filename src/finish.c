@@ -1,0 +1,61 @@
+/* clg_context_finish: waits for the deferred calls and reports the first
+ * one whose kernels met a bad index (docs/design.md, "Enqueue and deferred
+ * errors"). The device records that a call failed, in the call's error
+ * slot; the position and value are then found by reading that call's
+ * indices buffer back (retained until now) and scanning it on the host,
+ * which names the first bad position in index order, as the blocking
+ * calls do. */
+#include "op.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* "Gather #12 (data float32[3, 4], indices int64[2], axis 0): " */
+static void describe(char *buf, size_t cap, const clg_deferred_info *info)
+{
+    const clg_problem *p = &info->p;
+    char dshape[CLG_MAX_RANK * 24 + 4] = "", ishape[CLG_MAX_RANK * 24 + 4] = "";
+    clg_format_shape(dshape, sizeof dshape, p->data_shape, p->data_rank);
+    clg_format_shape(ishape, sizeof ishape, p->index_shape, p->index_rank);
+    snprintf(buf, cap, "%s #%llu (data %s%s, indices %s%s, axis %zu): ",
+             clg_op_name(p->op), (unsigned long long)info->sequence,
+             clg_dtype_name(p->dtype), dshape, clg_dtype_name(p->index_dtype),
+             ishape, p->axis);
+}
+
+/* The error of one raised call, its message prefixed by the call. */
+static clg_status report(clg_context *ctx, const clg_deferred_info *info,
+                         cl_mem indices)
+{
+    char prefix[2 * CLG_MAX_RANK * 24 + 128];
+    char detail[1024];
+    describe(prefix, sizeof prefix, info);
+    clg_status st = clg_check_indices_readback(ctx, &info->p, indices);
+    if (st == CLG_STATUS_OK)
+        return clg_fail(ctx, CLG_STATUS_INDEX_OUT_OF_RANGE,
+                        "%sthe device met an index outside [-%lld, %lld], "
+                        "but the indices buffer no longer holds one (it was "
+                        "written after the operation was enqueued)",
+                        prefix, (long long)info->p.axis_size,
+                        (long long)info->p.axis_size - 1);
+    snprintf(detail, sizeof detail, "%s", clg_context_last_error(ctx));
+    return clg_fail(ctx, st, "%s%s", prefix, detail);
+}
+
+clg_status clg_context_finish(clg_context *ctx)
+{
+    clg_rt_deferred *list = NULL;
+    size_t n = 0;
+    if (!ctx)
+        return clg_fail(NULL, CLG_STATUS_NULL_POINTER, "ctx is NULL");
+    clg_status st = clg_rt_collect(ctx, &list, &n);
+    for (size_t i = 0; st == CLG_STATUS_OK && i < n; i++)
+        if (list[i].raised && list[i].info) {
+            st = report(ctx, list[i].info, list[i].keep);
+            break;
+        }
+    clg_rt_deferred_free(list, n);
+    if (st == CLG_STATUS_OK)
+        clg_clear_error(ctx);
+    return st;
+}
