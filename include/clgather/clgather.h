@@ -505,8 +505,8 @@ CLG_API clg_status clg_enqueue_gather_elements(clg_context *ctx,
  *  every queue they used, since the previous clg_context_finish, and
  *  returns the first deferred error among them in enqueue order: OK when
  *  none. INDEX_OUT_OF_RANGE's message (clg_context_last_error on the
- *  calling thread) reads e.g. "Gather #12 (data float32[3, 4], indices
- *  int64[2], axis 0): indices[1] = 7 is out of range [-3, 2] for axis 0
+ *  calling thread) reads e.g. "Gather #12 (data FLOAT[3, 4], indices
+ *  INT64[2], axis 0): indices[1] = 7 is out of range [-3, 2] for axis 0
  *  of size 3"; when the indices buffer was overwritten after the
  *  operation, the message says so instead of a value. Errors of later
  *  operations in the same batch are dropped. Finishing concurrently from
