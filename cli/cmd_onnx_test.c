@@ -3,23 +3,17 @@
  * (model.onnx + test_data_set_N/input_N.pb, output_0.pb) through the
  * device and the CPU reference, one PASS / FAIL / ERROR line per data set.
  */
-#include <dirent.h>
-#include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <clgather/clgather.h>
 
 #include "cli.h"
 #include "compare.h"
 #include "io_tensor.h"
-#include "onnx_io.h"
+#include "node_test.h"
 
-#define PATH_CAP 4096
 #define LINE_CAP 2048
 
 typedef struct options {
@@ -64,190 +58,19 @@ static int worst(int a, int b)
     return a > b ? a : b;
 }
 
-static int is_directory(const char *path)
-{
-    struct stat sb;
-    return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
-
-static int file_exists(const char *path)
-{
-    struct stat sb;
-    return stat(path, &sb) == 0;
-}
-
-/* snprintf into a path buffer of cap bytes; 0, or -1 when the path would
- * not fit: a path cut short can name another file, so it is an error,
- * never a truncation. */
-static int format_path(char *buf, size_t cap, const char *fmt, ...)
-    CLG_IO_PRINTF(3, 4);
-
-static int format_path(char *buf, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-    va_start(ap, fmt);
-    n = vsnprintf(buf, cap, fmt, ap);
-    va_end(ap);
-    return n >= 0 && (size_t)n < cap ? 0 : -1;
-}
-
-/* test_data_set_<n>: numeric order, then by name. */
-static int compare_sets(const void *pa, const void *pb)
-{
-    const char *a = *(const char *const *)pa;
-    const char *b = *(const char *const *)pb;
-    const char *prefix = "test_data_set_";
-    size_t n = strlen(prefix);
-    long na = strtol(a + n, NULL, 10);
-    long nb = strtol(b + n, NULL, 10);
-    if (na != nb)
-        return na < nb ? -1 : 1;
-    return strcmp(a, b);
-}
-
-/* Lists the test_data_set_* folders of dir into a sorted, malloc'd array
- * of malloc'd names. Returns 0, or -1 with errno set. */
-static int list_sets(const char *dir, char ***names, size_t *count)
-{
-    DIR *d = NULL;
-    struct dirent *e;
-    char **list = NULL;
-    size_t n = 0, cap = 0;
-    char path[PATH_CAP];
-    int rc = -1;
-
-    *names = NULL;
-    *count = 0;
-    d = opendir(dir);
-    if (d == NULL)
-        return -1;
-    while ((e = readdir(d)) != NULL) {
-        if (strncmp(e->d_name, "test_data_set_", 14) != 0)
-            continue;
-        if (format_path(path, sizeof path, "%s/%s", dir, e->d_name) != 0) {
-            errno = ENAMETOOLONG;
-            goto cleanup;
-        }
-        if (!is_directory(path))
-            continue;
-        if (n == cap) {
-            size_t ncap = cap ? cap * 2 : 8;
-            char **nl = realloc(list, ncap * sizeof *nl);
-            if (nl == NULL)
-                goto cleanup;
-            list = nl;
-            cap = ncap;
-        }
-        list[n] = strdup(e->d_name);
-        if (list[n] == NULL)
-            goto cleanup;
-        n++;
-    }
-    if (n > 1)
-        qsort(list, n, sizeof *list, compare_sets);
-    *names = list;
-    *count = n;
-    list = NULL;
-    n = 0;
-    rc = 0;
-
-cleanup:
-    for (size_t i = 0; i < n; i++)
-        free(list[i]);
-    free(list);
-    if (d != NULL)
-        closedir(d);
-    return rc;
-}
-
-static clg_status output_shape(const clg_onnx_model *m, const clg_tensor *d,
-                               const clg_tensor *i, int64_t *shape,
-                               size_t *rank)
-{
-    if (m->op == CLG_ONNX_OP_GATHER)
-        return clg_gather_output_shape(d, i, m->axis, shape, CLG_MAX_RANK,
-                                       rank);
-    return clg_gather_elements_output_shape(d, i, m->axis, shape, CLG_MAX_RANK,
-                                            rank);
-}
-
-static clg_status run_device(clg_context *ctx, const clg_onnx_model *m,
-                             const clg_tensor *d, const clg_tensor *i,
-                             const clg_tensor *out)
-{
-    if (m->op == CLG_ONNX_OP_GATHER)
-        return clg_gather(ctx, d, i, m->axis, out);
-    return clg_gather_elements(ctx, d, i, m->axis, out);
-}
-
-static clg_status run_reference(clg_context *ctx, const clg_onnx_model *m,
-                                const clg_tensor *d, const clg_tensor *i,
-                                const clg_tensor *out)
-{
-    if (m->op == CLG_ONNX_OP_GATHER)
-        return clg_reference_gather(ctx, d, i, m->axis, out);
-    return clg_reference_gather_elements(ctx, d, i, m->axis, out);
-}
-
 /* One data set while it runs: its tensors, and the line it prints,
  * "<verdict> <dir>/<set>[: <msg>]". */
 typedef struct data_set {
-    clg_io_tensor *inputs; /* input_<k>.pb, m->input_count of them */
-    clg_io_tensor expected, dev_out, ref_out;
-    int have_expected; /* output_0.pb was there */
-    clg_tensor data, indices, dv, rv, ev;
+    clg_node_set set;
+    clg_io_tensor dev_out, ref_out;
+    clg_cli_call call;
+    clg_tensor dv, rv, ev;
     const char *verdict; /* "ERROR" unless a comparison says "FAIL" */
     char msg[LINE_CAP + 256];
 } data_set;
 
-/* The set's input_<k>.pb and, if present, its output_0.pb. */
-static int read_set(const clg_onnx_model *m, const char *dir, const char *set,
-                    data_set *ds)
-{
-    clg_io_error err;
-    char path[PATH_CAP];
-
-    ds->inputs = calloc(m->input_count > 0 ? m->input_count : 1,
-                        sizeof *ds->inputs);
-    if (ds->inputs == NULL) {
-        snprintf(ds->msg, sizeof ds->msg, "out of memory");
-        return CLG_EXIT_ERROR;
-    }
-    for (size_t k = 0; k < m->input_count; k++)
-        clg_io_tensor_init(&ds->inputs[k]);
-    for (size_t k = 0; k < m->input_count; k++) {
-        if (format_path(path, sizeof path, "%s/%s/input_%zu.pb", dir, set,
-                        k) != 0) {
-            snprintf(ds->msg, sizeof ds->msg,
-                     "the path of input_%zu.pb is too long (at most %d "
-                     "bytes)",
-                     k, PATH_CAP - 1);
-            return CLG_EXIT_ERROR;
-        }
-        if (clg_onnx_read_tensor(path, &ds->inputs[k], &err) != CLG_IO_OK) {
-            snprintf(ds->msg, sizeof ds->msg, "%s", err.message);
-            return CLG_EXIT_ERROR;
-        }
-    }
-    if (format_path(path, sizeof path, "%s/%s/output_0.pb", dir, set) != 0) {
-        snprintf(ds->msg, sizeof ds->msg,
-                 "the path of output_0.pb is too long (at most %d bytes)",
-                 PATH_CAP - 1);
-        return CLG_EXIT_ERROR;
-    }
-    if (!file_exists(path))
-        return CLG_EXIT_OK;
-    if (clg_onnx_read_tensor(path, &ds->expected, &err) != CLG_IO_OK) {
-        snprintf(ds->msg, sizeof ds->msg, "%s", err.message);
-        return CLG_EXIT_ERROR;
-    }
-    ds->have_expected = 1;
-    return CLG_EXIT_OK;
-}
-
-/* The operands (graph inputs or initializers) and the two outputs. */
-static int prepare_outputs(const clg_onnx_model *m, data_set *ds)
+/* The two outputs, shaped by the call. */
+static int prepare_outputs(data_set *ds)
 {
     clg_io_error err;
     int64_t shape[CLG_MAX_RANK];
@@ -255,49 +78,42 @@ static int prepare_outputs(const clg_onnx_model *m, data_set *ds)
     char detail[LINE_CAP];
     clg_status st;
 
-    ds->data = clg_io_tensor_view(m->data.input_index >= 0
-                                      ? &ds->inputs[m->data.input_index]
-                                      : &m->data.value);
-    ds->indices = clg_io_tensor_view(m->indices.input_index >= 0
-                                         ? &ds->inputs[m->indices.input_index]
-                                         : &m->indices.value);
-    st = output_shape(m, &ds->data, &ds->indices, shape, &rank);
+    st = clg_cli_call_output_shape(&ds->call, shape, &rank);
     if (st != CLG_STATUS_OK) {
         snprintf(ds->msg, sizeof ds->msg, "%s",
                  clg_cli_describe(detail, sizeof detail, NULL, st));
         return clg_cli_exit_for_status(st);
     }
-    if (clg_io_tensor_alloc(&ds->dev_out, ds->data.dtype, rank, shape,
+    if (clg_io_tensor_alloc(&ds->dev_out, ds->call.data.dtype, rank, shape,
                             "output", &err) != CLG_IO_OK ||
-        clg_io_tensor_alloc(&ds->ref_out, ds->data.dtype, rank, shape,
+        clg_io_tensor_alloc(&ds->ref_out, ds->call.data.dtype, rank, shape,
                             "output", &err) != CLG_IO_OK) {
         snprintf(ds->msg, sizeof ds->msg, "%s", err.message);
         return CLG_EXIT_ERROR;
     }
     ds->dv = clg_io_tensor_view(&ds->dev_out);
     ds->rv = clg_io_tensor_view(&ds->ref_out);
-    ds->ev = clg_io_tensor_view(&ds->expected);
+    ds->ev = clg_io_tensor_view(&ds->set.expected);
     return CLG_EXIT_OK;
 }
 
 /* The device (unless --reference) and the CPU reference. A device that
  * rejects the input is an error, with whether the reference accepts it;
  * a reference that rejects what the device accepted is a failure. */
-static int run_operators(clg_context *ctx, const options *opt,
-                         const clg_onnx_model *m, data_set *ds)
+static int run_operators(clg_context *ctx, const options *opt, data_set *ds)
 {
     char detail[LINE_CAP];
     clg_status st;
 
     if (!opt->reference_only) {
-        st = run_device(ctx, m, &ds->data, &ds->indices, &ds->dv);
+        st = clg_cli_call_device(ctx, &ds->call, &ds->dv);
         if (st != CLG_STATUS_OK) {
             clg_status rst;
             clg_cli_describe(detail, sizeof detail, ctx, st);
             if (st == CLG_STATUS_BUILD_FAILED)
                 fprintf(stderr, "clgather: build log:\n%s\n",
                         clg_context_build_log(ctx));
-            rst = run_reference(NULL, m, &ds->data, &ds->indices, &ds->rv);
+            rst = clg_cli_call_reference(NULL, &ds->call, &ds->rv);
             snprintf(ds->msg, sizeof ds->msg, "%s%s", detail,
                      rst == CLG_STATUS_OK
                          ? " (the CPU reference accepted this input)"
@@ -305,7 +121,7 @@ static int run_operators(clg_context *ctx, const options *opt,
             return clg_cli_exit_for_status(st);
         }
     }
-    st = run_reference(ctx, m, &ds->data, &ds->indices, &ds->rv);
+    st = clg_cli_call_reference(ctx, &ds->call, &ds->rv);
     if (st == CLG_STATUS_OK)
         return CLG_EXIT_OK;
     clg_cli_describe(detail, sizeof detail, ctx, st);
@@ -329,7 +145,7 @@ static int compare_outputs(const options *opt, data_set *ds)
     const clg_tensor *got = opt->reference_only ? &ds->rv : &ds->dv;
 
     ds->verdict = "FAIL";
-    if (ds->have_expected &&
+    if (ds->set.have_expected &&
         !clg_io_compare(&ds->ev, got, detail, sizeof detail, NULL)) {
         snprintf(ds->msg, sizeof ds->msg, "%s", detail);
         return CLG_EXIT_DIFFER;
@@ -346,35 +162,33 @@ static int compare_outputs(const options *opt, data_set *ds)
 }
 
 /* Runs one data set; prints its line; returns its exit status. */
-static int run_set(clg_context *ctx, const options *opt,
-                   const clg_onnx_model *m, const char *dir, const char *set)
+static int run_set(clg_context *ctx, const options *opt, const clg_node_dir *d,
+                   const char *set)
 {
     data_set ds;
     int rc;
 
     memset(&ds, 0, sizeof ds);
-    clg_io_tensor_init(&ds.expected);
+    clg_node_set_init(&ds.set);
     clg_io_tensor_init(&ds.dev_out);
     clg_io_tensor_init(&ds.ref_out);
     ds.verdict = "ERROR";
-    rc = read_set(m, dir, set, &ds);
+    rc = clg_node_set_read(d, set, &ds.set, ds.msg, sizeof ds.msg);
+    if (rc == CLG_EXIT_OK) {
+        ds.call = clg_node_set_call(&d->model, &ds.set);
+        rc = prepare_outputs(&ds);
+    }
     if (rc == CLG_EXIT_OK)
-        rc = prepare_outputs(m, &ds);
-    if (rc == CLG_EXIT_OK)
-        rc = run_operators(ctx, opt, m, &ds);
+        rc = run_operators(ctx, opt, &ds);
     if (rc == CLG_EXIT_OK)
         rc = compare_outputs(opt, &ds);
     if (rc == CLG_EXIT_OK)
-        printf("PASS %s/%s%s\n", dir, set,
-               ds.have_expected ? "" : " (no expected output)");
+        printf("PASS %s/%s%s\n", d->path, set,
+               ds.set.have_expected ? "" : " (no expected output)");
     else
-        printf("%s %s/%s: %s\n", ds.verdict, dir, set, ds.msg);
+        printf("%s %s/%s: %s\n", ds.verdict, d->path, set, ds.msg);
     fflush(stdout);
-    if (ds.inputs != NULL)
-        for (size_t k = 0; k < m->input_count; k++)
-            clg_io_tensor_free(&ds.inputs[k]);
-    free(ds.inputs);
-    clg_io_tensor_free(&ds.expected);
+    clg_node_set_free(&ds.set);
     clg_io_tensor_free(&ds.dev_out);
     clg_io_tensor_free(&ds.ref_out);
     return rc;
@@ -390,78 +204,34 @@ static void count(totals *t, int rc)
         t->errors++;
 }
 
-/* Prints "ERROR <dir>: <what>" for the whole directory and counts it. */
-static int dir_failed(totals *t, const char *dir, const char *what,
-                      const char *detail)
-{
-    printf("ERROR %s: %s%s\n", dir, what, detail);
-    t->errors++;
-    return CLG_EXIT_ERROR;
-}
-
-/* The directory as given, less trailing slashes, into dir; -1 when arg
- * does not fit (cut short, it could name another directory). */
-static int trim_dir(char *dir, size_t cap, const char *arg)
-{
-    size_t len;
-    if (format_path(dir, cap, "%s", arg) != 0)
-        return -1;
-    len = strlen(dir);
-    while (len > 1 && dir[len - 1] == '/')
-        dir[--len] = '\0';
-    return 0;
-}
-
 static int run_dir(clg_context *ctx, const options *opt, const char *arg,
                    totals *t)
 {
-    clg_onnx_model model;
-    clg_io_error err;
-    char **sets = NULL;
-    size_t nsets = 0;
-    char dir[PATH_CAP];
-    char path[PATH_CAP + 64];
-    int rc = CLG_EXIT_OK;
+    clg_node_dir d;
+    char msg[LINE_CAP];
+    int rc, opened;
 
-    clg_onnx_model_init(&model);
-    if (trim_dir(dir, sizeof dir, arg) != 0) {
-        snprintf(path, sizeof path, " (%zu bytes, at most %d)", strlen(arg),
-                 PATH_CAP - 1);
-        rc = dir_failed(t, arg, "path too long", path);
-        goto cleanup;
-    }
-    snprintf(path, sizeof path, "%s/model.onnx", dir);
-    if (!is_directory(dir))
-        rc = dir_failed(t, dir,
-                        file_exists(dir) ? "not a directory"
-                                         : "no such directory",
-                        "");
-    else if (clg_onnx_read_model(path, &model, &err) != CLG_IO_OK)
-        rc = dir_failed(t, dir, err.message, "");
-    if (rc != CLG_EXIT_OK)
-        goto cleanup;
-    if (opt->verbose)
+    rc = clg_node_dir_open(arg, &d, msg, sizeof msg);
+    opened = rc == CLG_EXIT_OK;
+    if (opt->verbose && d.model.op_type != NULL)
         fprintf(stderr,
                 "clgather: %s: %s (opset %lld, operator version %d), axis "
                 "%lld, %zu runtime input(s)\n",
-                dir, model.op_type, (long long)model.opset, model.op_version,
-                (long long)model.axis, model.input_count);
-    if (list_sets(dir, &sets, &nsets) != 0)
-        rc = dir_failed(t, dir, "cannot list data sets: ", strerror(errno));
-    else if (nsets == 0)
-        rc = dir_failed(t, dir, "no test_data_set_* directories", "");
-    for (size_t s = 0; s < nsets; s++) {
-        int r = run_set(ctx, opt, &model, dir, sets[s]);
+                d.path, d.model.op_type, (long long)d.model.opset,
+                d.model.op_version, (long long)d.model.axis,
+                d.model.input_count);
+    if (rc != CLG_EXIT_OK) {
+        /* the whole directory: "ERROR <dir>: <what>" */
+        printf("ERROR %s: %s\n", d.path[0] != '\0' ? d.path : arg, msg);
+        t->errors++;
+    }
+    for (size_t s = 0; opened && s < d.nsets; s++) {
+        int r = run_set(ctx, opt, &d, d.sets[s]);
         count(t, r);
         rc = worst(rc, r);
     }
-
-cleanup:
     fflush(stdout);
-    for (size_t s = 0; s < nsets; s++)
-        free(sets[s]);
-    free(sets);
-    clg_onnx_model_free(&model);
+    clg_node_dir_free(&d);
     return rc;
 }
 

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "compare.h"
 #include "io_tensor.h"
+#include "node_test.h"
 
 static void usage(FILE *out)
 {
@@ -67,7 +68,8 @@ typedef struct run_options {
  * reference's, with the views the operators take. */
 typedef struct run_tensors {
     clg_io_tensor data, indices, out, ref;
-    clg_tensor dv, iv, ov;
+    clg_cli_call call; /* over data and indices */
+    clg_tensor ov;
     int64_t shape[CLG_MAX_RANK]; /* of the output */
     size_t rank;
 } run_tensors;
@@ -186,14 +188,11 @@ static int load_tensors(const run_options *opt, run_tensors *t)
         fprintf(stderr, "clgather run: %s\n", err.message);
         return CLG_EXIT_ERROR;
     }
-    t->dv = clg_io_tensor_view(&t->data);
-    t->iv = clg_io_tensor_view(&t->indices);
-    st = opt->elements
-             ? clg_gather_elements_output_shape(&t->dv, &t->iv, opt->axis,
-                                                t->shape, CLG_MAX_RANK,
-                                                &t->rank)
-             : clg_gather_output_shape(&t->dv, &t->iv, opt->axis, t->shape,
-                                       CLG_MAX_RANK, &t->rank);
+    t->call.elements = opt->elements;
+    t->call.axis = opt->axis;
+    t->call.data = clg_io_tensor_view(&t->data);
+    t->call.indices = clg_io_tensor_view(&t->indices);
+    st = clg_cli_call_output_shape(&t->call, t->shape, &t->rank);
     if (st != CLG_STATUS_OK) {
         fprintf(stderr, "clgather run: %s\n",
                 clg_cli_describe(msg, sizeof msg, NULL, st));
@@ -216,10 +215,7 @@ static int time_calls(clg_context *ctx, const run_options *opt, run_tensors *t,
     char msg[1200];
     for (int64_t r = 0; r <= opt->repeat; r++) {
         double t0 = clg_cli_now(), ms;
-        clg_status st =
-            opt->elements
-                ? clg_gather_elements(ctx, &t->dv, &t->iv, opt->axis, &t->ov)
-                : clg_gather(ctx, &t->dv, &t->iv, opt->axis, &t->ov);
+        clg_status st = clg_cli_call_device(ctx, &t->call, &t->ov);
         ms = (clg_cli_now() - t0) * 1e3;
         if (st != CLG_STATUS_OK) {
             fprintf(stderr, "clgather run: %s\n",
@@ -254,8 +250,7 @@ static void print_run(const clg_context *ctx, const run_options *opt,
 
 /* --check: the CPU reference against the device's output, bit for bit.
  * Returns an exit status. */
-static int check_reference(clg_context *ctx, const run_options *opt,
-                           run_tensors *t)
+static int check_reference(clg_context *ctx, run_tensors *t)
 {
     clg_io_error err;
     clg_tensor rv;
@@ -268,10 +263,7 @@ static int check_reference(clg_context *ctx, const run_options *opt,
         return CLG_EXIT_ERROR;
     }
     rv = clg_io_tensor_view(&t->ref);
-    st = opt->elements
-             ? clg_reference_gather_elements(ctx, &t->dv, &t->iv, opt->axis,
-                                             &rv)
-             : clg_reference_gather(ctx, &t->dv, &t->iv, opt->axis, &rv);
+    st = clg_cli_call_reference(ctx, &t->call, &rv);
     if (st != CLG_STATUS_OK) {
         printf("device != reference: the device accepted the input, the "
                "CPU reference rejected it: %s\n",
@@ -336,7 +328,7 @@ int clg_cli_run(int argc, char **argv)
     }
     print_run(ctx, &opt, &t, first_ms, best_ms);
     if (opt.check)
-        rc = check_reference(ctx, &opt, &t);
+        rc = check_reference(ctx, &t);
 
 cleanup:
     fflush(stdout);

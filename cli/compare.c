@@ -306,3 +306,69 @@ int clg_io_compare(const clg_tensor *expected, const clg_tensor *actual,
     }
     return 1;
 }
+
+/* dtype or shape of actual and reference differ: that, into buf. */
+static int describe_mismatch(char *buf, size_t cap, const clg_tensor *actual,
+                             const char *actual_name,
+                             const clg_tensor *reference,
+                             const char *reference_name)
+{
+    char s1[512], s2[512];
+
+    if (actual->dtype != reference->dtype) {
+        snprintf(buf, cap, "DIFFER in dtype: %s=%s %s=%s", actual_name,
+                 clg_dtype_name(actual->dtype), reference_name,
+                 clg_dtype_name(reference->dtype));
+        return 1;
+    }
+    if (actual->rank != reference->rank ||
+        (actual->rank > 0 && memcmp(actual->shape, reference->shape,
+                                    actual->rank * sizeof(int64_t)) != 0)) {
+        snprintf(buf, cap, "DIFFER in shape: %s=%s %s=%s", actual_name,
+                 clg_io_format_shape(s1, sizeof s1, actual->shape,
+                                     actual->rank),
+                 reference_name,
+                 clg_io_format_shape(s2, sizeof s2, reference->shape,
+                                     reference->rank));
+        return 1;
+    }
+    return 0;
+}
+
+int clg_io_agreement(char *buf, size_t cap, const clg_tensor *actual,
+                     const char *actual_name, const clg_tensor *reference,
+                     const char *reference_name, int64_t *position)
+{
+    char s1[512], s2[512], pos[512];
+    const unsigned char *a = actual->data, *r = reference->data;
+    int64_t at = -1;
+    size_t off;
+
+    if (position != NULL)
+        *position = -1;
+    if (cap == 0)
+        return clg_io_compare(reference, actual, NULL, 0, position);
+    if (describe_mismatch(buf, cap, actual, actual_name, reference,
+                          reference_name))
+        return 0;
+    if (clg_io_compare(reference, actual, s1, sizeof s1, &at)) {
+        snprintf(buf, cap, "agree");
+        return 1;
+    }
+    if (at < 0) {
+        /* a dtype without a size, or data missing */
+        snprintf(buf, cap, "DIFFER: %s", s1);
+        return 0;
+    }
+    off = (size_t)at * clg_dtype_size(actual->dtype);
+    snprintf(buf, cap, "DIFFER at out%s: %s=%s %s=%s",
+             clg_io_format_position(pos, sizeof pos, reference->shape,
+                                    reference->rank, at),
+             actual_name,
+             clg_io_format_value(s1, sizeof s1, actual->dtype, a + off),
+             reference_name,
+             clg_io_format_value(s2, sizeof s2, reference->dtype, r + off));
+    if (position != NULL)
+        *position = at;
+    return 0;
+}

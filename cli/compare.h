@@ -1,6 +1,7 @@
 /*
  * clgather I/O: bitwise tensor comparison and value formatting, for the
- * FAIL lines of `clgather onnx-test` and `clgather run --check`.
+ * FAIL lines of `clgather onnx-test` and `clgather run --check` and the
+ * rows of `clgather compare`.
  *
  * Comparison is bit for bit (memcmp per element), never `==` on floats:
  * Gather only moves bytes, so NaN payloads and -0.0 must survive. STRING
@@ -28,6 +29,22 @@ extern "C" {
  *  NULL; -1 otherwise). */
 int clg_io_compare(const clg_tensor *expected, const clg_tensor *actual,
                    char *detail, size_t cap, int64_t *position);
+
+/** Compares `actual` with `reference` as clg_io_compare does, bit for bit,
+ *  and writes the verdict of a `clgather compare` row to buf, naming the
+ *  two sides `actual_name` and `reference_name`:
+ *    "agree"
+ *    "DIFFER at out[1][0]: device=1 (0x3f800000) reference=2.29999995
+ *     (0x40133333)"                                   (one line)
+ *    "DIFFER in dtype: device=FLOAT reference=INT64"
+ *    "DIFFER in shape: device=[3, 2] reference=[2, 3]"
+ *  (positions and values as clg_io_format_position and
+ *  clg_io_format_value write them). Returns 1 when identical, else 0 with
+ *  the flat position of the first differing element in *position (if not
+ *  NULL; -1 when dtype or shape differ). Always terminated. */
+int clg_io_agreement(char *buf, size_t cap, const clg_tensor *actual,
+                     const char *actual_name, const clg_tensor *reference,
+                     const char *reference_name, int64_t *position);
 
 /** Formats one element of `dtype` at `elem`: integers in decimal; FLOAT,
  *  DOUBLE, FLOAT16 and BFLOAT16 with %.9g (%.17g for DOUBLE) and their hex

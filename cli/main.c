@@ -6,6 +6,7 @@
  *   clgather devices
  *   clgather onnx-test [--device SPEC] [--reference] DIR...
  *   clgather run (gather|gather-elements) --data FILE --indices FILE ...
+ *   clgather compare [--device SPEC]... (DIR... | --data FILE ...)
  *   clgather bench ...
  *
  * Exit statuses (a contract): 0 success; 1 an output differed; 2 the
@@ -32,6 +33,9 @@ static void usage(FILE *out)
             "  onnx-test    run ONNX backend node tests (model.onnx and "
             "test_data_set_*)\n"
             "  run          run one operator on .npy or ONNX .pb tensors\n"
+            "  compare      run node tests or tensor files on several "
+            "devices and compare\n"
+            "               each with the CPU reference\n"
             "  bench        measure bandwidth\n"
             "\n"
             "Options:\n"
@@ -98,6 +102,8 @@ int main(int argc, char **argv)
         return clg_cli_onnx_test(argc, argv);
     if (strcmp(command, "run") == 0)
         return clg_cli_run(argc, argv);
+    if (strcmp(command, "compare") == 0)
+        return clg_cli_compare(argc, argv);
     if (strcmp(command, "bench") == 0)
         return clg_cli_bench(argc, argv);
     if (strcmp(command, "help") == 0) {

@@ -1,0 +1,81 @@
+/*
+ * Internal to the `clgather` executable: ONNX backend node-test
+ * directories (model.onnx + test_data_set_N/input_N.pb, output_0.pb), read
+ * the same way by `clgather onnx-test` and `clgather compare`, and the one
+ * operator call a command makes, on a device or on the CPU reference.
+ */
+#ifndef CLG_CLI_NODE_TEST_H
+#define CLG_CLI_NODE_TEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <clgather/clgather.h>
+
+#include "io_tensor.h"
+#include "onnx_io.h"
+
+/* Longest path a node test may have, terminating NUL included: a path
+ * that does not fit is an error, never cut short (it could name another
+ * file). */
+#define CLG_NODE_PATH_CAP 4096
+
+/* One Gather or GatherElements call: the operator, its axis and its
+ * operands (borrowed views). */
+typedef struct clg_cli_call {
+    int elements; /* GatherElements, else Gather */
+    int64_t axis;
+    clg_tensor data, indices;
+} clg_cli_call;
+
+/* The output shape of the call (clg_gather_output_shape or
+ * clg_gather_elements_output_shape), at most CLG_MAX_RANK dimensions. */
+clg_status clg_cli_call_output_shape(const clg_cli_call *call, int64_t *shape,
+                                     size_t *rank);
+
+/* The host-memory call on ctx's device, or the CPU reference (ctx may then
+ * be NULL), into out. */
+clg_status clg_cli_call_device(clg_context *ctx, const clg_cli_call *call,
+                               const clg_tensor *out);
+clg_status clg_cli_call_reference(clg_context *ctx, const clg_cli_call *call,
+                                  const clg_tensor *out);
+
+/* A node-test directory once opened: its path as given less trailing
+ * slashes, its model, and its test_data_set_* folders in numeric order. */
+typedef struct clg_node_dir {
+    char path[CLG_NODE_PATH_CAP];
+    clg_onnx_model model;
+    char **sets; /* malloc'd names ("test_data_set_0"), nsets of them */
+    size_t nsets;
+} clg_node_dir;
+
+/* Opens `arg`: checks it is a directory, reads its model.onnx, lists its
+ * data sets (at least one). Returns CLG_EXIT_OK, or CLG_EXIT_ERROR with
+ * the reason in msg ("no such directory", "not a directory", the model
+ * reader's message, "no test_data_set_* directories", ...); d->path is
+ * then "" when arg itself does not fit. Free d with clg_node_dir_free
+ * either way. */
+int clg_node_dir_open(const char *arg, clg_node_dir *d, char *msg, size_t cap);
+void clg_node_dir_free(clg_node_dir *d);
+
+/* One data set: its input_<k>.pb and, when present, its output_0.pb. */
+typedef struct clg_node_set {
+    clg_io_tensor *inputs; /* the model's input_count of them */
+    size_t input_count;
+    clg_io_tensor expected;
+    int have_expected; /* output_0.pb was there */
+} clg_node_set;
+
+void clg_node_set_init(clg_node_set *s);
+void clg_node_set_free(clg_node_set *s);
+
+/* Reads data set `set` of d into s (freed first). Returns CLG_EXIT_OK, or
+ * CLG_EXIT_ERROR with the reader's message in msg. */
+int clg_node_set_read(const clg_node_dir *d, const char *set, clg_node_set *s,
+                      char *msg, size_t cap);
+
+/* The model's call on the set: its operands from the set's inputs or the
+ * model's initializers. */
+clg_cli_call clg_node_set_call(const clg_onnx_model *m, const clg_node_set *s);
+
+#endif /* CLG_CLI_NODE_TEST_H */
