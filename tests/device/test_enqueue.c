@@ -85,8 +85,8 @@ static cl_event chain_enqueue(clg_context *ctx, cl_command_queue q,
                                           first ? 1 : 0, first ? &first : NULL,
                                           &e1));
     assert_non_null(e1);
-    CLG_ASSERT_OK(ctx, clg_enqueue_gather_elements(ctx, q, &c->tg, &c->tgei,
-                                                   0, &c->tout, 1, &e1, &e2));
+    CLG_ASSERT_OK(ctx, clg_enqueue_gather_elements(ctx, q, &c->tg, &c->tgei, 0,
+                                                   &c->tout, 1, &e1, &e2));
     assert_non_null(e2);
     clReleaseEvent(e1);
     return e2;
@@ -206,12 +206,12 @@ static void test_errors_before_enqueue(void **state)
     chain_make(ctx, &c);
     cl_int err = CL_SUCCESS;
     cl_event sentinel = (cl_event)&c, ev = sentinel;
-    cl_context other = clCreateContext(NULL, 1, (cl_device_id[]){
-                                           clg_context_cl_device(ctx)},
-                                       NULL, NULL, &err);
+    cl_context other =
+        clCreateContext(NULL, 1, (cl_device_id[]){clg_context_cl_device(ctx)},
+                        NULL, NULL, &err);
     assert_int_equal(err, CL_SUCCESS);
-    cl_command_queue foreign_q = clCreateCommandQueue(
-        other, clg_context_cl_device(ctx), 0, &err);
+    cl_command_queue foreign_q =
+        clCreateCommandQueue(other, clg_context_cl_device(ctx), 0, &err);
     cl_event foreign_ev = clCreateUserEvent(other, &err);
     cl_mem foreign_buf = clCreateBuffer(other, CL_MEM_READ_WRITE, 64, NULL,
                                         &err);
@@ -282,8 +282,7 @@ static void test_errors_before_enqueue(void **state)
         CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), want[i].frag);
     }
     CLG_ASSERT_OK(ctx, clg_context_finish(ctx));
-    CLG_ASSERT_STATUS(NULL, clg_context_finish(NULL),
-                      CLG_STATUS_NULL_POINTER);
+    CLG_ASSERT_STATUS(NULL, clg_context_finish(NULL), CLG_STATUS_NULL_POINTER);
     clReleaseMemObject(foreign_buf);
     clReleaseEvent(foreign_ev);
     clReleaseCommandQueue(foreign_q);
@@ -308,9 +307,9 @@ static void test_out_of_order_queue(void **state)
         return;
     }
     cl_int err = CL_SUCCESS;
-    cl_command_queue ooo = clCreateCommandQueue(
-        clg_context_cl_context(ctx), dev,
-        CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+    cl_command_queue ooo =
+        clCreateCommandQueue(clg_context_cl_context(ctx), dev,
+                             CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
     assert_int_equal(err, CL_SUCCESS);
     for (int round = 0; round < 20; round++) {
         chain c;
@@ -325,8 +324,9 @@ static void test_out_of_order_queue(void **state)
     /* A context over the out-of-order queue: enqueue with its own queue,
      * the blocking device-buffer call and the host-memory call. */
     clg_context *octx = NULL;
-    CLG_ASSERT_OK(NULL, clg_context_create_from_cl(
-                            &octx, clg_context_cl_context(ctx), dev, ooo));
+    CLG_ASSERT_OK(NULL, clg_context_create_from_cl(&octx,
+                                                   clg_context_cl_context(ctx),
+                                                   dev, ooo));
     chain c;
     chain_make(octx, &c);
     cl_event last = chain_enqueue(octx, NULL, &c, NULL);
