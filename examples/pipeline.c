@@ -52,8 +52,7 @@ static cl_mem buffer(cl_context cl, size_t bytes, cl_int *err)
 }
 
 /* The pipeline: upload, Gather, GatherElements, read back; one wait. */
-static int run(clg_context *ctx, cl_context cl, cl_command_queue q,
-               float *out)
+static int run(clg_context *ctx, cl_context cl, cl_command_queue q, float *out)
 {
     cl_int err = CL_SUCCESS;
     cl_mem b_table = buffer(cl, sizeof table, &err);
@@ -66,12 +65,12 @@ static int run(clg_context *ctx, cl_context cl, cl_command_queue q,
     clg_status st = CLG_STATUS_OPENCL_ERROR;
     if (err != CL_SUCCESS)
         goto done;
-    clEnqueueWriteBuffer(q, b_table, CL_FALSE, 0, sizeof table, table, 0,
-                         NULL, &up[0]);
+    clEnqueueWriteBuffer(q, b_table, CL_FALSE, 0, sizeof table, table, 0, NULL,
+                         &up[0]);
     clEnqueueWriteBuffer(q, b_tokens, CL_FALSE, 0, sizeof tokens, tokens, 0,
                          NULL, &up[1]);
-    clEnqueueWriteBuffer(q, b_picks, CL_FALSE, 0, sizeof picks, picks, 0,
-                         NULL, &up[2]);
+    clEnqueueWriteBuffer(q, b_picks, CL_FALSE, 0, sizeof picks, picks, 0, NULL,
+                         &up[2]);
     clg_cl_tensor t_table = {CLG_DTYPE_FLOAT, 2, table_shape, b_table};
     clg_cl_tensor t_tokens = {CLG_DTYPE_INT64, 1, tokens_shape, b_tokens};
     clg_cl_tensor t_rows = {CLG_DTYPE_FLOAT, 2, rows_shape, b_rows};
@@ -127,8 +126,8 @@ static int reference(float *out)
     clg_tensor t_out = {CLG_DTYPE_FLOAT, 2, picks_shape, out};
     return clg_reference_gather(NULL, &t_table, &t_tokens, 0, &t_rows) ==
                CLG_STATUS_OK &&
-           clg_reference_gather_elements(NULL, &t_rows, &t_picks, 1,
-                                         &t_out) == CLG_STATUS_OK;
+           clg_reference_gather_elements(NULL, &t_rows, &t_picks, 1, &t_out) ==
+               CLG_STATUS_OK;
 }
 
 /* A token out of range: the enqueue returns OK, the finish names it. */
@@ -136,7 +135,8 @@ static int show_deferred_error(clg_context *ctx, cl_context cl)
 {
     cl_int err = CL_SUCCESS;
     const int64_t bad[3] = {3, 9, 0};
-    cl_mem b_table = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+    cl_mem b_table = clCreateBuffer(cl,
+                                    CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                     sizeof table, (void *)table, &err);
     cl_mem b_bad = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                   sizeof bad, (void *)bad, &err);

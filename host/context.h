@@ -31,6 +31,9 @@ typedef struct clg_cached_kernel {
 
 #define CLG_KERNELS_PER_PROGRAM 8
 
+/* Kernels remembered by binary key (host/program.c). */
+#define CLG_MEMO_ENTRIES 32
+
 /* A built program, keyed by its files and build options. */
 typedef struct clg_cached_program {
     char *key; /* "file;file;...|options", owned */
@@ -99,6 +102,12 @@ struct clg_context {
 
     clg_cached_program **programs;
     size_t program_count, program_capacity;
+    struct clg_kernel_memo {
+        unsigned char key[CLG_MEMO_KEY_MAX];
+        size_t len;
+        cl_kernel kernel;
+    } memo[CLG_MEMO_ENTRIES];
+    size_t memo_next; /* the entry the next store replaces */
 
     cl_mem sink; /* the UNCHECKED calls' slot, never read */
     clg_epoch epoch;

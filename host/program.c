@@ -183,6 +183,36 @@ clg_status clg_rt_kernel(clg_context *ctx, const char *const *files,
     return st;
 }
 
+int clg_rt_kernel_memo(clg_context *ctx, const void *key, size_t len,
+                       cl_kernel *out)
+{
+    int hit = 0;
+    pthread_mutex_lock(&ctx->cache_lock);
+    for (size_t i = 0; i < CLG_MEMO_ENTRIES && !hit; i++) {
+        const struct clg_kernel_memo *m = &ctx->memo[i];
+        if (m->kernel && m->len == len && !memcmp(m->key, key, len)) {
+            *out = m->kernel;
+            hit = 1;
+        }
+    }
+    pthread_mutex_unlock(&ctx->cache_lock);
+    return hit;
+}
+
+void clg_rt_kernel_memo_store(clg_context *ctx, const void *key, size_t len,
+                              cl_kernel kernel)
+{
+    if (len > CLG_MEMO_KEY_MAX)
+        return;
+    pthread_mutex_lock(&ctx->cache_lock);
+    struct clg_kernel_memo *m = &ctx->memo[ctx->memo_next];
+    ctx->memo_next = (ctx->memo_next + 1) % CLG_MEMO_ENTRIES;
+    memcpy(m->key, key, len);
+    m->len = len;
+    m->kernel = kernel; /* owned by its cached program */
+    pthread_mutex_unlock(&ctx->cache_lock);
+}
+
 void clg_programs_release(clg_context *ctx)
 {
     for (size_t i = 0; i < ctx->program_count; i++) {
@@ -194,6 +224,7 @@ void clg_programs_release(clg_context *ctx)
         free(p);
     }
     free(ctx->programs);
+    memset(ctx->memo, 0, sizeof ctx->memo);
     ctx->programs = NULL;
     ctx->program_count = ctx->program_capacity = 0;
 }

@@ -229,6 +229,16 @@ clg_status clg_rt_kernel(clg_context *ctx, const char *const *files,
                          size_t nfiles, const char *options, const char *name,
                          cl_kernel *out);
 
+/* A memo of kernels by a caller's binary key (at most CLG_MEMO_KEY_MAX
+ * bytes), so that a repeated call finds its kernel without formatting
+ * build options: clg_rt_kernel_memo answers 1 and sets *out on a hit;
+ * clg_rt_kernel_memo_store remembers a kernel clg_rt_kernel returned. */
+#define CLG_MEMO_KEY_MAX 96
+int clg_rt_kernel_memo(clg_context *ctx, const void *key, size_t len,
+                       cl_kernel *out);
+void clg_rt_kernel_memo_store(clg_context *ctx, const void *key, size_t len,
+                              cl_kernel kernel);
+
 /* ---------------------------------------------------------------- launch */
 
 /* One kernel argument: its size and address (cl_mem handles by address). */

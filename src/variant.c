@@ -56,10 +56,30 @@ int clg_variant_options(const clg_variant *v, char *buf, size_t cap)
     return len > 0 && (size_t)len < cap;
 }
 
+/* The memo key of a variant: file, option values, entry point name; 0
+ * when it does not fit. */
+static size_t memo_key(const clg_variant *v, unsigned char *key)
+{
+    size_t len = 0, name = strlen(v->kernel);
+    if (1 + 2 * CLG_OPT_COUNT + name > CLG_MEMO_KEY_MAX)
+        return 0;
+    key[len++] = (unsigned char)v->file;
+    for (int i = 0; i < CLG_OPT_COUNT; i++) {
+        key[len++] = (unsigned char)(v->value[i] & 0xff);
+        key[len++] = (unsigned char)(v->value[i] >> 8);
+    }
+    memcpy(key + len, v->kernel, name);
+    return len + name;
+}
+
 clg_status clg_variant_kernel(clg_context *ctx, const clg_variant *v,
                               cl_kernel *out)
 {
     char options[256];
+    unsigned char key[CLG_MEMO_KEY_MAX];
+    size_t key_len = v->kernel ? memo_key(v, key) : 0;
+    if (key_len && clg_rt_kernel_memo(ctx, key, key_len, out))
+        return CLG_STATUS_OK;
     const char *rule = clg_variant_check(v);
     if (rule)
         return clg_fail(ctx, CLG_STATUS_BUILD_FAILED,
@@ -70,5 +90,8 @@ clg_status clg_variant_kernel(clg_context *ctx, const clg_variant *v,
                         "internal error: build options of %s do not fit",
                         v->kernel);
     const char *files[2] = {"common.cl", clg_kernel_file_name(v->file)};
-    return clg_rt_kernel(ctx, files, 2, options, v->kernel, out);
+    clg_status st = clg_rt_kernel(ctx, files, 2, options, v->kernel, out);
+    if (st == CLG_STATUS_OK && key_len)
+        clg_rt_kernel_memo_store(ctx, key, key_len, *out);
+    return st;
 }
