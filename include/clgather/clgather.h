@@ -475,8 +475,9 @@ CLG_API clg_status clg_reference_gather_elements(clg_context *ctx,
  *  clg_context_finish(ctx), which names this operation (its sequence
  *  number, op, shapes and dtypes), the first bad position and its value.
  *  The indices buffer is retained until then, to name them.
- *  Threading: any thread; operations enqueued on one queue run in the
- *  order their calls returned.
+ *  Threading: any thread. On an in-order queue, operations run in the
+ *  order their calls returned; on an out-of-order queue only the events
+ *  order them.
  *  Errors (immediate): those of clg_gather_cl except INDEX_OUT_OF_RANGE;
  *  OPENCL_ERROR when an enqueue fails (commands already enqueued by the
  *  call still run; the output is then unspecified); BUILD_FAILED. */
