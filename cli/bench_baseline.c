@@ -122,9 +122,8 @@ static int add_copy_variant(bench_cl *b, size_t v)
     const char *src = copy_source;
     cl_int err;
 
-    snprintf(options, sizeof options,
-             "-DCLG_BENCH_UNIT=%u -DCLG_BENCH_NT=%u", copy_variants[v].unit,
-             copy_variants[v].nontemporal);
+    snprintf(options, sizeof options, "-DCLG_BENCH_UNIT=%u -DCLG_BENCH_NT=%u",
+             copy_variants[v].unit, copy_variants[v].nontemporal);
     c->program = build(b, &src, 1, options, log, sizeof log, &err);
     if (!c->program && v == 0) {
         fprintf(stderr,
@@ -171,8 +170,9 @@ static int init_check(bench_cl *b)
         const char *opt = w ? "-DCLG_INDEX_BYTES=8" : "-DCLG_INDEX_BYTES=4";
         b->check_program[w] = build(b, src, 2, opt, log, sizeof log, &err);
         if (!b->check_program[w]) {
-            fprintf(stderr, "clgather bench: building check.cl (%s) failed: "
-                            "%s\n%s\n",
+            fprintf(stderr,
+                    "clgather bench: building check.cl (%s) failed: "
+                    "%s\n%s\n",
                     opt, clg_cl_error_name(err), log);
             return CLG_EXIT_ERROR;
         }
@@ -189,7 +189,8 @@ static int init_check(bench_cl *b)
         return cl_failed(err, "clCreateBuffer(flag)");
     err = clEnqueueWriteBuffer(b->queue, b->flag, CL_TRUE, 0, sizeof zero,
                                &zero, 0, NULL, NULL);
-    return err == CL_SUCCESS ? CLG_EXIT_OK : cl_failed(err, "zeroing the flag");
+    return err == CL_SUCCESS ? CLG_EXIT_OK
+                             : cl_failed(err, "zeroing the flag");
 }
 
 static const char empty_source[] = "__kernel void clg_bench_empty(void)\n"
@@ -207,17 +208,16 @@ int bench_cl_init(bench_cl *b, const clg_context *ctx)
     b->device = clg_context_cl_device(ctx);
     b->queue = clg_context_cl_queue(ctx);
     b->is_gpu = clg_context_device_type(ctx) == CLG_DEVICE_TYPE_GPU;
-    b->host_threads = cpus < 1 ? 1 : cpus > BENCH_MAX_THREADS
-                                         ? BENCH_MAX_THREADS
-                                         : (int)cpus;
+    b->host_threads = cpus < 1                   ? 1
+                      : cpus > BENCH_MAX_THREADS ? BENCH_MAX_THREADS
+                                                 : (int)cpus;
     b->program = build(b, &src, 1, "", NULL, 0, &err);
     if (!b->program)
         return cl_failed(err, "building the empty kernel");
     b->empty = clCreateKernel(b->program, "clg_bench_empty", &err);
     if (!b->empty)
         return cl_failed(err, "clCreateKernel(clg_bench_empty)");
-    for (size_t v = 0; v < sizeof copy_variants / sizeof copy_variants[0];
-         v++)
+    for (size_t v = 0; v < sizeof copy_variants / sizeof copy_variants[0]; v++)
         if ((rc = add_copy_variant(b, v)) != CLG_EXIT_OK)
             return rc;
     return init_check(b);
@@ -293,7 +293,8 @@ int bench_time_host_copy(const bench_cl *b, void *dst, const void *src,
     int started = 0, rc = 0;
 
     for (int i = 0; i < n; i++) {
-        uint64_t at = share * (uint64_t)i < bytes ? share * (uint64_t)i : bytes;
+        uint64_t at = share * (uint64_t)i < bytes ? share * (uint64_t)i
+                                                  : bytes;
         uint64_t len = bytes - at < share ? bytes - at : share;
         parts[i] = (host_part){(unsigned char *)dst + at,
                                (const unsigned char *)src + at, (size_t)len};
