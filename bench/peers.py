@@ -57,6 +57,10 @@ LARGE_EXCLUDED = {"small"}
 KERNEL_RATIO_TARGET = 1.2
 E2E_RATIO_TARGET = {"elements-last-axis": 1.0}  # else 1.2: ORT checks nothing
 E2E_RATIO_DEFAULT = 1.2
+# clgather bench's efficiency targets on CPU devices (cli/bench_report.c).
+EFFICIENCY_TARGET_CPU = {"embedding": 0.8, "gather-last-axis": 0.6,
+                         "gather-middle-axis": 0.8, "elements-last-axis": 0.7,
+                         "elements-axis0": 0.3}
 
 # How the caches stand when each figure is taken: clgather bench writes the
 # same words into its JSON ("cache"), and both sides must agree.
@@ -268,6 +272,10 @@ def plot(rows, title, path):
         vals = [r[key] or 0 for r in rows]
         b = ax2.bar(x + off, vals, 0.4, label=label)
         ax2.bar_label(b, fmt="%.2f", fontsize=7)
+    targets = [EFFICIENCY_TARGET_CPU.get(n) for n in names]
+    ax2.scatter([i for i, t in enumerate(targets) if t is not None],
+                [t for t in targets if t is not None], marker="_", s=900,
+                color="black", label="target (CPU)", zorder=3)
     ax2.set_ylabel("GB/s / fastest copy kernel's GB/s")
     ax2.set_xticks(x, names, rotation=25, ha="right")
     ax2.legend(fontsize=8)
@@ -324,7 +332,7 @@ def judge(rows):
             "through both paths (e2e elements-last-axis >= 1.0).")
 
 
-def update_readme(path, machine, bench_table, table, png, verdict):
+def update_readme(path, machine, bench_table, table, png, verdict, repeat):
     """Replaces the lines between README_BEGIN and README_END of path."""
     with open(path) as f:
         text = f.read()
@@ -334,9 +342,10 @@ def update_readme(path, machine, bench_table, table, png, verdict):
     head, rest = text.split(README_BEGIN, 1)
     _, tail = rest.split(README_END, 1)
     image = os.path.relpath(png, os.path.dirname(os.path.abspath(path)))
-    body = (f"{README_BEGIN}\nMachine: {machine}\n\n"
-            f"Cache: {CACHE}, for clgather, its copy baseline and the peers "
-            f"alike.\n\n```\n{bench_table.strip()}\n```\n\n{table}\n\n"
+    body = (f"{README_BEGIN}\nOne run of `bench/peers.py --repeat {repeat}`; "
+            f"clgather, its copy baseline and the peers all measured "
+            f"{CACHE}.\n\nMachine: {machine}\n\n"
+            f"```\n{bench_table.strip()}\n```\n\n{table}\n\n"
             f"{verdict}\n\n![ratios and efficiencies]({image})\n"
             f"{README_END}")
     with open(path + ".tmp", "w") as f:
@@ -415,7 +424,8 @@ def main():
                    "rows": rows, "clgather": bench}, f, indent=1)
     print(f"\nWrote {png}, peers.md, peers.json and bench.txt")
     if args.readme:
-        update_readme(args.readme, machine, bench_table, table, png, verdict)
+        update_readme(args.readme, machine, bench_table, table, png, verdict,
+                      args.repeat)
         print(f"Rewrote the results section of {args.readme}")
 
 
