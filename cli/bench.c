@@ -238,16 +238,16 @@ static int run_all(clg_context *ctx, const bench_cl *b,
     return CLG_EXIT_OK;
 }
 
-static int report(const clg_context *ctx, const bench_options *opt,
-                  const bench_result *res, size_t n)
+static int report(const clg_context *ctx, const bench_cl *b,
+                  const bench_options *opt, const bench_result *res, size_t n)
 {
     bench_progress_clear();
-    bench_print_table(res, n);
+    bench_print_table(res, n, b);
     if (opt->scale_count > 1)
         bench_print_linearity(res, n);
     bench_print_targets(ctx, res, n);
     if (opt->json_path)
-        return bench_write_json(opt->json_path, ctx, opt, res, n);
+        return bench_write_json(opt->json_path, ctx, b, opt, res, n);
     return CLG_EXIT_OK;
 }
 
@@ -296,10 +296,10 @@ int clg_cli_bench(int argc, char **argv)
         rc = CLG_EXIT_ERROR;
         goto cleanup;
     }
-    bench_print_header(ctx, &opt);
+    bench_print_header(ctx, &b, &opt);
     fflush(stdout);
     if ((rc = run_all(ctx, &b, &opt, res, total, &n)) == CLG_EXIT_OK)
-        rc = report(ctx, &opt, res, n);
+        rc = report(ctx, &b, &opt, res, n);
 
 cleanup:
     bench_progress_clear();

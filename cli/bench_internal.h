@@ -6,7 +6,9 @@
  *   bench.c            the options and the command: parse them, run each
  *                      selected workload at each scale, report.
  *   bench_workloads.c  the workload table, input generation, --scale.
- *   bench_measure.c    the copy kernel, timing, the run of one workload.
+ *   bench_baseline.c   the copy kernels, the host copy and the check pass
+ *                      the workloads are set beside.
+ *   bench_measure.c    timing and the run of one workload.
  *   bench_report.c     the tables, linearity, targets and the JSON file.
  */
 #ifndef CLG_CLI_BENCH_INTERNAL_H
@@ -21,6 +23,11 @@
 #define BENCH_DEFAULT_REPEAT 5
 #define BENCH_MAX_SCALES 8
 #define BENCH_WORKLOAD_COUNT 6 /* entries of bench_workloads */
+#define BENCH_COPY_MAX 8       /* copy-kernel variants */
+#define BENCH_MAX_THREADS 64   /* threads of the host copy */
+/* How the caches stand when each figure is taken: the same for every
+ * figure and for bench/peers.py (docs/design.md, "Measuring speed"). */
+#define BENCH_CACHE_CONDITIONS "warm, back-to-back repeats"
 
 /* ------------------------------------------------------------ workloads */
 
@@ -61,6 +68,19 @@ typedef struct bench_options {
 
 /* ------------------------------------------------------------ results */
 
+/* The index check a host-memory call runs before its first launch
+ * (docs/design.md, "Host memory and device buffers"): none (a single
+ * launch that reads the device's flag before downloading), the host scan,
+ * or the check kernel over the indices in place. */
+typedef enum bench_check_kind {
+    BENCH_CHECK_NONE,
+    BENCH_CHECK_HOST,
+    BENCH_CHECK_DEVICE
+} bench_check_kind;
+
+/* "none", "host scan", "check kernel". */
+const char *bench_check_name(bench_check_kind k);
+
 typedef struct bench_result {
     const bench_workload *w;
     double scale;
@@ -72,11 +92,16 @@ typedef struct bench_result {
     uint64_t index_bytes;
     uint64_t out_bytes;
     uint64_t bytes;      /* out (data read) + indices + out (written) */
-    uint64_t copy_bytes; /* moved by one copy-kernel run */
-    double kernel_s, e2e_s, copy_s, call_s, launch_s; /* best, seconds */
-    int measured;      /* the host-memory figures (and the copy) */
-    int has_kernel;    /* the device-buffer figures */
-    int has_micro;     /* call_us, launch_us */
+    uint64_t copy_bytes; /* moved by one copy: half read, half written */
+    /* Best times, seconds: the operator's two paths, the fastest copy
+     * kernel, the host copy, the check pass, and the micro figures. */
+    double kernel_s, e2e_s, copy_s, host_copy_s, check_s, call_s, launch_s;
+    double copy_variant_s[BENCH_COPY_MAX]; /* each copy variant's best */
+    size_t copy_best;            /* index of the fastest copy variant */
+    bench_check_kind check_kind; /* the check pass the e2e call runs */
+    int measured;                /* the host-memory figures (and the copy) */
+    int has_kernel;              /* the device-buffer figures */
+    int has_micro;               /* call_us, launch_us */
     char skipped[320]; /* why nothing was measured; "" when measured */
     char note[320];    /* why the device-buffer figures are missing */
 } bench_result;
@@ -96,23 +121,62 @@ void bench_fill_inputs(size_t wi, uint64_t seed, const bench_result *r,
 
 /* ------------------------------------------------------------ measuring */
 
-/* The benchmark's own kernels (copy, empty) on the context's device. */
+/* One variant of the copy kernel (bench_baseline.c). */
+typedef struct bench_copy_kernel {
+    const char *name; /* "16B", "64B-nt", ... */
+    unsigned unit;    /* bytes per work-item */
+    cl_program program;
+    cl_kernel kernel;
+    size_t local; /* work-group size */
+} bench_copy_kernel;
+
+/* The benchmark's own kernels (copy variants, check, empty) on the
+ * context's device. */
 typedef struct bench_cl {
     cl_context context; /* borrowed from the clg_context */
     cl_device_id device;
     cl_command_queue queue;
+    int is_gpu;
+    int host_threads; /* threads of the host copy: the online CPUs */
     cl_program program;
-    cl_kernel copy;
     cl_kernel empty;
-    size_t copy_local; /* work-group size of the copy kernel */
+    bench_copy_kernel copy[BENCH_COPY_MAX]; /* those that built */
+    size_t copy_count;
+    char copy_unavailable[160]; /* variants the compiler refused, "a, b" */
+    cl_program check_program[2];
+    cl_kernel check[2]; /* kernels/check.cl for 4- and 8-byte indices */
+    size_t check_local[2];
+    cl_mem flag; /* the check kernel's error flag */
 } bench_cl;
 
 /* Builds the kernels into *b (zeroed first by the caller); prints what
- * failed. Returns an exit status. */
+ * failed. A copy variant the device compiler refuses is left out and
+ * named in b->copy_unavailable; the portable one must build. Returns an
+ * exit status. */
 int bench_cl_init(bench_cl *b, const clg_context *ctx);
 
 /* Releases what bench_cl_init made and zeroes *b. */
 void bench_cl_release(bench_cl *b);
+
+/* Runs copy variant v once from src to dst over half_bytes (a multiple
+ * of 64), enqueue + clFinish; seconds to *t. */
+cl_int bench_time_copy(const bench_cl *b, size_t v, cl_mem src, cl_mem dst,
+                       uint64_t half_bytes, double *t);
+
+/* memcpy of `bytes` on b->host_threads threads, one contiguous part each;
+ * seconds to *t (thread start and join included). 0, or pthread's error. */
+int bench_time_host_copy(const bench_cl *b, void *dst, const void *src,
+                         uint64_t bytes, double *t);
+
+/* The library's host scan of `count` index values (int64 when wide, else
+ * int32) against [-s, s-1]: the first bad position, or -1. */
+int64_t bench_check_host(const void *indices, int wide, int64_t count,
+                         int64_t s);
+
+/* The library's device check before an in-place launch (wrap, check.cl,
+ * flag read, release); *raised when some value is out of range. */
+cl_int bench_check_device(const bench_cl *b, void *indices, int wide,
+                          int64_t count, int64_t s, int *raised);
 
 /* Progress lines go to stderr, rewritten in place when it is a terminal. */
 void bench_progress_init(void);
@@ -127,8 +191,14 @@ int bench_run_workload(clg_context *ctx, const bench_cl *b,
 
 /* ------------------------------------------------------------ reporting */
 
-void bench_print_header(const clg_context *ctx, const bench_options *opt);
-void bench_print_table(const bench_result *res, size_t n);
+/* The device, the seed, the cache conditions, the copy variants built
+ * and the host copy's threads. */
+void bench_print_header(const clg_context *ctx, const bench_cl *b,
+                        const bench_options *opt);
+/* The results table, then every copy variant's GB/s per workload. */
+void bench_print_table(const bench_result *res, size_t n, const bench_cl *b);
+/* Per workload and scale: ns per byte of each path and its deviation
+ * from proportional against the reference scale, with a verdict. */
 void bench_print_linearity(const bench_result *res, size_t n);
 void bench_print_targets(const clg_context *ctx, const bench_result *res,
                          size_t n);
@@ -136,7 +206,7 @@ void bench_print_targets(const clg_context *ctx, const bench_result *res,
 /* Writes the results to path as JSON; prints why it cannot. Returns an
  * exit status. */
 int bench_write_json(const char *path, const clg_context *ctx,
-                     const bench_options *opt, const bench_result *res,
-                     size_t n);
+                     const bench_cl *b, const bench_options *opt,
+                     const bench_result *res, size_t n);
 
 #endif /* CLG_CLI_BENCH_INTERNAL_H */

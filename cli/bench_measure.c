@@ -1,6 +1,7 @@
 /*
- * `clgather bench`: the measurement. The copy kernel the figures are set
- * beside, the timing, and the run of one workload at one scale.
+ * `clgather bench`: the measurement. The timing and the run of one
+ * workload at one scale; the baselines (copy kernels, host copy, check
+ * pass) are in bench_baseline.c.
  *
  * For each workload (the names and shapes are a contract, see
  * bench_workloads.c) and each --scale:
@@ -8,18 +9,24 @@
  *     splitmix64 seeded with the printed seed and the workload's position in
  *     the table; index values uniform in [-s, s-1], s = data.shape[axis];
  *   - the CPU reference computes the expected output once;
- *   - then, after one warm-up of each, `repeat` rounds each time, in this
- *     order, so that a noisy moment hits all three alike:
- *       copy    the copy kernel below over `copy_bytes` (enqueue + clFinish);
- *       kernel  clg_gather_cl / clg_gather_elements_cl on device buffers
- *               uploaded once (the call returns when the result is there);
- *       e2e     clg_gather / clg_gather_elements on host memory (4096-byte
- *               aligned, so devices sharing host memory use it in place);
- *     and each figure is the best (minimum) of its rounds;
- *   - for workloads marked `micro` (`small`), max(100, 20 x repeat) rounds
- *     of: a trivial kernel (global size 1) enqueued + clFinish (launch_us),
- *     then one host-memory call (call_us); both the best (minimum) of their
- *     rounds, like every other figure here;
+ *   - then each figure in turn is taken as one warm-up call and `repeat`
+ *     calls back to back, the best (minimum) kept, so that every figure,
+ *     and bench/peers.py's, is taken with the caches as the same call
+ *     just left them (BENCH_CACHE_CONDITIONS):
+ *       copy      every copy-kernel variant over `copy_bytes` (enqueue +
+ *                 clFinish), each checked once against its source; the
+ *                 fastest variant is the copy figure;
+ *       host copy memcpy of the same bytes on the host's threads;
+ *       check     the index check the host-memory call runs before a
+ *                 kernel may write the caller's memory (where it runs
+ *                 one, see check_kind);
+ *       kernel    clg_gather_cl / clg_gather_elements_cl on device buffers
+ *                 uploaded once (the call returns when the result is there);
+ *       e2e       clg_gather / clg_gather_elements on host memory (4096-byte
+ *                 aligned, so devices sharing host memory use it in place);
+ *   - for workloads marked `micro` (`small`), max(100, 20 x repeat) calls
+ *     of a trivial kernel (global size 1) enqueued + clFinish (launch_us),
+ *     then as many host-memory calls (call_us), each series back to back;
  *   - finally the result of the last kernel-path call and of the last
  *     host-memory call are compared bit for bit with the CPU reference;
  *     a difference ends the run with exit status 1.
@@ -27,12 +34,11 @@
  * bytes = data bytes read + indices bytes read + output bytes written,
  * where the data bytes read are counted as the output bytes (each output
  * element reads one data element, for both operators).
- * The copy kernel moves one 16-byte unit (uint4) per work-item from one
- * buffer to another, in work-groups of the size the library uses (4096 on
- * CPUs, 256 on GPUs, at most the kernel's limit); it reads copy_bytes/2 and
- * writes copy_bytes/2, with copy_bytes = bytes rounded down to whole 32-byte
- * pairs (at least one pair; each buffer at most the context's largest
- * buffer). So GB/s and copy GB/s count the same bytes.
+ * A copy reads copy_bytes/2 and writes copy_bytes/2, with copy_bytes =
+ * bytes rounded down to whole 128-byte pairs of 64-byte units (at least
+ * one; each buffer at most the context's largest buffer), in work-groups
+ * of the size the library uses (4096 on CPUs, 256 on GPUs, at most the
+ * kernel's limit). So GB/s and copy GB/s count the same bytes.
  * GB/s are 1e9 bytes per second.
  *
  * --scale F multiplies one dimension per workload (see bench_workloads.c)
@@ -103,101 +109,11 @@ void bench_progress_clear(void)
 
 /* ------------------------------------------------------------ OpenCL side */
 
-static const char bench_kernel_source[] =
-    "__kernel void clg_bench_copy(__global const uint4 *restrict src,\n"
-    "                             __global uint4 *restrict dst, ulong n)\n"
-    "{\n"
-    "    size_t i = get_global_id(0);\n"
-    "    if (i < n)\n"
-    "        dst[i] = src[i];\n"
-    "}\n"
-    "__kernel void clg_bench_empty(void)\n"
-    "{\n"
-    "}\n";
-
-void bench_cl_release(bench_cl *b)
-{
-    if (b->copy)
-        clReleaseKernel(b->copy);
-    if (b->empty)
-        clReleaseKernel(b->empty);
-    if (b->program)
-        clReleaseProgram(b->program);
-    memset(b, 0, sizeof *b);
-}
-
 static int cl_failed(cl_int err, const char *what)
 {
     fprintf(stderr, "clgather bench: %s failed: %s (%d)\n", what,
             clg_cl_error_name(err), (int)err);
     return CLG_EXIT_ERROR;
-}
-
-int bench_cl_init(bench_cl *b, const clg_context *ctx)
-{
-    cl_int err;
-    const char *src = bench_kernel_source;
-    size_t max_wg = 0;
-    b->context = clg_context_cl_context(ctx);
-    b->device = clg_context_cl_device(ctx);
-    b->queue = clg_context_cl_queue(ctx);
-    b->program = clCreateProgramWithSource(b->context, 1, &src, NULL, &err);
-    if (!b->program)
-        return cl_failed(err, "clCreateProgramWithSource(bench kernels)");
-    err = clBuildProgram(b->program, 1, &b->device, "", NULL, NULL);
-    if (err != CL_SUCCESS) {
-        char log[4096] = "";
-        clGetProgramBuildInfo(b->program, b->device, CL_PROGRAM_BUILD_LOG,
-                              sizeof log - 1, log, NULL);
-        fprintf(stderr,
-                "clgather bench: building the copy kernel failed: "
-                "%s\n%s\n",
-                clg_cl_error_name(err), log);
-        return CLG_EXIT_ERROR;
-    }
-    b->copy = clCreateKernel(b->program, "clg_bench_copy", &err);
-    if (!b->copy)
-        return cl_failed(err, "clCreateKernel(clg_bench_copy)");
-    b->empty = clCreateKernel(b->program, "clg_bench_empty", &err);
-    if (!b->empty)
-        return cl_failed(err, "clCreateKernel(clg_bench_empty)");
-    /* The same work-group sizes the library picks: about 256 on GPUs,
-     * large groups on CPUs (POCL runs a group as loops on one thread). */
-    err = clGetKernelWorkGroupInfo(b->copy, b->device,
-                                   CL_KERNEL_WORK_GROUP_SIZE, sizeof max_wg,
-                                   &max_wg, NULL);
-    if (err != CL_SUCCESS)
-        return cl_failed(err, "clGetKernelWorkGroupInfo");
-    b->copy_local = clg_context_device_type(ctx) == CLG_DEVICE_TYPE_GPU ? 256
-                                                                        : 4096;
-    if (b->copy_local > max_wg)
-        b->copy_local = max_wg;
-    if (b->copy_local == 0)
-        b->copy_local = 1;
-    return CLG_EXIT_OK;
-}
-
-/* Runs the copy kernel once over `units` 16-byte units; seconds to *t. */
-static cl_int time_copy(const bench_cl *b, cl_mem src, cl_mem dst,
-                        uint64_t units, double *t)
-{
-    cl_ulong n = (cl_ulong)units;
-    size_t local = b->copy_local;
-    size_t global = (size_t)((units + local - 1) / local * local);
-    cl_int err = clSetKernelArg(b->copy, 0, sizeof src, &src);
-    if (err == CL_SUCCESS)
-        err = clSetKernelArg(b->copy, 1, sizeof dst, &dst);
-    if (err == CL_SUCCESS)
-        err = clSetKernelArg(b->copy, 2, sizeof n, &n);
-    if (err != CL_SUCCESS)
-        return err;
-    double t0 = now_s();
-    err = clEnqueueNDRangeKernel(b->queue, b->copy, 1, NULL, &global, &local,
-                                 0, NULL, NULL);
-    if (err == CL_SUCCESS)
-        err = clFinish(b->queue);
-    *t = now_s() - t0;
-    return err;
 }
 
 static cl_int time_launch(const bench_cl *b, double *t)
@@ -284,17 +200,20 @@ static int does_not_fit(const clg_context *ctx, clg_status st)
 
 /* One workload at one scale while it is measured: the host tensors (page
  * aligned, so devices sharing host memory use them in place), the copy
- * kernel's buffers, the device-resident tensors and where the figures go.
- * Every handle starts NULL; run_release frees those that are not. */
+ * buffers (device and host), the device-resident tensors and where the
+ * figures go. Every handle starts NULL; run_release frees those that are
+ * not. */
 typedef struct bench_run {
     clg_context *ctx;
     const bench_cl *b;
     const bench_options *opt;
     bench_result *r;
-    size_t pos, total;   /* the progress line's "[pos/total]" */
-    uint64_t copy_units; /* 16-byte units in each copy buffer */
+    size_t pos, total;  /* the progress line's "[pos/total]" */
+    uint64_t copy_half; /* bytes of each copy buffer: copy_bytes / 2 */
+    size_t variant;     /* the copy variant being timed */
     clg_tensor data, indices, output, expected;
     cl_mem copy_src, copy_dst;
+    void *host_src, *host_dst;
     clg_cl_tensor ddata, dindices, doutput;
 } bench_run;
 
@@ -323,8 +242,23 @@ static void note_oversized(bench_result *r, uint64_t max_alloc)
         }
 }
 
-/* Sizes of the run: shapes, bytes, copy_bytes and whether the device
- * buffers can hold the tensors. */
+/* The library's rule (docs/design.md, "Host memory and device buffers"):
+ * in place, up to 65536 indices are scanned on the host and more by the
+ * check kernel (when they fit one buffer); copied, only a call split into
+ * pieces checks first, on the host. */
+static bench_check_kind check_kind(const clg_context *ctx,
+                                   const bench_result *r, uint64_t max_alloc)
+{
+    const uint64_t count = r->index_bytes / clg_dtype_size(r->w->index_dtype);
+    if (clg_context_uses_host_memory(ctx))
+        return count > 65536 && r->index_bytes <= max_alloc
+                   ? BENCH_CHECK_DEVICE
+                   : BENCH_CHECK_HOST;
+    return r->has_kernel ? BENCH_CHECK_NONE : BENCH_CHECK_HOST;
+}
+
+/* Sizes of the run: shapes, bytes, copy_bytes, whether the device
+ * buffers can hold the tensors and which check the host call runs. */
 static int run_plan(bench_run *run, size_t wi, double scale)
 {
     bench_result *r = run->r;
@@ -337,13 +271,14 @@ static int run_plan(bench_run *run, size_t wi, double scale)
     st = bench_workload_size(r->w, scale, r);
     if (st != CLG_STATUS_OK)
         return library_failed(run->ctx, st, r, "output shape");
-    run->copy_units = r->bytes / 32;
-    if (run->copy_units * 16 > max_alloc)
-        run->copy_units = max_alloc / 16;
-    if (run->copy_units == 0)
-        run->copy_units = 1;
-    r->copy_bytes = run->copy_units * 32;
+    run->copy_half = r->bytes / 128 * 64;
+    if (run->copy_half > max_alloc)
+        run->copy_half = max_alloc / 64 * 64;
+    if (run->copy_half == 0)
+        run->copy_half = 64;
+    r->copy_bytes = 2 * run->copy_half;
     note_oversized(r, max_alloc);
+    r->check_kind = check_kind(run->ctx, r, max_alloc);
     return CLG_EXIT_OK;
 }
 
@@ -387,13 +322,14 @@ static int run_host_inputs(bench_run *run, size_t wi)
     return CLG_EXIT_OK;
 }
 
-/* The copy kernel's buffers, filled so that every page exists before
- * timing (an untouched source could read one shared zero page on a CPU
- * device and look faster than memory). */
+/* The copy buffers, filled so that every page exists before timing (an
+ * untouched source could read one shared zero page on a CPU device and
+ * look faster than memory); each destination is filled with other bytes
+ * before it is written, so that a copy can be checked. */
 static int run_copy_buffers(bench_run *run)
 {
     const bench_cl *b = run->b;
-    const size_t size = (size_t)(run->copy_units * 16);
+    const size_t size = (size_t)run->copy_half;
     const cl_uint pattern = 0x5a5aa5a5u;
     const char *what = "clCreateBuffer(copy)";
     cl_int err;
@@ -409,17 +345,22 @@ static int run_copy_buffers(bench_run *run)
                                   sizeof pattern, 0, size, 0, NULL, NULL);
     }
     if (err == CL_SUCCESS)
-        err = clEnqueueFillBuffer(b->queue, run->copy_dst, &pattern,
-                                  sizeof pattern, 0, size, 0, NULL, NULL);
-    if (err == CL_SUCCESS)
         err = clFinish(b->queue);
-    if (err == CL_SUCCESS)
-        return CLG_EXIT_OK;
-    if (!is_allocation_error(err))
+    if (err != CL_SUCCESS && !is_allocation_error(err))
         return cl_failed(err, what);
+    if (err == CL_SUCCESS) {
+        run->host_src = page_alloc(run->copy_half);
+        run->host_dst = page_alloc(run->copy_half);
+        if (run->host_src && run->host_dst) {
+            memset(run->host_src, 0x5a, size);
+            memset(run->host_dst, 0xa5, size);
+            return CLG_EXIT_OK;
+        }
+        what = "host memory";
+    }
     snprintf(run->r->skipped, sizeof run->r->skipped,
-             "the device could not allocate the copy buffers (%s: %s)", what,
-             clg_cl_error_name(err));
+             "the copy buffers could not be allocated (%s: %s)", what,
+             err == CL_SUCCESS ? "out of memory" : clg_cl_error_name(err));
     return CLG_EXIT_OK;
 }
 
@@ -466,113 +407,234 @@ static int run_device_tensors(bench_run *run)
     return CLG_EXIT_OK;
 }
 
-/* A host-memory call, timed; its time kept in *best when `keep` and
- * better. */
-static clg_status time_host_call(bench_run *run, int keep, double *best)
+/* One timed call of a figure: an exit status; *t < 0 when the figure is
+ * dropped (r->note or r->skipped says why), which ends its series. */
+typedef int (*timed_call)(bench_run *run, double *t);
+
+/* One warm-up call of fn, then `rounds` calls back to back; the best
+ * into *best (INFINITY when none was kept). */
+static int best_of(bench_run *run, const char *what, int rounds, timed_call fn,
+                   double *best)
 {
-    double t0 = now_s();
-    clg_status st = call_host(run->ctx, run->r->w, &run->data, &run->indices,
-                              &run->output);
-    double t = now_s() - t0;
-    if (st == CLG_STATUS_OK && keep && t < *best)
-        *best = t;
-    return st;
+    const bench_result *r = run->r;
+    int rc = CLG_EXIT_OK;
+    *best = INFINITY;
+    for (int round = -1; round < rounds; round++) {
+        double t = 0;
+        progress(0, "[%zu/%zu] %s x%g: %s, %s %d/%d", run->pos, run->total,
+                 r->w->name, r->scale, what, round < 0 ? "warm-up" : "round",
+                 round < 0 ? 0 : round + 1, rounds);
+        if ((rc = fn(run, &t)) != CLG_EXIT_OK || t < 0)
+            break;
+        if (round >= 0 && t < *best)
+            *best = t;
+    }
+    return rc;
 }
 
-/* A device-buffer call, timed. A size the device cannot take drops the
+static int timed_copy(bench_run *run, double *t)
+{
+    cl_int err = bench_time_copy(run->b, run->variant, run->copy_src,
+                                 run->copy_dst, run->copy_half, t);
+    return err == CL_SUCCESS ? CLG_EXIT_OK : cl_failed(err, "the copy kernel");
+}
+
+/* A copy that does not copy measures nothing: the destination of the
+ * variant just timed must equal its source. */
+static int copy_check(bench_run *run)
+{
+    const bench_cl *b = run->b;
+    const size_t size = (size_t)run->copy_half;
+    void *src = NULL, *dst = NULL;
+    cl_int err;
+    int same;
+
+    src = clEnqueueMapBuffer(b->queue, run->copy_src, CL_TRUE, CL_MAP_READ, 0,
+                             size, 0, NULL, NULL, &err);
+    if (src)
+        dst = clEnqueueMapBuffer(b->queue, run->copy_dst, CL_TRUE, CL_MAP_READ,
+                                 0, size, 0, NULL, NULL, &err);
+    same = src && dst && memcmp(src, dst, size) == 0;
+    if (src)
+        clEnqueueUnmapMemObject(b->queue, run->copy_src, src, 0, NULL, NULL);
+    if (dst)
+        clEnqueueUnmapMemObject(b->queue, run->copy_dst, dst, 0, NULL, NULL);
+    if (clFinish(b->queue) != CL_SUCCESS || !src || !dst)
+        return cl_failed(err, "clEnqueueMapBuffer(copy)");
+    if (same)
+        return CLG_EXIT_OK;
+    bench_progress_clear();
+    fprintf(stderr,
+            "clgather bench: %s (scale %g): WRONG RESULT from copy "
+            "kernel %s\n",
+            run->r->w->name, run->r->scale, b->copy[run->variant].name);
+    return CLG_EXIT_DIFFER;
+}
+
+/* Every copy variant in turn, its destination reset first, timed and
+ * checked; the fastest is the copy figure. */
+static int phase_copy(bench_run *run)
+{
+    const bench_cl *b = run->b;
+    bench_result *r = run->r;
+    const cl_uint pattern = 0xa5a55a5au;
+    int rc = CLG_EXIT_OK;
+
+    r->copy_s = INFINITY;
+    for (size_t v = 0; v < b->copy_count && rc == CLG_EXIT_OK; v++) {
+        cl_int err = clEnqueueFillBuffer(b->queue, run->copy_dst, &pattern,
+                                         sizeof pattern, 0,
+                                         (size_t)run->copy_half, 0, NULL,
+                                         NULL);
+        if (err == CL_SUCCESS)
+            err = clFinish(b->queue);
+        if (err != CL_SUCCESS)
+            return cl_failed(err, "clEnqueueFillBuffer(copy)");
+        run->variant = v;
+        rc = best_of(run, b->copy[v].name, run->opt->repeat, timed_copy,
+                     &r->copy_variant_s[v]);
+        if (rc == CLG_EXIT_OK)
+            rc = copy_check(run);
+        if (r->copy_variant_s[v] < r->copy_s) {
+            r->copy_s = r->copy_variant_s[v];
+            r->copy_best = v;
+        }
+    }
+    return rc;
+}
+
+static int timed_host_copy(bench_run *run, double *t)
+{
+    int e = bench_time_host_copy(run->b, run->host_dst, run->host_src,
+                                 run->copy_half, t);
+    if (e == 0)
+        return CLG_EXIT_OK;
+    fprintf(stderr, "clgather bench: starting a host copy thread failed: %s\n",
+            strerror(e));
+    return CLG_EXIT_ERROR;
+}
+
+/* The index check of the host-memory call, as check_kind says it runs.
+ * The inputs are valid, so a bad index found is a bug of the bench. */
+static int timed_check(bench_run *run, double *t)
+{
+    const bench_result *r = run->r;
+    const bench_workload *w = r->w;
+    const int wide = w->index_dtype == CLG_DTYPE_INT64;
+    const int64_t count = (int64_t)(r->index_bytes / (wide ? 8 : 4));
+    const int64_t s =
+        r->data_shape[w->axis < 0 ? (int64_t)w->data_rank + w->axis : w->axis];
+    int bad = 0;
+    double t0 = now_s();
+    if (r->check_kind == BENCH_CHECK_DEVICE) {
+        cl_int err = bench_check_device(run->b, run->indices.data, wide, count,
+                                        s, &bad);
+        if (err != CL_SUCCESS)
+            return cl_failed(err, "the check kernel");
+    } else {
+        bad = bench_check_host(run->indices.data, wide, count, s) >= 0;
+    }
+    *t = now_s() - t0;
+    if (!bad)
+        return CLG_EXIT_OK;
+    bench_progress_clear();
+    fprintf(stderr,
+            "clgather bench: %s (scale %g): the %s found an index "
+            "out of range among valid ones\n",
+            w->name, r->scale, bench_check_name(r->check_kind));
+    return CLG_EXIT_DIFFER;
+}
+
+/* A device-buffer call. A size the device cannot take drops the
  * device-buffer figures with a note; any other failure ends the run. */
-static int round_device(bench_run *run, int keep)
+static int timed_device(bench_run *run, double *t)
 {
     bench_result *r = run->r;
     double t0 = now_s();
     clg_status st = call_cl(run->ctx, r->w, &run->ddata, &run->dindices,
                             &run->doutput);
-    double t = now_s() - t0;
+    *t = now_s() - t0;
     if (st != CLG_STATUS_OK && does_not_fit(run->ctx, st)) {
         snprintf(r->note, sizeof r->note, "device-buffer figures skipped: %s",
                  clg_context_last_error(run->ctx));
         r->has_kernel = 0;
+        *t = -1;
     } else if (st != CLG_STATUS_OK) {
         return library_failed(run->ctx, st, r, "device-buffer call");
-    } else if (keep && t < r->kernel_s) {
-        r->kernel_s = t;
     }
     return CLG_EXIT_OK;
 }
 
-/* One round: the copy kernel, the device-buffer call, the host-memory
- * call, in this order, so that a noisy moment hits all three alike. */
-static int run_round(bench_run *run, int keep)
+/* A host-memory call. A size that does not fit skips the workload. */
+static int timed_host(bench_run *run, double *t)
 {
     bench_result *r = run->r;
-    double t;
-    cl_int err = time_copy(run->b, run->copy_src, run->copy_dst,
-                           run->copy_units, &t);
-    clg_status st;
-    int rc;
-
-    if (err != CL_SUCCESS)
-        return cl_failed(err, "the copy kernel");
-    if (keep && t < r->copy_s)
-        r->copy_s = t;
-    if (r->has_kernel && (rc = round_device(run, keep)) != CLG_EXIT_OK)
-        return rc;
-    st = time_host_call(run, keep, &r->e2e_s);
+    double t0 = now_s();
+    clg_status st = call_host(run->ctx, r->w, &run->data, &run->indices,
+                              &run->output);
+    *t = now_s() - t0;
     if (st != CLG_STATUS_OK && does_not_fit(run->ctx, st)) {
         snprintf(r->skipped, sizeof r->skipped, "host-memory call: %s",
                  clg_context_last_error(run->ctx));
-        return CLG_EXIT_OK;
-    }
-    if (st != CLG_STATUS_OK)
+        *t = -1;
+    } else if (st != CLG_STATUS_OK) {
         return library_failed(run->ctx, st, r, "host-memory call");
+    }
     return CLG_EXIT_OK;
 }
 
-/* A warm-up round, then `repeat` rounds; the best of each figure. */
+static int timed_launch(bench_run *run, double *t)
+{
+    cl_int err = time_launch(run->b, t);
+    return err == CL_SUCCESS ? CLG_EXIT_OK
+                             : cl_failed(err, "the empty kernel");
+}
+
+/* Each figure in turn, each the best of its back-to-back calls: the
+ * copies, the check pass, the device-buffer and the host-memory call. */
 static int run_rounds(bench_run *run)
 {
     bench_result *r = run->r;
     const int repeat = run->opt->repeat;
-    int rc = CLG_EXIT_OK;
+    int rc = phase_copy(run);
 
-    r->kernel_s = r->e2e_s = r->copy_s = INFINITY;
-    /* round -1 is the warm-up: every path once, nothing kept. */
-    for (int round = -1; round < repeat && !stopped(rc, r); round++) {
-        progress(0, "[%zu/%zu] %s x%g: %s %d/%d", run->pos, run->total,
-                 r->w->name, r->scale, round < 0 ? "warm-up" : "round",
-                 round < 0 ? 0 : round + 1, repeat);
-        rc = run_round(run, round >= 0);
+    if (!stopped(rc, r))
+        rc = best_of(run, "host copy", repeat, timed_host_copy,
+                     &r->host_copy_s);
+    if (!stopped(rc, r) &&
+        memcmp(run->host_dst, run->host_src, (size_t)run->copy_half) != 0) {
+        fprintf(stderr, "clgather bench: the host copy did not copy\n");
+        rc = CLG_EXIT_DIFFER;
     }
+    r->check_s = INFINITY;
+    if (!stopped(rc, r) && r->check_kind != BENCH_CHECK_NONE)
+        rc = best_of(run, "check pass", repeat, timed_check, &r->check_s);
+    if (!stopped(rc, r) && r->has_kernel)
+        rc = best_of(run, "device-buffer call", repeat, timed_device,
+                     &r->kernel_s);
+    if (!stopped(rc, r))
+        rc = best_of(run, "host-memory call", repeat, timed_host, &r->e2e_s);
     return rc;
 }
 
 /* For `micro` workloads: launch_us (an empty kernel, enqueue + clFinish)
- * and call_us (a host-memory call), each the best of its rounds. */
+ * and call_us (a host-memory call), each the best of its series. */
 static int run_micro(bench_run *run)
 {
     bench_result *r = run->r;
     const int rounds = run->opt->repeat * 20 > BENCH_MICRO_MIN_ROUNDS
                            ? run->opt->repeat * 20
                            : BENCH_MICRO_MIN_ROUNDS;
+    int rc;
     if (!r->w->micro)
         return CLG_EXIT_OK;
     r->has_micro = 1;
-    r->call_s = r->launch_s = INFINITY;
-    progress(1, "[%zu/%zu] %s x%g: %d launches and calls", run->pos,
-             run->total, r->w->name, r->scale, rounds);
-    for (int round = -1; round < rounds; round++) {
-        double t;
-        cl_int err = time_launch(run->b, &t);
-        clg_status st;
-        if (err != CL_SUCCESS)
-            return cl_failed(err, "the empty kernel");
-        if (round >= 0 && t < r->launch_s)
-            r->launch_s = t;
-        st = time_host_call(run, round >= 0, &r->call_s);
-        if (st != CLG_STATUS_OK)
-            return library_failed(run->ctx, st, r, "host-memory call");
-    }
-    return CLG_EXIT_OK;
+    progress(1, "[%zu/%zu] %s x%g: %d launches, then %d calls", run->pos,
+             run->total, r->w->name, r->scale, rounds, rounds);
+    rc = best_of(run, "launch", rounds, timed_launch, &r->launch_s);
+    if (!stopped(rc, r))
+        rc = best_of(run, "call", rounds, timed_host, &r->call_s);
+    return rc;
 }
 
 /* A fast wrong answer is worthless: both paths against the reference.
@@ -614,6 +676,8 @@ static void run_release(bench_run *run)
     release_mem(run->doutput.buffer);
     release_mem(run->copy_src);
     release_mem(run->copy_dst);
+    free(run->host_src);
+    free(run->host_dst);
     free(run->data.data);
     free(run->indices.data);
     free(run->output.data);

@@ -33,58 +33,116 @@ static double result_e2e_efficiency(const bench_result *r)
     return (double)r->bytes / r->e2e_s * 1e-9 / result_copy_gbps(r);
 }
 
-void bench_print_header(const clg_context *ctx, const bench_options *opt)
+static double result_host_copy_gbps(const bench_result *r)
+{
+    return (double)r->copy_bytes / r->host_copy_s * 1e-9;
+}
+
+void bench_print_header(const clg_context *ctx, const bench_cl *b,
+                        const bench_options *opt)
 {
     printf("clgather bench: device \"%s\" (%s; %s), host memory %s\n",
            clg_context_device_name(ctx), clg_context_device_vendor(ctx),
            clg_context_device_version(ctx),
            clg_context_uses_host_memory(ctx) ? "shared (used in place)"
                                              : "separate (copied)");
-    printf("seed 0x%016llx; best of %d rounds after a warm-up; GB = 1e9 "
-           "bytes\n\n",
-           (unsigned long long)opt->seed, opt->repeat);
+    printf("seed 0x%016llx; cache: %s (each figure: a warm-up call, then "
+           "%d calls in a row, the best kept); GB = 1e9 bytes\n",
+           (unsigned long long)opt->seed, BENCH_CACHE_CONDITIONS, opt->repeat);
+    printf("copy kernels:");
+    for (size_t i = 0; i < b->copy_count; i++)
+        printf(" %s", b->copy[i].name);
+    if (b->copy_unavailable[0])
+        printf(" (refused by the device compiler: %s)", b->copy_unavailable);
+    printf("; host copy: memcpy on %d thread%s\n\n", b->host_threads,
+           b->host_threads == 1 ? "" : "s");
 }
 
-void bench_print_table(const bench_result *res, size_t n)
+static void print_row(const bench_result *r, const bench_cl *b)
 {
-    printf("%-20s %5s %9s %10s %10s %7s %7s %5s %5s %8s %8s\n", "workload",
-           "scale", "MB", "kernel_ms", "e2e_ms", "GB/s", "copy", "eff", "e2e",
-           "call_us", "launch");
+    if (r->has_kernel)
+        printf("%10.3f ", r->kernel_s * 1e3);
+    else
+        printf("%10s ", "-");
+    printf("%10.3f ", r->e2e_s * 1e3);
+    if (r->check_kind != BENCH_CHECK_NONE)
+        printf("%9.3f ", r->check_s * 1e3);
+    else
+        printf("%9s ", "-");
+    if (r->has_kernel)
+        printf("%7.2f ", result_gbps(r));
+    else
+        printf("%7s ", "-");
+    printf("%7.2f %-15s %7.2f ", result_copy_gbps(r),
+           b->copy[r->copy_best].name, result_host_copy_gbps(r));
+    if (r->has_kernel)
+        printf("%5.2f ", result_efficiency(r));
+    else
+        printf("%5s ", "-");
+    printf("%5.2f", result_e2e_efficiency(r));
+    if (r->has_micro)
+        printf(" %8.1f %8.1f\n", r->call_s * 1e6, r->launch_s * 1e6);
+    else
+        printf(" %8s %8s\n", "-", "-");
+}
+
+/* Column width of copy variant v in the copy table. */
+static int variant_width(const bench_cl *b, size_t v)
+{
+    size_t len = strlen(b->copy[v].name);
+    return len < 6 ? 6 : (int)len;
+}
+
+/* Every copy variant's GB/s beside each other, the fastest marked. */
+static void print_copy_variants(const bench_result *res, size_t n,
+                                const bench_cl *b)
+{
+    printf("\nCopy kernels, GB/s (* the fastest, the copy figure above):\n");
+    printf("%-20s %5s", "workload", "scale");
+    for (size_t v = 0; v < b->copy_count; v++)
+        printf(" %*s ", variant_width(b, v), b->copy[v].name);
+    printf("\n");
+    for (size_t i = 0; i < n; i++) {
+        const bench_result *r = &res[i];
+        if (!r->measured)
+            continue;
+        printf("%-20s %5g", r->w->name, r->scale);
+        for (size_t v = 0; v < b->copy_count; v++)
+            printf(" %*.2f%s", variant_width(b, v),
+                   (double)r->copy_bytes / r->copy_variant_s[v] * 1e-9,
+                   v == r->copy_best ? "*" : " ");
+        printf("\n");
+    }
+}
+
+void bench_print_table(const bench_result *res, size_t n, const bench_cl *b)
+{
+    printf("%-20s %5s %9s %10s %10s %9s %7s %7s %-15s %7s %5s %5s %8s %8s\n",
+           "workload", "scale", "MB", "kernel_ms", "e2e_ms", "check_ms",
+           "GB/s", "copy", "copy_kernel", "host", "eff", "e2e", "call_us",
+           "launch");
     for (size_t i = 0; i < n; i++) {
         const bench_result *r = &res[i];
         printf("%-20s %5g %9.1f ", r->w->name, r->scale,
                (double)r->bytes * 1e-6);
-        if (!r->measured) {
+        if (r->measured)
+            print_row(r, b);
+        else
             printf("skipped: %s\n", r->skipped);
-            continue;
-        }
-        if (r->has_kernel)
-            printf("%10.3f ", r->kernel_s * 1e3);
-        else
-            printf("%10s ", "-");
-        printf("%10.3f ", r->e2e_s * 1e3);
-        if (r->has_kernel)
-            printf("%7.2f ", result_gbps(r));
-        else
-            printf("%7s ", "-");
-        printf("%7.2f ", result_copy_gbps(r));
-        if (r->has_kernel)
-            printf("%5.2f ", result_efficiency(r));
-        else
-            printf("%5s ", "-");
-        printf("%5.2f", result_e2e_efficiency(r));
-        if (r->has_micro)
-            printf(" %8.1f %8.1f\n", r->call_s * 1e6, r->launch_s * 1e6);
-        else
-            printf(" %8s %8s\n", "-", "-");
     }
     for (size_t i = 0; i < n; i++)
         if (res[i].measured && res[i].note[0])
             printf("  %s x%g: %s\n", res[i].w->name, res[i].scale,
                    res[i].note);
     printf("\nMB: bytes moved (data read + indices read + output written); "
-           "GB/s: by the kernel time;\ncopy: the copy kernel's GB/s in the "
-           "same run; eff = GB/s / copy; e2e = bytes / e2e time / copy.\n");
+           "GB/s: by the kernel time;\n"
+           "check_ms: the index check the host-memory call runs before its "
+           "first launch (part of e2e_ms);\n"
+           "copy: the fastest copy kernel's GB/s over the same bytes "
+           "(copy_kernel: which); host: memcpy\n"
+           "of the same bytes on the host's threads; eff = GB/s / copy; "
+           "e2e = bytes / e2e time / copy.\n");
+    print_copy_variants(res, n, b);
 }
 
 /* The reference row of a linearity comparison: scale 1 if measured, else
@@ -123,60 +181,122 @@ static int within_25pct(double ratio)
     return ratio >= 0.75 && ratio <= 1.25;
 }
 
+/* The linearity verdict of row r against ref: 1 ok, 0 missed, -1 none
+ * (a micro workload: launch-bound by design, its time does not grow
+ * with its bytes). */
+static int linearity_verdict(const bench_result *r, const bench_result *ref)
+{
+    if (r->w->micro)
+        return -1;
+    if (r->has_kernel && ref->has_kernel &&
+        !within_25pct(linearity_ratio(r->kernel_s, ref->kernel_s, r, ref)))
+        return 0;
+    return within_25pct(linearity_ratio(r->e2e_s, ref->e2e_s, r, ref));
+}
+
+/* "%8.3f %+5.0f%%" of one path: ns per byte and its deviation from
+ * proportional ("ref" on the reference row). */
+static void print_per_byte(int present, double t, uint64_t bytes, double ratio,
+                           int is_ref)
+{
+    if (!present) {
+        printf(" %9s %5s", "-", "");
+        return;
+    }
+    printf(" %9.4f", t * 1e9 / (double)bytes);
+    if (is_ref)
+        printf(" %5s", "ref");
+    else
+        printf(" %+4.0f%%", (ratio - 1) * 100);
+}
+
 void bench_print_linearity(const bench_result *res, size_t n)
 {
-    printf("\nLinearity: time per byte relative to the reference scale "
-           "(target: within 25%%, 0.75..1.25)\n");
-    printf("%-20s %5s %5s %10s %8s %10s %8s\n", "workload", "scale", "ref",
-           "bytes", "kernel", "end-to-end", "copy");
+    static const char *verdicts[3] = {"n/a", "MISS", "ok"};
+    printf("\nLinearity: ns per byte moved, and its deviation from "
+           "proportional against the reference\nscale (scale 1; target: "
+           "within 25%%; copy: the copy kernel's, the machine's own):\n");
+    printf("%-20s %5s %9s %9s %5s %9s %5s %9s %5s %s\n", "workload", "scale",
+           "MB", "kernel", "dev", "e2e", "dev", "copy", "dev", "verdict");
     for (size_t i = 0; i < n; i++) {
         const bench_result *r = &res[i];
         const bench_result *ref = linearity_reference(res, n, r->w);
-        if (!r->measured || !ref || ref == r)
+        if (!r->measured || !ref)
             continue;
-        int has_k = r->has_kernel && ref->has_kernel;
-        double k = linearity_ratio(r->kernel_s, ref->kernel_s, r, ref);
-        double e = linearity_ratio(r->e2e_s, ref->e2e_s, r, ref);
-        printf("%-20s %5g %5g %9.3fx ", r->w->name, r->scale, ref->scale,
-               (double)r->bytes / (double)ref->bytes);
-        if (has_k)
-            printf("%8.2f ", k);
-        else
-            printf("%8s ", "-");
-        printf("%10.2f %8.2f%s\n", e, copy_linearity_ratio(r, ref),
-               (!has_k || within_25pct(k)) && within_25pct(e) ? "" : "  MISS");
+        const int is_ref = ref == r;
+        printf("%-20s %5g %9.1f", r->w->name, r->scale,
+               (double)r->bytes * 1e-6);
+        print_per_byte(r->has_kernel && ref->has_kernel, r->kernel_s, r->bytes,
+                       linearity_ratio(r->kernel_s, ref->kernel_s, r, ref),
+                       is_ref);
+        print_per_byte(1, r->e2e_s, r->bytes,
+                       linearity_ratio(r->e2e_s, ref->e2e_s, r, ref), is_ref);
+        print_per_byte(1, r->copy_s, r->copy_bytes,
+                       copy_linearity_ratio(r, ref), is_ref);
+        printf(" %s\n", is_ref ? "" : verdicts[linearity_verdict(r, ref) + 1]);
     }
-    printf("(copy: the copy kernel's own ratio, the machine's linearity at "
-           "these sizes)\n");
+    printf("(n/a: a launch-bound workload, whose time does not grow with its "
+           "bytes)\n");
+}
+
+/* The efficiency targets against the copy limit (docs/design.md,
+ * "Measuring speed"), per workload: on CPU devices, and on GPUs. */
+static const struct {
+    const char *name;
+    double cpu, gpu;
+} efficiency_targets[] = {
+    {"embedding", 0.8, 0.85},          {"gather-last-axis", 0.6, 0.85},
+    {"gather-middle-axis", 0.8, 0.85}, {"elements-last-axis", 0.7, 0.85},
+    {"elements-axis0", 0.3, 0.6},
+};
+
+static double efficiency_target(const char *name, int gpu)
+{
+    for (size_t i = 0;
+         i < sizeof efficiency_targets / sizeof efficiency_targets[0]; i++)
+        if (!strcmp(efficiency_targets[i].name, name))
+            return gpu ? efficiency_targets[i].gpu : efficiency_targets[i].cpu;
+    return 0.8;
+}
+
+/* One large workload's line: efficiency against its target, the
+ * end-to-end efficiency, and what the check pass costs of the call. */
+static void print_target(const bench_result *r, int shared, int gpu)
+{
+    const double e = result_efficiency(r), ee = result_e2e_efficiency(r);
+    const double target = efficiency_target(r->w->name, gpu);
+    printf("  %-20s x%-4g efficiency >= %.2f: ", r->w->name, r->scale, target);
+    if (r->has_kernel)
+        printf("%.2f %s", e, e >= target ? "ok  " : "MISS");
+    else
+        printf("n/a ");
+    if (shared)
+        printf("; end_to_end_efficiency >= 0.7: %.2f %s", ee,
+               ee >= 0.7 ? "ok  " : "MISS");
+    if (r->check_kind != BENCH_CHECK_NONE)
+        printf("; check pass %.0f%% of e2e", 100 * r->check_s / r->e2e_s);
+    printf("\n");
 }
 
 void bench_print_targets(const clg_context *ctx, const bench_result *res,
                          size_t n)
 {
-    int shared = clg_context_uses_host_memory(ctx);
+    const int shared = clg_context_uses_host_memory(ctx);
+    const int gpu = clg_context_device_type(ctx) == CLG_DEVICE_TYPE_GPU;
     printf("\nTargets:\n");
     for (size_t i = 0; i < n; i++) {
         const bench_result *r = &res[i];
         if (!r->measured)
             continue;
-        if (r->has_micro) {
-            double q = r->call_s / r->launch_s;
-            printf("  %-20s x%-4g call_us <= 1.5 x launch_us: %.1f / %.1f = "
-                   "%.2f %s\n",
-                   r->w->name, r->scale, r->call_s * 1e6, r->launch_s * 1e6, q,
-                   q <= 1.5 ? "ok" : "MISS");
+        if (!r->has_micro) {
+            print_target(r, shared, gpu);
             continue;
         }
-        double e = result_efficiency(r), ee = result_e2e_efficiency(r);
-        printf("  %-20s x%-4g efficiency >= 0.8: ", r->w->name, r->scale);
-        if (r->has_kernel)
-            printf("%.2f %s", e, e >= 0.8 ? "ok  " : "MISS");
-        else
-            printf("n/a ");
-        if (shared)
-            printf("; end_to_end_efficiency >= 0.7: %.2f %s", ee,
-                   ee >= 0.7 ? "ok" : "MISS");
-        printf("\n");
+        double q = r->call_s / r->launch_s;
+        printf("  %-20s x%-4g call_us <= 1.5 x launch_us: %.1f / %.1f = "
+               "%.2f %s\n",
+               r->w->name, r->scale, r->call_s * 1e6, r->launch_s * 1e6, q,
+               q <= 1.5 ? "ok" : "MISS");
     }
 }
 
@@ -211,7 +331,7 @@ static void json_shape(FILE *f, const int64_t *shape, size_t rank)
     fputc(']', f);
 }
 
-static void json_device(FILE *f, const clg_context *ctx,
+static void json_device(FILE *f, const clg_context *ctx, const bench_cl *b,
                         const bench_options *opt)
 {
     fputs("{\n  \"device\": ", f);
@@ -223,10 +343,45 @@ static void json_device(FILE *f, const clg_context *ctx,
     fprintf(f,
             ",\n  \"host_unified_memory\": %s,\n  \"max_alloc_bytes\": %llu,"
             "\n  \"seed\": %llu,\n  \"repeat\": %d,\n  \"statistic\": "
-            "\"min\",\n  \"workloads\": [",
+            "\"min\",\n  \"cache\": \"%s\",\n  \"host_copy_threads\": %d,"
+            "\n  \"copy_variants\": [",
             clg_context_uses_host_memory(ctx) ? "true" : "false",
             (unsigned long long)clg_context_max_alloc_size(ctx),
-            (unsigned long long)opt->seed, opt->repeat);
+            (unsigned long long)opt->seed, opt->repeat, BENCH_CACHE_CONDITIONS,
+            b->host_threads);
+    for (size_t v = 0; v < b->copy_count; v++) {
+        fputs(v ? ", " : "", f);
+        json_string(f, b->copy[v].name);
+    }
+    fputs("],\n  \"copy_variants_refused\": ", f);
+    json_string(f, b->copy_unavailable);
+    fputs(",\n  \"workloads\": [", f);
+}
+
+/* The baselines of one result: the copy variants, the host copy and the
+ * check pass. */
+static void json_baselines(FILE *f, const bench_result *r, const bench_cl *b)
+{
+    int m = r->measured;
+    fputs(", \"copy_variant\": ", f);
+    if (m)
+        json_string(f, b->copy[r->copy_best].name);
+    else
+        fputs("null", f);
+    fputs(", \"copy_variants_gbps\": {", f);
+    for (size_t v = 0; v < b->copy_count; v++) {
+        fprintf(f, "%s\"%s\": ", v ? ", " : "", b->copy[v].name);
+        json_number(f, m, (double)r->copy_bytes / r->copy_variant_s[v] * 1e-9);
+    }
+    fputs("}, \"host_copy_gbps\": ", f);
+    json_number(f, m, m ? result_host_copy_gbps(r) : 0);
+    fputs(", \"check_ms\": ", f);
+    json_number(f, m && r->check_kind != BENCH_CHECK_NONE, r->check_s * 1e3);
+    fputs(", \"check_pass\": ", f);
+    if (m && r->check_kind != BENCH_CHECK_NONE)
+        json_string(f, bench_check_name(r->check_kind));
+    else
+        fputs("null", f);
 }
 
 /* The figures of one result; null where not measured. */
@@ -279,18 +434,52 @@ static void json_setup(FILE *f, const bench_result *r)
         fputs("null", f);
 }
 
-static void json_workloads(FILE *f, const bench_result *res, size_t n)
+static void json_workloads(FILE *f, const bench_result *res, size_t n,
+                           const bench_cl *b)
 {
     for (size_t i = 0; i < n; i++) {
         fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
         json_string(f, res[i].w->name);
         json_figures(f, &res[i]);
+        json_baselines(f, &res[i], b);
         json_setup(f, &res[i]);
         fputs("}", f);
     }
 }
 
-/* The linearity rows, as print_linearity computes them. */
+/* One linearity row, as bench_print_linearity computes it. */
+static void json_linearity_row(FILE *f, const bench_result *r,
+                               const bench_result *ref)
+{
+    const int k = r->has_kernel && ref->has_kernel;
+    const double kr = linearity_ratio(r->kernel_s, ref->kernel_s, r, ref);
+    const double er = linearity_ratio(r->e2e_s, ref->e2e_s, r, ref);
+    const int verdict = linearity_verdict(r, ref);
+    json_string(f, r->w->name);
+    fprintf(f,
+            ", \"scale\": %.6g, \"reference_scale\": %.6g, "
+            "\"bytes_ratio\": %.6g, \"kernel_ns_per_byte\": ",
+            r->scale, ref->scale, (double)r->bytes / (double)ref->bytes);
+    json_number(f, r->has_kernel, r->kernel_s * 1e9 / (double)r->bytes);
+    fprintf(f,
+            ", \"end_to_end_ns_per_byte\": %.6g, "
+            "\"copy_ns_per_byte\": %.6g, \"kernel_ratio\": ",
+            r->e2e_s * 1e9 / (double)r->bytes,
+            r->copy_s * 1e9 / (double)r->copy_bytes);
+    json_number(f, k, kr);
+    fputs(", \"kernel_deviation\": ", f);
+    json_number(f, k, kr - 1);
+    fprintf(f,
+            ", \"end_to_end_ratio\": %.6g, \"end_to_end_deviation\": %.6g, "
+            "\"copy_ratio\": %.6g, \"within_25pct\": %s}",
+            er, er - 1, copy_linearity_ratio(r, ref),
+            verdict < 0 ? "null"
+            : verdict   ? "true"
+                        : "false");
+}
+
+/* Every scale of a workload measured at several, the reference scale's
+ * row included (deviations 0). */
 static void json_linearity(FILE *f, const bench_result *res, size_t n)
 {
     int first = 1;
@@ -298,20 +487,14 @@ static void json_linearity(FILE *f, const bench_result *res, size_t n)
     for (size_t i = 0; i < n; i++) {
         const bench_result *r = &res[i];
         const bench_result *ref = linearity_reference(res, n, r->w);
-        if (!r->measured || !ref || ref == r)
+        int several = 0;
+        for (size_t j = 0; j < n; j++)
+            several |= j != i && res[j].w == r->w && res[j].measured;
+        if (!r->measured || !ref || !several)
             continue;
         fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
         first = 0;
-        json_string(f, r->w->name);
-        fprintf(f,
-                ", \"scale\": %.6g, \"reference_scale\": %.6g, "
-                "\"bytes_ratio\": %.6g, \"kernel_ratio\": ",
-                r->scale, ref->scale, (double)r->bytes / (double)ref->bytes);
-        json_number(f, r->has_kernel && ref->has_kernel,
-                    linearity_ratio(r->kernel_s, ref->kernel_s, r, ref));
-        fprintf(f, ", \"end_to_end_ratio\": %.6g, \"copy_ratio\": %.6g}",
-                linearity_ratio(r->e2e_s, ref->e2e_s, r, ref),
-                copy_linearity_ratio(r, ref));
+        json_linearity_row(f, r, ref);
     }
     fputs(first ? "]\n}\n" : "\n  ]\n}\n", f);
 }
@@ -320,8 +503,8 @@ static void json_linearity(FILE *f, const bench_result *res, size_t n)
  * clg_io_write_file, which replaces the file atomically: a failed write
  * leaves an older report as it was. */
 int bench_write_json(const char *path, const clg_context *ctx,
-                     const bench_options *opt, const bench_result *res,
-                     size_t n)
+                     const bench_cl *b, const bench_options *opt,
+                     const bench_result *res, size_t n)
 {
     char *text = NULL;
     size_t size = 0;
@@ -333,8 +516,8 @@ int bench_write_json(const char *path, const clg_context *ctx,
         fprintf(stderr, "clgather bench: %s: out of memory\n", path);
         return CLG_EXIT_ERROR;
     }
-    json_device(f, ctx, opt);
-    json_workloads(f, res, n);
+    json_device(f, ctx, b, opt);
+    json_workloads(f, res, n, b);
     json_linearity(f, res, n);
     if (fclose(f) != 0 || text == NULL) {
         fprintf(stderr, "clgather bench: %s: out of memory\n", path);

@@ -1,0 +1,396 @@
+/*
+ * `clgather bench`: the baselines a workload is set beside
+ * (docs/design.md, section "Measuring speed").
+ *
+ *   copy kernels  plain copies of one buffer into another, one unit of
+ *                 16, 32 or 64 bytes per work-item, each also with
+ *                 non-temporal stores (`__builtin_nontemporal_store`, a
+ *                 clang built-in: a variant whose build fails is left out
+ *                 and named). Every variant that builds is timed in each
+ *                 run; the fastest is the device's copy limit. (A 64-byte
+ *                 non-temporal copy with `__builtin_prefetch` 16 units
+ *                 ahead was tried too and did not beat the plain one on
+ *                 POCL: within +-10% either way over six runs.)
+ *   host copy     memcpy on the host, the bytes split into one contiguous
+ *                 part per thread (one thread per online CPU).
+ *   check pass    what the host-memory call does before a kernel may write
+ *                 the caller's memory in place: the library's check
+ *                 kernel (kernels/check.cl, built here from the sources
+ *                 the library embeds) over the indices wrapped in place,
+ *                 or the same branch-free host scan as the library's.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <clgather/clgather.h>
+
+#include "bench_internal.h"
+#include "cli.h"
+#include "kernels_embedded.h"
+
+/* The copy variants, in the order they are tried; "16B" is the portable
+ * kernel the efficiency was once measured against. */
+static const struct {
+    const char *name;
+    unsigned unit, nontemporal;
+} copy_variants[] = {
+    {"16B", 16, 0},    {"32B", 32, 0},    {"64B", 64, 0},
+    {"16B-nt", 16, 1}, {"32B-nt", 32, 1}, {"64B-nt", 64, 1},
+};
+_Static_assert(sizeof copy_variants / sizeof copy_variants[0] <=
+                   BENCH_COPY_MAX,
+               "BENCH_COPY_MAX holds every copy variant");
+
+static const char copy_source[] =
+    "#if CLG_BENCH_UNIT == 16\n"
+    "typedef uint4 clg_unit;\n"
+    "#elif CLG_BENCH_UNIT == 32\n"
+    "typedef uint8 clg_unit;\n"
+    "#elif CLG_BENCH_UNIT == 64\n"
+    "typedef uint16 clg_unit;\n"
+    "#else\n"
+    "#error \"CLG_BENCH_UNIT must be 16, 32 or 64\"\n"
+    "#endif\n"
+    "__kernel void clg_bench_copy(__global const clg_unit *restrict src,\n"
+    "                             __global clg_unit *restrict dst, ulong n)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    if (i >= n)\n"
+    "        return;\n"
+    "#if CLG_BENCH_NT\n"
+    "    __builtin_nontemporal_store(src[i], &dst[i]);\n"
+    "#else\n"
+    "    dst[i] = src[i];\n"
+    "#endif\n"
+    "}\n";
+
+static int cl_failed(cl_int err, const char *what)
+{
+    fprintf(stderr, "clgather bench: %s failed: %s (%d)\n", what,
+            clg_cl_error_name(err), (int)err);
+    return CLG_EXIT_ERROR;
+}
+
+/* Builds `nsrc` sources with `options`; NULL (and *err) when it fails,
+ * the build log into log when there is one. */
+static cl_program build(const bench_cl *b, const char **src, cl_uint nsrc,
+                        const char *options, char *log, size_t cap,
+                        cl_int *err)
+{
+    cl_program p = clCreateProgramWithSource(b->context, nsrc, src, NULL, err);
+    if (!p)
+        return NULL;
+    *err = clBuildProgram(p, 1, &b->device, options, NULL, NULL);
+    if (*err == CL_SUCCESS)
+        return p;
+    if (log && cap > 0) {
+        log[0] = '\0';
+        clGetProgramBuildInfo(p, b->device, CL_PROGRAM_BUILD_LOG, cap - 1, log,
+                              NULL);
+        log[cap - 1] = '\0';
+    }
+    clReleaseProgram(p);
+    return NULL;
+}
+
+/* The work-group size the library picks for a 1-D launch: 256 on GPUs,
+ * 4096 on CPUs (POCL runs a group as loops on one thread), at most the
+ * kernel's limit. */
+static cl_int pick_local(const bench_cl *b, cl_kernel k, size_t *local)
+{
+    size_t max_wg = 0;
+    cl_int err = clGetKernelWorkGroupInfo(k, b->device,
+                                          CL_KERNEL_WORK_GROUP_SIZE,
+                                          sizeof max_wg, &max_wg, NULL);
+    *local = b->is_gpu ? 256 : 4096;
+    if (*local > max_wg)
+        *local = max_wg;
+    if (*local == 0)
+        *local = 1;
+    return err;
+}
+
+/* Builds variant v into the next slot of b->copy, or names it in
+ * b->copy_unavailable when the device compiler refuses it. */
+static int add_copy_variant(bench_cl *b, size_t v)
+{
+    bench_copy_kernel *c = &b->copy[b->copy_count];
+    char options[128], log[4096];
+    const char *src = copy_source;
+    cl_int err;
+
+    snprintf(options, sizeof options, "-DCLG_BENCH_UNIT=%u -DCLG_BENCH_NT=%u",
+             copy_variants[v].unit, copy_variants[v].nontemporal);
+    c->program = build(b, &src, 1, options, log, sizeof log, &err);
+    if (!c->program && v == 0) {
+        fprintf(stderr,
+                "clgather bench: building the copy kernel failed: %s\n%s\n",
+                clg_cl_error_name(err), log);
+        return CLG_EXIT_ERROR;
+    }
+    if (!c->program) {
+        size_t len = strlen(b->copy_unavailable);
+        snprintf(b->copy_unavailable + len, sizeof b->copy_unavailable - len,
+                 "%s%s", len ? ", " : "", copy_variants[v].name);
+        return CLG_EXIT_OK;
+    }
+    c->kernel = clCreateKernel(c->program, "clg_bench_copy", &err);
+    if (!c->kernel)
+        return cl_failed(err, "clCreateKernel(clg_bench_copy)");
+    if ((err = pick_local(b, c->kernel, &c->local)) != CL_SUCCESS)
+        return cl_failed(err, "clGetKernelWorkGroupInfo");
+    c->name = copy_variants[v].name;
+    c->unit = copy_variants[v].unit;
+    b->copy_count++;
+    return CLG_EXIT_OK;
+}
+
+/* Builds the check kernel for 4- and 8-byte indices from the library's
+ * embedded common.cl and check.cl, and the flag it raises. */
+static int init_check(bench_cl *b)
+{
+    const char *src[2] = {NULL, NULL};
+    const cl_int zero = 0;
+    char log[4096];
+    cl_int err;
+    for (size_t i = 0; i < clg_kernel_source_count; i++) {
+        if (!strcmp(clg_kernel_sources[i].name, "common.cl"))
+            src[0] = clg_kernel_sources[i].text;
+        if (!strcmp(clg_kernel_sources[i].name, "check.cl"))
+            src[1] = clg_kernel_sources[i].text;
+    }
+    if (!src[0] || !src[1]) {
+        fprintf(stderr, "clgather bench: the library embeds no check.cl\n");
+        return CLG_EXIT_ERROR;
+    }
+    for (int w = 0; w < 2; w++) {
+        const char *opt = w ? "-DCLG_INDEX_BYTES=8" : "-DCLG_INDEX_BYTES=4";
+        b->check_program[w] = build(b, src, 2, opt, log, sizeof log, &err);
+        if (!b->check_program[w]) {
+            fprintf(stderr,
+                    "clgather bench: building check.cl (%s) failed: "
+                    "%s\n%s\n",
+                    opt, clg_cl_error_name(err), log);
+            return CLG_EXIT_ERROR;
+        }
+        b->check[w] = clCreateKernel(b->check_program[w], "clg_check_indices",
+                                     &err);
+        if (!b->check[w])
+            return cl_failed(err, "clCreateKernel(clg_check_indices)");
+        if ((err = pick_local(b, b->check[w], &b->check_local[w])) != 0)
+            return cl_failed(err, "clGetKernelWorkGroupInfo");
+    }
+    b->flag = clCreateBuffer(b->context, CL_MEM_READ_WRITE, sizeof(cl_int),
+                             NULL, &err);
+    if (!b->flag)
+        return cl_failed(err, "clCreateBuffer(flag)");
+    err = clEnqueueWriteBuffer(b->queue, b->flag, CL_TRUE, 0, sizeof zero,
+                               &zero, 0, NULL, NULL);
+    return err == CL_SUCCESS ? CLG_EXIT_OK
+                             : cl_failed(err, "zeroing the flag");
+}
+
+static const char empty_source[] = "__kernel void clg_bench_empty(void)\n"
+                                   "{\n"
+                                   "}\n";
+
+int bench_cl_init(bench_cl *b, const clg_context *ctx)
+{
+    const char *src = empty_source;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    cl_int err;
+    int rc;
+
+    b->context = clg_context_cl_context(ctx);
+    b->device = clg_context_cl_device(ctx);
+    b->queue = clg_context_cl_queue(ctx);
+    b->is_gpu = clg_context_device_type(ctx) == CLG_DEVICE_TYPE_GPU;
+    b->host_threads = cpus < 1                   ? 1
+                      : cpus > BENCH_MAX_THREADS ? BENCH_MAX_THREADS
+                                                 : (int)cpus;
+    b->program = build(b, &src, 1, "", NULL, 0, &err);
+    if (!b->program)
+        return cl_failed(err, "building the empty kernel");
+    b->empty = clCreateKernel(b->program, "clg_bench_empty", &err);
+    if (!b->empty)
+        return cl_failed(err, "clCreateKernel(clg_bench_empty)");
+    for (size_t v = 0; v < sizeof copy_variants / sizeof copy_variants[0]; v++)
+        if ((rc = add_copy_variant(b, v)) != CLG_EXIT_OK)
+            return rc;
+    return init_check(b);
+}
+
+void bench_cl_release(bench_cl *b)
+{
+    for (size_t i = 0; i < b->copy_count; i++) {
+        clReleaseKernel(b->copy[i].kernel);
+        clReleaseProgram(b->copy[i].program);
+    }
+    for (int w = 0; w < 2; w++) {
+        if (b->check[w])
+            clReleaseKernel(b->check[w]);
+        if (b->check_program[w])
+            clReleaseProgram(b->check_program[w]);
+    }
+    if (b->flag)
+        clReleaseMemObject(b->flag);
+    if (b->empty)
+        clReleaseKernel(b->empty);
+    if (b->program)
+        clReleaseProgram(b->program);
+    memset(b, 0, sizeof *b);
+}
+
+/* ------------------------------------------------------------ timing */
+
+cl_int bench_time_copy(const bench_cl *b, size_t v, cl_mem src, cl_mem dst,
+                       uint64_t half_bytes, double *t)
+{
+    const bench_copy_kernel *c = &b->copy[v];
+    cl_ulong n = (cl_ulong)(half_bytes / c->unit);
+    size_t global = (size_t)((n + c->local - 1) / c->local * c->local);
+    cl_int err = clSetKernelArg(c->kernel, 0, sizeof src, &src);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(c->kernel, 1, sizeof dst, &dst);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(c->kernel, 2, sizeof n, &n);
+    if (err != CL_SUCCESS)
+        return err;
+    double t0 = clg_cli_now();
+    err = clEnqueueNDRangeKernel(b->queue, c->kernel, 1, NULL, &global,
+                                 &c->local, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clFinish(b->queue);
+    *t = clg_cli_now() - t0;
+    return err;
+}
+
+typedef struct host_part {
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t bytes;
+} host_part;
+
+static void *copy_part(void *arg)
+{
+    host_part *p = arg;
+    memcpy(p->dst, p->src, p->bytes);
+    return NULL;
+}
+
+/* Thread start and join are inside the time, as the copy kernel's launch
+ * is inside its own. */
+int bench_time_host_copy(const bench_cl *b, void *dst, const void *src,
+                         uint64_t bytes, double *t)
+{
+    host_part parts[BENCH_MAX_THREADS];
+    pthread_t threads[BENCH_MAX_THREADS];
+    const int n = b->host_threads;
+    const uint64_t share = (bytes / (uint64_t)n + 63) / 64 * 64;
+    int started = 0, rc = 0;
+
+    for (int i = 0; i < n; i++) {
+        uint64_t at = share * (uint64_t)i < bytes ? share * (uint64_t)i
+                                                  : bytes;
+        uint64_t len = bytes - at < share ? bytes - at : share;
+        parts[i] = (host_part){(unsigned char *)dst + at,
+                               (const unsigned char *)src + at, (size_t)len};
+    }
+    double t0 = clg_cli_now();
+    for (int i = 1; i < n && rc == 0; i++)
+        if ((rc = pthread_create(&threads[i], NULL, copy_part, &parts[i])) ==
+            0)
+            started = i;
+    copy_part(&parts[0]);
+    for (int i = 1; i <= started; i++)
+        pthread_join(threads[i], NULL);
+    *t = clg_cli_now() - t0;
+    return rc;
+}
+
+/* ------------------------------------------------------------ check pass */
+
+/* The library's host scan: branch-free over blocks of 4096 values so that
+ * the compiler vectorises the common case; position of the first value
+ * outside [-s, s-1], or -1. */
+#define BENCH_FIND_BAD(T)                                                     \
+    do {                                                                      \
+        const T *ix = indices;                                                \
+        for (int64_t b0 = 0; b0 < count; b0 += 4096) {                        \
+            int64_t e = count - b0 < 4096 ? count - b0 : 4096;                \
+            int bad = 0;                                                      \
+            for (int64_t i = 0; i < e; i++) {                                 \
+                int64_t v = (int64_t)ix[b0 + i];                              \
+                int64_t nv = v < 0 ? v + s : v;                               \
+                bad |= (uint64_t)nv >= (uint64_t)s;                           \
+            }                                                                 \
+            if (!bad)                                                         \
+                continue;                                                     \
+            for (int64_t i = 0; i < e; i++) {                                 \
+                int64_t v = (int64_t)ix[b0 + i];                              \
+                if ((uint64_t)(v < 0 ? v + s : v) >= (uint64_t)s)             \
+                    return b0 + i;                                            \
+            }                                                                 \
+        }                                                                     \
+    } while (0)
+
+int64_t bench_check_host(const void *indices, int wide, int64_t count,
+                         int64_t s)
+{
+    if (wide)
+        BENCH_FIND_BAD(int64_t);
+    else
+        BENCH_FIND_BAD(int32_t);
+    return -1;
+}
+
+/* The device check as the library runs it before an in-place launch: wrap
+ * the caller's indices (CL_MEM_USE_HOST_PTR), launch check.cl, read the
+ * flag (which waits for the kernel), release the wrapper. *raised is 1
+ * when some index is out of range. */
+cl_int bench_check_device(const bench_cl *b, void *indices, int wide,
+                          int64_t count, int64_t s, int *raised)
+{
+    cl_kernel k = b->check[wide ? 1 : 0];
+    size_t local = b->check_local[wide ? 1 : 0];
+    size_t bytes = (size_t)count * (wide ? 8 : 4);
+    size_t global = ((size_t)count + local - 1) / local * local;
+    cl_ulong n = (cl_ulong)count, size = (cl_ulong)s;
+    cl_int flag = 0, err;
+    cl_mem buf = clCreateBuffer(b->context,
+                                CL_MEM_USE_HOST_PTR | CL_MEM_READ_ONLY, bytes,
+                                indices, &err);
+    if (!buf)
+        return err;
+    err = clSetKernelArg(k, 0, sizeof buf, &buf);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(k, 1, sizeof b->flag, &b->flag);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(k, 2, sizeof n, &n);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(k, 3, sizeof size, &size);
+    if (err == CL_SUCCESS)
+        err = clEnqueueNDRangeKernel(b->queue, k, 1, NULL, &global, &local, 0,
+                                     NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clEnqueueReadBuffer(b->queue, b->flag, CL_TRUE, 0, sizeof flag,
+                                  &flag, 0, NULL, NULL);
+    *raised = flag != 0;
+    if (err == CL_SUCCESS && flag != 0) {
+        flag = 0;
+        err = clEnqueueWriteBuffer(b->queue, b->flag, CL_TRUE, 0, sizeof flag,
+                                   &flag, 0, NULL, NULL);
+    }
+    clReleaseMemObject(buf);
+    return err;
+}
+
+const char *bench_check_name(bench_check_kind k)
+{
+    return k == BENCH_CHECK_DEVICE ? "check kernel"
+           : k == BENCH_CHECK_HOST ? "host scan"
+                                   : "none";
+}

@@ -1,0 +1,206 @@
+/*
+ * `clgather bench` on tiny sizes: the figures its JSON promises
+ * (docs/design.md, "Measuring speed") are there and hold concrete values:
+ * the cache conditions, the copy variants and the one that won, the host
+ * copy, the check pass and its kind, and the linearity rows. Speed itself
+ * is not judged here (a shared machine's times are noise).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cli_harness.h"
+
+static char *g_root;
+
+/* The whole file, NUL-terminated (malloc'd). */
+static char *read_text(const char *path)
+{
+    long size = cli_file_size(path);
+    FILE *f = fopen(path, "rb");
+    char *text;
+    assert_true(size > 0);
+    assert_non_null(f);
+    text = malloc((size_t)size + 1);
+    assert_non_null(text);
+    assert_int_equal(fread(text, 1, (size_t)size, f), (size_t)size);
+    text[size] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* Runs `bench <args> --json <dir>/name` and returns the JSON text. */
+static char *run_bench(const char *name, const char *const *args)
+{
+    char *json = cli_path(g_root, name);
+    const char *argv[16];
+    size_t n = 0;
+    cli_result r;
+    char *text;
+    argv[n++] = "bench";
+    while (*args && n < 12)
+        argv[n++] = *args++;
+    argv[n++] = "--json";
+    argv[n++] = json;
+    argv[n] = NULL;
+    assert_int_equal(cli_run(&r, argv), 0);
+    if (r.status != 0)
+        cli_result_dump(&r);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "cache: warm, back-to-back repeats"));
+    assert_non_null(strstr(r.out, "copy_kernel"));
+    assert_non_null(strstr(r.out, "check_ms"));
+    cli_result_free(&r);
+    text = read_text(json);
+    free(json);
+    return text;
+}
+
+/* The text right after `"key": ` at or after `from`. */
+static const char *field(const char *from, const char *key)
+{
+    char pattern[96];
+    const char *at;
+    snprintf(pattern, sizeof pattern, "\"%s\": ", key);
+    at = strstr(from, pattern);
+    if (!at)
+        fail_msg("no field \"%s\" in %.200s", key, from);
+    return at + strlen(pattern);
+}
+
+static double number(const char *from, const char *key)
+{
+    const char *v = field(from, key);
+    char *end = NULL;
+    double d = strtod(v, &end);
+    if (end == v)
+        fail_msg("field \"%s\" is not a number: %.40s", key, v);
+    return d;
+}
+
+static int is_pocl(const char *json)
+{
+    const char *v = field(json, "device_version");
+    const char *end = strchr(v + 1, '"');
+    const char *pocl = strstr(v, "PoCL");
+    return pocl && end && pocl < end;
+}
+
+/* The host-memory call uses the caller's memory in place (POCL). */
+static int shares_host_memory(const char *json)
+{
+    return strstr(json, "\"host_unified_memory\": true") != NULL;
+}
+
+/* The top of the report and the baselines of the first workload. */
+static void expect_baselines(const char *json, const char *check_pass)
+{
+    const char *w = field(json, "workloads");
+    const char *variant = field(w, "copy_variant");
+    char name[24] = "";
+    assert_non_null(strstr(json, "\"cache\": \"warm, back-to-back repeats\""));
+    assert_true(number(json, "host_copy_threads") >= 1);
+    assert_non_null(strstr(json, "\"copy_variants\": [\"16B\", \"32B\", "
+                                 "\"64B\""));
+    if (is_pocl(json)) {
+        /* POCL's clang takes __builtin_nontemporal_store. */
+        assert_non_null(strstr(json, "\"copy_variants\": [\"16B\", \"32B\", "
+                                     "\"64B\", \"16B-nt\", \"32B-nt\", "
+                                     "\"64B-nt\"]"));
+        assert_non_null(strstr(json, "\"copy_variants_refused\": \"\""));
+    }
+    assert_int_equal(sscanf(variant, "\"%23[^\"]\"", name), 1);
+    assert_non_null(strstr(field(json, "copy_variants"), name));
+    assert_true(number(w, "copy_gbps") > 0);
+    assert_true(number(field(w, "copy_variants_gbps"), "16B") > 0);
+    assert_true(number(w, "host_copy_gbps") > 0);
+    if (shares_host_memory(json)) {
+        char want[64];
+        snprintf(want, sizeof want, "\"check_pass\": \"%s\"", check_pass);
+        assert_true(number(w, "check_ms") >= 0);
+        assert_non_null(strstr(w, want));
+    } else {
+        /* A single launch on a device with its own memory: no check pass. */
+        assert_true(strncmp(field(w, "check_ms"), "null", 4) == 0);
+        assert_true(strncmp(field(w, "check_pass"), "null", 4) == 0);
+    }
+}
+
+/* 16 indices: the host scan, the micro figures. */
+static void test_small(void **state)
+{
+    const char *args[] = {"--workload", "small", "--repeat", "1", NULL};
+    char *json = run_bench("small.json", args);
+    (void)state;
+    expect_baselines(json, "host scan");
+    assert_true(number(json, "call_us") > 0);
+    assert_true(number(json, "launch_us") > 0);
+    assert_non_null(strstr(json, "\"linearity\": []"));
+    free(json);
+}
+
+/* 82 and 164 rows of 1024 int64 indices, more than the library scans on
+ * the host: check.cl in place, at two scales, the first of them the
+ * linearity reference (there is no scale 1). */
+static void test_check_kernel_and_linearity(void **state)
+{
+    static const char workload[] = "elements-last-axis";
+    const char *args[] = {"--workload", workload, "--scale", "0.005,0.01",
+                          "--repeat",   "1",      NULL};
+    char *json = run_bench("elements.json", args);
+    const char *lin = field(json, "linearity");
+    const char *ref = strstr(lin, "\"scale\": 0.005,");
+    const char *row = strstr(lin, "\"scale\": 0.01,");
+    const char *verdict;
+    (void)state;
+    expect_baselines(json, "check kernel");
+    if (shares_host_memory(json))
+        assert_true(number(json, "check_ms") > 0);
+    assert_non_null(ref);
+    assert_non_null(row);
+    assert_true(number(ref, "reference_scale") == 0.005);
+    assert_true(number(ref, "end_to_end_deviation") == 0);
+    assert_true(number(ref, "kernel_ns_per_byte") > 0);
+    assert_true(number(ref, "copy_ns_per_byte") > 0);
+    assert_true(number(row, "reference_scale") == 0.005);
+    assert_true(number(row, "bytes_ratio") > 1.9);
+    verdict = field(row, "within_25pct");
+    assert_true(strncmp(verdict, "true", 4) == 0 ||
+                strncmp(verdict, "false", 5) == 0);
+    free(json);
+}
+
+static int group_setup(void **state)
+{
+    (void)state;
+    g_root = cli_tempdir("clgather-bench");
+    return g_root != NULL ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    cli_rmtree(g_root);
+    free(g_root);
+    g_root = NULL;
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_small),
+        cmocka_unit_test(test_check_kernel_and_linearity),
+    };
+    if (!cli_have_device()) {
+        fprintf(stderr, "no OpenCL device: skipping\n");
+        return 77;
+    }
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
