@@ -96,12 +96,17 @@ typedef struct bench_result {
     /* Best times, seconds: the operator's two paths, the fastest copy
      * kernel, the host copy, the check pass, and the micro figures. */
     double kernel_s, e2e_s, copy_s, host_copy_s, check_s, call_s, launch_s;
+    /* Per-call cost (micro workloads): one enqueue's host time, and the
+     * time per operation of BENCH_PIPELINE enqueues then one finish, for
+     * clg_enqueue_* and for the empty kernel. */
+    double enqueue_s, pipelined_s, launch_pipelined_s;
     double copy_variant_s[BENCH_COPY_MAX]; /* each copy variant's best */
     size_t copy_best;            /* index of the fastest copy variant */
     bench_check_kind check_kind; /* the check pass the e2e call runs */
     int measured;                /* the host-memory figures (and the copy) */
     int has_kernel;              /* the device-buffer figures */
     int has_micro;               /* call_us, launch_us */
+    int has_pipeline;            /* enqueue_us, pipelined_us, ... */
     char skipped[320]; /* why nothing was measured; "" when measured */
     char note[320];    /* why the device-buffer figures are missing */
 } bench_result;

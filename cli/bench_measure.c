@@ -27,6 +27,11 @@
  *   - for workloads marked `micro` (`small`), max(100, 20 x repeat) calls
  *     of a trivial kernel (global size 1) enqueued + clFinish (launch_us),
  *     then as many host-memory calls (call_us), each series back to back;
+ *     then, on device buffers, as many clg_enqueue_* calls each timed
+ *     alone, host time only, a finish after each untimed (enqueue_us);
+ *     then `repeat` series of BENCH_PIPELINE clg_enqueue_* calls and one
+ *     clg_context_finish (pipelined_us, per operation), and the same for
+ *     the trivial kernel with one clFinish (launch_pipelined_us);
  *   - finally the result of the last kernel-path call and of the last
  *     host-memory call are compared bit for bit with the CPU reference;
  *     a difference ends the run with exit status 1.
@@ -60,6 +65,8 @@
 #include "cli.h"
 
 #define BENCH_MICRO_MIN_ROUNDS 100
+/* Operations per pipelined series. */
+#define BENCH_PIPELINE 1000
 #define BENCH_PAGE 4096
 
 static double now_s(void)
@@ -590,6 +597,79 @@ static int timed_launch(bench_run *run, double *t)
                              : cl_failed(err, "the empty kernel");
 }
 
+static clg_status enqueue_cl(clg_context *ctx, const bench_workload *w,
+                             const bench_run *run)
+{
+    return w->op == BENCH_GATHER
+               ? clg_enqueue_gather(ctx, NULL, &run->ddata, &run->dindices,
+                                    w->axis, &run->doutput, 0, NULL, NULL)
+               : clg_enqueue_gather_elements(ctx, NULL, &run->ddata,
+                                             &run->dindices, w->axis,
+                                             &run->doutput, 0, NULL, NULL);
+}
+
+/* One enqueue, host time only; the finish after it is not timed. */
+static int timed_enqueue(bench_run *run, double *t)
+{
+    double t0 = now_s();
+    clg_status st = enqueue_cl(run->ctx, run->r->w, run);
+    *t = now_s() - t0;
+    if (st == CLG_STATUS_OK)
+        st = clg_context_finish(run->ctx);
+    return st == CLG_STATUS_OK
+               ? CLG_EXIT_OK
+               : library_failed(run->ctx, st, run->r, "enqueue");
+}
+
+/* BENCH_PIPELINE enqueues and one finish; *t per operation. */
+static int timed_pipelined(bench_run *run, double *t)
+{
+    clg_status st = CLG_STATUS_OK;
+    double t0 = now_s();
+    for (int i = 0; i < BENCH_PIPELINE && st == CLG_STATUS_OK; i++)
+        st = enqueue_cl(run->ctx, run->r->w, run);
+    if (st == CLG_STATUS_OK)
+        st = clg_context_finish(run->ctx);
+    *t = (now_s() - t0) / BENCH_PIPELINE;
+    return st == CLG_STATUS_OK
+               ? CLG_EXIT_OK
+               : library_failed(run->ctx, st, run->r, "pipelined enqueue");
+}
+
+/* BENCH_PIPELINE empty kernels and one clFinish; *t per launch. */
+static int timed_launch_pipelined(bench_run *run, double *t)
+{
+    size_t one = 1;
+    cl_int err = CL_SUCCESS;
+    double t0 = now_s();
+    for (int i = 0; i < BENCH_PIPELINE && err == CL_SUCCESS; i++)
+        err = clEnqueueNDRangeKernel(run->b->queue, run->b->empty, 1, NULL,
+                                     &one, &one, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clFinish(run->b->queue);
+    *t = (now_s() - t0) / BENCH_PIPELINE;
+    return err == CL_SUCCESS ? CLG_EXIT_OK
+                             : cl_failed(err, "the empty kernel");
+}
+
+/* enqueue_us, pipelined_us and launch_pipelined_us, on device buffers. */
+static int run_pipeline(bench_run *run, int rounds)
+{
+    bench_result *r = run->r;
+    int rc = CLG_EXIT_OK;
+    if (!r->has_kernel)
+        return CLG_EXIT_OK;
+    r->has_pipeline = 1;
+    rc = best_of(run, "enqueue", rounds, timed_enqueue, &r->enqueue_s);
+    if (!stopped(rc, r))
+        rc = best_of(run, "pipelined launches", run->opt->repeat,
+                     timed_launch_pipelined, &r->launch_pipelined_s);
+    if (!stopped(rc, r))
+        rc = best_of(run, "pipelined enqueues", run->opt->repeat,
+                     timed_pipelined, &r->pipelined_s);
+    return rc;
+}
+
 /* Each figure in turn, each the best of its back-to-back calls: the
  * copies, the check pass, the device-buffer and the host-memory call. */
 static int run_rounds(bench_run *run)
@@ -634,6 +714,8 @@ static int run_micro(bench_run *run)
     rc = best_of(run, "launch", rounds, timed_launch, &r->launch_s);
     if (!stopped(rc, r))
         rc = best_of(run, "call", rounds, timed_host, &r->call_s);
+    if (!stopped(rc, r))
+        rc = run_pipeline(run, rounds);
     return rc;
 }
 

@@ -115,6 +115,28 @@ static void print_copy_variants(const bench_result *res, size_t n,
     }
 }
 
+/* The per-call cost of the micro workloads, in microseconds. */
+static void print_per_call(const bench_result *res, size_t n)
+{
+    int header = 0;
+    for (size_t i = 0; i < n; i++) {
+        const bench_result *r = &res[i];
+        if (!r->measured || !r->has_pipeline)
+            continue;
+        if (!header++)
+            printf("\nPer-call cost, us (enqueue: one clg_enqueue_* call's "
+                   "host time; pipelined: per\noperation of 1000 enqueues "
+                   "and one finish; launch_pipelined: the same for an empty "
+                   "kernel):\n%-20s %5s %8s %8s %8s %10s %17s\n",
+                   "workload", "scale", "call", "launch", "enqueue",
+                   "pipelined", "launch_pipelined");
+        printf("%-20s %5g %8.1f %8.1f %8.1f %10.2f %17.2f\n", r->w->name,
+               r->scale, r->call_s * 1e6, r->launch_s * 1e6,
+               r->enqueue_s * 1e6, r->pipelined_s * 1e6,
+               r->launch_pipelined_s * 1e6);
+    }
+}
+
 void bench_print_table(const bench_result *res, size_t n, const bench_cl *b)
 {
     printf("%-20s %5s %9s %10s %10s %9s %7s %7s %-15s %7s %5s %5s %8s %8s\n",
@@ -143,6 +165,7 @@ void bench_print_table(const bench_result *res, size_t n, const bench_cl *b)
            "of the same bytes on the host's threads; eff = GB/s / copy; "
            "e2e = bytes / e2e time / copy.\n");
     print_copy_variants(res, n, b);
+    print_per_call(res, n);
 }
 
 /* The reference row of a linearity comparison: scale 1 if measured, else
@@ -297,6 +320,13 @@ void bench_print_targets(const clg_context *ctx, const bench_result *res,
                "%.2f %s\n",
                r->w->name, r->scale, r->call_s * 1e6, r->launch_s * 1e6, q,
                q <= 1.5 ? "ok" : "MISS");
+        if (!r->has_pipeline)
+            continue;
+        q = r->pipelined_s / r->launch_pipelined_s;
+        printf("  %-20s x%-4g pipelined_us <= 1.5 x launch_pipelined_us: "
+               "%.2f / %.2f = %.2f %s\n",
+               r->w->name, r->scale, r->pipelined_s * 1e6,
+               r->launch_pipelined_s * 1e6, q, q <= 1.5 ? "ok" : "MISS");
     }
 }
 
@@ -404,6 +434,12 @@ static void json_figures(FILE *f, const bench_result *r)
     json_number(f, m && r->has_micro, r->call_s * 1e6);
     fputs(", \"launch_us\": ", f);
     json_number(f, m && r->has_micro, r->launch_s * 1e6);
+    fputs(", \"enqueue_us\": ", f);
+    json_number(f, m && r->has_pipeline, r->enqueue_s * 1e6);
+    fputs(", \"pipelined_us\": ", f);
+    json_number(f, m && r->has_pipeline, r->pipelined_s * 1e6);
+    fputs(", \"launch_pipelined_us\": ", f);
+    json_number(f, m && r->has_pipeline, r->launch_pipelined_s * 1e6);
 }
 
 /* What was run (operator, shapes, copy bytes) and why not, if not. */
