@@ -193,9 +193,19 @@ static int init_check(bench_cl *b)
                              : cl_failed(err, "zeroing the flag");
 }
 
-static const char empty_source[] = "__kernel void clg_bench_empty(void)\n"
-                                   "{\n"
-                                   "}\n";
+/* An empty kernel, and one with the argument list of the library's
+ * Gather kernels (data, indices, output, error slot, nine ulongs), which
+ * shows what the arguments alone cost a launch. */
+static const char empty_source[] =
+    "__kernel void clg_bench_empty(void)\n"
+    "{\n"
+    "}\n"
+    "__kernel void clg_bench_empty_args(__global const uchar *d,\n"
+    "    __global const long *i, __global uchar *o, __global int *e,\n"
+    "    ulong a0, ulong a1, ulong a2, ulong a3, ulong a4, ulong a5,\n"
+    "    ulong a6, ulong a7, ulong a8)\n"
+    "{\n"
+    "}\n";
 
 int bench_cl_init(bench_cl *b, const clg_context *ctx)
 {
@@ -217,6 +227,9 @@ int bench_cl_init(bench_cl *b, const clg_context *ctx)
     b->empty = clCreateKernel(b->program, "clg_bench_empty", &err);
     if (!b->empty)
         return cl_failed(err, "clCreateKernel(clg_bench_empty)");
+    b->empty_args = clCreateKernel(b->program, "clg_bench_empty_args", &err);
+    if (!b->empty_args)
+        return cl_failed(err, "clCreateKernel(clg_bench_empty_args)");
     for (size_t v = 0; v < sizeof copy_variants / sizeof copy_variants[0]; v++)
         if ((rc = add_copy_variant(b, v)) != CLG_EXIT_OK)
             return rc;
@@ -239,6 +252,8 @@ void bench_cl_release(bench_cl *b)
         clReleaseMemObject(b->flag);
     if (b->empty)
         clReleaseKernel(b->empty);
+    if (b->empty_args)
+        clReleaseKernel(b->empty_args);
     if (b->program)
         clReleaseProgram(b->program);
     memset(b, 0, sizeof *b);

@@ -31,7 +31,9 @@
  *     alone, host time only, a finish after each untimed (enqueue_us);
  *     then `repeat` series of BENCH_PIPELINE clg_enqueue_* calls and one
  *     clg_context_finish (pipelined_us, per operation), and the same for
- *     the trivial kernel with one clFinish (launch_pipelined_us);
+ *     the trivial kernel with one clFinish (launch_pipelined_us) and for
+ *     a trivial kernel with the Gather kernels' argument list
+ *     (args_pipelined_us);
  *   - finally the result of the last kernel-path call and of the last
  *     host-memory call are compared bit for bit with the CPU reference;
  *     a difference ends the run with exit status 1.
@@ -636,20 +638,45 @@ static int timed_pipelined(bench_run *run, double *t)
                : library_failed(run->ctx, st, run->r, "pipelined enqueue");
 }
 
-/* BENCH_PIPELINE empty kernels and one clFinish; *t per launch. */
-static int timed_launch_pipelined(bench_run *run, double *t)
+/* BENCH_PIPELINE launches of `k` and one clFinish; *t per launch. */
+static cl_int launch_pipelined(const bench_cl *b, cl_kernel k, double *t)
 {
     size_t one = 1;
     cl_int err = CL_SUCCESS;
     double t0 = now_s();
     for (int i = 0; i < BENCH_PIPELINE && err == CL_SUCCESS; i++)
-        err = clEnqueueNDRangeKernel(run->b->queue, run->b->empty, 1, NULL,
-                                     &one, &one, 0, NULL, NULL);
+        err = clEnqueueNDRangeKernel(b->queue, k, 1, NULL, &one, &one, 0, NULL,
+                                     NULL);
     if (err == CL_SUCCESS)
-        err = clFinish(run->b->queue);
+        err = clFinish(b->queue);
     *t = (now_s() - t0) / BENCH_PIPELINE;
+    return err;
+}
+
+static int timed_launch_pipelined(bench_run *run, double *t)
+{
+    cl_int err = launch_pipelined(run->b, run->b->empty, t);
     return err == CL_SUCCESS ? CLG_EXIT_OK
                              : cl_failed(err, "the empty kernel");
+}
+
+/* The empty kernel with the Gather kernels' arguments: the operation's
+ * own buffers, the context's queue's as a stand-in for the error slot. */
+static int timed_args_pipelined(bench_run *run, double *t)
+{
+    cl_kernel k = run->b->empty_args;
+    cl_mem bufs[4] = {run->ddata.buffer, run->dindices.buffer,
+                      run->doutput.buffer, run->doutput.buffer};
+    cl_ulong zero = 0;
+    cl_int err = CL_SUCCESS;
+    for (cl_uint a = 0; a < 13 && err == CL_SUCCESS; a++)
+        err = a < 4 ? clSetKernelArg(k, a, sizeof(cl_mem), &bufs[a])
+                    : clSetKernelArg(k, a, sizeof zero, &zero);
+    if (err == CL_SUCCESS)
+        err = launch_pipelined(run->b, k, t);
+    return err == CL_SUCCESS
+               ? CLG_EXIT_OK
+               : cl_failed(err, "the empty kernel with arguments");
 }
 
 /* enqueue_us, pipelined_us and launch_pipelined_us, on device buffers. */
@@ -664,6 +691,10 @@ static int run_pipeline(bench_run *run, int rounds)
     if (!stopped(rc, r))
         rc = best_of(run, "pipelined launches", run->opt->repeat,
                      timed_launch_pipelined, &r->launch_pipelined_s);
+    if (!stopped(rc, r))
+        rc = best_of(run, "pipelined launches with arguments",
+                     run->opt->repeat, timed_args_pipelined,
+                     &r->args_pipelined_s);
     if (!stopped(rc, r))
         rc = best_of(run, "pipelined enqueues", run->opt->repeat,
                      timed_pipelined, &r->pipelined_s);
