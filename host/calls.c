@@ -5,8 +5,8 @@
  * index, [1] a sink the lean bodies store to when the index is good. A
  * blocking call reads its own private slot (a buffer of its own) when its
  * commands are done. A deferred call takes the next slot of the epoch's
- * current chunk, a sub-buffer, so that clg_rt_collect reads 64 slots with
- * one command; chunks belong to one epoch (the calls since the last
+ * current chunk, a sub-buffer, so that clg_rt_collect reads up to 1024
+ * slots with one command; chunks belong to one epoch (the calls since the last
  * collect), so no chunk is read while a kernel may still write it. */
 #include "context.h"
 
@@ -103,28 +103,36 @@ static void free_chunk(clg_slot_chunk *k)
 
 static clg_status new_chunk(clg_context *ctx, clg_slot_chunk **out)
 {
-    cl_int err = CL_SUCCESS;
-    clg_status st;
     clg_slot_chunk *k = calloc(1, sizeof *k);
     if (!k)
         return clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
                         "out of host memory making error slots");
-    st = zeroed_buffer(ctx, ctx->slot_stride * CLG_SLOTS_PER_CHUNK,
-                       &k->parent);
-    for (size_t i = 0; i < CLG_SLOTS_PER_CHUNK && st == CLG_STATUS_OK; i++) {
-        cl_buffer_region r = {i * ctx->slot_stride, sizeof zero_slot};
-        k->slots[i].chunk = k;
-        k->slots[i].buf = clCreateSubBuffer(k->parent, CL_MEM_READ_WRITE,
-                                            CL_BUFFER_CREATE_TYPE_REGION, &r,
-                                            &err);
-        if (!k->slots[i].buf)
-            st = clg_fail_cl(ctx, err, "clCreateSubBuffer(error slot)");
-    }
+    clg_status st = zeroed_buffer(ctx, ctx->slot_stride * CLG_SLOTS_PER_CHUNK,
+                                  &k->parent);
     if (st != CLG_STATUS_OK) {
-        free_chunk(k);
+        free(k);
         return st;
     }
+    for (size_t i = 0; i < CLG_SLOTS_PER_CHUNK; i++)
+        k->slots[i].chunk = k;
     *out = k;
+    return CLG_STATUS_OK;
+}
+
+/* Slot i of chunk k, its sub-buffer made on first use. */
+static clg_status chunk_slot(clg_context *ctx, clg_slot_chunk *k, size_t i,
+                             clg_rt_slot **out)
+{
+    cl_int err = CL_SUCCESS;
+    clg_rt_slot *s = &k->slots[i];
+    if (!s->buf) {
+        cl_buffer_region r = {i * ctx->slot_stride, sizeof zero_slot};
+        s->buf = clCreateSubBuffer(k->parent, CL_MEM_READ_WRITE,
+                                   CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
+        if (!s->buf)
+            return clg_fail_cl(ctx, err, "clCreateSubBuffer(error slot)");
+    }
+    *out = s;
     return CLG_STATUS_OK;
 }
 
@@ -143,8 +151,10 @@ static clg_status deferred_slot(clg_context *ctx, clg_rt_slot **out)
         k->next = e->chunks;
         e->chunks = k;
     }
-    *out = &e->chunks->slots[e->chunks->used++];
-    return CLG_STATUS_OK;
+    clg_status st = chunk_slot(ctx, e->chunks, e->chunks->used, out);
+    if (st == CLG_STATUS_OK)
+        e->chunks->used++;
+    return st;
 }
 
 /* A private slot from the pool (epoch_lock held). */

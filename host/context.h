@@ -44,9 +44,9 @@ typedef struct clg_cached_program {
 
 /* Error slots (host/calls.c): an int pair a call's kernels write, [0] the
  * flag, [1] a sink. A private slot is a buffer of its own; a deferred
- * call's slot is a sub-buffer of a chunk, so that a finish reads a whole
- * chunk at once. */
-#define CLG_SLOTS_PER_CHUNK 64
+ * call's slot is a sub-buffer of a chunk, made when the slot is first
+ * used, so that a finish reads a whole chunk at once. */
+#define CLG_SLOTS_PER_CHUNK 1024
 typedef struct clg_slot_chunk clg_slot_chunk;
 struct clg_rt_slot {
     cl_mem buf;
