@@ -183,8 +183,9 @@ static int init_check(bench_cl *b)
         if ((err = pick_local(b, b->check[w], &b->check_local[w])) != 0)
             return cl_failed(err, "clGetKernelWorkGroupInfo");
     }
-    b->flag = clCreateBuffer(b->context, CL_MEM_READ_WRITE, sizeof(cl_int),
-                             NULL, &err);
+    /* An error slot as the library's: [0] the flag, [1] a sink. */
+    b->flag = clCreateBuffer(b->context, CL_MEM_READ_WRITE,
+                             2 * sizeof(cl_int), NULL, &err);
     if (!b->flag)
         return cl_failed(err, "clCreateBuffer(flag)");
     err = clEnqueueWriteBuffer(b->queue, b->flag, CL_TRUE, 0, sizeof zero,
