@@ -184,8 +184,8 @@ static int init_check(bench_cl *b)
             return cl_failed(err, "clGetKernelWorkGroupInfo");
     }
     /* An error slot as the library's: [0] the flag, [1] a sink. */
-    b->flag = clCreateBuffer(b->context, CL_MEM_READ_WRITE,
-                             2 * sizeof(cl_int), NULL, &err);
+    b->flag = clCreateBuffer(b->context, CL_MEM_READ_WRITE, 2 * sizeof(cl_int),
+                             NULL, &err);
     if (!b->flag)
         return cl_failed(err, "clCreateBuffer(flag)");
     err = clEnqueueWriteBuffer(b->queue, b->flag, CL_TRUE, 0, sizeof zero,

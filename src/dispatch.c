@@ -25,6 +25,13 @@
  * launch; more are checked by the check kernel. */
 #define CLG_HOST_CHECK_LIMIT 65536
 
+/* In place, an output of at most this many bytes is written to a scratch
+ * buffer and read back with one blocking read, instead of being wrapped
+ * and published with a map and an unmap and then waited for: two commands
+ * fewer, for a copy that costs less than a command (docs/design.md, "Host
+ * memory and device buffers"). */
+#define CLG_SMALL_OUTPUT 65536
+
 /* After this many launches the queue is finished, which bounds what is
  * queued (buffers wrapping caller memory stay alive until their commands
  * finish). */
@@ -191,6 +198,7 @@ typedef struct host_call {
     const clg_problem *p;
     char *data, *indices, *output; /* caller memory */
     int in_place;
+    int out_copy;  /* in place, but the output through a scratch buffer */
     int whole;     /* one piece, one data window */
     int launches;  /* enqueued so far */
     int undrained; /* a failure left commands that could not be waited for */
@@ -207,12 +215,18 @@ static size_t address_alignment(const void *ptr)
     return (size_t)(a & (~a + 1));
 }
 
+/* 1 when the buffer of `slot` wraps the caller's memory. */
+static int wraps(const host_call *hc, clg_scratch_slot slot)
+{
+    return hc->in_place && !(slot == CLG_SCRATCH_OUTPUT && hc->out_copy);
+}
+
 /* The buffer of `slot` over caller bytes [host, host + bytes). */
 static clg_status io_buffer(host_call *hc, clg_scratch_slot slot, void *host,
                             size_t bytes, cl_mem *out)
 {
     clg_status st;
-    if (hc->in_place)
+    if (wraps(hc, slot))
         return clg_rt_wrap(hc->ctx, host, bytes, slot == CLG_SCRATCH_OUTPUT,
                            out);
     if ((st = clg_rt_scratch_buffer(hc->ctx, hc->scratch, slot, bytes, out)) !=
@@ -223,9 +237,9 @@ static clg_status io_buffer(host_call *hc, clg_scratch_slot slot, void *host,
     return CLG_STATUS_OK;
 }
 
-static void io_release(host_call *hc, cl_mem *buf)
+static void io_release(host_call *hc, clg_scratch_slot slot, cl_mem *buf)
 {
-    if (hc->in_place)
+    if (wraps(hc, slot))
         clg_rt_release(buf);
     *buf = NULL;
 }
@@ -264,7 +278,7 @@ static clg_status run_windows(host_call *hc, const clg_box *box,
                        (size_t)w->data_len * unit, &w->data);
         if (st == CLG_STATUS_OK)
             st = hc->r->launch(hc->ctx, hc->p, &hc->plan, box, w);
-        io_release(hc, &w->data);
+        io_release(hc, CLG_SCRATCH_DATA, &w->data);
         if (st == CLG_STATUS_OK &&
             ++hc->launches % CLG_LAUNCHES_PER_FINISH == 0)
             st = clg_rt_call_sync(&hc->call);
@@ -278,7 +292,7 @@ static clg_status commit_piece(host_call *hc, const clg_windows *w)
 {
     size_t bytes = (size_t)w->out_len * hc->plan.unit;
     char *dst = hc->output + (size_t)w->out_base * hc->plan.unit;
-    if (hc->in_place)
+    if (wraps(hc, CLG_SCRATCH_OUTPUT))
         return clg_rt_publish(&hc->call, w->output, bytes);
     if (!hc->whole)
         return clg_rt_download(&hc->call, w->output, dst, bytes, 0);
@@ -301,7 +315,7 @@ static clg_status run_pieces(host_call *hc)
                        (size_t)w.out_len * unit, &w.output);
         if (st == CLG_STATUS_OK &&
             (w.index_base != index_base || w.index_len != index_len)) {
-            io_release(hc, &w.indices);
+            io_release(hc, CLG_SCRATCH_INDICES, &w.indices);
             st = io_buffer(hc, CLG_SCRATCH_INDICES,
                            hc->indices + (size_t)w.index_base * isize,
                            (size_t)w.index_len * isize, &w.indices);
@@ -312,21 +326,36 @@ static clg_status run_pieces(host_call *hc)
             st = run_windows(hc, &box, &w, f0, f1);
         if (st == CLG_STATUS_OK)
             st = commit_piece(hc, &w);
-        io_release(hc, &w.output);
+        io_release(hc, CLG_SCRATCH_OUTPUT, &w.output);
     }
-    io_release(hc, &w.indices);
+    io_release(hc, CLG_SCRATCH_INDICES, &w.indices);
     return st;
 }
 
-/* After every launch succeeded: wait (in place, every index was checked
- * before the launch, so the kernels cannot have raised the error slot and
- * nothing reads it); on the copy path read the slot and download a whole
- * result. */
+/* A whole result from the scratch output, with a blocking read (which
+ * waits for the launch). */
+static clg_status download_whole(host_call *hc)
+{
+    cl_mem out = NULL;
+    size_t bytes = (size_t)out_bytes(hc->p);
+    clg_status st = clg_rt_scratch_buffer(hc->ctx, hc->scratch,
+                                          CLG_SCRATCH_OUTPUT, bytes, &out);
+    return st != CLG_STATUS_OK
+               ? st
+               : clg_rt_download(&hc->call, out, hc->output, bytes, 1);
+}
+
+/* After every launch succeeded: in place, every index was checked before
+ * the launch, so the kernels cannot have raised the error slot and nothing
+ * reads it: read a small whole output back, or wait. On the copy path read
+ * the slot and download a whole result. */
 static clg_status finish_host(host_call *hc)
 {
     clg_context *ctx = hc->ctx;
     int raised = 0;
     clg_status st;
+    if (hc->out_copy && hc->whole)
+        return download_whole(hc);
     if ((st = clg_rt_call_wait(&hc->call, &raised)) != CLG_STATUS_OK ||
         hc->in_place)
         return st;
@@ -335,15 +364,7 @@ static clg_status finish_host(host_call *hc)
                            clg_check_indices_host(ctx, hc->p, hc->indices),
                            "every index is valid (were the indices modified "
                            "during the call?)");
-    if (!hc->whole)
-        return CLG_STATUS_OK;
-    cl_mem out = NULL;
-    if ((st = clg_rt_scratch_buffer(ctx, hc->scratch, CLG_SCRATCH_OUTPUT,
-                                    (size_t)out_bytes(hc->p), &out)) !=
-        CLG_STATUS_OK)
-        return st;
-    return clg_rt_download(&hc->call, out, hc->output,
-                           (size_t)out_bytes(hc->p), 1);
+    return hc->whole ? download_whole(hc) : CLG_STATUS_OK;
 }
 
 /* Checks, opens the call, launches and finishes; hc->output is where the
@@ -357,7 +378,7 @@ static clg_status run_launches(host_call *hc)
     if ((hc->in_place || !hc->whole) &&
         (st = prevalidate(hc)) != CLG_STATUS_OK)
         return st;
-    if (!hc->in_place &&
+    if ((!hc->in_place || hc->out_copy) &&
         (st = clg_rt_scratch_take(ctx, &hc->scratch)) != CLG_STATUS_OK)
         return st;
     st = clg_rt_call_open(ctx, NULL, 0, NULL,
@@ -440,6 +461,7 @@ static clg_status host_launch(const clg_routine *r, clg_context *ctx,
                   address_alignment(data->data) >= need &&
                   address_alignment(output->data) >= need &&
                   address_alignment(indices->data) >= p->index_size;
+    hc.out_copy = hc.in_place && out_bytes(p) <= CLG_SMALL_OUTPUT;
     return run_host(&hc);
 }
 
