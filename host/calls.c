@@ -83,8 +83,9 @@ static clg_status zeroed_buffer(clg_context *ctx, size_t bytes, cl_mem *out)
     if (!zeros)
         return clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
                         "out of host memory making error slots");
-    *out = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                          bytes, zeros, &err);
+    *out = clCreateBuffer(ctx->cl_ctx,
+                          CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
+                          zeros, &err);
     free(zeros);
     return *out ? CLG_STATUS_OK
                 : clg_fail_cl(ctx, err, "clCreateBuffer(error slots)");
@@ -267,8 +268,8 @@ static cl_int clear_slot(clg_rt_call *c)
     const cl_event *w;
     cl_event ev;
     clg_rt_call_next(c, &nw, &w, &ev);
-    return clEnqueueWriteBuffer(c->queue, c->err, CL_TRUE, 0,
-                                sizeof zero_slot, zero_slot, nw, w, NULL);
+    return clEnqueueWriteBuffer(c->queue, c->err, CL_TRUE, 0, sizeof zero_slot,
+                                zero_slot, nw, w, NULL);
 }
 
 clg_status clg_rt_call_wait(clg_rt_call *c, int *raised)
@@ -606,7 +607,8 @@ clg_status clg_rt_scratch_take(clg_context *ctx, clg_rt_scratch **out)
 }
 
 clg_status clg_rt_scratch_buffer(clg_context *ctx, clg_rt_scratch *set,
-                          clg_scratch_slot slot, size_t bytes, cl_mem *out)
+                                 clg_scratch_slot slot, size_t bytes,
+                                 cl_mem *out)
 {
     cl_int err;
     if (bytes == 0)

@@ -14,7 +14,8 @@
 static void describe(char *buf, size_t cap, const clg_deferred_info *info)
 {
     const clg_problem *p = &info->p;
-    char dshape[CLG_MAX_RANK * 24 + 4] = "", ishape[CLG_MAX_RANK * 24 + 4] = "";
+    char dshape[CLG_MAX_RANK * 24 + 4] = "",
+                                    ishape[CLG_MAX_RANK * 24 + 4] = "";
     clg_format_shape(dshape, sizeof dshape, p->data_shape, p->data_rank);
     clg_format_shape(ishape, sizeof ishape, p->index_shape, p->index_rank);
     snprintf(buf, cap, "%s #%llu (data %s%s, indices %s%s, axis %zu): ",

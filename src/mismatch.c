@@ -38,7 +38,8 @@ static clg_status compare(clg_context *ctx, const clg_problem *p,
 {
     size_t es = p->elem_size;
     for (int64_t i = 0; i < p->out_count; i++) {
-        const unsigned char *a = dev + (size_t)i * es, *b = ref + (size_t)i * es;
+        const unsigned char *a = dev + (size_t)i * es,
+                            *b = ref + (size_t)i * es;
         if (!memcmp(a, b, es))
             continue;
         char where[CLG_MAX_RANK * 24 + 16], da[64], ra[64];
