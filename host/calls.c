@@ -30,10 +30,14 @@ static clg_status check_queue(clg_context *ctx, cl_command_queue q,
                                      NULL)) != CL_SUCCESS ||
         (err = clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props,
                                      &props, NULL)) != CL_SUCCESS)
-        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
-                        "queue is not a command queue "
-                        "(clGetCommandQueueInfo: %s)",
-                        clg_cl_error_name(err));
+        /* Only CL_INVALID_COMMAND_QUEUE says what the caller passed;
+         * anything else (CL_OUT_OF_RESOURCES, ...) is the runtime's. */
+        return err == CL_INVALID_COMMAND_QUEUE
+                   ? clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                              "queue is not a command queue "
+                              "(clGetCommandQueueInfo: %s)",
+                              clg_cl_error_name(err))
+                   : clg_fail_cl(ctx, err, "clGetCommandQueueInfo(queue)");
     if (qctx != ctx->cl_ctx)
         return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
                         "queue belongs to another cl_context than the "
@@ -60,12 +64,15 @@ static clg_status check_wait_list(clg_context *ctx, cl_uint n,
                         "num_events_in_wait_list is 0");
     for (cl_uint i = 0; i < n; i++) {
         cl_context owner = NULL;
+        cl_int err;
         if (!list[i])
             return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
                             "event_wait_list[%u] is NULL", (unsigned)i);
-        if (clGetEventInfo(list[i], CL_EVENT_CONTEXT, sizeof owner, &owner,
-                           NULL) != CL_SUCCESS ||
-            owner != ctx->cl_ctx)
+        err = clGetEventInfo(list[i], CL_EVENT_CONTEXT, sizeof owner, &owner,
+                             NULL);
+        if (err != CL_SUCCESS && err != CL_INVALID_EVENT)
+            return clg_fail_cl(ctx, err, "clGetEventInfo(event_wait_list)");
+        if (err != CL_SUCCESS || owner != ctx->cl_ctx)
             return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
                             "event_wait_list[%u] is not an event of the "
                             "clgather context's cl_context",
