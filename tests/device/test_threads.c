@@ -40,8 +40,9 @@
 static uint64_t seed;
 
 typedef enum path { PATH_HOST, PATH_CL, PATH_ENQUEUE, PATH_COUNT } path;
-static const char *const path_names[PATH_COUNT] = {
-    "host memory", "device buffers, blocking", "enqueue"};
+static const char *const path_names[PATH_COUNT] = {"host memory",
+                                                   "device buffers, blocking",
+                                                   "enqueue"};
 
 /* What a thread did and what went wrong, read by the main thread after
  * the join. */
@@ -111,12 +112,14 @@ static void check_result(worker *w, const clg_test_random_case *rc,
     if (st == CLG_STATUS_OK) {
         size_t k = first_difference(out, rc->expected, rc->out_bytes);
         if (k < rc->out_bytes)
-            failure(w, "case %zu (%s): output byte %zu is 0x%02x, the oracle's "
+            failure(w,
+                    "case %zu (%s): output byte %zu is 0x%02x, the oracle's "
                     "0x%02x: %s",
                     case_no, where, k, ((const unsigned char *)out)[k],
                     rc->expected[k], rc->desc);
         else if (message[0] != '\0')
-            failure(w, "case %zu (%s): OK but this thread's last error is "
+            failure(w,
+                    "case %zu (%s): OK but this thread's last error is "
                     "\"%s\": %s",
                     case_no, where, message, rc->desc);
         return;
@@ -130,7 +133,8 @@ static void check_result(worker *w, const clg_test_random_case *rc,
     snprintf(range, sizeof range, "[%" PRId64 ", %" PRId64 "]", rc->bad.lo,
              rc->bad.hi);
     if (!strstr(message, frag) || !strstr(message, range))
-        failure(w, "case %zu (%s): message \"%s\" does not name \"%s\" and "
+        failure(w,
+                "case %zu (%s): message \"%s\" does not name \"%s\" and "
                 "\"%s\": %s",
                 case_no, where, message, frag, range, rc->desc);
 }
@@ -158,14 +162,13 @@ static void check_inputs(worker *w, const clg_test_random_case *rc,
     if (memcmp(rc->data.t.data, rc->data_copy, rc->data.bytes) != 0 ||
         memcmp(rc->indices.t.data, rc->idx_copy, rc->indices.bytes) != 0 ||
         !guards_intact(&rc->data) || !guards_intact(&rc->indices))
-        failure(w, "case %zu: an input or its guard zone changed: %s",
-                case_no, rc->desc);
+        failure(w, "case %zu: an input or its guard zone changed: %s", case_no,
+                rc->desc);
 }
 
 /* ------------------------------------------------------------ the paths */
 
-static void run_host(worker *w, const clg_test_random_case *rc,
-                     size_t case_no)
+static void run_host(worker *w, const clg_test_random_case *rc, size_t case_no)
 {
     const clg_test_spec *s = &rc->spec;
     clg_test_tensor out;
@@ -332,11 +335,13 @@ static void finish_ok(worker *w, size_t case_no)
     clg_status st = clg_context_finish(w->ctx);
     w->finishes++;
     if (st != CLG_STATUS_OK)
-        failure(w, "clg_context_finish after case %zu: %s (\"%s\"), expected "
+        failure(w,
+                "clg_context_finish after case %zu: %s (\"%s\"), expected "
                 "OK",
                 case_no, clg_status_name(st), clg_context_last_error(w->ctx));
     else if (clg_context_last_error(w->ctx)[0] != '\0')
-        failure(w, "clg_context_finish OK but this thread's last error is "
+        failure(w,
+                "clg_context_finish OK but this thread's last error is "
                 "\"%s\"",
                 clg_context_last_error(w->ctx));
 }
@@ -380,8 +385,9 @@ static void *random_worker(void *arg)
 static int device_has_out_of_order(clg_context *ctx)
 {
     cl_command_queue_properties props = 0;
-    return clGetDeviceInfo(clg_context_cl_device(ctx), CL_DEVICE_QUEUE_PROPERTIES,
-                           sizeof props, &props, NULL) == CL_SUCCESS &&
+    return clGetDeviceInfo(clg_context_cl_device(ctx),
+                           CL_DEVICE_QUEUE_PROPERTIES, sizeof props, &props,
+                           NULL) == CL_SUCCESS &&
            (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
 }
 
@@ -389,8 +395,9 @@ static cl_command_queue new_queue(clg_context *ctx,
                                   cl_command_queue_properties props)
 {
     cl_int err = CL_SUCCESS;
-    cl_command_queue q = clCreateCommandQueue(
-        clg_context_cl_context(ctx), clg_context_cl_device(ctx), props, &err);
+    cl_command_queue q = clCreateCommandQueue(clg_context_cl_context(ctx),
+                                              clg_context_cl_device(ctx),
+                                              props, &err);
     if (!q)
         print_error("clCreateCommandQueue: %s\n", clg_cl_error_name(err));
     assert_non_null(q);
@@ -416,8 +423,8 @@ static void workers_start(worker *w, size_t n, clg_context *ctx,
             w[t].io = new_queue(ctx, 0);
             w[t].queue = t % 4 == 0 ? NULL : w[t].io;
             if (t % 4 == 3 && ooo)
-                w[t].queue =
-                    new_queue(ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+                w[t].queue = new_queue(ctx,
+                                       CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
         }
     }
     for (size_t t = 0; t < n; t++)
@@ -459,8 +466,8 @@ static void test_threads_share_context(void **state)
     }
     print_message("%d threads on one context (out-of-order queues: %s), "
                   "%zu calls, %zu finishes:\n",
-                  THREADS, device_has_out_of_order(ctx) ? "yes" : "no",
-                  total, finishes);
+                  THREADS, device_has_out_of_order(ctx) ? "yes" : "no", total,
+                  finishes);
     for (int p = 0; p < PATH_COUNT; p++)
         print_message("  %-25s Gather %4zu (%3zu index errors), "
                       "GatherElements %4zu (%3zu index errors)\n",
@@ -542,7 +549,8 @@ static void *deferred_worker(void *arg)
     pthread_barrier_wait(w->barrier); /* every enqueue done */
     pthread_barrier_wait(w->barrier); /* the main thread finished */
     if (clg_context_last_error(w->ctx)[0] != '\0')
-        failure(w, "after another thread's finish failed, this thread's last "
+        failure(w,
+                "after another thread's finish failed, this thread's last "
                 "error is \"%s\"",
                 clg_context_last_error(w->ctx));
     return NULL;
@@ -597,9 +605,10 @@ static void *message_worker(void *arg)
     for (int round = 0; round < MESSAGE_ROUNDS; round++) {
         clg_status st = clg_gather(w->ctx, &d, &i, 0, &o);
         const char *message = clg_context_last_error(w->ctx);
-        if (fails && (st != CLG_STATUS_INDEX_OUT_OF_RANGE ||
-                      !strstr(message, want)))
-            failure(w, "round %d: %s \"%s\", expected INDEX_OUT_OF_RANGE "
+        if (fails &&
+            (st != CLG_STATUS_INDEX_OUT_OF_RANGE || !strstr(message, want)))
+            failure(w,
+                    "round %d: %s \"%s\", expected INDEX_OUT_OF_RANGE "
                     "naming \"%s\"",
                     round, clg_status_name(st), message, want);
         if (!fails && (st != CLG_STATUS_OK || message[0] != '\0'))
@@ -719,8 +728,9 @@ static void test_concurrent_first_use(void **state)
         f[t].cases = cases;
     }
     for (size_t t = 0; t < THREADS; t++)
-        assert_int_equal(
-            pthread_create(&f[t].w.thread, NULL, first_use_worker, &f[t]), 0);
+        assert_int_equal(pthread_create(&f[t].w.thread, NULL, first_use_worker,
+                                        &f[t]),
+                         0);
     for (size_t t = 0; t < THREADS; t++) {
         assert_int_equal(pthread_join(f[t].w.thread, NULL), 0);
         w[t] = f[t].w;
