@@ -4,7 +4,8 @@
 # with the GPU plan forced (CLGATHER_TEST_PLAN=gpu, so that every kernel
 # variant a GPU can use is compiled and checked on POCL), check the
 # library-only install (ci/install_check.sh), then run the fuzzing lane
-# (ci/fuzz.sh) and the sanitizer lane (ci/sanitize.sh). Fails
+# (ci/fuzz.sh), the sanitizer lane (ci/sanitize.sh) and the
+# ThreadSanitizer lane (ci/tsan.sh). Fails
 # when a test fails, when no test ran, or when any test was skipped: a test
 # binary skips (exit 77) only when no OpenCL device exists, and CI installs
 # POCL, so a skip here means the device is broken.
@@ -84,3 +85,10 @@ echo "ci/test.sh: the fuzzing lane passed"
 echo "--- sanitizers"
 bash ci/sanitize.sh
 echo "ci/test.sh: the sanitizer lane passed"
+
+# ThreadSanitizer over the device label, device_threads (8 threads on one
+# context) among it; about 3 minutes on the kernel cache the lanes above
+# filled.
+echo "--- ThreadSanitizer"
+bash ci/tsan.sh
+echo "ci/test.sh: the ThreadSanitizer lane passed"

@@ -30,10 +30,14 @@ static clg_status check_queue(clg_context *ctx, cl_command_queue q,
                                      NULL)) != CL_SUCCESS ||
         (err = clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props,
                                      &props, NULL)) != CL_SUCCESS)
-        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
-                        "queue is not a command queue "
-                        "(clGetCommandQueueInfo: %s)",
-                        clg_cl_error_name(err));
+        /* Only CL_INVALID_COMMAND_QUEUE says what the caller passed;
+         * anything else (CL_OUT_OF_RESOURCES, ...) is the runtime's. */
+        return err == CL_INVALID_COMMAND_QUEUE
+                   ? clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                              "queue is not a command queue "
+                              "(clGetCommandQueueInfo: %s)",
+                              clg_cl_error_name(err))
+                   : clg_fail_cl(ctx, err, "clGetCommandQueueInfo(queue)");
     if (qctx != ctx->cl_ctx)
         return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
                         "queue belongs to another cl_context than the "
@@ -60,12 +64,15 @@ static clg_status check_wait_list(clg_context *ctx, cl_uint n,
                         "num_events_in_wait_list is 0");
     for (cl_uint i = 0; i < n; i++) {
         cl_context owner = NULL;
+        cl_int err;
         if (!list[i])
             return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
                             "event_wait_list[%u] is NULL", (unsigned)i);
-        if (clGetEventInfo(list[i], CL_EVENT_CONTEXT, sizeof owner, &owner,
-                           NULL) != CL_SUCCESS ||
-            owner != ctx->cl_ctx)
+        err = clGetEventInfo(list[i], CL_EVENT_CONTEXT, sizeof owner, &owner,
+                             NULL);
+        if (err != CL_SUCCESS && err != CL_INVALID_EVENT)
+            return clg_fail_cl(ctx, err, "clGetEventInfo(event_wait_list)");
+        if (err != CL_SUCCESS || owner != ctx->cl_ctx)
             return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
                             "event_wait_list[%u] is not an event of the "
                             "clgather context's cl_context",
@@ -462,16 +469,16 @@ static cl_int read_chunk(clg_context *ctx, clg_slot_chunk *k, cl_int *host,
     return err;
 }
 
-/* Every chunk of an epoch read: each record's raised flag, raised chunks
- * cleared. */
-static cl_int read_epoch(clg_context *ctx, clg_epoch *e, int *raised)
+/* Every chunk of an epoch read into `host` (one chunk's bytes): each
+ * record's raised flag, raised chunks cleared. On failure *call names the
+ * command that failed. */
+static cl_int read_epoch(clg_context *ctx, clg_epoch *e, int *raised,
+                         cl_int *host, const char **call)
 {
     cl_int err = CL_SUCCESS;
-    cl_int *host = malloc(ctx->slot_stride * CLG_SLOTS_PER_CHUNK);
-    if (!host)
-        return CL_OUT_OF_HOST_MEMORY;
     for (clg_slot_chunk *k = e->chunks; k && err == CL_SUCCESS; k = k->next) {
         int any = 0;
+        *call = "clEnqueueReadBuffer(error slots)";
         err = read_chunk(ctx, k, host, &any);
         for (size_t r = 0; err == CL_SUCCESS && any && r < e->rec_count; r++)
             if (e->recs[r].slot->chunk == k) {
@@ -479,13 +486,13 @@ static cl_int read_epoch(clg_context *ctx, clg_epoch *e, int *raised)
                 raised[r] = host[at * ctx->slot_stride / sizeof(cl_int)] != 0;
             }
         if (err == CL_SUCCESS && any) {
+            *call = "clEnqueueWriteBuffer(error slots)";
             memset(host, 0, k->used * ctx->slot_stride);
             err = clEnqueueWriteBuffer(ctx->queue, k->parent, CL_TRUE, 0,
                                        k->used * ctx->slot_stride, host, 0,
                                        NULL, NULL);
         }
     }
-    free(host);
     return err;
 }
 
@@ -559,13 +566,15 @@ clg_status clg_rt_collect(clg_context *ctx, clg_rt_deferred **out, size_t *n)
     memset(&ctx->epoch, 0, sizeof ctx->epoch);
     pthread_mutex_unlock(&ctx->epoch_lock);
     int *raised = calloc(e.rec_count ? e.rec_count : 1, sizeof *raised);
+    cl_int *host = malloc(ctx->slot_stride * CLG_SLOTS_PER_CHUNK);
+    const char *call = "";
     if ((err = finish_queues(&e)) != CL_SUCCESS)
         st = clg_fail_cl(ctx, err, "clFinish");
-    else if (!raised)
+    else if (!raised || !host)
         st = clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
                       "out of host memory reading error slots");
-    else if ((err = read_epoch(ctx, &e, raised)) != CL_SUCCESS)
-        st = clg_fail_cl(ctx, err, "clEnqueueReadBuffer(error slots)");
+    else if ((err = read_epoch(ctx, &e, raised, host, &call)) != CL_SUCCESS)
+        st = clg_fail_cl(ctx, err, call);
     if (st == CLG_STATUS_OK && !(*out = hand_out_records(&e, raised)))
         st = clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
                       "out of host memory reading error slots");
@@ -573,9 +582,12 @@ clg_status clg_rt_collect(clg_context *ctx, clg_rt_deferred **out, size_t *n)
         *n = e.rec_count;
     else
         free_records(e.recs, e.rec_count);
-    /* A failed wait leaves chunks the device may still write. */
-    retire_epoch(ctx, &e, err != CL_SUCCESS);
+    /* A chunk is reused only once it was read and cleared: a failed wait
+     * leaves chunks the device may still write, a failed read or clear
+     * leaves raised slots that would blame a later call. */
+    retire_epoch(ctx, &e, st != CLG_STATUS_OK);
     free(raised);
+    free(host);
     pthread_mutex_unlock(&ctx->finish_lock);
     return st;
 }

@@ -122,6 +122,21 @@ void clg_set_cl_error(clg_context *ctx, cl_int code)
     write_entry(ctx)->cl_error = code;
 }
 
+clg_status clg_prefix_error(clg_context *ctx, clg_status status,
+                            const char *prefix)
+{
+    thread_entry *e = write_entry(ctx);
+    size_t len = strlen(prefix), old = strlen(e->message);
+    if (len >= sizeof e->message)
+        len = sizeof e->message - 1;
+    if (len + old >= sizeof e->message)
+        old = sizeof e->message - 1 - len;
+    memmove(e->message + len, e->message, old);
+    memcpy(e->message, prefix, len);
+    e->message[len + old] = '\0';
+    return status;
+}
+
 void clg_clear_error(clg_context *ctx)
 {
     thread_entry *e = find_entry(ctx);

@@ -24,12 +24,12 @@ static void describe(char *buf, size_t cap, const clg_deferred_info *info)
              ishape, p->axis);
 }
 
-/* The error of one raised call, its message prefixed by the call. */
+/* The error of one raised call, its message prefixed by the call. When the
+ * read-back fails its OpenCL code is kept (clg_context_last_cl_error). */
 static clg_status report(clg_context *ctx, const clg_deferred_info *info,
                          cl_mem indices)
 {
     char prefix[2 * CLG_MAX_RANK * 24 + 128];
-    char detail[1024];
     describe(prefix, sizeof prefix, info);
     clg_status st = clg_check_indices_readback(ctx, &info->p, indices);
     if (st == CLG_STATUS_OK)
@@ -39,8 +39,7 @@ static clg_status report(clg_context *ctx, const clg_deferred_info *info,
                         "written after the operation was enqueued)",
                         prefix, (long long)info->p.axis_size,
                         (long long)info->p.axis_size - 1);
-    snprintf(detail, sizeof detail, "%s", clg_context_last_error(ctx));
-    return clg_fail(ctx, st, "%s%s", prefix, detail);
+    return clg_prefix_error(ctx, st, prefix);
 }
 
 clg_status clg_context_finish(clg_context *ctx)

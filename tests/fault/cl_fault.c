@@ -28,6 +28,10 @@ void cl_fault_pause(void)
 {
     counting = 0;
 }
+void cl_fault_resume(void)
+{
+    counting = 1;
+}
 uint64_t cl_fault_calls(void)
 {
     return calls;
@@ -173,6 +177,19 @@ FORWARD_OBJ(cl_kernel, clCreateKernel,
 FORWARD_INT(clSetKernelArg, (cl_kernel k, cl_uint i, size_t s, const void *v),
             (k, i, s, v))
 FORWARD_INT(clFinish, (cl_command_queue q), (q))
+/* The enqueue path: deferred calls' error slots are sub-buffers, wait
+ * lists are checked, events waited for and markers enqueued. */
+FORWARD_OBJ(cl_mem, clCreateSubBuffer,
+            (cl_mem b, cl_mem_flags f, cl_buffer_create_type t,
+             const void *info, cl_int *errcode_ret),
+            (b, f, t, info, errcode_ret))
+FORWARD_INT(clGetEventInfo,
+            (cl_event e, cl_event_info w, size_t s, void *v, size_t *r),
+            (e, w, s, v, r))
+FORWARD_INT(clWaitForEvents, (cl_uint n, const cl_event *l), (n, l))
+FORWARD_INT(clEnqueueMarkerWithWaitList,
+            (cl_command_queue q, cl_uint n, const cl_event *w, cl_event *e),
+            (q, n, w, e))
 
 cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dims,
                               const size_t *off, const size_t *global,
@@ -199,3 +216,5 @@ FORWARD_KEEP(clReleaseCommandQueue, cl_command_queue)
 FORWARD_KEEP(clReleaseContext, cl_context)
 FORWARD_KEEP(clRetainCommandQueue, cl_command_queue)
 FORWARD_KEEP(clRetainContext, cl_context)
+FORWARD_KEEP(clRetainMemObject, cl_mem)
+FORWARD_KEEP(clReleaseEvent, cl_event)

@@ -14,6 +14,8 @@
 void cl_fault_arm(uint64_t fail_at);
 /* Stops counting (and failing) until the next cl_fault_arm. */
 void cl_fault_pause(void);
+/* Counts (and fails) again after a pause, from where it stopped. */
+void cl_fault_resume(void);
 /* Calls counted since the last cl_fault_arm. */
 uint64_t cl_fault_calls(void);
 /* The name of the call that was made to fail ("" when none did), and

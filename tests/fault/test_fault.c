@@ -19,8 +19,16 @@ typedef enum path {
     HOST_COPY,
     HOST_SPLIT_IN_PLACE,
     HOST_SPLIT_COPY,
-    DEVICE_BUFFERS
+    DEVICE_BUFFERS,
+    ENQUEUE /* clg_enqueue_*, then clg_context_finish */
 } path;
+
+/* Where an ENQUEUE scenario enqueues. */
+typedef enum queue_kind {
+    CONTEXT_QUEUE, /* NULL */
+    OWN_QUEUE,     /* an in-order queue of the test's */
+    OUT_OF_ORDER   /* an out-of-order one, where the device has them */
+} queue_kind;
 
 typedef struct scenario {
     const char *name;
@@ -29,20 +37,37 @@ typedef struct scenario {
     int gpu_plan;          /* CLGATHER_TEST_PLAN=gpu: the copy path on POCL */
     int split;             /* CLGATHER_MAX_ALLOC=1024 */
     int64_t rows, cols, n; /* data [rows, cols]; Gather: n indices */
+    queue_kind queue;      /* ENQUEUE */
+    int bad;               /* ENQUEUE: indices[3] = 1000, deferred */
 } scenario;
 
 static const scenario scenarios[] = {
-    {"host, in place", HOST_IN_PLACE, CLG_TEST_GATHER, 0, 0, 64, 16, 10},
+    {"host, in place", HOST_IN_PLACE, CLG_TEST_GATHER, 0, 0, 64, 16, 10,
+     CONTEXT_QUEUE, 0},
     {"host, in place, check kernel", HOST_CHECK_KERNEL,
-     CLG_TEST_GATHER_ELEMENTS, 0, 0, 300, 300, 0},
-    {"host, copied", HOST_COPY, CLG_TEST_GATHER_ELEMENTS, 1, 0, 20, 30, 0},
+     CLG_TEST_GATHER_ELEMENTS, 0, 0, 300, 300, 0, CONTEXT_QUEUE, 0},
+    {"host, copied", HOST_COPY, CLG_TEST_GATHER_ELEMENTS, 1, 0, 20, 30, 0,
+     CONTEXT_QUEUE, 0},
     /* Split with 1 KiB buffers: 2 runs of indices x 2 data windows; 2
      * pieces of rows x 2 data windows. */
     {"host, split, in place", HOST_SPLIT_IN_PLACE, CLG_TEST_GATHER, 0, 1, 40,
-     7, 40},
+     7, 40, CONTEXT_QUEUE, 0},
     {"host, split, copied", HOST_SPLIT_COPY, CLG_TEST_GATHER_ELEMENTS, 1, 1,
-     16, 20, 0},
-    {"device buffers", DEVICE_BUFFERS, CLG_TEST_GATHER, 0, 0, 50, 12, 33},
+     16, 20, 0, CONTEXT_QUEUE, 0},
+    {"device buffers", DEVICE_BUFFERS, CLG_TEST_GATHER, 0, 0, 50, 12, 33,
+     CONTEXT_QUEUE, 0},
+    /* Enqueued with a wait list (a pending user event and a marker) and
+     * an event, then finished. */
+    {"enqueue, context queue", ENQUEUE, CLG_TEST_GATHER, 0, 0, 50, 12, 33,
+     CONTEXT_QUEUE, 0},
+    {"enqueue, own queue", ENQUEUE, CLG_TEST_GATHER_ELEMENTS, 0, 0, 20, 30, 0,
+     OWN_QUEUE, 0},
+    {"enqueue, out-of-order queue, GPU plan", ENQUEUE, CLG_TEST_GATHER, 1, 0,
+     50, 12, 33, OUT_OF_ORDER, 0},
+    {"enqueue, nothing to launch (a marker)", ENQUEUE, CLG_TEST_GATHER, 0, 0,
+     8, 4, 0, OWN_QUEUE, 0},
+    {"enqueue, deferred index error", ENQUEUE, CLG_TEST_GATHER, 0, 0, 50, 12,
+     33, OWN_QUEUE, 1},
 };
 
 /* The tensors of one scenario and the expected output. */
@@ -52,6 +77,11 @@ typedef struct tensors {
     int64_t dshape[2], ishape[2], oshape[2];
     size_t ibytes, obytes;
     clg_tensor d, i, o;
+    /* ENQUEUE: the failed enqueue's message and code, kept before the
+     * finish that follows it clears them. */
+    char message[1024];
+    cl_int cl_error;
+    int saved;
 } tensors;
 
 /* aligned_alloc with the size rounded up to a multiple of 64, as C11
@@ -78,7 +108,7 @@ static void tensors_make(const scenario *s, tensors *t)
     size_t ocount = (size_t)(t->oshape[0] * t->oshape[1]);
     t->data = alloc64(dcount * 4 + 64);
     t->out = alloc64(ocount * 4 + 64);
-    t->want = malloc(ocount * 4);
+    t->want = malloc(ocount * 4 + 4);
     t->idx = alloc64((size_t)icount * 8 + 64);
     assert_non_null(t->data);
     assert_non_null(t->out);
@@ -96,6 +126,14 @@ static void tensors_make(const scenario *s, tensors *t)
     clg_test_op op = s->op;
     CLG_ASSERT_OK(NULL, clg_test_call(op, NULL, 1, &t->d, &t->i, 0, &t->o));
     t->o.data = t->out;
+    if (s->bad)
+        t->idx[3] = 1000;
+}
+
+/* The status a run gives when no call fails. */
+static clg_status expected(const scenario *s)
+{
+    return s->bad ? CLG_STATUS_INDEX_OUT_OF_RANGE : CLG_STATUS_OK;
 }
 
 static void tensors_free(tensors *t)
@@ -118,37 +156,127 @@ static void set_env(const scenario *s)
         unsetenv("CLGATHER_MAX_ALLOC");
 }
 
+/* A buffer of at least one byte (OpenCL has no empty buffers), filled
+ * from `host` when given. */
+static cl_mem make_buffer(clg_context *ctx, size_t bytes, void *host)
+{
+    cl_int err;
+    cl_mem_flags flags = CL_MEM_READ_WRITE;
+    if (host && bytes)
+        flags |= CL_MEM_COPY_HOST_PTR;
+    return clCreateBuffer(clg_context_cl_context(ctx), flags,
+                          bytes ? bytes : 1, bytes ? host : NULL, &err);
+}
+
+/* The queue an ENQUEUE scenario passes: NULL, or a new one of its own. */
+static cl_command_queue scenario_queue(const scenario *s, clg_context *ctx)
+{
+    cl_command_queue_properties have = 0, props = 0;
+    cl_int err;
+    if (s->queue == CONTEXT_QUEUE)
+        return NULL;
+    if (s->queue == OUT_OF_ORDER &&
+        clGetDeviceInfo(clg_context_cl_device(ctx), CL_DEVICE_QUEUE_PROPERTIES,
+                        sizeof have, &have, NULL) == CL_SUCCESS)
+        props = have & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+    cl_command_queue q = clCreateCommandQueue(clg_context_cl_context(ctx),
+                                              clg_context_cl_device(ctx),
+                                              props, &err);
+    assert_non_null(q);
+    return q;
+}
+
+/* The enqueue path on buffers D, I, O: the enqueue waits on a user event
+ * still pending (a call that waited inside would hang here) and on a
+ * marker, and hands out an event; the user event is then completed and
+ * the event waited for, and the context finished. The shim counts (and
+ * fails) the enqueue's and the finish's calls only. Returns the enqueue's
+ * status when it failed (the finish after it must have nothing to
+ * report), else the finish's. */
+static clg_status run_enqueue(const scenario *s, clg_context *ctx, tensors *t,
+                              const clg_cl_tensor *D, const clg_cl_tensor *I,
+                              const clg_cl_tensor *O, int arm, uint64_t n)
+{
+    cl_int err;
+    cl_command_queue q = scenario_queue(s, ctx);
+    cl_command_queue io = q ? q : clg_context_cl_queue(ctx);
+    cl_event wait[2] = {clCreateUserEvent(clg_context_cl_context(ctx), &err),
+                        NULL};
+    cl_event done = NULL;
+    assert_non_null(wait[0]);
+    assert_int_equal(clEnqueueMarkerWithWaitList(io, 0, NULL, &wait[1]),
+                     CL_SUCCESS);
+    if (arm)
+        cl_fault_arm(n);
+    clg_status st =
+        s->op == CLG_TEST_GATHER
+            ? clg_enqueue_gather(ctx, q, D, I, 0, O, 2, wait, &done)
+            : clg_enqueue_gather_elements(ctx, q, D, I, 0, O, 2, wait, &done);
+    if (arm)
+        cl_fault_pause();
+    t->saved = st != CLG_STATUS_OK;
+    snprintf(t->message, sizeof t->message, "%s", clg_context_last_error(ctx));
+    t->cl_error = clg_context_last_cl_error(ctx);
+    assert_int_equal(clSetUserEventStatus(wait[0], CL_COMPLETE), CL_SUCCESS);
+    if (st != CLG_STATUS_OK)
+        assert_null(done); /* *event is set only on success */
+    if (done) {
+        assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
+        clReleaseEvent(done);
+    }
+    if (arm)
+        cl_fault_resume();
+    clg_status fin = clg_context_finish(ctx);
+    if (arm)
+        cl_fault_pause();
+    if (st != CLG_STATUS_OK) {
+        clg_test_set_case("%s: the finish after a failed enqueue (%s)",
+                          s->name, t->message);
+        CLG_ASSERT_OK(ctx, fin);
+    } else if (fin == CLG_STATUS_OK) {
+        assert_int_equal(clEnqueueReadBuffer(io, O->buffer, CL_TRUE, 0,
+                                             t->obytes, t->out, 0, NULL, NULL),
+                         CL_SUCCESS);
+    }
+    clReleaseEvent(wait[0]);
+    clReleaseEvent(wait[1]);
+    if (q)
+        clReleaseCommandQueue(q);
+    return st != CLG_STATUS_OK ? st : fin;
+}
+
 /* One call of the scenario's path on ctx. Device buffers are made here,
  * and then, when `arm` is set, the shim is armed to fail call `n` of the
- * operator call itself. */
+ * operator call itself (for ENQUEUE: of the enqueue and the finish). */
 static clg_status run_op(const scenario *s, clg_context *ctx, tensors *t,
                          int arm, uint64_t n)
 {
-    if (s->path != DEVICE_BUFFERS)
+    t->saved = 0;
+    if (s->path != DEVICE_BUFFERS && s->path != ENQUEUE)
         return clg_test_call(s->op, ctx, 0, &t->d, &t->i, 0, &t->o);
-    cl_context c = clg_context_cl_context(ctx);
-    cl_int err;
     size_t dbytes = (size_t)(s->rows * s->cols) * 4;
-    cl_mem bd = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                               dbytes, t->data, &err);
-    cl_mem bi = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                               t->ibytes, t->idx, &err);
-    cl_mem bo = clCreateBuffer(c, CL_MEM_WRITE_ONLY, t->obytes, NULL, &err);
+    cl_mem bd = make_buffer(ctx, dbytes, t->data);
+    cl_mem bi = make_buffer(ctx, t->ibytes, t->idx);
+    cl_mem bo = make_buffer(ctx, t->obytes, NULL);
     clg_status st = CLG_STATUS_OPENCL_ERROR;
     if (bd && bi && bo) {
         clg_cl_tensor D = {CLG_DTYPE_FLOAT, 2, t->dshape, bd};
         clg_cl_tensor I = {CLG_DTYPE_INT64, t->i.rank, t->ishape, bi};
         clg_cl_tensor O = {CLG_DTYPE_FLOAT, 2, t->oshape, bo};
-        if (arm)
-            cl_fault_arm(n);
-        st = s->op == CLG_TEST_GATHER
-                 ? clg_gather_cl(ctx, &D, &I, 0, &O)
-                 : clg_gather_elements_cl(ctx, &D, &I, 0, &O);
-        if (arm)
-            cl_fault_pause();
-        if (st == CLG_STATUS_OK)
-            clEnqueueReadBuffer(clg_context_cl_queue(ctx), bo, CL_TRUE, 0,
-                                t->obytes, t->out, 0, NULL, NULL);
+        if (s->path == ENQUEUE) {
+            st = run_enqueue(s, ctx, t, &D, &I, &O, arm, n);
+        } else {
+            if (arm)
+                cl_fault_arm(n);
+            st = s->op == CLG_TEST_GATHER
+                     ? clg_gather_cl(ctx, &D, &I, 0, &O)
+                     : clg_gather_elements_cl(ctx, &D, &I, 0, &O);
+            if (arm)
+                cl_fault_pause();
+            if (st == CLG_STATUS_OK && t->obytes)
+                clEnqueueReadBuffer(clg_context_cl_queue(ctx), bo, CL_TRUE, 0,
+                                    t->obytes, t->out, 0, NULL, NULL);
+        }
     }
     clReleaseMemObject(bd);
     clReleaseMemObject(bi);
@@ -174,16 +302,29 @@ static void check_run(const scenario *s, tensors *t, uint64_t n,
     const char *failed = cl_fault_failed_call();
     clg_test_set_case("%s: OpenCL call %" PRIu64 " (%s) fails", s->name, n,
                       failed);
-    if (st == CLG_STATUS_OK) {
-        CLG_ASSERT_BYTES(t->out, t->want, t->obytes, 4, "output");
+    if (st == expected(s)) {
+        if (st == CLG_STATUS_OK) {
+            CLG_ASSERT_BYTES(t->out, t->want, t->obytes, 4, "output");
+        } else {
+            CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), "Gather #");
+            CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
+                                "indices[3] = 1000 is out of range");
+        }
         return;
     }
+    const char *message = t->saved ? t->message : clg_context_last_error(ctx);
+    cl_int code = t->saved ? t->cl_error : clg_context_last_cl_error(ctx);
     assert_true(*failed != '\0');
-    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), failed);
+    CLG_ASSERT_CONTAINS(message, failed);
     if (st != CLG_STATUS_BUILD_FAILED)
         assert_int_equal(st, CLG_STATUS_OPENCL_ERROR);
-    assert_int_equal(clg_context_last_cl_error(ctx), CL_OUT_OF_RESOURCES);
-    if (s->path == DEVICE_BUFFERS)
+    assert_int_equal(code, CL_OUT_OF_RESOURCES);
+    if (s->path == ENQUEUE && s->bad && !t->saved &&
+        !strcmp(failed, "clEnqueueReadBuffer") && !strstr(message, "slots"))
+        /* The finish failed reading the indices back, not the error
+         * slots: it still names the operation. */
+        CLG_ASSERT_CONTAINS(message, "Gather #");
+    if (s->path == DEVICE_BUFFERS || s->path == ENQUEUE)
         return; /* the device buffer's contents are unspecified */
     int whole = s->path != HOST_SPLIT_IN_PLACE && s->path != HOST_SPLIT_COPY;
     if (whole && cl_fault_kernel_enqueued_before())
@@ -197,7 +338,7 @@ static uint64_t run_once(const scenario *s, tensors *t, uint64_t n)
 {
     clg_context *ctx = NULL;
     memset(t->out, 0xA5, t->obytes);
-    if (s->path == DEVICE_BUFFERS) {
+    if (s->path == DEVICE_BUFFERS || s->path == ENQUEUE) {
         CLG_ASSERT_OK(NULL, clg_context_create(&ctx, NULL));
         clg_status st = run_op(s, ctx, t, 1, n);
         check_run(s, t, n, ctx, st);
@@ -222,8 +363,10 @@ static uint64_t run_once(const scenario *s, tensors *t, uint64_t n)
     memset(t->out, 0xA5, t->obytes);
     clg_test_set_case("%s: the call after call %" PRIu64 " failed", s->name,
                       n);
-    CLG_ASSERT_OK(ctx, run_op(s, ctx, t, 0, 0));
-    CLG_ASSERT_BYTES(t->out, t->want, t->obytes, 4, "output after recovery");
+    CLG_ASSERT_STATUS(ctx, run_op(s, ctx, t, 0, 0), expected(s));
+    if (!s->bad)
+        CLG_ASSERT_BYTES(t->out, t->want, t->obytes, 4,
+                         "output after recovery");
     clg_context_destroy(ctx);
     return counted;
 }

@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# The ThreadSanitizer lane: builds the library, the CLI and the tests with
+# -fsanitize=thread into build-tsan/ (or $CLG_TSAN_BUILD_DIR) and runs the
+# ctest label device: device_threads (8 threads on one context: 2,048
+# random calls over host memory, blocking device buffers and enqueue,
+# deferred errors, per-thread messages, concurrent first builds),
+# device_concurrent_create, and every other device test, the enqueue ones
+# among them. Fails when a test fails or is skipped, or when any process
+# wrote a ThreadSanitizer report. Prints the run time, the tests run, the
+# reports (0) and the suppressions used.
+#
+#   ci/tsan.sh                       the whole lane
+#   CLG_TSAN_CC=clang ci/tsan.sh     another compiler (default clang-14)
+#
+# Compiler: clang 14 (Debian 12's clang-14 with libclang-rt-14-dev;
+# ci/install-deps.sh installs them), as in ci/sanitize.sh. gcc 12's TSan
+# works too.
+#
+# POCL is not instrumented: its own threads and its memory are invisible
+# to ThreadSanitizer except through the pthread and libc calls TSan
+# intercepts, which is where POCL synchronises. Measured with POCL 3.1
+# (Debian 12, pthread device), the label runs with no report at all, so
+# the lane uses no suppression. Should a POCL version need one, it goes in
+# tests/sanitizers/tsan.supp (passed to TSan when that file exists), scoped
+# to POCL's own code (called_from_lib:libpocl.so.2 or a race: entry naming
+# one POCL function), each entry with the reason above it, and in
+# docs/design.md section 10: never a pattern that matches a clgather
+# frame (race:clg_ or a whole-library race:libclgather).
+#
+# A canary (tests/sanitizers/race_canary.c) races on purpose, with POCL
+# loaded, under the same options; the lane fails unless that race is
+# reported, so ThreadSanitizer is known to be on and the counting below
+# known to see its reports.
+#
+# TSan options: reports go to files under <build>/tsan-logs/ (log_path),
+# one per process, counted there; halt_on_error=0 so that one run lists
+# every report; exitcode=66 (TSan's own), a status no test uses;
+# second_deadlock_stack=1 for lock-order reports.
+#
+# Run time, measured on 2 shared cores with a warm POCL kernel cache
+# (~/.cache/pocl, which the other lanes fill): build about 60 s, the
+# device label about 110 s (device_threads about 55 s of it), 3 minutes
+# in all. On a cold cache add the compiles of the kernel variants (minutes;
+# ci/test.sh runs this lane after the others, so the cache is warm).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+src="$PWD"
+
+start=$SECONDS
+build_dir="${CLG_TSAN_BUILD_DIR:-build-tsan}"
+jobs="$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)"
+
+fail() {
+  echo "ci/tsan.sh: $*" >&2
+  exit 1
+}
+
+cc="${CLG_TSAN_CC:-}"
+if [ -z "$cc" ]; then
+  for c in clang-14 clang; do
+    if command -v "$c" >/dev/null 2>&1; then
+      cc="$c"
+      break
+    fi
+  done
+fi
+[ -n "$cc" ] || fail "clang not found; install the Debian packages clang-14 and libclang-rt-14-dev (ci/install-deps.sh)"
+cc="$(command -v "$cc")" || fail "compiler '$CLG_TSAN_CC' not found"
+
+san_flags=(-fsanitize=thread)
+c_flags=(-O1 -g -fno-omit-frame-pointer "${san_flags[@]}")
+
+probe="$(mktemp -d "${TMPDIR:-/tmp}/clgather-tsan.XXXXXX")"
+trap 'rm -rf "$probe"' EXIT
+echo 'int main(void) { return 0; }' >"$probe/probe.c"
+if ! "$cc" "${c_flags[@]}" "$probe/probe.c" -o "$probe/probe" 2>"$probe/probe.log"; then
+  cat "$probe/probe.log" >&2
+  fail "$cc cannot link with ${san_flags[*]}; for clang 14 install libclang-rt-14-dev"
+fi
+
+if [ -f "$build_dir/CMakeCache.txt" ] &&
+  [ "$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$build_dir/CMakeCache.txt")" != "$cc" ]; then
+  echo "ci/tsan.sh: $build_dir was configured with another compiler; starting afresh"
+  rm -rf "$build_dir"
+fi
+
+echo "--- ThreadSanitizer build ($("$cc" --version | head -n 1); ${c_flags[*]})"
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER="$cc" \
+  -DCMAKE_C_FLAGS="${c_flags[*]}" \
+  -DCMAKE_EXE_LINKER_FLAGS="${san_flags[*]}" \
+  -DCMAKE_SHARED_LINKER_FLAGS="${san_flags[*]}" \
+  -DCLGATHER_BUILD_CLI=ON -DCLGATHER_BUILD_TESTS=ON -DCLGATHER_WERROR=ON \
+  -DCLGATHER_BUILD_FUZZERS=OFF \
+  >"$probe/configure.log" || { cat "$probe/configure.log"; fail "configure failed"; }
+cmake --build "$build_dir" --parallel "$jobs" >"$probe/build.log" 2>&1 ||
+  { tail -n 60 "$probe/build.log"; fail "build failed"; }
+build_s=$((SECONDS - start))
+echo "ci/tsan.sh: built in ${build_s} s"
+
+build_abs="$(cd "$build_dir" && pwd)"
+logs="$build_abs/tsan-logs"
+supp="$src/tests/sanitizers/tsan.supp"
+symbolizer="$(command -v llvm-symbolizer-14 || command -v llvm-symbolizer || true)"
+rm -rf "$logs"
+mkdir -p "$logs"
+
+# tsan_env <log prefix>: exports the ThreadSanitizer options.
+tsan_env() {
+  local opts="halt_on_error=0:exitcode=66:second_deadlock_stack=1"
+  opts+=":log_path=$1"
+  if [ -f "$supp" ]; then
+    opts+=":suppressions=$supp:print_suppressions=1"
+  fi
+  if [ -n "$symbolizer" ]; then
+    opts+=":external_symbolizer_path=$symbolizer"
+  fi
+  export TSAN_OPTIONS="$opts"
+}
+
+logs_of() {
+  find "$1" -type f -exec cat {} +
+}
+count_reports() {
+  logs_of "$1" | { grep -c '^WARNING: ThreadSanitizer' || true; }
+}
+
+echo "--- race canary"
+mkdir -p "$probe/canary-logs"
+"$cc" "${c_flags[@]}" "$src/tests/sanitizers/race_canary.c" -o "$probe/race_canary" -lOpenCL -lpthread
+canary_status=0
+(
+  tsan_env "$probe/canary-logs/canary"
+  "$probe/race_canary" >/dev/null
+) || canary_status=$?
+canary_log="$(logs_of "$probe/canary-logs")"
+[ "$canary_status" -ne 77 ] || fail "the canary found no OpenCL platform"
+if [ "$canary_status" -ne 66 ] ||
+  ! grep -q 'WARNING: ThreadSanitizer: data race' <<<"$canary_log" ||
+  ! grep -q 'race_canary\.c' <<<"$canary_log"; then
+  echo "$canary_log"
+  fail "the canary's data race was not reported (exit $canary_status): ThreadSanitizer is off, or a suppression hides it"
+fi
+echo "ci/tsan.sh: the canary's data race was reported, as it must be"
+
+echo "--- ctest -L device under ThreadSanitizer"
+run_start=$SECONDS
+log="$build_abs/tsan-device.log"
+status=0
+(
+  tsan_env "$logs/tsan"
+  ctest --test-dir "$build_dir" --output-on-failure --no-tests=error \
+    --parallel "$jobs" -L '^device$'
+) 2>&1 | tee "$log" || status=$?
+run_s=$((SECONDS - run_start))
+
+failures=()
+if [ "$status" -ne 0 ]; then
+  failures+=("ctest failed (exit $status)")
+elif grep -Eq '\*\*\*Skipped|Not Run|tests did not run' "$log"; then
+  failures+=("tests were skipped (no OpenCL device?)")
+elif ! grep -Eq '^100% tests passed, 0 tests failed out of [1-9][0-9]*' "$log"; then
+  failures+=("could not confirm that every test ran and passed")
+fi
+grep -q 'device_threads .*Passed' "$log" || failures+=("device_threads did not run and pass")
+
+reports="$(count_reports "$logs")"
+if [ "$reports" -ne 0 ]; then
+  echo "--- ThreadSanitizer reports"
+  find "$logs" -type f -exec grep -l '^WARNING: ThreadSanitizer' {} + | while read -r f; do
+    echo "=== $f"
+    cat "$f"
+  done
+fi
+suppressed="$(logs_of "$logs" | sed -n '/^ThreadSanitizer: Matched [0-9]* suppressions/,/^$/p')"
+
+total_s=$((SECONDS - start))
+echo "--- ThreadSanitizer lane summary"
+grep -E '^ *[0-9]+/[0-9]+ Test +#' "$log" | sed 's/^ */  /' || true
+echo "ThreadSanitizer reports: $reports"
+if [ -n "$suppressed" ]; then
+  echo "suppressions used (tests/sanitizers/tsan.supp):"
+  echo "$suppressed"
+else
+  echo "suppressions used: none"
+fi
+echo "run time: ${total_s} s (build ${build_s} s, tests ${run_s} s)"
+
+for f in ${failures[@]+"${failures[@]}"}; do
+  echo "ci/tsan.sh: $f" >&2
+done
+[ "${#failures[@]}" -eq 0 ] || exit 1
+[ "$reports" -eq 0 ] || fail "$reports ThreadSanitizer report(s); see above and $logs"
+echo "ci/tsan.sh: every device test passed with no ThreadSanitizer report"
