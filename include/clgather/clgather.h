@@ -479,8 +479,11 @@ CLG_API clg_status clg_reference_gather_elements(clg_context *ctx,
  *  order their calls returned; on an out-of-order queue only the events
  *  order them.
  *  Errors (immediate): those of clg_gather_cl except INDEX_OUT_OF_RANGE;
- *  OPENCL_ERROR when an enqueue fails (commands already enqueued by the
- *  call still run; the output is then unspecified); BUILD_FAILED. */
+ *  INVALID_ARGUMENT for a queue or event the runtime does not know
+ *  (CL_INVALID_COMMAND_QUEUE, CL_INVALID_EVENT); OPENCL_ERROR when the
+ *  runtime fails otherwise to describe them, or an enqueue fails (commands
+ *  already enqueued by the call still run; the output is then
+ *  unspecified); BUILD_FAILED. */
 CLG_API clg_status clg_enqueue_gather(clg_context *ctx, cl_command_queue queue,
                                       const clg_cl_tensor *data,
                                       const clg_cl_tensor *indices,
@@ -515,7 +518,9 @@ CLG_API clg_status clg_enqueue_gather_elements(clg_context *ctx,
  *  any earlier one. Blocking calls (clg_gather, clg_gather_cl, ...) report
  *  their own errors and never appear here.
  *  Errors: NULL_POINTER, INDEX_OUT_OF_RANGE (deferred), OPENCL_ERROR (a
- *  wait failed: the device or a queue is broken), OUT_OF_MEMORY. */
+ *  wait failed, or reading or clearing the operations' error records, or
+ *  reading a failed operation's indices back: the device or a queue is
+ *  broken; the message names the call), OUT_OF_MEMORY. */
 CLG_API clg_status clg_context_finish(clg_context *ctx);
 
 /* ======================================================================
