@@ -74,6 +74,11 @@ echo "\$ $cc -std=c11 -Wall -Wextra -o $tmp/example_pkgconfig" \
 show "$cc" -std=c11 -Wall -Wextra -o "$tmp/example_pkgconfig" \
   "$src/examples/gather_example.c" $(pkg-config --cflags --libs clgather) \
   -Wl,-rpath,"$(pkg-config --variable=libdir clgather)"
+# The pipeline example calls OpenCL itself: pkg-config must give -lOpenCL.
+# shellcheck disable=SC2046
+show "$cc" -std=c11 -Wall -Wextra -o "$tmp/pipeline_pkgconfig" \
+  "$src/examples/pipeline.c" $(pkg-config --cflags --libs clgather) \
+  -Wl,-rpath,"$(pkg-config --variable=libdir clgather)"
 
 echo
 echo "--- install_check: the README example through find_package(clgather)"
@@ -99,4 +104,10 @@ for exe in "$tmp/example_pkgconfig" "$tmp/consumer/build/example_find_package"; 
   grep -q '^device == reference: yes$' <<<"$out" ||
     fail "$exe did not print 'device == reference: yes'"
 done
+out="$(show "$tmp/pipeline_pkgconfig" 2>&1)" ||
+  { echo "$out"; fail "the pipeline example failed"; }
+echo "$out"
+grep -q '^pipeline == reference: yes$' <<<"$out" ||
+  fail "the pipeline example did not print 'pipeline == reference: yes'"
 echo "install_check: the library installs alone and builds both ways"
+

@@ -215,7 +215,10 @@ clg_status clg_rt_call_open(clg_context *ctx, cl_command_queue queue,
     c->queue = queue ? queue : ctx->queue;
     c->kind = kind;
     c->chain = out_of_order;
-    c->keep_events = out_of_order || want_event;
+    /* A deferred call's last event is how the collect waits for it, and
+     * learns whether it completed. */
+    c->keep_events = out_of_order || want_event ||
+                     kind == CLG_RT_CALL_DEFERRED;
     c->num_wait = num_wait;
     c->wait = wait;
     if (kind == CLG_RT_CALL_UNCHECKED) {
@@ -327,72 +330,56 @@ static clg_status add_record(clg_context *ctx, const clg_deferred_rec *r)
     return CLG_STATUS_OK;
 }
 
-/* Adds the call's queue to the epoch's, once; epoch_lock held. */
-static clg_status add_queue(clg_context *ctx, cl_command_queue q)
-{
-    clg_epoch *e = &ctx->epoch;
-    for (size_t i = 0; i < e->queue_count; i++)
-        if (e->queues[i] == q)
-            return CLG_STATUS_OK;
-    if (e->queue_count == e->queue_capacity) {
-        size_t cap = e->queue_capacity ? 2 * e->queue_capacity : 4;
-        cl_command_queue *grown = realloc(e->queues, cap * sizeof *grown);
-        if (!grown)
-            return clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
-                            "out of host memory recording a queue");
-        e->queues = grown;
-        e->queue_capacity = cap;
-    }
-    clRetainCommandQueue(q);
-    e->queues[e->queue_count++] = q;
-    return CLG_STATUS_OK;
-}
-
-/* Records the call in the epoch (epoch_lock held): its queue always, so
- * that the collect waits for it; its record when `info` is given. */
+/* Records the call in the epoch (epoch_lock held), with its last event so
+ * that the collect waits for it; `info` may be NULL (nothing to report). */
 static clg_status record_call(clg_rt_call *c, const void *info, size_t size,
                               cl_mem keep)
 {
-    clg_deferred_rec r = {NULL, NULL, c->slot};
-    clg_status st = add_queue(c->ctx, c->queue);
-    if (st != CLG_STATUS_OK || !info)
-        return st;
-    if (!(r.info = malloc(size)))
+    clg_deferred_rec r = {NULL, NULL, c->slot, NULL};
+    clg_status st;
+    if (!info && !c->last)
+        return CLG_STATUS_OK;
+    if (info && !(r.info = malloc(size)))
         return clg_fail(c->ctx, CLG_STATUS_OUT_OF_MEMORY,
                         "out of host memory recording a deferred call");
-    memcpy(r.info, info, size);
+    if (info)
+        memcpy(r.info, info, size);
     if ((st = add_record(c->ctx, &r)) != CLG_STATUS_OK) {
         free(r.info);
         return st;
     }
+    clg_deferred_rec *rec = &c->ctx->epoch.recs[c->ctx->epoch.rec_count - 1];
+    if (c->last && clRetainEvent(c->last) == CL_SUCCESS)
+        rec->ev = c->last;
     if (keep && clRetainMemObject(keep) == CL_SUCCESS)
-        c->ctx->epoch.recs[c->ctx->epoch.rec_count - 1].keep = keep;
+        rec->keep = keep;
     return CLG_STATUS_OK;
 }
 
-/* The event handed out: the last command's, or a marker after the wait
- * list when the call enqueued nothing. */
-static clg_status hand_out_event(clg_rt_call *c, cl_event *event)
+/* A call that enqueued nothing still hands out an event: a marker after
+ * its wait list. */
+static clg_status mark(clg_rt_call *c)
 {
-    cl_int err;
-    if (c->last) {
-        *event = c->last;
-        c->last = NULL;
-        return CLG_STATUS_OK;
-    }
-    err = clEnqueueMarkerWithWaitList(c->queue, c->num_wait,
-                                      c->num_wait ? c->wait : NULL, event);
+    cl_event ev = NULL;
+    cl_int err = clEnqueueMarkerWithWaitList(c->queue, c->num_wait,
+                                             c->num_wait ? c->wait : NULL,
+                                             &ev);
     if (err != CL_SUCCESS)
         return clg_fail_cl(c->ctx, err, "clEnqueueMarkerWithWaitList");
+    clg_rt_call_enqueued(c, ev);
     return CLG_STATUS_OK;
 }
 
 clg_status clg_rt_call_defer(clg_rt_call *c, const void *info,
                              size_t info_size, cl_mem keep, cl_event *event)
 {
-    clg_status st = record_call(c, info, info_size, keep);
-    if (st == CLG_STATUS_OK && event)
-        st = hand_out_event(c, event);
+    clg_status st = event && !c->last ? mark(c) : CLG_STATUS_OK;
+    if (st == CLG_STATUS_OK)
+        st = record_call(c, info, info_size, keep);
+    if (st == CLG_STATUS_OK && event) {
+        *event = c->last; /* the call's reference, now the caller's */
+        c->last = NULL;
+    }
     if (c->locked)
         pthread_mutex_unlock(&c->ctx->epoch_lock);
     c->locked = 0;
@@ -426,8 +413,8 @@ int clg_rt_call_close(clg_rt_call *c, int failed)
         return 1;
     if (c->locked) {
         /* A deferred call that failed before clg_rt_call_defer: its slot
-         * stays in the epoch's chunk, unreported; its queue is waited for
-         * by the next collect. */
+         * stays in the epoch's chunk, unreported; its commands are waited
+         * for by the next collect. */
         if (c->enqueued)
             record_call(c, NULL, 0, NULL);
         pthread_mutex_unlock(&c->ctx->epoch_lock);
@@ -461,8 +448,8 @@ static cl_int read_chunk(clg_context *ctx, clg_slot_chunk *k, cl_int *host,
                          int *any)
 {
     size_t bytes = k->used * ctx->slot_stride;
-    cl_int err = clEnqueueReadBuffer(ctx->queue, k->parent, CL_TRUE, 0, bytes,
-                                     host, 0, NULL, NULL);
+    cl_int err = clEnqueueReadBuffer(ctx->own_queue, k->parent, CL_TRUE, 0,
+                                     bytes, host, 0, NULL, NULL);
     *any = 0;
     for (size_t i = 0; err == CL_SUCCESS && i < k->used; i++)
         *any |= host[i * ctx->slot_stride / sizeof(cl_int)] != 0;
@@ -488,7 +475,7 @@ static cl_int read_epoch(clg_context *ctx, clg_epoch *e, int *raised,
         if (err == CL_SUCCESS && any) {
             *call = "clEnqueueWriteBuffer(error slots)";
             memset(host, 0, k->used * ctx->slot_stride);
-            err = clEnqueueWriteBuffer(ctx->queue, k->parent, CL_TRUE, 0,
+            err = clEnqueueWriteBuffer(ctx->own_queue, k->parent, CL_TRUE, 0,
                                        k->used * ctx->slot_stride, host, 0,
                                        NULL, NULL);
         }
@@ -496,20 +483,42 @@ static cl_int read_epoch(clg_context *ctx, clg_epoch *e, int *raised,
     return err;
 }
 
-/* Waits for every queue of an epoch; the first failure's code. */
-static cl_int finish_queues(const clg_epoch *e)
+/* Waits for the last command of every record of an epoch and reads each
+ * one's execution status (negative: it did not complete, e.g. an event of
+ * its wait list failed). Returns the wait's code, CL_SUCCESS also when
+ * only some commands failed. */
+static cl_int wait_records(const clg_epoch *e, cl_int *status,
+                           const char **call)
 {
-    cl_int first = CL_SUCCESS;
-    for (size_t i = 0; i < e->queue_count; i++) {
-        cl_int err = clFinish(e->queues[i]);
-        if (first == CL_SUCCESS)
-            first = err;
+    size_t n = 0;
+    cl_int err = CL_SUCCESS;
+    cl_event *evs = malloc((e->rec_count ? e->rec_count : 1) * sizeof *evs);
+    if (!evs)
+        return CL_OUT_OF_HOST_MEMORY;
+    for (size_t r = 0; r < e->rec_count; r++)
+        if (e->recs[r].ev)
+            evs[n++] = e->recs[r].ev;
+    *call = "clWaitForEvents";
+    if (n)
+        err = clWaitForEvents((cl_uint)n, evs);
+    free(evs);
+    if (err == CL_SUCCESS ||
+        err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+        *call = "clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)";
+    if (err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+        err = CL_SUCCESS;
+    for (size_t r = 0; err == CL_SUCCESS && r < e->rec_count; r++) {
+        status[r] = CL_COMPLETE;
+        if (e->recs[r].ev)
+            err = clGetEventInfo(e->recs[r].ev,
+                                 CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                 sizeof status[r], &status[r], NULL);
     }
-    return first;
+    return err;
 }
 
 /* Returns an epoch's chunks to the pool (lost: to the lost list) and
- * releases its queues and arrays; the records were moved out. */
+ * releases its array; the records were moved out. */
 static void retire_epoch(clg_context *ctx, clg_epoch *e, int lost)
 {
     pthread_mutex_lock(&ctx->epoch_lock);
@@ -523,16 +532,14 @@ static void retire_epoch(clg_context *ctx, clg_epoch *e, int lost)
             ctx->free_chunks = k;
     }
     pthread_mutex_unlock(&ctx->epoch_lock);
-    for (size_t i = 0; i < e->queue_count; i++)
-        clReleaseCommandQueue(e->queues[i]);
-    free(e->queues);
     free(e->recs);
     memset(e, 0, sizeof *e);
 }
 
 /* The records of an epoch as a collect's answer; infos and kept buffers
  * move to it. */
-static clg_rt_deferred *hand_out_records(clg_epoch *e, const int *raised)
+static clg_rt_deferred *hand_out_records(clg_epoch *e, const int *raised,
+                                         const cl_int *status)
 {
     clg_rt_deferred *list = calloc(e->rec_count ? e->rec_count : 1,
                                    sizeof *list);
@@ -540,6 +547,9 @@ static clg_rt_deferred *hand_out_records(clg_epoch *e, const int *raised)
         list[r].info = e->recs[r].info;
         list[r].keep = e->recs[r].keep;
         list[r].raised = raised[r];
+        list[r].status = status[r];
+        if (e->recs[r].ev)
+            clReleaseEvent(e->recs[r].ev);
     }
     return list;
 }
@@ -550,6 +560,8 @@ static void free_records(clg_deferred_rec *recs, size_t n)
         free(recs[r].info);
         if (recs[r].keep)
             clReleaseMemObject(recs[r].keep);
+        if (recs[r].ev)
+            clReleaseEvent(recs[r].ev);
     }
 }
 
@@ -566,16 +578,20 @@ clg_status clg_rt_collect(clg_context *ctx, clg_rt_deferred **out, size_t *n)
     memset(&ctx->epoch, 0, sizeof ctx->epoch);
     pthread_mutex_unlock(&ctx->epoch_lock);
     int *raised = calloc(e.rec_count ? e.rec_count : 1, sizeof *raised);
+    cl_int *status = calloc(e.rec_count ? e.rec_count : 1, sizeof *status);
     cl_int *host = malloc(ctx->slot_stride * CLG_SLOTS_PER_CHUNK);
     const char *call = "";
-    if ((err = finish_queues(&e)) != CL_SUCCESS)
-        st = clg_fail_cl(ctx, err, "clFinish");
+    if (!status)
+        st = clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
+                      "out of host memory waiting for deferred calls");
+    else if ((err = wait_records(&e, status, &call)) != CL_SUCCESS)
+        st = clg_fail_cl(ctx, err, call);
     else if (!raised || !host)
         st = clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
                       "out of host memory reading error slots");
     else if ((err = read_epoch(ctx, &e, raised, host, &call)) != CL_SUCCESS)
         st = clg_fail_cl(ctx, err, call);
-    if (st == CLG_STATUS_OK && !(*out = hand_out_records(&e, raised)))
+    if (st == CLG_STATUS_OK && !(*out = hand_out_records(&e, raised, status)))
         st = clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
                       "out of host memory reading error slots");
     if (st == CLG_STATUS_OK)
@@ -587,6 +603,7 @@ clg_status clg_rt_collect(clg_context *ctx, clg_rt_deferred **out, size_t *n)
      * leaves raised slots that would blame a later call. */
     retire_epoch(ctx, &e, st != CLG_STATUS_OK);
     free(raised);
+    free(status);
     free(host);
     pthread_mutex_unlock(&ctx->finish_lock);
     return st;
@@ -605,8 +622,9 @@ void clg_rt_deferred_free(clg_rt_deferred *list, size_t n)
 clg_status clg_rt_read(clg_context *ctx, cl_mem buf, uint64_t offset,
                        void *host, size_t bytes)
 {
-    cl_int err = clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, (size_t)offset,
-                                     bytes, host, 0, NULL, NULL);
+    cl_int err = clEnqueueReadBuffer(ctx->own_queue, buf, CL_TRUE,
+                                     (size_t)offset, bytes, host, 0, NULL,
+                                     NULL);
     return err == CL_SUCCESS ? CLG_STATUS_OK
                              : clg_fail_cl(ctx, err, "clEnqueueReadBuffer");
 }
@@ -690,7 +708,11 @@ static void free_chunk_list(clg_slot_chunk *k)
 void clg_calls_release(clg_context *ctx)
 {
     clg_epoch *e = &ctx->epoch;
-    finish_queues(e);
+    cl_int *status = calloc(e->rec_count ? e->rec_count : 1, sizeof *status);
+    const char *call = "";
+    if (status)
+        wait_records(e, status, &call);
+    free(status);
     free_records(e->recs, e->rec_count);
     free_chunk_list(e->chunks);
     e->chunks = NULL;

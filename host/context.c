@@ -142,6 +142,9 @@ static clg_status setup_context(clg_context *ctx)
         return clg_fail_cl(ctx, err, "clGetCommandQueueInfo");
     ctx->queue_out_of_order = (props &
                                CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
+    ctx->own_queue = clCreateCommandQueue(ctx->cl_ctx, ctx->device, 0, &err);
+    if (!ctx->own_queue)
+        return clg_fail_cl(ctx, err, "clCreateCommandQueue(own queue)");
     ctx->sink = clCreateBuffer(ctx->cl_ctx,
                                CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                sizeof zero_flag, (void *)zero_flag, &err);
@@ -254,6 +257,8 @@ void clg_context_destroy(clg_context *ctx)
     if (ctx->locks_ready)
         clg_calls_release(ctx);
     clg_programs_release(ctx);
+    if (ctx->own_queue)
+        clReleaseCommandQueue(ctx->own_queue);
     if (ctx->queue)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->cl_ctx)

@@ -65,6 +65,7 @@ typedef struct clg_deferred_rec {
     void *info; /* the operator layer's description, owned; NULL: none */
     cl_mem keep;
     struct clg_rt_slot *slot;
+    cl_event ev; /* the call's last command, owned; NULL: none enqueued */
 } clg_deferred_rec;
 
 /* Everything enqueued since the last finish. */
@@ -72,8 +73,6 @@ typedef struct clg_epoch {
     clg_slot_chunk *chunks; /* head: the chunk slots are taken from */
     clg_deferred_rec *recs;
     size_t rec_count, rec_capacity;
-    cl_command_queue *queues; /* retained, each once */
-    size_t queue_count, queue_capacity;
 } clg_epoch;
 
 /* A set of the copy path's scratch buffers, one per tensor role. */
@@ -89,6 +88,9 @@ struct clg_context {
     cl_context cl_ctx;
     cl_command_queue queue;
     int queue_out_of_order;
+    /* The library's own in-order queue, for reads after a wait (error
+     * slots, indices to report): never behind a caller's commands. */
+    cl_command_queue own_queue;
     clg_device_type type;   /* the device's own type */
     int host_unified;       /* the device's CL_DEVICE_HOST_UNIFIED_MEMORY */
     clg_device_facts facts; /* what plans are made from */
@@ -142,7 +144,5 @@ void clg_calls_release(clg_context *ctx);
 /* Keeps `log` (owned, may be NULL) as the calling thread's build log for
  * ctx (host/errors.c). */
 void clg_keep_build_log(clg_context *ctx, char *log);
-/* Sets the calling thread's raw OpenCL code for ctx. */
-void clg_set_cl_error(clg_context *ctx, cl_int code);
 
 #endif

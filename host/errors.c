@@ -161,7 +161,7 @@ const char *clg_context_last_error(const clg_context *ctx)
 
 cl_int clg_context_last_cl_error(const clg_context *ctx)
 {
-    const thread_entry *e = ctx ? find_entry(ctx) : NULL;
+    const thread_entry *e = find_entry(ctx);
     return e ? e->cl_error : CL_SUCCESS;
 }
 

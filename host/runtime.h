@@ -40,6 +40,8 @@ clg_status clg_fail_cl(clg_context *ctx, cl_int code, const char *call);
 void clg_clear_error(clg_context *ctx);
 /* Puts `prefix` before the calling thread's last error message for ctx,
  * keeping its raw OpenCL code; returns `status`. */
+/* Sets the calling thread's raw OpenCL code for ctx (after clg_fail). */
+void clg_set_cl_error(clg_context *ctx, cl_int code);
 clg_status clg_prefix_error(clg_context *ctx, clg_status status,
                             const char *prefix);
 
@@ -149,16 +151,18 @@ typedef struct clg_rt_deferred {
     void *info; /* as given to clg_rt_call_defer; NULL: nothing */
     cl_mem keep;
     int raised;
+    cl_int status; /* < 0: the call's last command did not complete */
 } clg_rt_deferred;
 
-/* Waits for everything enqueued through ctx since the last collect, on
- * every queue, and reads the deferred calls' error slots. *out (count
- * *n) is freed with clg_rt_deferred_free. One collect at a time. */
+/* Waits for the commands of every deferred call since the last collect
+ * (their events: not for other commands on the same queues) and reads
+ * their error slots. *out (count *n) is freed with clg_rt_deferred_free.
+ * One collect at a time. */
 clg_status clg_rt_collect(clg_context *ctx, clg_rt_deferred **out, size_t *n);
 void clg_rt_deferred_free(clg_rt_deferred *list, size_t n);
 
 /* A buffer's bytes [offset, offset + bytes) read to `host`, blocking, on
- * the context's queue (for reports after a wait). */
+ * the library's own queue (for reports after a wait). */
 clg_status clg_rt_read(clg_context *ctx, cl_mem buf, uint64_t offset,
                        void *host, size_t bytes);
 

@@ -142,6 +142,12 @@ clg_status clg_dispatch_enqueue(const clg_routine *r, clg_context *ctx,
     clg_deferred_info info;
     clg_rt_call c;
     clg_status st;
+    /* OpenCL forbids an event that is also in the wait list. */
+    for (cl_uint i = 0; ctx && event && wait && i < num_wait; i++)
+        if (&wait[i] == event)
+            return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                            "event points into event_wait_list (at [%u])",
+                            (unsigned)i);
     if ((st = need_ctx(ctx)) != CLG_STATUS_OK ||
         (st = check_cl_call(ctx, r->op, data, indices, axis, output,
                             &info.p)) != CLG_STATUS_OK ||

@@ -4,7 +4,8 @@
  * slot; the position and value are then found by reading that call's
  * indices buffer back (retained until now) and scanning it on the host,
  * which names the first bad position in index order, as the blocking
- * calls do. */
+ * calls do. A call whose commands did not complete (a failed event in its
+ * wait list) is reported as such: its output was never written. */
 #include "op.h"
 
 #include <stdio.h>
@@ -42,6 +43,23 @@ static clg_status report(clg_context *ctx, const clg_deferred_info *info,
     return clg_prefix_error(ctx, st, prefix);
 }
 
+/* A call whose commands did not complete (its last event's status is
+ * negative: an event of its wait list failed, or the device). */
+static clg_status report_incomplete(clg_context *ctx,
+                                    const clg_deferred_info *info,
+                                    cl_int status)
+{
+    char prefix[2 * CLG_MAX_RANK * 24 + 128];
+    describe(prefix, sizeof prefix, info);
+    clg_fail(ctx, CLG_STATUS_OPENCL_ERROR,
+             "%sthe operation did not complete: its command ended with "
+             "status %s (%d); its output was not written (did an event of "
+             "its wait list fail?)",
+             prefix, clg_cl_error_name(status), (int)status);
+    clg_set_cl_error(ctx, status);
+    return CLG_STATUS_OPENCL_ERROR;
+}
+
 clg_status clg_context_finish(clg_context *ctx)
 {
     clg_rt_deferred *list = NULL;
@@ -49,11 +67,14 @@ clg_status clg_context_finish(clg_context *ctx)
     if (!ctx)
         return clg_fail(NULL, CLG_STATUS_NULL_POINTER, "ctx is NULL");
     clg_status st = clg_rt_collect(ctx, &list, &n);
-    for (size_t i = 0; st == CLG_STATUS_OK && i < n; i++)
-        if (list[i].raised && list[i].info) {
+    for (size_t i = 0; st == CLG_STATUS_OK && i < n; i++) {
+        if (!list[i].info)
+            continue;
+        if (list[i].status < 0)
+            st = report_incomplete(ctx, list[i].info, list[i].status);
+        else if (list[i].raised)
             st = report(ctx, list[i].info, list[i].keep);
-            break;
-        }
+    }
     clg_rt_deferred_free(list, n);
     if (st == CLG_STATUS_OK)
         clg_clear_error(ctx);

@@ -253,7 +253,7 @@ typedef struct clg_context clg_context;
  *  The test-only environment variable CLGATHER_TEST_PLAN=gpu makes the
  *  context plan as on a GPU (see clg_context_uses_host_memory); "device"
  *  or unset keeps the device's own plans. CLGATHER_VALIDATE=1 starts the
- *  context in validation mode (clg_context_set_validate); "0" or unset
+ *  context in validation mode (clg_context_set_validate); "0", empty or unset
  *  does not.
  *  On success *ctx receives a new context (destroy with
  *  clg_context_destroy). On failure *ctx is NULL and, when the failure
@@ -281,7 +281,10 @@ CLG_API clg_status clg_context_create_from_cl(clg_context **ctx,
                                               cl_device_id device,
                                               cl_command_queue queue);
 
-/** Releases everything the context holds. Accepts NULL. */
+/** Waits for everything enqueued on the context's queue and through the
+ *  context (so a pending user event they wait on must complete), then
+ *  releases everything the context holds. Accepts NULL. Must be the last
+ *  call on the context, from any thread. */
 CLG_API void clg_context_destroy(clg_context *ctx);
 
 /** Device name, vendor and CL_DEVICE_VERSION of the context's device.
@@ -409,7 +412,8 @@ CLG_API clg_status clg_gather_elements(clg_context *ctx,
 
 /** Gather on device-resident buffers of the context's cl_context; blocks
  *  until the result is in `output->buffer`: clg_enqueue_gather on the
- *  context's queue, then a wait for this call alone. Same semantics and
+ *  context's queue, then a wait for this call (on the in-order queue, so
+ *  also for the commands enqueued there before it). Same semantics and
  *  errors as clg_gather, except that after INDEX_OUT_OF_RANGE the output
  *  buffer's contents are unspecified (no byte outside it is ever written). Buffers
  *  must belong to the context's cl_context and be at least as large as
@@ -462,6 +466,7 @@ CLG_API clg_status clg_reference_gather_elements(clg_context *ctx,
  *  - event: when not NULL, receives a new event that completes once the
  *    output is written; the caller releases it (clReleaseEvent). On an
  *    out-of-order queue it is the only ordering against later commands.
+ *    It must not point into event_wait_list (INVALID_ARGUMENT).
  *  Checked before anything is enqueued, and returned at once: descriptors
  *  (shapes, dtypes, axis: as clg_gather), buffers (NULL, another
  *  cl_context, too small: NULL_POINTER or INVALID_ARGUMENT), the output
@@ -508,11 +513,21 @@ CLG_API clg_status clg_enqueue_gather_elements(clg_context *ctx,
 /** Waits for every operation enqueued through `ctx` (clg_enqueue_*), on
  *  every queue they used, since the previous clg_context_finish, and
  *  returns the first deferred error among them in enqueue order: OK when
- *  none. INDEX_OUT_OF_RANGE's message (clg_context_last_error on the
- *  calling thread) reads e.g. "Gather #12 (data FLOAT[3, 4], indices
- *  INT64[2], axis 0): indices[1] = 7 is out of range [-3, 2] for axis 0
- *  of size 3"; when the indices buffer was overwritten after the
- *  operation, the message says so instead of a value. Errors of later
+ *  none. It waits for those operations only (their events), not for other
+ *  commands the caller put on the same queues. Operations are numbered
+ *  (#N) in the order the context accepted their enqueue calls, from 1.
+ *  Until a finish, each operation keeps its indices buffer retained and
+ *  about a kilobyte of host memory: call it regularly.
+ *  INDEX_OUT_OF_RANGE's message (clg_context_last_error on the calling
+ *  thread) reads e.g. "Gather #12 (data FLOAT[3, 4], indices INT64[2],
+ *  axis 0): indices[1] = 7 is out of range [-3, 2] for axis 0 of size 3".
+ *  The device records that the operation met a bad index; the position
+ *  and value named are those of the first bad value its indices buffer
+ *  holds at finish time; when the buffer was overwritten since and holds
+ *  none, the message says so instead. An operation that never ran (an
+ *  event of its wait list failed) is reported as OPENCL_ERROR naming it,
+ *  its output unwritten, with its command's status as
+ *  clg_context_last_cl_error. Errors of later
  *  operations in the same batch are dropped. Finishing concurrently from
  *  several threads is allowed: each finish waits for the batch it took and
  *  any earlier one. Blocking calls (clg_gather, clg_gather_cl, ...) report

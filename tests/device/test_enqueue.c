@@ -346,6 +346,58 @@ static void test_out_of_order_queue(void **state)
     clReleaseCommandQueue(ooo);
 }
 
+/* An operation behind a wait-list event that fails never runs: the finish
+ * says so, naming it; the finish waits only for clgather's operations, not
+ * for the caller's own commands on the same queue. */
+static void test_failed_dependency_and_foreign_commands(void **state)
+{
+    clg_context *ctx = *state;
+    cl_int err = CL_SUCCESS;
+    chain c;
+    chain_make(ctx, &c);
+    cl_event gate = clCreateUserEvent(clg_context_cl_context(ctx), &err);
+    CLG_ASSERT_OK(ctx, clg_enqueue_gather(ctx, NULL, &c.td, &c.tgi, 0, &c.tg,
+                                          1, &gate, NULL));
+    assert_int_equal(clSetUserEventStatus(gate, -1234), CL_SUCCESS);
+    CLG_ASSERT_STATUS(ctx, clg_context_finish(ctx), CLG_STATUS_OPENCL_ERROR);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), "Gather #");
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
+                        "the operation did not complete");
+    assert_true(clg_context_last_cl_error(ctx) < 0);
+    CLG_ASSERT_OK(ctx, clg_context_finish(ctx));
+    clReleaseEvent(gate);
+
+    /* The caller's read behind its own gate stays pending over a finish. */
+    gate = clCreateUserEvent(clg_context_cl_context(ctx), &err);
+    float host[6];
+    cl_event read = NULL;
+    CLG_ASSERT_OK(ctx, clg_enqueue_gather(ctx, NULL, &c.td, &c.tgi, 0, &c.tg,
+                                          0, NULL, NULL));
+    cl_command_queue q = clg_context_cl_queue(ctx);
+    assert_int_equal(clEnqueueReadBuffer(q, c.g, CL_FALSE, 0, sizeof host,
+                                         host, 1, &gate, &read),
+                     CL_SUCCESS);
+    alarm(HANG_LIMIT_S);
+    CLG_ASSERT_OK(ctx, clg_context_finish(ctx));
+    alarm(0);
+    assert_int_not_equal(event_status(read), CL_COMPLETE);
+    assert_int_equal(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
+    assert_int_equal(clWaitForEvents(1, &read), CL_SUCCESS);
+    CLG_ASSERT_BYTES(host, chain_want_g, sizeof host, 4, "after the gate");
+
+    /* An event that is also in the wait list is refused. */
+    cl_event list[1] = {read};
+    CLG_ASSERT_STATUS(ctx,
+                      clg_enqueue_gather(ctx, NULL, &c.td, &c.tgi, 0, &c.tg, 1,
+                                         list, &list[0]),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), "event_wait_list");
+    assert_ptr_equal(list[0], read);
+    clReleaseEvent(read);
+    clReleaseEvent(gate);
+    chain_free(&c);
+}
+
 /* Calls that launch nothing still hand out an event after their wait
  * list; with no data to read, every index is a deferred error. */
 static void test_empty_tensors(void **state)
@@ -454,6 +506,7 @@ int main(void)
         cmocka_unit_test(test_errors_before_enqueue),
         cmocka_unit_test(test_out_of_order_queue),
         cmocka_unit_test(test_empty_tensors),
+        cmocka_unit_test(test_failed_dependency_and_foreign_commands),
         cmocka_unit_test(test_validation_mode),
         cmocka_unit_test(test_validate_environment),
     };
