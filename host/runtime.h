@@ -156,4 +156,12 @@ clg_status clg_rt_finish(clg_context *ctx);
  * error; returns 0 when even that wait failed. */
 int clg_rt_drain(clg_context *ctx);
 
+/* ---------------------------------------------------------------- temporary */
+
+/* A device buffer of `bytes` bytes for one call's extra pass (a packing
+ * pass's scratch); not cached, so calls on other threads never share it.
+ * Release with clg_rt_release (OpenCL defers it until the commands using
+ * it are done). */
+clg_status clg_rt_temp_buffer(clg_context *ctx, size_t bytes, cl_mem *out);
+
 #endif
