@@ -99,15 +99,15 @@ static int case_init(tune_run *t, size_t wi, double scale, tune_case *c)
         bench_fill_inputs(wi, BENCH_DEFAULT_SEED, &c->r, data, indices);
         clg_tensor d = {c->w->data_dtype, c->w->data_rank, c->r.data_shape,
                         data};
-        clg_tensor i = {c->w->index_dtype, c->w->index_rank,
-                        c->r.index_shape, indices};
+        clg_tensor i = {c->w->index_dtype, c->w->index_rank, c->r.index_shape,
+                        indices};
         clg_tensor o = {c->w->data_dtype, c->r.out_rank, c->r.out_shape,
                         c->expected};
-        clg_status st =
-            c->w->op == BENCH_GATHER
-                ? clg_reference_gather(t->ctx, &d, &i, c->w->axis, &o)
-                : clg_reference_gather_elements(t->ctx, &d, &i, c->w->axis,
-                                                &o);
+        clg_status st = c->w->op == BENCH_GATHER
+                            ? clg_reference_gather(t->ctx, &d, &i, c->w->axis,
+                                                   &o)
+                            : clg_reference_gather_elements(t->ctx, &d, &i,
+                                                            c->w->axis, &o);
         c->data = make_buffer(t->ctx, data, c->r.data_bytes);
         c->indices = make_buffer(t->ctx, indices, c->r.index_bytes);
         c->output = make_buffer(t->ctx, NULL, c->r.out_bytes);
@@ -258,15 +258,17 @@ static int parse_args(int argc, char **argv, const char **device,
         } else if (c == 's') {
             *scale = strtod(optarg, &end);
             if (*end || !(*scale > 0 && *scale <= 4))
-                return fprintf(stderr, "clgather tune: --scale: '%s' is not "
-                                       "a number in (0, 4]\n",
+                return fprintf(stderr,
+                               "clgather tune: --scale: '%s' is not "
+                               "a number in (0, 4]\n",
                                optarg),
                        -1;
         } else if (c == 'r') {
             long v = strtol(optarg, &end, 10);
             if (*end || v < 1 || v > 100)
-                return fprintf(stderr, "clgather tune: --repeat: '%s' is not "
-                                       "a number in [1, 100]\n",
+                return fprintf(stderr,
+                               "clgather tune: --repeat: '%s' is not "
+                               "a number in [1, 100]\n",
                                optarg),
                        -1;
             *repeat = (int)v;
@@ -298,9 +300,10 @@ int clg_cli_tune(int argc, char **argv)
                 clg_cli_describe(msg, sizeof msg, NULL, st));
         return CLG_EXIT_ERROR;
     }
-    const clg_params_entry *e = clg_params_lookup(
-        clg_context_device_type(t.ctx), clg_context_device_vendor(t.ctx),
-        clg_context_device_version(t.ctx));
+    const clg_params_entry *e =
+        clg_params_lookup(clg_context_device_type(t.ctx),
+                          clg_context_device_vendor(t.ctx),
+                          clg_context_device_version(t.ctx));
     clg_params best = e->params;
     t.builtins = e->builtins;
     for (size_t wi = 0; wi < BENCH_WORKLOAD_COUNT; wi++)
@@ -310,10 +313,10 @@ int clg_cli_tune(int argc, char **argv)
             else
                 case_release(&t.cases[t.count]);
         }
-    fprintf(stderr, "clgather tune: %s, entry \"%s\", %zu workloads at "
-                    "scale %g, best of %d calls\n",
-            clg_context_device_name(t.ctx), e->name, t.count, scale,
-            t.repeat);
+    fprintf(stderr,
+            "clgather tune: %s, entry \"%s\", %zu workloads at "
+            "scale %g, best of %d calls\n",
+            clg_context_device_name(t.ctx), e->name, t.count, scale, t.repeat);
     rc = t.count ? search(&t, &best) : -1;
     if (rc != -1)
         print_entry(e, &best);

@@ -11,18 +11,50 @@
  * the GPU rows are portable code: no clang built-ins. The last row
  * matches every device. */
 const clg_params_entry clg_params_table[] = {
-    {"pocl-cpu", CLG_DEVICE_TYPE_CPU, "pocl", 1,
-     {.wg = 4096, .strip = 256, .pack = 1, .chunk = 2, .unit = 4,
-      .prefetch = 0, .nt = 0}},
-    {"cpu", CLG_DEVICE_TYPE_CPU, "", 0,
-     {.wg = 4096, .strip = 256, .pack = 1, .chunk = 2, .unit = 4,
-      .prefetch = 0, .nt = 0}},
-    {"gpu", CLG_DEVICE_TYPE_GPU, "", 0,
-     {.wg = 256, .strip = 256, .pack = 0, .chunk = 0, .unit = 16,
-      .prefetch = 0, .nt = 0}},
-    {"default", CLG_DEVICE_TYPE_OTHER, "", 0,
-     {.wg = 256, .strip = 0, .pack = 0, .chunk = 0, .unit = 16,
-      .prefetch = 0, .nt = 0}},
+    {"pocl-cpu",
+     CLG_DEVICE_TYPE_CPU,
+     "pocl",
+     1,
+     {.wg = 4096,
+      .strip = 256,
+      .pack = 1,
+      .chunk = 2,
+      .unit = 4,
+      .prefetch = 0,
+      .nt = 0}},
+    {"cpu",
+     CLG_DEVICE_TYPE_CPU,
+     "",
+     0,
+     {.wg = 4096,
+      .strip = 256,
+      .pack = 1,
+      .chunk = 2,
+      .unit = 4,
+      .prefetch = 0,
+      .nt = 0}},
+    {"gpu",
+     CLG_DEVICE_TYPE_GPU,
+     "",
+     0,
+     {.wg = 256,
+      .strip = 256,
+      .pack = 0,
+      .chunk = 0,
+      .unit = 16,
+      .prefetch = 0,
+      .nt = 0}},
+    {"default",
+     CLG_DEVICE_TYPE_OTHER,
+     "",
+     0,
+     {.wg = 256,
+      .strip = 0,
+      .pack = 0,
+      .chunk = 0,
+      .unit = 16,
+      .prefetch = 0,
+      .nt = 0}},
 };
 const size_t clg_params_table_size = sizeof clg_params_table /
                                      sizeof clg_params_table[0];
@@ -143,16 +175,17 @@ void clg_params_format(const clg_params *p, char *buf, size_t cap)
 
 clg_status clg_params_get(clg_context *ctx, clg_params *out, int *builtins)
 {
-    const clg_params_entry *e = clg_params_lookup(
-        clg_rt_facts(ctx)->plan_type, clg_context_device_vendor(ctx),
-        clg_context_device_version(ctx));
+    const clg_params_entry *e =
+        clg_params_lookup(clg_rt_facts(ctx)->plan_type,
+                          clg_context_device_vendor(ctx),
+                          clg_context_device_version(ctx));
     const char *env = getenv("CLGATHER_PARAMS");
     char msg[256];
     *out = e->params;
     if (builtins)
         *builtins = e->builtins;
-    if (env && *env && !clg_params_parse(env, e->builtins, out, msg,
-                                         sizeof msg))
+    if (env && *env &&
+        !clg_params_parse(env, e->builtins, out, msg, sizeof msg))
         return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
                         "CLGATHER_PARAMS=\"%s\": %s", env, msg);
     return CLG_STATUS_OK;

@@ -13,13 +13,13 @@
 /* X(field, min, max, meaning): the fields an entry holds and
  * CLGATHER_PARAMS may set, each an unsigned in [min, max]. */
 #define CLG_PARAM_FIELDS(X)                                                   \
-    X(wg, 1, 4096, "work-items per work-group (at most the device's limit)")     \
-    X(strip, 0, 65536,                                                           \
-      "GatherElements off the last axis: bytes of a row per strip, 0 none")  \
-    X(pack, 0, 1, "1: each strip is packed contiguously before its gather")      \
-    X(chunk, 0, 4096, "strips packed and gathered per pass (0: all at once)")    \
-    X(unit, 1, 64, "Gather on CPUs: bytes one work-item moves (4 to 64)")        \
-    X(prefetch, 0, 64, "Gather: index positions prefetched ahead, 0 none")       \
+    X(wg, 1, 4096, "work-items per work-group (at most the device's limit)")  \
+    X(strip, 0, 65536,                                                        \
+      "GatherElements off the last axis: bytes of a row per strip, 0 none")   \
+    X(pack, 0, 1, "1: each strip is packed contiguously before its gather")   \
+    X(chunk, 0, 4096, "strips packed and gathered per pass (0: all at once)") \
+    X(unit, 1, 64, "Gather lean rows body: bytes one work-item moves")        \
+    X(prefetch, 0, 64, "lean bodies: positions prefetched ahead, 0 none")     \
     X(nt, 0, 1, "1: non-temporal stores of the output")
 
 typedef struct clg_params {
@@ -28,10 +28,10 @@ typedef struct clg_params {
 #undef CLG_PARAM_MEMBER_
 } clg_params;
 
-/* One row of the table: the devices it matches and its parameters. An
- * entry matches a device of its type (CLG_DEVICE_TYPE_OTHER in the last row: any)
- * whose vendor or CL_DEVICE_VERSION contains `match` (case-insensitive;
- * "" matches all). `builtins`: the device compiler is clang and takes
+/* One row of the table: the devices it matches and its parameters. A row
+ * matches a device of its type whose vendor or CL_DEVICE_VERSION contains
+ * `match` (case-insensitive; "" matches all); the last row matches every
+ * device, whatever its type. `builtins`: the device compiler is clang and takes
  * __builtin_prefetch and __builtin_nontemporal_store (POCL); prefetch and
  * nt need it. The first matching row is the device's. */
 typedef struct clg_params_entry {
