@@ -195,7 +195,7 @@ static int init_check(bench_cl *b)
 }
 
 /* An empty kernel, and one with the argument list of the library's
- * Gather kernels (data, indices, output, error slot, nine ulongs), which
+ * Gather kernels (data, indices, output, error slot, ten ulongs), which
  * shows what the arguments alone cost a launch. */
 static const char empty_source[] =
     "__kernel void clg_bench_empty(void)\n"
@@ -204,7 +204,7 @@ static const char empty_source[] =
     "__kernel void clg_bench_empty_args(__global const uchar *d,\n"
     "    __global const long *i, __global uchar *o, __global int *e,\n"
     "    ulong a0, ulong a1, ulong a2, ulong a3, ulong a4, ulong a5,\n"
-    "    ulong a6, ulong a7, ulong a8)\n"
+    "    ulong a6, ulong a7, ulong a8, ulong a9)\n"
     "{\n"
     "}\n";
 

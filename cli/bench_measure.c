@@ -669,7 +669,7 @@ static int timed_args_pipelined(bench_run *run, double *t)
                       run->doutput.buffer, run->doutput.buffer};
     cl_ulong zero = 0;
     cl_int err = CL_SUCCESS;
-    for (cl_uint a = 0; a < 13 && err == CL_SUCCESS; a++)
+    for (cl_uint a = 0; a < 14 && err == CL_SUCCESS; a++)
         err = a < 4 ? clSetKernelArg(k, a, sizeof(cl_mem), &bufs[a])
                     : clSetKernelArg(k, a, sizeof zero, &zero);
     if (err == CL_SUCCESS)

@@ -128,7 +128,7 @@ static void print_per_call(const bench_result *res, size_t n)
                    "host time; pipelined: per\noperation of 1000 enqueues "
                    "and one finish; launch_pipelined: the same for an empty "
                    "kernel; args_pipelined: for an empty kernel with the "
-                   "Gather kernels' 13 arguments):\n"
+                   "Gather kernels' 14 arguments):\n"
                    "%-20s %5s %8s %8s %8s %10s %17s %16s\n",
                    "workload", "scale", "call", "launch", "enqueue",
                    "pipelined", "launch_pipelined", "args_pipelined");

@@ -37,6 +37,8 @@ static void usage(FILE *out)
             "devices and compare\n"
             "               each with the CPU reference\n"
             "  bench        measure bandwidth\n"
+            "  tune         search the device parameters and print the best "
+            "entry\n"
             "\n"
             "Options:\n"
             "  -h, --help     show this help (COMMAND --help for a "
@@ -106,6 +108,8 @@ int main(int argc, char **argv)
         return clg_cli_compare(argc, argv);
     if (strcmp(command, "bench") == 0)
         return clg_cli_bench(argc, argv);
+    if (strcmp(command, "tune") == 0)
+        return clg_cli_tune(argc, argv);
     if (strcmp(command, "help") == 0) {
         usage(stdout);
         return CLG_EXIT_OK;

@@ -273,4 +273,12 @@ clg_status clg_rt_launch(clg_rt_call *c, cl_kernel kernel,
                          const clg_rt_arg *args, size_t nargs,
                          const clg_geometry *g);
 
+/* ---------------------------------------------------------------- temporary */
+
+/* A device buffer of `bytes` bytes for one call's extra pass (a packing
+ * pass's scratch); not cached, so calls on other threads never share it.
+ * Release with clg_rt_release (OpenCL defers it until the commands using
+ * it are done). */
+clg_status clg_rt_temp_buffer(clg_context *ctx, size_t bytes, cl_mem *out);
+
 #endif

@@ -23,6 +23,20 @@
  *                           smaller than data off the axis, not
  *                           coalescible). gather_elements.cl.
  *
+ *   -DCLG_SPAN=1|2|4|8|16   units one work-item of the lean Gather rows
+ *                           body moves (vloadn/vstoren), at most 64 bytes,
+ *                           scalar units only. gather.cl.
+ *   -DCLG_PREFETCH=0|1      1: the lean bodies prefetch the source of the
+ *                           work a given distance ahead with
+ *                           __builtin_prefetch. gather.cl,
+ *                           gather_elements.cl.
+ *   -DCLG_NT=0|1            1: the lean bodies store the output with
+ *                           __builtin_nontemporal_store. gather.cl,
+ *                           gather_elements.cl.
+ *                           CLG_PREFETCH and CLG_NT are clang built-ins:
+ *                           set only for device compilers that are clang
+ *                           (POCL), from the device parameter table.
+ *
  * Which entry point runs is not an option: each file has one __kernel per
  * NDRange shape (see the file), chosen by name.
  *
@@ -43,12 +57,16 @@ typedef long clg_index;
 
 #ifdef CLG_UNIT
 #if CLG_UNIT == 1
+#define CLG_UNIT_SCALAR uchar
 typedef uchar clg_unit;
 #elif CLG_UNIT == 2
+#define CLG_UNIT_SCALAR ushort
 typedef ushort clg_unit;
 #elif CLG_UNIT == 4
+#define CLG_UNIT_SCALAR uint
 typedef uint clg_unit;
 #elif CLG_UNIT == 8
+#define CLG_UNIT_SCALAR ulong
 typedef ulong clg_unit;
 #elif CLG_UNIT == 16
 typedef uint4 clg_unit;
@@ -69,6 +87,30 @@ typedef uint clg_off;
 
 #if defined(CLG_WINDOWS) && CLG_WINDOWS != 0 && CLG_WINDOWS != 1
 #error "CLG_WINDOWS must be 0 or 1"
+#endif
+
+#if defined(CLG_PREFETCH) && CLG_PREFETCH != 0 && CLG_PREFETCH != 1
+#error "CLG_PREFETCH must be 0 or 1"
+#endif
+#if defined(CLG_NT) && CLG_NT != 0 && CLG_NT != 1
+#error "CLG_NT must be 0 or 1"
+#endif
+#if ((defined(CLG_PREFETCH) && CLG_PREFETCH) || (defined(CLG_NT) && CLG_NT)) && \
+    !defined(__clang__)
+#error "CLG_PREFETCH and CLG_NT need a clang device compiler"
+#endif
+
+/* clg_prefetch(p): a hint to fetch the line at p; clg_store(p, v): *p = v,
+ * bypassing the caches with CLG_NT. Portable code without the options. */
+#if defined(CLG_PREFETCH) && CLG_PREFETCH
+#define clg_prefetch(p) __builtin_prefetch(p)
+#else
+#define clg_prefetch(p) ((void)0)
+#endif
+#if defined(CLG_NT) && CLG_NT
+#define clg_store(p, v) __builtin_nontemporal_store((v), (p))
+#else
+#define clg_store(p, v) (*(p) = (v))
 #endif
 
 /* norm(v) = v < 0 ? v + s : v; returns s (an invalid position) when v is

@@ -1,6 +1,8 @@
 /* ONNX Gather: out[o, j, c] = data[o, norm(indices[j]), c] over the plan
  * [outer, s, inner] (inner in units of CLG_UNIT bytes); docs/design.md,
- * "Kernels". Takes CLG_INDEX_BYTES, CLG_UNIT, CLG_WIDE, CLG_WINDOWS.
+ * "Kernels". Takes CLG_INDEX_BYTES, CLG_UNIT, CLG_WIDE, CLG_WINDOWS,
+ * CLG_SPAN, CLG_PREFETCH, CLG_NT (the last three used by the lean bodies
+ * only; `prefetch` is their distance).
  *
  * Entry points (one work-item per output unit; NDRange in global
  * coordinates, the host uses global work offsets for pieces; dimensions 0
@@ -9,7 +11,8 @@
  *   clg_gather_units       (j, o)     inner == 1
  *   clg_gather_lean        (c, j, o)  CPU devices, whole tensors, dim 0
  *                                     not padded: no branches, so that
- *                                     POCL vectorises the work-item loop
+ *                                     POCL vectorises the work-item loop;
+ *                                     c counts spans of CLG_SPAN units
  *   clg_gather_units_lean  (j, o)     CPU devices, whole tensors, rows of
  *                                     one unit: the fewest operations
  *
@@ -20,8 +23,16 @@
  * access is checked against its window, so no index value can move an
  * access outside a buffer. With CLG_WINDOWS = 0 (whole tensors) only the
  * output bound is checked: a valid index cannot leave the data buffer. */
-#if !defined(CLG_UNIT) || !defined(CLG_WIDE) || !defined(CLG_WINDOWS)
-#error "gather.cl needs CLG_UNIT, CLG_WIDE and CLG_WINDOWS"
+#if !defined(CLG_UNIT) || !defined(CLG_WIDE) || !defined(CLG_WINDOWS) ||     \
+    !defined(CLG_SPAN) || !defined(CLG_PREFETCH) || !defined(CLG_NT)
+#error "gather.cl needs CLG_UNIT, CLG_WIDE, CLG_WINDOWS, CLG_SPAN, CLG_PREFETCH and CLG_NT"
+#endif
+#if CLG_SPAN != 1 && CLG_SPAN != 2 && CLG_SPAN != 4 && CLG_SPAN != 8 &&       \
+    CLG_SPAN != 16
+#error "CLG_SPAN must be 1, 2, 4, 8 or 16"
+#endif
+#if CLG_SPAN > 1 && (CLG_UNIT > 8 || CLG_SPAN * CLG_UNIT > 64 || CLG_WINDOWS)
+#error "CLG_SPAN > 1: scalar units, at most 64 bytes, whole tensors"
 #endif
 #if defined(CLG_OUTER_DIMS) || defined(CLG_INNER_DIMS)
 #error "CLG_OUTER_DIMS and CLG_INNER_DIMS are GatherElements options"
@@ -33,10 +44,10 @@
         __global clg_unit *restrict out, __global volatile int *restrict err, \
         ulong n, ulong axis_size, ulong inner, ulong data_base,              \
         ulong data_len, ulong index_base, ulong index_len, ulong out_base,   \
-        ulong out_len
+        ulong out_len, ulong prefetch
 #define CLG_GATHER_ARGS                                                      \
     data, indices, out, err, n, axis_size, inner, data_base, data_len,       \
-        index_base, index_len, out_base, out_len
+        index_base, index_len, out_base, out_len, prefetch
 
 /* The general body: one output unit at (c, j, o), every bound checked. */
 inline void clg_gather_move(clg_off c, clg_off j, clg_off o, CLG_GATHER_PARAMS)
@@ -84,9 +95,38 @@ __kernel void clg_gather_units(CLG_GATHER_PARAMS)
 }
 
 #if !CLG_WINDOWS
-/* Rows padded in dimension 1 are clamped onto the last row (they write the
- * same bytes again); a bad index reads row 0 and stores 1 to err[0], a good
- * one to err[1] (a sink), which keeps the store unconditional. Every
+/* The span one work-item of clg_gather_lean moves: CLG_SPAN units. */
+#if CLG_SPAN == 1
+typedef clg_unit clg_span_unit;
+#define clg_span_load(p, i) ((p)[i])
+#define clg_span_store(p, i, v) clg_store(&(p)[i], (v))
+#else
+#define CLG_CAT_(a, b) a##b
+#define CLG_CAT(a, b) CLG_CAT_(a, b)
+typedef CLG_CAT(CLG_UNIT_SCALAR, CLG_SPAN) clg_span_unit;
+#define clg_span_load(p, i) CLG_CAT(vload, CLG_SPAN)((i), (p))
+#if CLG_NT
+/* Non-temporal stores unit by unit: a vector one would assume an address
+ * aligned to the whole span, which the caller's memory need not be. */
+inline void clg_span_store_nt(__global clg_unit *p, clg_off i,
+                              clg_span_unit v)
+{
+    clg_unit u[CLG_SPAN];
+    CLG_CAT(vstore, CLG_SPAN)(v, 0, u);
+    for (int k = 0; k < CLG_SPAN; k++)
+        clg_store(p + i * CLG_SPAN + k, u[k]);
+}
+#define clg_span_store(p, i, v) clg_span_store_nt((p), (i), (v))
+#else
+#define clg_span_store(p, i, v) CLG_CAT(vstore, CLG_SPAN)((v), (i), (p))
+#endif
+#endif
+
+/* c counts spans of CLG_SPAN units. Rows padded in dimension 1 are clamped
+ * onto the last row (they write the same bytes again); a bad index reads
+ * row 0 and stores 1 to err[0], a good one to err[1] (a sink), which keeps
+ * the store unconditional. With CLG_PREFETCH, each work-item also
+ * prefetches its span of the row `prefetch` index positions ahead. Every
  * access stays inside its buffer. */
 __kernel void clg_gather_lean(CLG_GATHER_PARAMS)
 {
@@ -97,11 +137,21 @@ __kernel void clg_gather_lean(CLG_GATHER_PARAMS)
     int bad = v == axis_size;
     ((__global int *)err)[bad ? 0 : 1] = 1; /* not volatile: vectorisable */
     v = bad ? 0 : v;
-    out[(o * (clg_off)n + j) * (clg_off)inner + c] =
-        data[((clg_off)(o * (clg_off)axis_size) + (clg_off)v) *
-                 (clg_off)inner + c];
+    clg_off in_row = (clg_off)(o * (clg_off)axis_size);
+#if CLG_PREFETCH
+    clg_off jp = min(j + (clg_off)prefetch, (clg_off)n - 1);
+    ulong vp = clg_normalize((long)indices[jp], axis_size);
+    vp = vp == axis_size ? 0 : vp;
+    clg_prefetch(data + (in_row + (clg_off)vp) * (clg_off)inner +
+                 c * CLG_SPAN);
+#endif
+    clg_span_unit u = clg_span_load(
+        data + (in_row + (clg_off)v) * (clg_off)inner, c);
+    clg_span_store(out + (o * (clg_off)n + j) * (clg_off)inner, c, u);
 }
 
+/* With CLG_PREFETCH, work-item j prefetches line j of the data row
+ * `prefetch` outer rows ahead (clamped into the tensor). */
 __kernel void clg_gather_units_lean(CLG_GATHER_PARAMS)
 {
     clg_off j = (clg_off)get_global_id(0);
@@ -109,11 +159,17 @@ __kernel void clg_gather_units_lean(CLG_GATHER_PARAMS)
     clg_off dst = o * (clg_off)n + j;
     if (j >= n || dst >= (clg_off)out_len)
         return;
+#if CLG_PREFETCH
+    clg_off line = min(j * (64 / CLG_UNIT), (clg_off)axis_size - 1);
+    clg_prefetch(data + min((o + (clg_off)prefetch) * (clg_off)axis_size +
+                                line,
+                            (clg_off)data_len - 1));
+#endif
     ulong v = clg_normalize((long)indices[j], axis_size);
     if (v == axis_size) {
         *err = 1;
         return;
     }
-    out[dst] = data[o * (clg_off)axis_size + (clg_off)v];
+    clg_store(&out[dst], data[o * (clg_off)axis_size + (clg_off)v]);
 }
 #endif

@@ -1,6 +1,7 @@
 /* ONNX GatherElements: out[p] = data[p with p[axis] = norm(indices[p])];
  * docs/design.md, "Kernels". Takes CLG_INDEX_BYTES, CLG_UNIT, CLG_WIDE,
- * CLG_WINDOWS, CLG_OUTER_DIMS, CLG_INNER_DIMS.
+ * CLG_WINDOWS, CLG_OUTER_DIMS, CLG_INNER_DIMS, CLG_PREFETCH and CLG_NT
+ * (these two in the lean body; CLG_NT also in the packed one).
  *
  * Output and indices are [outer, n, inner]; the data offset of position
  * (o, a, c) is  outer_off(o) + norm(idx) * axis_stride + inner_off(c).
@@ -11,18 +12,26 @@
  *   clg_gather_elements         (c, a, o)   inner > 1
  *   clg_gather_elements_units   (a, o)      inner == 1
  *   clg_gather_elements_strips  (x, a, o * strips + strip), with
- *                               c = strip * strip_width + x: CPU devices,
- *                               so that consecutive work-groups walk every
- *                               output row of one strip of columns while
- *                               that strip of data is in cache
+ *                               c = strip * strip_width + x, so that
+ *                               consecutive work-groups walk every output
+ *                               row of one strip of columns while that
+ *                               strip of data is in cache (GPUs, and CPU
+ *                               launches that cannot pack)
+ *   clg_pack_strips, clg_gather_elements_packed
+ *                               CPU devices: a strip packed contiguously,
+ *                               then gathered from (see below)
  *   clg_gather_elements_lean    (a, o)      CPU devices, whole tensors,
  *                               inner == 1, at most one outer stride
  *
  * Windows (CLG_WINDOWS): as in gather.cl; indices share the output's
  * positions. */
 #if !defined(CLG_UNIT) || !defined(CLG_WIDE) || !defined(CLG_WINDOWS) ||     \
-    !defined(CLG_OUTER_DIMS) || !defined(CLG_INNER_DIMS)
-#error "gather_elements.cl needs CLG_UNIT, CLG_WIDE, CLG_WINDOWS, CLG_OUTER_DIMS and CLG_INNER_DIMS"
+    !defined(CLG_OUTER_DIMS) || !defined(CLG_INNER_DIMS) ||                  \
+    !defined(CLG_PREFETCH) || !defined(CLG_NT)
+#error "gather_elements.cl needs CLG_UNIT, CLG_WIDE, CLG_WINDOWS, CLG_OUTER_DIMS, CLG_INNER_DIMS, CLG_PREFETCH and CLG_NT"
+#endif
+#ifdef CLG_SPAN
+#error "CLG_SPAN is a Gather option"
 #endif
 #if CLG_OUTER_DIMS < 0 || CLG_OUTER_DIMS > 2 || CLG_INNER_DIMS < 0 ||        \
     CLG_INNER_DIMS > 2
@@ -53,11 +62,11 @@ inline clg_off clg_ragged_offset(__global const ulong *geom, clg_off pos)
         ulong out_len, ulong axis_stride, ulong outer_stride,                \
         ulong inner_stride, __global const ulong *restrict outer_geom,       \
         __global const ulong *restrict inner_geom, ulong strip_width,        \
-        ulong strips
+        ulong strips, ulong prefetch
 #define CLG_ELEMENTS_ARGS                                                    \
     data, indices, out, err, n, axis_size, inner, data_base, data_len,       \
         index_base, index_len, out_base, out_len, axis_stride, outer_stride, \
-        inner_stride, outer_geom, inner_geom, strip_width, strips
+        inner_stride, outer_geom, inner_geom, strip_width, strips, prefetch
 
 /* The general body: one output element at (c, a, o), every bound checked. */
 inline void clg_gather_elements_move(clg_off c, clg_off a, clg_off o,
@@ -128,6 +137,50 @@ __kernel void clg_gather_elements_strips(CLG_ELEMENTS_PARAMS)
     clg_gather_elements_move(c, a, o, CLG_ELEMENTS_ARGS);
 }
 
+#if !CLG_WINDOWS && CLG_OUTER_DIMS <= 1 && CLG_INNER_DIMS == 1
+/* Packed strips (docs/design.md, "Kernels"): a pass covers strips
+ * z0 .. z0 + count - 1 (z = o * strips + strip). clg_pack_strips copies
+ * each strip's s rows of strip_width elements into pack[z - z0][r][x]; then
+ * clg_gather_elements_packed gathers from there while it is cached. One
+ * work-item per element written, both NDRanges (x, r or a, z). Whole
+ * tensors only, and strip_width divides inner: with no bound on x, POCL
+ * vectorises the work-item loop over x with contiguous loads and stores
+ * (rows padded in dimension 1 are clamped onto the last row). */
+__kernel void clg_pack_strips(__global const clg_unit *restrict data,
+                              __global clg_unit *restrict pack,
+                              ulong axis_size, ulong inner, ulong axis_stride,
+                              ulong outer_stride, ulong inner_stride,
+                              ulong strip_width, ulong strips, ulong z0)
+{
+    clg_off x = (clg_off)get_global_id(0);
+    clg_off r = min((clg_off)get_global_id(1), (clg_off)axis_size - 1);
+    clg_off z = (clg_off)get_global_id(2);
+    clg_off o = z / (clg_off)strips;
+    clg_off c = (z - o * (clg_off)strips) * (clg_off)strip_width + x;
+    pack[((z - (clg_off)z0) * (clg_off)axis_size + r) * (clg_off)strip_width +
+         x] = data[o * (clg_off)outer_stride + r * (clg_off)axis_stride +
+                   c * (clg_off)inner_stride];
+}
+
+/* `data` is the pack buffer of the pass that starts at strip z0. */
+__kernel void clg_gather_elements_packed(CLG_ELEMENTS_PARAMS, ulong z0)
+{
+    clg_off x = (clg_off)get_global_id(0);
+    clg_off a = min((clg_off)get_global_id(1), (clg_off)n - 1);
+    clg_off z = (clg_off)get_global_id(2);
+    clg_off o = z / (clg_off)strips;
+    clg_off c = (z - o * (clg_off)strips) * (clg_off)strip_width + x;
+    clg_off pos = (o * (clg_off)n + a) * (clg_off)inner + c;
+    ulong v = clg_normalize((long)indices[pos], axis_size);
+    int bad = v == axis_size;
+    ((__global int *)err)[bad ? 0 : 1] = 1;
+    v = bad ? 0 : v;
+    clg_store(&out[pos],
+              data[((z - (clg_off)z0) * (clg_off)axis_size + (clg_off)v) *
+                       (clg_off)strip_width + x]);
+}
+#endif
+
 #if !CLG_WINDOWS && CLG_OUTER_DIMS <= 1 && CLG_INNER_DIMS == 0
 __kernel void clg_gather_elements_lean(CLG_ELEMENTS_PARAMS)
 {
@@ -141,6 +194,14 @@ __kernel void clg_gather_elements_lean(CLG_ELEMENTS_PARAMS)
         *err = 1;
         return;
     }
-    out[pos] = data[o * (clg_off)outer_stride + (clg_off)v * (clg_off)axis_stride];
+#if CLG_PREFETCH
+    /* Line a of the data row `prefetch` outer rows ahead, in the tensor. */
+    clg_off line = min(a * (64 / CLG_UNIT), (clg_off)axis_size - 1);
+    clg_prefetch(data + min((o + (clg_off)prefetch) * (clg_off)outer_stride +
+                                line * (clg_off)axis_stride,
+                            (clg_off)data_len - 1));
+#endif
+    clg_store(&out[pos], data[o * (clg_off)outer_stride +
+                              (clg_off)v * (clg_off)axis_stride]);
 }
 #endif

@@ -73,36 +73,73 @@ static void gather_footprint(const clg_plan *plan, const clg_box *b,
     *end = ((b->o1 - 1) * s + (s - 1)) * in + b->c1;
 }
 
-/* NDRange (c, j, o) for rows of several units, else (j, o). The lean
- * bodies need a whole-tensor launch and, for rows, a dimension 0 that
- * fills its work-groups exactly. */
+int clg_gather_span(const clg_plan *plan, const clg_params *prm)
+{
+    int span = 1;
+    if (!plan->lean || plan->inner < 2 || plan->unit > 8)
+        return 1;
+    while (span < 16 && (size_t)(2 * span) * plan->unit <= prm->unit &&
+           plan->inner % (2 * span) == 0)
+        span *= 2;
+    return span;
+}
+
+/* The NDRange of a launch: (c, j, o) for rows of several units, c in spans
+ * of `span` units; else (j, o). */
+static void gather_geometry(const clg_device_facts *dev, const clg_params *prm,
+                            const clg_plan *plan, const clg_box *box, int span,
+                            clg_geometry *g)
+{
+    size_t origin[3] = {(size_t)box->c0 / (size_t)span, (size_t)box->j0,
+                        (size_t)box->o0};
+    size_t size[3] = {(size_t)(box->c1 - box->c0) / (size_t)span,
+                      (size_t)(box->j1 - box->j0),
+                      (size_t)(box->o1 - box->o0)};
+    if (plan->inner > 1)
+        clg_geometry_make_wg(dev, prm->wg, 3, origin, size, g);
+    else
+        clg_geometry_make_wg(dev, prm->wg, 2, origin + 1, size + 1, g);
+}
+
+/* The lean bodies need a whole-tensor launch and, for rows, a dimension 0
+ * that fills its work-groups exactly; only they take spans, prefetching
+ * and non-temporal stores (docs/design.md, "Kernels"). */
 static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
                                 const clg_plan *plan, const clg_box *box,
                                 const clg_windows *w)
 {
     const clg_device_facts *dev = clg_rt_facts(ctx);
     int rows = plan->inner > 1, whole = clg_launch_is_whole(plan, box, w);
-    size_t origin[3] = {(size_t)box->c0, (size_t)box->j0, (size_t)box->o0};
-    size_t size[3] = {(size_t)(box->c1 - box->c0), (size_t)(box->j1 - box->j0),
-                      (size_t)(box->o1 - box->o0)};
+    clg_params prm;
     clg_geometry g;
-    if (rows)
-        clg_geometry_make(dev, 3, origin, size, &g);
-    else
-        clg_geometry_make(dev, 2, origin + 1, size + 1, &g);
-    int lean = plan->lean && whole && (!rows || g.global[0] == size[0]);
+    clg_status st = clg_params_get(ctx, &prm, NULL);
+    if (st != CLG_STATUS_OK)
+        return st;
+    int span = whole ? clg_gather_span(plan, &prm) : 1;
+    gather_geometry(dev, &prm, plan, box, span, &g);
+    int lean = plan->lean && whole &&
+               (!rows ||
+                g.global[0] * (size_t)span == (size_t)(box->c1 - box->c0));
+    if (!lean && span > 1) {
+        span = 1;
+        gather_geometry(dev, &prm, plan, box, span, &g);
+    }
     const char *name = rows ? (lean ? "clg_gather_lean" : "clg_gather")
                             : (lean ? "clg_gather_units_lean"
                                     : "clg_gather_units");
     clg_variant v = clg_plan_variant(CLG_FILE_GATHER, name, p, plan, whole);
+    v.value[CLG_OPT_SPAN] = (unsigned)span;
+    v.value[CLG_OPT_PREFETCH] = lean && prm.prefetch > 0;
+    v.value[CLG_OPT_NT] = lean && prm.nt;
     cl_kernel k = NULL;
-    clg_status st = clg_variant_kernel(ctx, &v, &k);
-    if (st != CLG_STATUS_OK)
+    if ((st = clg_variant_kernel(ctx, &v, &k)) != CLG_STATUS_OK)
         return st;
     clg_base_scalars sc;
-    clg_rt_arg args[CLG_BASE_ARG_COUNT];
+    cl_ulong ahead = prm.prefetch;
+    clg_rt_arg args[CLG_BASE_ARG_COUNT + 1];
     clg_base_args(ctx, plan, w, &sc, args);
-    return clg_rt_launch(w->call, k, args, CLG_BASE_ARG_COUNT, &g);
+    args[CLG_BASE_ARG_COUNT] = (clg_rt_arg){sizeof ahead, &ahead};
+    return clg_rt_launch(w->call, k, args, CLG_BASE_ARG_COUNT + 1, &g);
 }
 
 const clg_routine clg_gather_routine = {CLG_OP_GATHER, gather_plan,

@@ -64,15 +64,6 @@ static void elements_plan(const clg_problem *p, const clg_device_facts *dev,
     plan->index_count = p->index_count;
     plan->data_units = p->data_count;
     plan->out_units = p->out_count;
-    /* Strips of 1 KiB of columns on CPU devices: with the axis not
-     * innermost, each work-item reads a random row, so a row's cache lines
-     * (and its page's TLB entry) are reused only if every output row of a
-     * strip is produced while the strip (s rows x 1 KiB) is cached. 1 KiB
-     * measured best on POCL (64 B: 98 ms, 256 B: 70, 1 KiB: 66, 4 KiB: 83
-     * for the elements-axis0 workload). */
-    int64_t width = (int64_t)(1024 / p->elem_size);
-    if (plan->lean && width > 1 && ii > width && plan->n > 1)
-        plan->strip_width = width;
     clg_plan_offsets(plan, dev);
 }
 
@@ -104,35 +95,72 @@ static void elements_footprint(const clg_plan *plan, const clg_box *b,
            1;
 }
 
-/* The entry point and NDRange for a box: strips (CPU, boxes of whole rows
- * only), (c, a, o) for rows of several elements, else (a, o). */
-static const char *elements_geometry(const clg_device_facts *dev,
-                                     const clg_plan *plan, const clg_box *b,
-                                     int whole, clg_geometry *g)
+void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
+                         const clg_params *prm, const clg_box *b, int whole,
+                         uint64_t max_alloc, clg_elements_choice *ch)
+{
+    int64_t width = (int64_t)(prm->strip / p->elem_size);
+    int full_rows = b->j0 == 0 && b->j1 == plan->n && b->c0 == 0 &&
+                    b->c1 == plan->inner;
+    memset(ch, 0, sizeof *ch);
+    ch->walk = plan->inner > 1 ? CLG_WALK_ROWS : CLG_WALK_UNITS;
+    if (ch->walk == CLG_WALK_UNITS && plan->lean && whole &&
+        plan->outer_dims <= 1 && plan->inner_dims == 0)
+        ch->walk = CLG_WALK_LEAN;
+    /* Strips: the axis not innermost, rows wider than a strip. */
+    if (width < 1 || plan->inner <= width || plan->n < 2 || !full_rows)
+        return;
+    ch->walk = CLG_WALK_STRIPS;
+    ch->strip_width = width;
+    ch->strips = (plan->inner + width - 1) / width;
+    uint64_t strip_bytes = (uint64_t)plan->axis_size * (uint64_t)width *
+                           p->elem_size;
+    /* Packed: a strip width in [width / 2, width] that divides the row, so
+     * that the packed kernels need no bound on x (kernels/gather_elements.cl). */
+    int64_t even = width;
+    while (even > 1 && 2 * even > width && plan->inner % even != 0)
+        even--;
+    if (!prm->pack || !whole || plan->outer_dims > 1 ||
+        plan->inner_dims != 1 || plan->inner % even != 0 || 2 * even < width ||
+        strip_bytes > max_alloc)
+        return;
+    ch->walk = CLG_WALK_PACKED;
+    ch->strip_width = even;
+    ch->strips = plan->inner / even;
+    strip_bytes = (uint64_t)plan->axis_size * (uint64_t)even * p->elem_size;
+    int64_t total = plan->outer * ch->strips;
+    ch->chunk = prm->chunk && (int64_t)prm->chunk < total ? prm->chunk : total;
+    if ((uint64_t)ch->chunk > max_alloc / strip_bytes)
+        ch->chunk = (int64_t)(max_alloc / strip_bytes);
+}
+
+static const char *const walk_kernels[] = {"clg_gather_elements",
+                                           "clg_gather_elements_units",
+                                           "clg_gather_elements_lean",
+                                           "clg_gather_elements_strips",
+                                           "clg_gather_elements_packed"};
+
+/* The NDRange of a walk over box b (packed: of its first pass). */
+static void elements_geometry(const clg_device_facts *dev,
+                              const clg_params *prm,
+                              const clg_elements_choice *ch, const clg_box *b,
+                              clg_geometry *g)
 {
     size_t origin[3] = {(size_t)b->c0, (size_t)b->j0, (size_t)b->o0};
     size_t size[3] = {(size_t)(b->c1 - b->c0), (size_t)(b->j1 - b->j0),
                       (size_t)(b->o1 - b->o0)};
-    int full_rows = b->j0 == 0 && b->j1 == plan->n && b->c0 == 0 &&
-                    b->c1 == plan->inner;
-    if (plan->strip_width && full_rows) {
-        size_t strips = (size_t)((plan->inner + plan->strip_width - 1) /
-                                 plan->strip_width);
+    if (ch->walk == CLG_WALK_STRIPS || ch->walk == CLG_WALK_PACKED) {
         origin[0] = 0;
-        size[0] = (size_t)plan->strip_width;
-        origin[2] *= strips;
-        size[2] *= strips;
-        clg_geometry_make(dev, 3, origin, size, g);
-        return "clg_gather_elements_strips";
+        size[0] = (size_t)ch->strip_width;
+        origin[2] *= (size_t)ch->strips;
+        size[2] *= (size_t)ch->strips;
+        if (ch->walk == CLG_WALK_PACKED)
+            size[2] = (size_t)ch->chunk;
     }
-    if (plan->inner > 1) {
-        clg_geometry_make(dev, 3, origin, size, g);
-        return "clg_gather_elements";
-    }
-    clg_geometry_make(dev, 2, origin + 1, size + 1, g);
-    int lean = plan->lean && whole && plan->outer_dims <= 1 &&
-               plan->inner_dims == 0;
-    return lean ? "clg_gather_elements_lean" : "clg_gather_elements_units";
+    if (ch->walk == CLG_WALK_UNITS || ch->walk == CLG_WALK_LEAN)
+        clg_geometry_make_wg(dev, prm->wg, 2, origin + 1, size + 1, g);
+    else
+        clg_geometry_make_wg(dev, prm->wg, 3, origin, size, g);
 }
 
 /* The (extent, stride) list of a ragged part in a small buffer:
@@ -165,26 +193,31 @@ static clg_variant elements_variant(const clg_problem *p, const clg_plan *plan,
     return v;
 }
 
-/* The arguments after the common ones (kernels/gather_elements.cl). */
+/* The arguments after the common ones (kernels/gather_elements.cl), and
+ * the packed walk's pass start and pack kernel arguments. */
 typedef struct elements_extra {
     cl_ulong axis_stride, outer_stride, inner_stride, strip_width, strips;
+    cl_ulong prefetch, z0, axis_size, inner;
     cl_mem outer_geom, inner_geom;
 } elements_extra;
 
-#define ELEMENTS_ARG_COUNT (CLG_BASE_ARG_COUNT + 7)
+#define ELEMENTS_ARG_COUNT (CLG_BASE_ARG_COUNT + 8)
+#define PACK_ARG_COUNT 10
 
-static void elements_args(const clg_plan *plan, elements_extra *x,
+static void elements_args(const clg_plan *plan, const clg_params *prm,
+                          const clg_elements_choice *ch, elements_extra *x,
                           clg_rt_arg *args)
 {
+    x->prefetch = prm->prefetch;
     x->axis_stride = (cl_ulong)plan->axis_stride;
     x->outer_stride = plan->outer_dims == 1 ? (cl_ulong)plan->outer_stride[0]
                                             : 0;
     x->inner_stride = plan->inner_dims == 1 ? (cl_ulong)plan->inner_stride[0]
                                             : 0;
-    x->strip_width = (cl_ulong)plan->strip_width;
-    x->strips = x->strip_width ? ((cl_ulong)plan->inner + x->strip_width - 1) /
-                                     x->strip_width
-                               : 0;
+    x->strip_width = (cl_ulong)ch->strip_width;
+    x->strips = (cl_ulong)ch->strips;
+    x->axis_size = (cl_ulong)plan->axis_size;
+    x->inner = (cl_ulong)plan->inner;
     args[0] = (clg_rt_arg){sizeof x->axis_stride, &x->axis_stride};
     args[1] = (clg_rt_arg){sizeof x->outer_stride, &x->outer_stride};
     args[2] = (clg_rt_arg){sizeof x->inner_stride, &x->inner_stride};
@@ -192,6 +225,69 @@ static void elements_args(const clg_plan *plan, elements_extra *x,
     args[4] = (clg_rt_arg){sizeof(cl_mem), &x->inner_geom};
     args[5] = (clg_rt_arg){sizeof x->strip_width, &x->strip_width};
     args[6] = (clg_rt_arg){sizeof x->strips, &x->strips};
+    args[7] = (clg_rt_arg){sizeof x->prefetch, &x->prefetch};
+    args[8] = (clg_rt_arg){sizeof x->z0, &x->z0};
+}
+
+/* clg_pack_strips's arguments, data and pack buffers at `bufs`. */
+static void pack_args(const cl_mem *bufs, elements_extra *x, clg_rt_arg *args)
+{
+    const cl_ulong *v[8] = {&x->axis_size,    &x->inner,
+                            &x->axis_stride,  &x->outer_stride,
+                            &x->inner_stride, &x->strip_width,
+                            &x->strips,       &x->z0};
+    args[0] = (clg_rt_arg){sizeof(cl_mem), &bufs[0]};
+    args[1] = (clg_rt_arg){sizeof(cl_mem), &bufs[1]};
+    for (int i = 0; i < 8; i++)
+        args[2 + i] = (clg_rt_arg){sizeof(cl_ulong), v[i]};
+}
+
+/* The packed walk over the whole tensors: per pass of ch->chunk strips, the
+ * pack kernel copies them into one temporary buffer, then the gather reads
+ * them from it (in order on the queue). args: the gather's, its data
+ * argument replaced by the temporary. */
+static clg_status packed_passes(clg_context *ctx, clg_rt_call *call,
+                                const clg_problem *p, const clg_plan *plan,
+                                const clg_params *prm,
+                                const clg_elements_choice *ch,
+                                const clg_variant *v, clg_rt_arg *args,
+                                elements_extra *x)
+{
+    cl_mem bufs[2] = {*(const cl_mem *)args[0].value, NULL};
+    clg_rt_arg pargs[PACK_ARG_COUNT];
+    cl_kernel pack = NULL, gather = NULL;
+    clg_variant pv = *v;
+    int64_t total = plan->outer * ch->strips;
+    size_t bytes = (size_t)ch->chunk * (size_t)plan->axis_size *
+                   (size_t)ch->strip_width * p->elem_size;
+    pv.kernel = "clg_pack_strips";
+    clg_status st = clg_variant_kernel(ctx, &pv, &pack);
+    if (st == CLG_STATUS_OK)
+        st = clg_variant_kernel(ctx, v, &gather);
+    if (st == CLG_STATUS_OK)
+        st = clg_rt_temp_buffer(ctx, bytes, &bufs[1]);
+    args[0] = (clg_rt_arg){sizeof(cl_mem), &bufs[1]};
+    pack_args(bufs, x, pargs);
+    for (int64_t z0 = 0; z0 < total && st == CLG_STATUS_OK; z0 += ch->chunk) {
+        int64_t count = total - z0 < ch->chunk ? total - z0 : ch->chunk;
+        size_t origin[3] = {0, 0, (size_t)z0};
+        size_t s_pack[3] = {(size_t)ch->strip_width, (size_t)plan->axis_size,
+                            (size_t)count};
+        size_t s_gather[3] = {(size_t)ch->strip_width, (size_t)plan->n,
+                              (size_t)count};
+        clg_geometry gp, gg;
+        x->z0 = (cl_ulong)z0;
+        clg_geometry_make_wg(clg_rt_facts(ctx), prm->wg, 3, origin, s_pack,
+                             &gp);
+        clg_geometry_make_wg(clg_rt_facts(ctx), prm->wg, 3, origin, s_gather,
+                             &gg);
+        st = clg_rt_launch(call, pack, pargs, PACK_ARG_COUNT, &gp);
+        if (st == CLG_STATUS_OK)
+            st = clg_rt_launch(call, gather, args, ELEMENTS_ARG_COUNT + 1,
+                               &gg);
+    }
+    clg_rt_release(&bufs[1]);
+    return st;
 }
 
 static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
@@ -201,13 +297,27 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
     clg_geometry g;
     cl_kernel k = NULL;
     clg_base_scalars sc;
+    clg_params prm;
+    clg_elements_choice ch;
     elements_extra x = {0};
-    clg_rt_arg args[ELEMENTS_ARG_COUNT];
+    clg_rt_arg args[ELEMENTS_ARG_COUNT + 1];
+    const clg_device_facts *dev = clg_rt_facts(ctx);
     int whole = clg_launch_is_whole(plan, box, w);
-    const char *name = elements_geometry(clg_rt_facts(ctx), plan, box, whole,
-                                         &g);
-    clg_variant v = elements_variant(p, plan, name, whole);
-    clg_status st = clg_variant_kernel(ctx, &v, &k);
+    clg_status st = clg_params_get(ctx, &prm, NULL);
+    if (st != CLG_STATUS_OK)
+        return st;
+    clg_elements_choose(p, plan, &prm, box, whole, dev->max_alloc, &ch);
+    elements_geometry(dev, &prm, &ch, box, &g);
+    if (ch.walk == CLG_WALK_PACKED && g.global[0] != (size_t)ch.strip_width) {
+        ch.walk = CLG_WALK_STRIPS; /* the packed kernels take no padded x */
+        elements_geometry(dev, &prm, &ch, box, &g);
+    }
+    clg_variant v = elements_variant(p, plan, walk_kernels[ch.walk], whole);
+    v.value[CLG_OPT_PREFETCH] = ch.walk == CLG_WALK_LEAN && prm.prefetch > 0;
+    v.value[CLG_OPT_NT] =
+        (ch.walk == CLG_WALK_LEAN || ch.walk == CLG_WALK_PACKED) && prm.nt;
+    if (ch.walk != CLG_WALK_PACKED)
+        st = clg_variant_kernel(ctx, &v, &k);
     if (st == CLG_STATUS_OK && plan->outer_dims > 1)
         st = geom_buffer(ctx, plan->outer_dims, plan->outer_extent,
                          plan->outer_stride, &x.outer_geom);
@@ -216,8 +326,11 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
                          plan->inner_stride, &x.inner_geom);
     if (st == CLG_STATUS_OK) {
         clg_base_args(ctx, plan, w, &sc, args);
-        elements_args(plan, &x, args + CLG_BASE_ARG_COUNT);
-        st = clg_rt_launch(w->call, k, args, ELEMENTS_ARG_COUNT, &g);
+        elements_args(plan, &prm, &ch, &x, args + CLG_BASE_ARG_COUNT);
+        st = ch.walk == CLG_WALK_PACKED
+                 ? packed_passes(ctx, w->call, p, plan, &prm, &ch, &v, args,
+                                 &x)
+                 : clg_rt_launch(w->call, k, args, ELEMENTS_ARG_COUNT, &g);
     }
     /* Release is deferred by OpenCL until the enqueued kernel is done. */
     clg_rt_release(&x.outer_geom);

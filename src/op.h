@@ -5,6 +5,7 @@
 #ifndef CLG_OP_H
 #define CLG_OP_H
 
+#include "params.h"
 #include "runtime.h"
 #include "variant.h"
 
@@ -134,7 +135,6 @@ typedef struct clg_plan {
     size_t outer_dims, inner_dims; /* 0 or 1: simple; more: ragged */
     int64_t outer_extent[CLG_MAX_RANK], outer_stride[CLG_MAX_RANK];
     int64_t inner_extent[CLG_MAX_RANK], inner_stride[CLG_MAX_RANK];
-    int64_t strip_width; /* columns per strip (0: no strips) */
 } clg_plan;
 
 /* 32-bit offsets only where every offset provably fits, and only on GPUs:
@@ -195,6 +195,10 @@ clg_variant clg_plan_variant(clg_kernel_file file, const char *kernel,
 void clg_geometry_make(const clg_device_facts *dev, unsigned dims,
                        const size_t *origin, const size_t *size,
                        clg_geometry *g);
+/* The same with a group of about `wg` work-items (device parameters). */
+void clg_geometry_make_wg(const clg_device_facts *dev, size_t wg,
+                          unsigned dims, const size_t *origin,
+                          const size_t *size, clg_geometry *g);
 
 /* ---------------------------------------------------------------- routines */
 
@@ -216,6 +220,33 @@ typedef struct clg_routine {
                          const clg_plan *plan, const clg_box *box,
                          const clg_windows *w);
 } clg_routine;
+
+/* How a GatherElements launch walks its box (src/gather_elements.c;
+ * docs/design.md, "Kernels"), from the plan, the device parameters and the
+ * box. */
+typedef enum clg_elements_walk {
+    CLG_WALK_ROWS,   /* clg_gather_elements (c, a, o) */
+    CLG_WALK_UNITS,  /* clg_gather_elements_units (a, o) */
+    CLG_WALK_LEAN,   /* clg_gather_elements_lean (a, o) */
+    CLG_WALK_STRIPS, /* clg_gather_elements_strips: strip order in place */
+    CLG_WALK_PACKED  /* per pass: clg_pack_strips, then _packed */
+} clg_elements_walk;
+
+typedef struct clg_elements_choice {
+    clg_elements_walk walk;
+    int64_t strip_width; /* elements per strip (strips, packed) */
+    int64_t strips;      /* strips per outer row */
+    int64_t chunk;       /* strips per pass (packed) */
+} clg_elements_choice;
+
+void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
+                         const clg_params *prm, const clg_box *box, int whole,
+                         uint64_t max_alloc, clg_elements_choice *ch);
+
+/* Units one work-item of the lean Gather rows body moves (src/gather.c):
+ * the largest power of two up to 16 that divides the row and keeps
+ * span * unit within the device's `unit` bytes; 1 off the lean bodies. */
+int clg_gather_span(const clg_plan *plan, const clg_params *prm);
 
 extern const clg_routine clg_gather_routine;
 extern const clg_routine clg_gather_elements_routine;

@@ -61,6 +61,8 @@ clg_variant clg_plan_variant(clg_kernel_file file, const char *kernel,
     v.value[CLG_OPT_UNIT] = (unsigned)plan->unit;
     v.value[CLG_OPT_WIDE] = (unsigned)plan->wide_offsets;
     v.value[CLG_OPT_WINDOWS] = !whole;
+    if (file == CLG_FILE_GATHER)
+        v.value[CLG_OPT_SPAN] = 1;
     return v;
 }
 
@@ -87,13 +89,12 @@ void clg_base_args(clg_context *ctx, const clg_plan *plan,
     }
 }
 
-/* GPUs want about 256 work-items a group; POCL's CPU device runs a
- * work-group as loops on one thread, so bigger groups cut per-group
- * overhead. Dims 0 and 1 take the group; dim 2 gets 1. */
-static void pick_local(const clg_device_facts *dev, const size_t size[3],
-                       size_t local[3])
+/* Dims 0 and 1 take a group of about `target` work-items; dim 2 gets 1. */
+static void pick_local(const clg_device_facts *dev, size_t target,
+                       const size_t size[3], size_t local[3])
 {
-    size_t target = dev->plan_type == CLG_DEVICE_TYPE_GPU ? 256 : 4096;
+    if (target == 0)
+        target = 1;
     if (target > dev->max_wg_size)
         target = dev->max_wg_size;
     size_t lx = size[0] < target ? size[0] : target;
@@ -120,15 +121,26 @@ static void pick_local(const clg_device_facts *dev, const size_t size[3],
     local[2] = 1;
 }
 
-void clg_geometry_make(const clg_device_facts *dev, unsigned dims,
-                       const size_t *origin, const size_t *size,
-                       clg_geometry *g)
+void clg_geometry_make_wg(const clg_device_facts *dev, size_t wg,
+                          unsigned dims, const size_t *origin,
+                          const size_t *size, clg_geometry *g)
 {
     size_t s[3] = {size[0], dims > 1 ? size[1] : 1, dims > 2 ? size[2] : 1};
     g->dims = dims;
-    pick_local(dev, s, g->local);
+    pick_local(dev, wg, s, g->local);
     for (int d = 0; d < 3; d++) {
         g->origin[d] = (unsigned)d < dims ? origin[d] : 0;
         g->global[d] = (s[d] + g->local[d] - 1) / g->local[d] * g->local[d];
     }
+}
+
+/* GPUs want about 256 work-items a group; POCL's CPU device runs a
+ * work-group as loops on one thread, so bigger groups cut per-group
+ * overhead (the routines take theirs from the device parameters). */
+void clg_geometry_make(const clg_device_facts *dev, unsigned dims,
+                       const size_t *origin, const size_t *size,
+                       clg_geometry *g)
+{
+    size_t wg = dev->plan_type == CLG_DEVICE_TYPE_GPU ? 256 : 4096;
+    clg_geometry_make_wg(dev, wg, dims, origin, size, g);
 }

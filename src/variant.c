@@ -43,6 +43,14 @@ const char *clg_variant_check(const clg_variant *v)
          v->value[CLG_OPT_INNER_DIMS] != 0))
         return "the lean GatherElements body takes at most one outer stride "
                "and no inner dims";
+    /* The packed strips (kernels/gather_elements.cl) likewise. */
+    int packed = strstr(v->kernel, "_packed") != NULL ||
+                 strstr(v->kernel, "_pack_") != NULL;
+    if (packed &&
+        (v->value[CLG_OPT_WINDOWS] || v->value[CLG_OPT_OUTER_DIMS] > 1 ||
+         v->value[CLG_OPT_INNER_DIMS] != 1))
+        return "the packed strips take whole tensors, at most one outer "
+               "stride and one inner stride";
     return NULL;
 }
 

@@ -24,6 +24,7 @@ typedef enum clg_kernel_file {
 #define CLG_FILES_ALL 7u      /* every file */
 #define CLG_FILES_OPS 6u      /* gather.cl, gather_elements.cl */
 #define CLG_FILES_ELEMENTS 4u /* gather_elements.cl */
+#define CLG_FILES_GATHER 2u   /* gather.cl */
 
 /* X(name, files, legal, meaning): `files` a mask of (1 << clg_kernel_file)
  * that take the option, `legal` a mask of (1 << value) of its legal
@@ -39,7 +40,13 @@ typedef enum clg_kernel_file {
     X(OUTER_DIMS, CLG_FILES_ELEMENTS, 0x7u,                                   \
       "GatherElements offsets before the axis: 0 none, 1 stride, 2 list")     \
     X(INNER_DIMS, CLG_FILES_ELEMENTS, 0x7u,                                   \
-      "GatherElements offsets after the axis: 0 none, 1 stride, 2 list")
+      "GatherElements offsets after the axis: 0 none, 1 stride, 2 list")      \
+    X(SPAN, CLG_FILES_GATHER, 0x10116u,                                       \
+      "Gather lean rows: units one work-item moves (at most 64 bytes)")       \
+    X(PREFETCH, CLG_FILES_OPS, 0x3u,                                          \
+      "1: __builtin_prefetch ahead (clang device compilers: POCL)")           \
+    X(NT, CLG_FILES_OPS, 0x3u,                                                \
+      "1: __builtin_nontemporal_store of the output (clang: POCL)")
 
 typedef enum clg_option {
 #define CLG_OPTION_ENUM_(name, files, legal, meaning) CLG_OPT_##name,

@@ -6,12 +6,17 @@
  * misaligned host pointers, and planted out-of-range values. Float data
  * holds NaNs with payloads, -0.0, subnormals and infinities; STRING data
  * points into a pool with NUL bytes. Every result is compared bit for bit
- * with the CPU reference (same context) and the test's oracle. */
+ * with the CPU reference (same context) and the test's oracle. Then 512
+ * more cases under each of several CLGATHER_PARAMS settings, so that the
+ * small cases reach every walk of every plan (docs/design.md, "Device
+ * parameters"). */
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 #include "clg_test_random.h"
 
 #include <inttypes.h>
 
 #include "context.h" /* the program cache, to count the variants built */
+#include "params.h"  /* the device's parameter entry */
 
 #define CASES 2048
 #define DEFAULT_SEED UINT64_C(0x5eed0001c1a7e5)
@@ -85,7 +90,7 @@ static void test_variants_built(void **state)
         narrow += strstr(p->key, "-DCLG_WIDE=0") != NULL;
         for (size_t k = 0; k < p->kernel_count; k++)
             cpu_only += strstr(p->kernels[k].name, "_lean") ||
-                        strstr(p->kernels[k].name, "_strips");
+                        strstr(p->kernels[k].name, "_pack");
     }
     const char *plan = getenv("CLGATHER_TEST_PLAN");
     int gpu_plan = plan && !strcmp(plan, "gpu");
@@ -103,12 +108,77 @@ static void test_variants_built(void **state)
     }
 }
 
+/* CLGATHER_PARAMS settings that reach every walk and body of the small
+ * random cases: narrow strips (in place and packed, passes of several
+ * strips or all), work-groups that pad dimension 0, and on devices whose
+ * compiler takes clang's built-ins, wide units, prefetching and
+ * non-temporal stores. */
+static const char *const portable_settings[] = {"strip=8,chunk=3",
+                                                "strip=4,pack=0",
+                                                "strip=16,chunk=0,wg=7",
+                                                "strip=12,chunk=1,wg=64"};
+static const char *const builtin_settings[] = {"unit=64,prefetch=4,nt=1",
+                                               "unit=16,prefetch=1,nt=0,strip="
+                                               "8,chunk=2",
+                                               "unit=8,prefetch=0,nt=1,wg=5"};
+
+static void run_cases_with(clg_context *ctx, const char *setting,
+                           uint64_t stream, size_t count)
+{
+    clg_test_rng rng = {seed ^ stream};
+    assert_int_equal(setenv("CLGATHER_PARAMS", setting, 1), 0);
+    for (size_t i = 0; i < count; i++) {
+        clg_test_spec spec;
+        clg_test_random_case rc;
+        clg_test_random_spec(&rng, i, &spec);
+        clg_test_random_case_make(&rng, &spec, &rc);
+        clg_test_set_case("CLGATHER_PARAMS=%s, case %zu "
+                          "(CLG_TEST_SEED=%" PRIu64 "): %s",
+                          setting, i, seed, rc.desc);
+        clg_test_check_random(ctx, 1, &rc);
+        clg_test_random_case_free(&rc);
+    }
+}
+
+/* The same comparison under each setting; where the device's entry has
+ * no built-ins, a setting that asks for them is refused by name. */
+static void test_device_parameters(void **state)
+{
+    clg_context *ctx = *state;
+    const clg_params_entry *e =
+        clg_params_lookup(ctx->facts.plan_type, clg_context_device_vendor(ctx),
+                          clg_context_device_version(ctx));
+    for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(portable_settings); k++)
+        run_cases_with(ctx, portable_settings[k], k + 1, 512);
+    for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(builtin_settings); k++) {
+        if (e->builtins) {
+            run_cases_with(ctx, builtin_settings[k], k + 101, 512);
+            continue;
+        }
+        const int64_t shape[1] = {4};
+        float d[4] = {0}, o[4];
+        int64_t i[4] = {0, 1, 2, 3};
+        clg_tensor D = {CLG_DTYPE_FLOAT, 1, shape, d};
+        clg_tensor I = {CLG_DTYPE_INT64, 1, shape, i};
+        clg_tensor O = {CLG_DTYPE_FLOAT, 1, shape, o};
+        assert_int_equal(setenv("CLGATHER_PARAMS", builtin_settings[k], 1), 0);
+        CLG_ASSERT_STATUS(ctx, clg_gather(ctx, &D, &I, 0, &O),
+                          CLG_STATUS_INVALID_ARGUMENT);
+        CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), "clang's built-ins");
+    }
+    unsetenv("CLGATHER_PARAMS");
+    print_message("entry \"%s\": %zu settings with built-ins %s\n", e->name,
+                  CLG_TEST_ARRAY_LEN(builtin_settings),
+                  e->builtins ? "run" : "refused");
+}
+
 int main(void)
 {
     seed = clg_test_seed(DEFAULT_SEED);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_device_matches_reference),
         cmocka_unit_test(test_variants_built),
+        cmocka_unit_test(test_device_parameters),
     };
     return CLG_RUN_DEVICE_TESTS(tests);
 }

@@ -10,6 +10,8 @@
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "clg_test_random.h"
 
+#include "params.h" /* the device's parameter entry */
+
 #define CAP_BYTES 1024
 
 static void test_buffers_are_capped(void **state)
@@ -31,6 +33,39 @@ static void test_random_cases_split(void **state)
         clg_test_check_random(ctx, 1, &rc);
         clg_test_random_case_free(&rc);
     }
+}
+
+/* The same under device parameters that give small cases strips (packed
+ * where a launch covers whole tensors, in place in pieces) and odd
+ * work-groups; the prefetching and non-temporal settings run where the
+ * device's entry allows them (test_random.c checks the refusal). */
+static void test_random_cases_split_params(void **state)
+{
+    static const char *const settings[] = {"strip=8,chunk=3",
+                                           "strip=4,pack=0,wg=7",
+                                           "unit=64,prefetch=2,nt=1"};
+    clg_context *ctx = *state;
+    clg_test_rng rng = {clg_test_seed(0x5b118)};
+    const clg_params_entry *e =
+        clg_params_lookup(clg_context_device_type(ctx),
+                          clg_context_device_vendor(ctx),
+                          clg_context_device_version(ctx));
+    const char *plan = getenv("CLGATHER_TEST_PLAN");
+    int builtins = e->builtins && !(plan && !strcmp(plan, "gpu"));
+    for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(settings) - !builtins; k++) {
+        assert_int_equal(setenv("CLGATHER_PARAMS", settings[k], 1), 0);
+        for (size_t i = 0; i < 256; i++) {
+            clg_test_spec spec;
+            clg_test_random_case rc;
+            clg_test_random_spec(&rng, i, &spec);
+            clg_test_random_case_make(&rng, &spec, &rc);
+            clg_test_set_case("split case %zu, CLGATHER_PARAMS=%s: %s", i,
+                              settings[k], rc.desc);
+            clg_test_check_random(ctx, 1, &rc);
+            clg_test_random_case_free(&rc);
+        }
+    }
+    unsetenv("CLGATHER_PARAMS");
 }
 
 /* Rows far larger than one buffer: Gather pieces of columns, data windows
@@ -84,6 +119,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_buffers_are_capped),
         cmocka_unit_test(test_random_cases_split),
+        cmocka_unit_test(test_random_cases_split_params),
         cmocka_unit_test(test_long_rows),
     };
     return CLG_RUN_DEVICE_TESTS(tests);

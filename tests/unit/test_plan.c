@@ -72,7 +72,7 @@ static void test_gather_plan_units_and_offsets(void **state)
     assert_int_equal(plan.wide_offsets, 1);
 }
 
-static void test_elements_plan_strips_and_dims(void **state)
+static void test_elements_plan_dims(void **state)
 {
     (void)state;
     const int64_t d[] = {4096, 4096};
@@ -80,12 +80,10 @@ static void test_elements_plan_strips_and_dims(void **state)
                             CLG_DTYPE_INT32, 2, d, 0);
     clg_plan plan;
     clg_gather_elements_routine.plan(&p, &cpu, 16, &plan);
-    assert_int_equal(plan.strip_width, 256); /* 1 KiB of floats */
     assert_int_equal(plan.outer_dims, 0);
     assert_int_equal(plan.inner_dims, 1);
     assert_int_equal(plan.axis_stride, 4096);
     clg_gather_elements_routine.plan(&p, &gpu, 16, &plan);
-    assert_int_equal(plan.strip_width, 0);
     assert_int_equal(plan.wide_offsets, 0);
     /* Ragged: indices [2, 3, 2] in data [2, 5, 4], axis 2. */
     const int64_t d3[] = {2, 5, 4}, i3[] = {2, 3, 2};
@@ -101,6 +99,123 @@ static void test_elements_plan_strips_and_dims(void **state)
     assert_int_equal(plan.outer_extent[1], 3);
     assert_int_equal(plan.outer_stride[1], 4);
     assert_int_equal(plan.inner_dims, 0);
+}
+
+/* The walk of each GatherElements launch, from the device parameters. */
+static void test_elements_walks(void **state)
+{
+    (void)state;
+    const clg_params pocl = clg_params_lookup(CLG_DEVICE_TYPE_CPU,
+                                              "GenuineIntel",
+                                              "OpenCL 3.0 PoCL HSTR: x")
+                                ->params;
+    const clg_params gpup = clg_params_lookup(CLG_DEVICE_TYPE_GPU,
+                                              "NVIDIA Corporation",
+                                              "OpenCL 3.0 CUDA")
+                                ->params;
+    const int64_t d[] = {4096, 4096};
+    clg_problem p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, d,
+                            CLG_DTYPE_INT32, 2, d, 0);
+    clg_plan plan;
+    clg_elements_choice ch;
+    clg_gather_elements_routine.plan(&p, &cpu, 16, &plan);
+    clg_box whole = {0, 1, 0, 4096, 0, 4096};
+    /* elements-axis0 on POCL: strips of 256 B = 64 floats, packed, two a
+     * pass (one per core). */
+    clg_elements_choose(&p, &plan, &pocl, &whole, 1, cpu.max_alloc, &ch);
+    assert_int_equal(ch.walk, CLG_WALK_PACKED);
+    assert_int_equal(ch.strip_width, 64);
+    assert_int_equal(ch.strips, 64);
+    assert_int_equal(ch.chunk, 2);
+    /* A piece (windows): strips in place. */
+    clg_elements_choose(&p, &plan, &pocl, &whole, 0, cpu.max_alloc, &ch);
+    assert_int_equal(ch.walk, CLG_WALK_STRIPS);
+    /* Passes no larger than one allocation: 4 MiB holds 4 strips. */
+    clg_params all = pocl;
+    all.chunk = 0;
+    clg_elements_choose(&p, &plan, &all, &whole, 1, (uint64_t)4 << 20, &ch);
+    assert_int_equal(ch.chunk, 4);
+    /* Rows no divisor of 64 columns in [32, 64] divides: in place. */
+    const int64_t d2[] = {512, 4099};
+    p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, d2,
+                CLG_DTYPE_INT32, 2, d2, 0);
+    clg_gather_elements_routine.plan(&p, &cpu, 16, &plan);
+    clg_box w2 = {0, 1, 0, 512, 0, 4099};
+    clg_elements_choose(&p, &plan, &pocl, &w2, 1, cpu.max_alloc, &ch);
+    assert_int_equal(ch.walk, CLG_WALK_STRIPS);
+    assert_int_equal(ch.strips, 65);
+    /* GPUs: strip order in place, work-groups in strip order. */
+    p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, d, CLG_DTYPE_INT32,
+                2, d, 0);
+    clg_gather_elements_routine.plan(&p, &gpu, 16, &plan);
+    clg_elements_choose(&p, &plan, &gpup, &whole, 1, gpu.max_alloc, &ch);
+    assert_int_equal(ch.walk, CLG_WALK_STRIPS);
+    assert_int_equal(ch.strip_width, 64);
+    /* The last axis: no strips; the lean body on CPUs. */
+    p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, d, CLG_DTYPE_INT64,
+                2, d, 1);
+    clg_gather_elements_routine.plan(&p, &cpu, 16, &plan);
+    clg_box w3 = {0, 4096, 0, 4096, 0, 1};
+    clg_elements_choose(&p, &plan, &pocl, &w3, 1, cpu.max_alloc, &ch);
+    assert_int_equal(ch.walk, CLG_WALK_LEAN);
+    clg_gather_elements_routine.plan(&p, &gpu, 16, &plan);
+    clg_elements_choose(&p, &plan, &gpup, &w3, 1, gpu.max_alloc, &ch);
+    assert_int_equal(ch.walk, CLG_WALK_UNITS);
+}
+
+/* Spans of the lean Gather rows body. */
+static void test_gather_spans(void **state)
+{
+    (void)state;
+    const int64_t d[] = {50257, 768}, i[] = {8, 1024};
+    clg_problem p = problem(CLG_OP_GATHER, CLG_DTYPE_FLOAT, 2, d,
+                            CLG_DTYPE_INT64, 2, i, 0);
+    clg_plan plan;
+    clg_params prm = clg_params_table[0].params;
+    clg_gather_routine.plan(&p, &cpu, 16, &plan);
+    assert_int_equal(clg_gather_span(&plan, &prm), 1); /* unit=4: 4 bytes */
+    prm.unit = 64;
+    assert_int_equal(clg_gather_span(&plan, &prm), 16);
+    prm.unit = 24;
+    assert_int_equal(clg_gather_span(&plan, &prm), 4);
+    clg_gather_routine.plan(&p, &gpu, 16, &plan);
+    assert_int_equal(clg_gather_span(&plan, &prm), 1); /* no lean body */
+}
+
+/* The table's lookup and CLGATHER_PARAMS's strict syntax. */
+static void test_params_table_and_syntax(void **state)
+{
+    (void)state;
+    char msg[256], text[256];
+    assert_string_equal(clg_params_lookup(CLG_DEVICE_TYPE_CPU, "GenuineIntel",
+                                          "OpenCL 3.0 PoCL HSTR")
+                            ->name,
+                        "pocl-cpu");
+    assert_string_equal(
+        clg_params_lookup(CLG_DEVICE_TYPE_CPU, "Intel", "OpenCL 3.0")->name,
+        "cpu");
+    assert_string_equal(
+        clg_params_lookup(CLG_DEVICE_TYPE_ACCELERATOR, "X", "Y")->name,
+        "default");
+    clg_params p = clg_params_table[0].params;
+    assert_true(clg_params_parse("strip=64,prefetch=16,nt=1", 1, &p, msg,
+                                 sizeof msg));
+    assert_int_equal(p.strip, 64);
+    assert_int_equal(p.prefetch, 16);
+    assert_int_equal(p.nt, 1);
+    clg_params_format(&p, text, sizeof text);
+    assert_string_equal(text, "wg=4096,strip=64,pack=1,chunk=2,unit=4,"
+                              "prefetch=16,nt=1");
+    static const char *const bad[] = {"",        "strip",     "strip=",
+                                      "strip=x", "strip=-1",  "nt=2",
+                                      "wg=0",    "foo=1",     "strip=64,",
+                                      ",nt=1",   "strip=64 ", "strip=0999999"};
+    for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(bad); k++)
+        if (clg_params_parse(bad[k], 1, &p, msg, sizeof msg))
+            fail_msg("CLGATHER_PARAMS=\"%s\" was accepted", bad[k]);
+    assert_false(clg_params_parse("nt=1", 0, &p, msg, sizeof msg));
+    CLG_ASSERT_CONTAINS(msg, "clang's built-ins");
+    assert_true(clg_params_parse("nt=0,prefetch=0", 0, &p, msg, sizeof msg));
 }
 
 /* The pieces of a plan cover the output once, in order, and each reads
@@ -186,7 +301,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_coalesce),
         cmocka_unit_test(test_gather_plan_units_and_offsets),
-        cmocka_unit_test(test_elements_plan_strips_and_dims),
+        cmocka_unit_test(test_elements_plan_dims),
+        cmocka_unit_test(test_elements_walks),
+        cmocka_unit_test(test_gather_spans),
+        cmocka_unit_test(test_params_table_and_syntax),
         cmocka_unit_test(test_pieces_cover_the_output_once),
         cmocka_unit_test(test_work_group_shapes),
     };

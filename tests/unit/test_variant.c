@@ -75,10 +75,12 @@ static void test_options_come_from_the_table(void **state)
     g.value[CLG_OPT_INDEX_BYTES] = 8;
     g.value[CLG_OPT_UNIT] = 4;
     g.value[CLG_OPT_WIDE] = 1;
+    g.value[CLG_OPT_SPAN] = 1;
     assert_null(clg_variant_check(&g));
     assert_true(clg_variant_options(&g, buf, sizeof buf));
     assert_string_equal(buf, "-cl-std=CL1.2 -DCLG_INDEX_BYTES=8 -DCLG_UNIT=4 "
-                             "-DCLG_WIDE=1 -DCLG_WINDOWS=0");
+                             "-DCLG_WIDE=1 -DCLG_WINDOWS=0 -DCLG_SPAN=1 "
+                             "-DCLG_PREFETCH=0 -DCLG_NT=0");
     clg_variant e = {CLG_FILE_GATHER_ELEMENTS, "clg_gather_elements", {0}};
     e.value[CLG_OPT_INDEX_BYTES] = 4;
     e.value[CLG_OPT_UNIT] = 16;
@@ -89,7 +91,7 @@ static void test_options_come_from_the_table(void **state)
     assert_true(clg_variant_options(&e, buf, sizeof buf));
     assert_string_equal(buf, "-cl-std=CL1.2 -DCLG_INDEX_BYTES=4 -DCLG_UNIT=16 "
                              "-DCLG_WIDE=0 -DCLG_WINDOWS=1 -DCLG_OUTER_DIMS=2 "
-                             "-DCLG_INNER_DIMS=1");
+                             "-DCLG_INNER_DIMS=1 -DCLG_PREFETCH=0 -DCLG_NT=0");
     clg_variant c = {CLG_FILE_CHECK, "clg_check_indices", {0}};
     c.value[CLG_OPT_INDEX_BYTES] = 4;
     assert_true(clg_variant_options(&c, buf, sizeof buf));
@@ -127,9 +129,23 @@ static void test_impossible_combinations_are_refused(void **state)
     v.value[CLG_OPT_INNER_DIMS] = 1;
     CLG_ASSERT_CONTAINS(clg_variant_check(&v), "at most one outer stride");
 
+    v = ok;
+    v.kernel = "clg_gather_elements_packed";
+    CLG_ASSERT_CONTAINS(clg_variant_check(&v), "packed strips");
+    v.value[CLG_OPT_INNER_DIMS] = 1;
+    assert_null(clg_variant_check(&v));
+    v.kernel = "clg_pack_strips";
+    v.value[CLG_OPT_WINDOWS] = 1;
+    CLG_ASSERT_CONTAINS(clg_variant_check(&v), "packed strips");
+
     clg_variant g = {CLG_FILE_GATHER, "clg_gather", {0}};
     g.value[CLG_OPT_INDEX_BYTES] = 4;
     g.value[CLG_OPT_UNIT] = 1;
+    g.value[CLG_OPT_SPAN] = 1;
+    assert_null(clg_variant_check(&g));
+    g.value[CLG_OPT_SPAN] = 3;
+    CLG_ASSERT_CONTAINS(clg_variant_check(&g), "outside its legal values");
+    g.value[CLG_OPT_SPAN] = 1;
     g.value[CLG_OPT_OUTER_DIMS] = 1;
     CLG_ASSERT_CONTAINS(clg_variant_check(&g), "does not take it");
     clg_variant c = {CLG_FILE_CHECK, "clg_check_indices", {0}};

@@ -1,0 +1,328 @@
+/*
+ * clgather tune: searches the device parameters (docs/design.md, "Device
+ * parameters") on the current device over the benchmark's large
+ * workloads, checks every candidate bit for bit against the CPU
+ * reference, and prints the best entry in the table's own syntax
+ * (src/params.c) and as a CLGATHER_PARAMS value.
+ *
+ * The search is coordinate-wise: starting from the device's entry, each
+ * field in turn takes each of its candidate values with the others fixed,
+ * and keeps the value with the lowest sum over the workloads of their
+ * best device-buffer call times. Candidates are passed to the library
+ * through CLGATHER_PARAMS, which it reads on every call.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <clgather/clgather.h>
+
+#include "bench_internal.h"
+#include "cli.h"
+#include "params.h"
+
+/* One workload's tensors on the device and its reference output. */
+typedef struct tune_case {
+    const bench_workload *w;
+    bench_result r;
+    cl_mem data, indices, output;
+    void *expected, *got;
+} tune_case;
+
+typedef struct tune_run {
+    clg_context *ctx;
+    tune_case cases[BENCH_WORKLOAD_COUNT];
+    size_t count;
+    int repeat;
+    int builtins;
+} tune_run;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: clgather tune [--device SPEC] [--scale F] [--repeat N]\n"
+            "Search the device parameters (work-group size, strips, units, "
+            "prefetching,\n"
+            "non-temporal stores) on the benchmark workloads, check every "
+            "candidate against\n"
+            "the CPU reference, and print the best entry of the parameter "
+            "table.\n"
+            "\n"
+            "  -d, --device SPEC  device (default: $CLGATHER_DEVICE, else "
+            "the first GPU)\n"
+            "  -s, --scale F      workload size factor in (0, 4] (default "
+            "0.5)\n"
+            "  -r, --repeat N     timed calls per candidate and workload, "
+            "best kept (default 3)\n"
+            "  -h, --help         show this help\n"
+            "Exit status: 0, 1 when a candidate's output differed, 3 on "
+            "usage or device errors.\n");
+}
+
+static clg_status call_cl(tune_run *t, const tune_case *c)
+{
+    const bench_workload *w = c->w;
+    clg_cl_tensor d = {w->data_dtype, w->data_rank, c->r.data_shape, c->data};
+    clg_cl_tensor i = {w->index_dtype, w->index_rank, c->r.index_shape,
+                       c->indices};
+    clg_cl_tensor o = {w->data_dtype, c->r.out_rank, c->r.out_shape,
+                       c->output};
+    return w->op == BENCH_GATHER
+               ? clg_gather_cl(t->ctx, &d, &i, w->axis, &o)
+               : clg_gather_elements_cl(t->ctx, &d, &i, w->axis, &o);
+}
+
+static cl_mem make_buffer(clg_context *ctx, const void *host, uint64_t bytes)
+{
+    cl_int err;
+    return clCreateBuffer(clg_context_cl_context(ctx),
+                          CL_MEM_READ_WRITE |
+                              (host ? CL_MEM_COPY_HOST_PTR : 0),
+                          bytes ? (size_t)bytes : 1, (void *)host, &err);
+}
+
+/* Inputs, device buffers and the reference output of workload wi. */
+static int case_init(tune_run *t, size_t wi, double scale, tune_case *c)
+{
+    void *data = NULL, *indices = NULL;
+    int ok = 0;
+    c->w = &bench_workloads[wi];
+    if (bench_workload_size(c->w, scale, &c->r) != CLG_STATUS_OK)
+        return 0;
+    c->r.w = c->w;
+    data = malloc(c->r.data_bytes);
+    indices = malloc(c->r.index_bytes);
+    c->expected = malloc(c->r.out_bytes);
+    c->got = malloc(c->r.out_bytes);
+    if (data && indices && c->expected && c->got) {
+        bench_fill_inputs(wi, BENCH_DEFAULT_SEED, &c->r, data, indices);
+        clg_tensor d = {c->w->data_dtype, c->w->data_rank, c->r.data_shape,
+                        data};
+        clg_tensor i = {c->w->index_dtype, c->w->index_rank, c->r.index_shape,
+                        indices};
+        clg_tensor o = {c->w->data_dtype, c->r.out_rank, c->r.out_shape,
+                        c->expected};
+        clg_status st = c->w->op == BENCH_GATHER
+                            ? clg_reference_gather(t->ctx, &d, &i, c->w->axis,
+                                                   &o)
+                            : clg_reference_gather_elements(t->ctx, &d, &i,
+                                                            c->w->axis, &o);
+        c->data = make_buffer(t->ctx, data, c->r.data_bytes);
+        c->indices = make_buffer(t->ctx, indices, c->r.index_bytes);
+        c->output = make_buffer(t->ctx, NULL, c->r.out_bytes);
+        ok = st == CLG_STATUS_OK && c->data && c->indices && c->output;
+    }
+    free(data);
+    free(indices);
+    return ok;
+}
+
+static void case_release(tune_case *c)
+{
+    if (c->data)
+        clReleaseMemObject(c->data);
+    if (c->indices)
+        clReleaseMemObject(c->indices);
+    if (c->output)
+        clReleaseMemObject(c->output);
+    free(c->expected);
+    free(c->got);
+    memset(c, 0, sizeof *c);
+}
+
+/* The best call time of one case under the current CLGATHER_PARAMS, or a
+ * negative value when a call failed (-1) or its output differed (-2). */
+static double time_case(tune_run *t, tune_case *c)
+{
+    double best = -1;
+    clg_status st = call_cl(t, c); /* warm-up: builds the variants */
+    for (int k = 0; k < t->repeat && st == CLG_STATUS_OK; k++) {
+        double t0 = clg_cli_now();
+        st = call_cl(t, c);
+        double dt = clg_cli_now() - t0;
+        if (best < 0 || dt < best)
+            best = dt;
+    }
+    if (st != CLG_STATUS_OK)
+        return -1;
+    cl_int err = clEnqueueReadBuffer(clg_context_cl_queue(t->ctx), c->output,
+                                     CL_TRUE, 0, (size_t)c->r.out_bytes,
+                                     c->got, 0, NULL, NULL);
+    if (err != CL_SUCCESS ||
+        memcmp(c->got, c->expected, (size_t)c->r.out_bytes) != 0)
+        return -2;
+    return best;
+}
+
+/* The sum of the cases' best times under parameters p; negative as
+ * time_case when a case failed or differed (printed). */
+static double time_params(tune_run *t, const clg_params *p)
+{
+    char text[256];
+    double sum = 0;
+    clg_params_format(p, text, sizeof text);
+    setenv("CLGATHER_PARAMS", text, 1);
+    for (size_t k = 0; k < t->count; k++) {
+        double s = time_case(t, &t->cases[k]);
+        if (s < 0) {
+            fprintf(stderr, "clgather tune: %s with %s: %s\n",
+                    t->cases[k].w->name, text,
+                    s == -1 ? clg_context_last_error(t->ctx)
+                            : "output differs from the CPU reference");
+            return s;
+        }
+        sum += s;
+    }
+    fprintf(stderr, "  %-60s %9.3f ms\n", text, sum * 1e3);
+    return sum;
+}
+
+/* The candidate values of each field searched. */
+typedef struct tune_field {
+    size_t offset;
+    int needs_builtins;
+    unsigned values[8];
+    size_t count;
+} tune_field;
+
+static const tune_field tune_fields[] = {
+    {offsetof(clg_params, wg), 0, {256, 1024, 4096}, 3},
+    {offsetof(clg_params, strip), 0, {0, 128, 256, 512, 1024}, 5},
+    {offsetof(clg_params, pack), 0, {0, 1}, 2},
+    {offsetof(clg_params, chunk), 0, {0, 1, 2, 4, 8}, 5},
+    {offsetof(clg_params, unit), 0, {4, 16, 64}, 3},
+    {offsetof(clg_params, prefetch), 1, {0, 1, 2, 4, 16}, 5},
+    {offsetof(clg_params, nt), 1, {0, 1}, 2},
+};
+
+/* Coordinate search from *best (in: the entry, out: the best found).
+ * Returns 0, or -2 when a candidate differed from the reference. */
+static int search(tune_run *t, clg_params *best)
+{
+    int differed = 0;
+    double best_s = time_params(t, best);
+    if (best_s < 0)
+        return (int)best_s;
+    for (size_t f = 0; f < sizeof tune_fields / sizeof tune_fields[0]; f++) {
+        const tune_field *tf = &tune_fields[f];
+        if (tf->needs_builtins && !t->builtins)
+            continue;
+        for (size_t k = 0; k < tf->count; k++) {
+            clg_params cand = *best;
+            unsigned *slot = (unsigned *)((char *)&cand + tf->offset);
+            if (*slot == tf->values[k])
+                continue;
+            *slot = tf->values[k];
+            double s = time_params(t, &cand);
+            differed |= s == -2;
+            if (s >= 0 && s < best_s) {
+                best_s = s;
+                *best = cand;
+            }
+        }
+    }
+    return differed ? -2 : 0;
+}
+
+/* The entry in the syntax of clg_params_table (src/params.c). */
+static void print_entry(const clg_params_entry *e, const clg_params *p)
+{
+    static const char *const types[] = {"OTHER", "CPU", "GPU", "ACCELERATOR"};
+    char text[256];
+    printf("    {\"%s\", CLG_DEVICE_TYPE_%s, \"%s\", %d,\n     {", e->name,
+           types[(unsigned)e->type < 4 ? e->type : 0], e->match, e->builtins);
+#define CLG_TUNE_PRINT_(field, min, max, meaning)                             \
+    printf("%s.%s = %u", strcmp(#field, "wg") ? ", " : "", #field, p->field);
+    CLG_PARAM_FIELDS(CLG_TUNE_PRINT_)
+#undef CLG_TUNE_PRINT_
+    printf("}},\n");
+    clg_params_format(p, text, sizeof text);
+    printf("CLGATHER_PARAMS=%s\n", text);
+}
+
+static int parse_args(int argc, char **argv, const char **device,
+                      double *scale, int *repeat)
+{
+    static const struct option options[] = {
+        {"device", required_argument, NULL, 'd'},
+        {"scale", required_argument, NULL, 's'},
+        {"repeat", required_argument, NULL, 'r'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    int c;
+    char *end;
+    while ((c = getopt_long(argc, argv, "d:s:r:h", options, NULL)) != -1) {
+        if (c == 'd') {
+            *device = optarg;
+        } else if (c == 's') {
+            *scale = strtod(optarg, &end);
+            if (*end || !(*scale > 0 && *scale <= 4))
+                return fprintf(stderr,
+                               "clgather tune: --scale: '%s' is not "
+                               "a number in (0, 4]\n",
+                               optarg),
+                       -1;
+        } else if (c == 'r') {
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 100)
+                return fprintf(stderr,
+                               "clgather tune: --repeat: '%s' is not "
+                               "a number in [1, 100]\n",
+                               optarg),
+                       -1;
+            *repeat = (int)v;
+        } else {
+            usage(c == 'h' ? stdout : stderr);
+            return c == 'h' ? 1 : -1;
+        }
+    }
+    if (optind < argc)
+        return fprintf(stderr, "clgather tune: unexpected '%s'\n",
+                       argv[optind]),
+               -1;
+    return 0;
+}
+
+int clg_cli_tune(int argc, char **argv)
+{
+    const char *device = NULL;
+    double scale = 0.5;
+    tune_run t = {NULL, {{0}}, 0, 3, 0};
+    char msg[1200];
+    int rc = parse_args(argc, argv, &device, &scale, &t.repeat);
+    if (rc)
+        return rc > 0 ? CLG_EXIT_OK : CLG_EXIT_ERROR;
+    unsetenv("CLGATHER_PARAMS"); /* the search starts from the entry */
+    clg_status st = clg_context_create(&t.ctx, device);
+    if (st != CLG_STATUS_OK) {
+        fprintf(stderr, "clgather tune: %s\n",
+                clg_cli_describe(msg, sizeof msg, NULL, st));
+        return CLG_EXIT_ERROR;
+    }
+    const clg_params_entry *e =
+        clg_params_lookup(clg_context_device_type(t.ctx),
+                          clg_context_device_vendor(t.ctx),
+                          clg_context_device_version(t.ctx));
+    clg_params best = e->params;
+    t.builtins = e->builtins;
+    for (size_t wi = 0; wi < BENCH_WORKLOAD_COUNT; wi++)
+        if (!bench_workloads[wi].micro) {
+            if (case_init(&t, wi, scale, &t.cases[t.count]))
+                t.count++;
+            else
+                case_release(&t.cases[t.count]);
+        }
+    fprintf(stderr,
+            "clgather tune: %s, entry \"%s\", %zu workloads at "
+            "scale %g, best of %d calls\n",
+            clg_context_device_name(t.ctx), e->name, t.count, scale, t.repeat);
+    rc = t.count ? search(&t, &best) : -1;
+    if (rc != -1)
+        print_entry(e, &best);
+    for (size_t k = 0; k < t.count; k++)
+        case_release(&t.cases[k]);
+    clg_context_destroy(t.ctx);
+    unsetenv("CLGATHER_PARAMS");
+    return rc == 0 ? CLG_EXIT_OK : rc == -2 ? CLG_EXIT_DIFFER : CLG_EXIT_ERROR;
+}

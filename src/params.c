@@ -1,0 +1,192 @@
+/* The device parameter table and CLGATHER_PARAMS (docs/design.md, "Device
+ * parameters"). */
+#include "params.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Measured on POCL 3.1's CPU device (docs/design.md, "Measured choices");
+ * the GPU rows are portable code: no clang built-ins. The last row
+ * matches every device. */
+const clg_params_entry clg_params_table[] = {
+    {"pocl-cpu",
+     CLG_DEVICE_TYPE_CPU,
+     "pocl",
+     1,
+     {.wg = 4096,
+      .strip = 256,
+      .pack = 1,
+      .chunk = 2,
+      .unit = 4,
+      .prefetch = 0,
+      .nt = 0}},
+    {"cpu",
+     CLG_DEVICE_TYPE_CPU,
+     "",
+     0,
+     {.wg = 4096,
+      .strip = 256,
+      .pack = 1,
+      .chunk = 2,
+      .unit = 4,
+      .prefetch = 0,
+      .nt = 0}},
+    {"gpu",
+     CLG_DEVICE_TYPE_GPU,
+     "",
+     0,
+     {.wg = 256,
+      .strip = 256,
+      .pack = 0,
+      .chunk = 0,
+      .unit = 16,
+      .prefetch = 0,
+      .nt = 0}},
+    {"default",
+     CLG_DEVICE_TYPE_OTHER,
+     "",
+     0,
+     {.wg = 256,
+      .strip = 0,
+      .pack = 0,
+      .chunk = 0,
+      .unit = 16,
+      .prefetch = 0,
+      .nt = 0}},
+};
+const size_t clg_params_table_size = sizeof clg_params_table /
+                                     sizeof clg_params_table[0];
+
+typedef struct field_info {
+    const char *name;
+    unsigned min, max;
+    size_t offset;
+} field_info;
+
+static const field_info fields[] = {
+#define CLG_PARAM_INFO_(field, min, max, meaning)                             \
+    {#field, min, max, offsetof(clg_params, field)},
+    CLG_PARAM_FIELDS(CLG_PARAM_INFO_)
+#undef CLG_PARAM_INFO_
+};
+#define FIELD_COUNT (sizeof fields / sizeof fields[0])
+
+/* Case-insensitive substring test; "" is in everything. */
+static int contains(const char *text, const char *part)
+{
+    size_t n = strlen(part);
+    for (; text && *text; text++) {
+        size_t k = 0;
+        while (k < n && text[k] &&
+               tolower((unsigned char)text[k]) ==
+                   tolower((unsigned char)part[k]))
+            k++;
+        if (k == n)
+            return 1;
+    }
+    return n == 0;
+}
+
+const clg_params_entry *clg_params_lookup(clg_device_type type,
+                                          const char *vendor,
+                                          const char *version)
+{
+    for (size_t i = 0; i + 1 < clg_params_table_size; i++) {
+        const clg_params_entry *e = &clg_params_table[i];
+        if (e->type == type &&
+            (contains(vendor, e->match) || contains(version, e->match)))
+            return e;
+    }
+    return &clg_params_table[clg_params_table_size - 1];
+}
+
+/* One "field=value" item of `len` bytes. */
+static int parse_item(const char *item, size_t len, int builtins,
+                      clg_params *p, char *msg, size_t cap)
+{
+    const char *eq = memchr(item, '=', len);
+    size_t klen = eq ? (size_t)(eq - item) : len;
+    for (size_t f = 0; f < FIELD_COUNT; f++) {
+        if (strlen(fields[f].name) != klen ||
+            strncmp(fields[f].name, item, klen) != 0)
+            continue;
+        const char *v = eq ? eq + 1 : NULL;
+        size_t vlen = eq ? len - klen - 1 : 0;
+        size_t digits = v ? strspn(v, "0123456789") : 0;
+        unsigned long value = digits ? strtoul(v, NULL, 10) : 0;
+        if (!v || digits == 0 || digits < vlen || digits > 6 ||
+            value < fields[f].min || value > fields[f].max) {
+            snprintf(msg, cap, "\"%.*s\": %s takes a number in [%u, %u]",
+                     (int)len, item, fields[f].name, fields[f].min,
+                     fields[f].max);
+            return 0;
+        }
+        if (!builtins && value != 0 &&
+            (!strcmp(fields[f].name, "prefetch") ||
+             !strcmp(fields[f].name, "nt"))) {
+            snprintf(msg, cap,
+                     "\"%.*s\": %s needs a device compiler with clang's "
+                     "built-ins (POCL); this device's entry has none",
+                     (int)len, item, fields[f].name);
+            return 0;
+        }
+        *(unsigned *)((char *)p + fields[f].offset) = (unsigned)value;
+        return 1;
+    }
+    snprintf(msg, cap, "\"%.*s\" is not field=value with a known field",
+             (int)len, item);
+    return 0;
+}
+
+int clg_params_parse(const char *text, int builtins, clg_params *p, char *msg,
+                     size_t cap)
+{
+    const char *at = text;
+    for (;;) {
+        size_t len = strcspn(at, ",");
+        if (len == 0) {
+            snprintf(msg, cap, "an empty item");
+            return 0;
+        }
+        if (!parse_item(at, len, builtins, p, msg, cap))
+            return 0;
+        if (at[len] == '\0')
+            return 1;
+        at += len + 1;
+    }
+}
+
+void clg_params_format(const clg_params *p, char *buf, size_t cap)
+{
+    size_t len = 0;
+    if (cap)
+        buf[0] = '\0';
+    for (size_t f = 0; f < FIELD_COUNT && len < cap; f++) {
+        unsigned v = *(const unsigned *)((const char *)p + fields[f].offset);
+        int n = snprintf(buf + len, cap - len, "%s%s=%u", f ? "," : "",
+                         fields[f].name, v);
+        if (n < 0)
+            break;
+        len += (size_t)n;
+    }
+}
+
+clg_status clg_params_get(clg_context *ctx, clg_params *out, int *builtins)
+{
+    const clg_params_entry *e =
+        clg_params_lookup(clg_rt_facts(ctx)->plan_type,
+                          clg_context_device_vendor(ctx),
+                          clg_context_device_version(ctx));
+    const char *env = getenv("CLGATHER_PARAMS");
+    char msg[256];
+    *out = e->params;
+    if (builtins)
+        *builtins = e->builtins;
+    if (env && *env &&
+        !clg_params_parse(env, e->builtins, out, msg, sizeof msg))
+        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                        "CLGATHER_PARAMS=\"%s\": %s", env, msg);
+    return CLG_STATUS_OK;
+}

@@ -1,0 +1,69 @@
+/* Device parameters: one table keyed by device type and vendor, after
+ * CLBlast's database (docs/design.md, "Device parameters"). Each routine
+ * reads its launch choices (work-group size, strips, units, prefetching,
+ * non-temporal stores) from the entry of its device; CLGATHER_PARAMS
+ * overrides fields of that entry for tuning. */
+#ifndef CLG_PARAMS_H
+#define CLG_PARAMS_H
+
+#include "runtime.h"
+
+#include <stddef.h>
+
+/* X(field, min, max, meaning): the fields an entry holds and
+ * CLGATHER_PARAMS may set, each an unsigned in [min, max]. */
+#define CLG_PARAM_FIELDS(X)                                                   \
+    X(wg, 1, 4096, "work-items per work-group (at most the device's limit)")  \
+    X(strip, 0, 65536,                                                        \
+      "GatherElements off the last axis: bytes of a row per strip, 0 none")   \
+    X(pack, 0, 1, "1: each strip is packed contiguously before its gather")   \
+    X(chunk, 0, 4096, "strips packed and gathered per pass (0: all at once)") \
+    X(unit, 1, 64, "Gather lean rows body: bytes one work-item moves")        \
+    X(prefetch, 0, 64, "lean bodies: positions prefetched ahead, 0 none")     \
+    X(nt, 0, 1, "1: non-temporal stores of the output")
+
+typedef struct clg_params {
+#define CLG_PARAM_MEMBER_(field, min, max, meaning) unsigned field;
+    CLG_PARAM_FIELDS(CLG_PARAM_MEMBER_)
+#undef CLG_PARAM_MEMBER_
+} clg_params;
+
+/* One row of the table: the devices it matches and its parameters. A row
+ * matches a device of its type whose vendor or CL_DEVICE_VERSION contains
+ * `match` (case-insensitive; "" matches all); the last row matches every
+ * device, whatever its type. `builtins`: the device compiler is clang and takes
+ * __builtin_prefetch and __builtin_nontemporal_store (POCL); prefetch and
+ * nt need it. The first matching row is the device's. */
+typedef struct clg_params_entry {
+    const char *name;
+    clg_device_type type;
+    const char *match;
+    int builtins;
+    clg_params params;
+} clg_params_entry;
+
+extern const clg_params_entry clg_params_table[];
+extern const size_t clg_params_table_size;
+
+/* The entry of a device (never NULL: the last row matches every device). */
+const clg_params_entry *clg_params_lookup(clg_device_type type,
+                                          const char *vendor,
+                                          const char *version);
+
+/* Applies "field=value,field=value" to *p, strictly: known fields,
+ * decimal values in range, no empty items; prefetch and nt only where
+ * `builtins`. Returns 0 and writes the reason to msg on the first bad
+ * item (then *p is partly updated). */
+int clg_params_parse(const char *text, int builtins, clg_params *p, char *msg,
+                     size_t cap);
+
+/* Writes p as "wg=4096,strip=256,...", the syntax of CLGATHER_PARAMS. */
+void clg_params_format(const clg_params *p, char *buf, size_t cap);
+
+/* The parameters of ctx's device as its plans see it (under
+ * CLGATHER_TEST_PLAN=gpu, a GPU's), with CLGATHER_PARAMS applied; fails
+ * with INVALID_ARGUMENT naming the bad item. *builtins gets whether the
+ * kernels may use the clang built-ins (may be NULL). */
+clg_status clg_params_get(clg_context *ctx, clg_params *out, int *builtins);
+
+#endif
