@@ -1,4 +1,5 @@
-/* One clg_context shared by threads (clgather.h, "Threading"; docs/design.md, "Threads"):
+/* One clg_context shared by threads (clgather.h, "Threading";
+ * docs/design.md, "Threads"):
  *  - 8 threads make 256 random calls each (2,048 in all) on the group's
  *    context, drawn by the random spec generator (clg_test_random.h) from
  *    per-thread seeds derived from CLG_TEST_SEED, over both ops, all 16
