@@ -117,10 +117,11 @@ static const char *const portable_settings[] = {"strip=8,chunk=3",
                                                 "strip=4,pack=0",
                                                 "strip=16,chunk=0,wg=7",
                                                 "strip=12,chunk=1,wg=64"};
-static const char *const builtin_settings[] = {"unit=64,prefetch=4,nt=1",
-                                               "unit=16,prefetch=1,nt=0,strip="
-                                               "8,chunk=2",
-                                               "unit=8,prefetch=0,nt=1,wg=5"};
+static const char *const builtin_settings[] = {
+    "unit=64,prefetch=4,nt=1",
+    "unit=16,prefetch=1,nt=0,strip=8,chunk=2",
+    "unit=8,prefetch=0,nt=1,wg=5",
+};
 
 static void run_cases_with(clg_context *ctx, const char *setting,
                            uint64_t stream, size_t count)
