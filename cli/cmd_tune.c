@@ -56,8 +56,11 @@ static void usage(FILE *out)
             "  -r, --repeat N     timed calls per candidate and workload, "
             "best kept (default 3)\n"
             "  -h, --help         show this help\n"
+            "CLGATHER_PARAMS is ignored: the search starts from the "
+            "device's entry.\n"
             "Exit status: 0, 1 when a candidate's output differed, 3 on "
-            "usage or device errors.\n");
+            "usage or device errors or when the library refused a "
+            "candidate.\n");
 }
 
 static clg_status call_cl(tune_run *t, const tune_case *c)
@@ -200,7 +203,7 @@ static const tune_field tune_fields[] = {
  * Returns 0, or -2 when a candidate differed from the reference. */
 static int search(tune_run *t, clg_params *best)
 {
-    int differed = 0;
+    int differed = 0, failed = 0;
     double best_s = time_params(t, best);
     if (best_s < 0)
         return (int)best_s;
@@ -216,13 +219,14 @@ static int search(tune_run *t, clg_params *best)
             *slot = tf->values[k];
             double s = time_params(t, &cand);
             differed |= s == -2;
+            failed |= s == -1;
             if (s >= 0 && s < best_s) {
                 best_s = s;
                 *best = cand;
             }
         }
     }
-    return differed ? -2 : 0;
+    return differed ? -2 : failed ? -3 : 0;
 }
 
 /* The entry in the syntax of clg_params_table (src/params.c). */
@@ -293,6 +297,12 @@ int clg_cli_tune(int argc, char **argv)
     int rc = parse_args(argc, argv, &device, &scale, &t.repeat);
     if (rc)
         return rc > 0 ? CLG_EXIT_OK : CLG_EXIT_ERROR;
+    const char *given = getenv("CLGATHER_PARAMS");
+    if (given && *given)
+        fprintf(stderr,
+                "clgather tune: CLGATHER_PARAMS=\"%s\" is ignored: the "
+                "search starts from the device's entry\n",
+                given);
     unsetenv("CLGATHER_PARAMS"); /* the search starts from the entry */
     clg_status st = clg_context_create(&t.ctx, device);
     if (st != CLG_STATUS_OK) {
@@ -301,7 +311,7 @@ int clg_cli_tune(int argc, char **argv)
         return CLG_EXIT_ERROR;
     }
     const clg_params_entry *e =
-        clg_params_lookup(clg_context_device_type(t.ctx),
+        clg_params_lookup(clg_rt_facts(t.ctx)->plan_type, /* the library's */
                           clg_context_device_vendor(t.ctx),
                           clg_context_device_version(t.ctx));
     clg_params best = e->params;

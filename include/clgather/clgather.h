@@ -254,7 +254,10 @@ typedef struct clg_context clg_context;
  *  context plan as on a GPU (see clg_context_uses_host_memory); "device"
  *  or unset keeps the device's own plans. CLGATHER_VALIDATE=1 starts the
  *  context in validation mode (clg_context_set_validate); "0", empty or unset
- *  does not.
+ *  does not. CLGATHER_PARAMS="field=value,..." overrides fields of the
+ *  device's row of the parameter table (docs/design.md, "Device
+ *  parameters"); it is read by every operator call, and a malformed value
+ *  fails that call with INVALID_ARGUMENT naming the item.
  *  On success *ctx receives a new context (destroy with
  *  clg_context_destroy). On failure *ctx is NULL and, when the failure
  *  concerns the device, clg_context_last_error(NULL) on the same thread
@@ -382,7 +385,7 @@ CLG_API clg_status clg_gather_elements_output_shape(const clg_tensor *data,
  *  Empty tensors are valid; no kernel is launched for them.
  *  Errors: every one of clg_gather_output_shape, plus NULL_POINTER (a data
  *  pointer NULL for a non-empty tensor), INVALID_ARGUMENT (output memory
- *  overlapping an input), SHAPE_MISMATCH or
+ *  overlapping an input; a malformed CLGATHER_PARAMS), SHAPE_MISMATCH or
  *  UNSUPPORTED_DTYPE (output descriptor differs from the expected one),
  *  INDEX_OUT_OF_RANGE (a value outside [-s, s-1]; the message names the
  *  first such position, its value and the valid range), OPENCL_ERROR (e.g.
