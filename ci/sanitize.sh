@@ -77,57 +77,13 @@ fail() {
   exit 1
 }
 
-cc="${CLG_SANITIZE_CC:-}"
-if [ -z "$cc" ]; then
-  for c in clang-14 clang; do
-    if command -v "$c" >/dev/null 2>&1; then
-      cc="$c"
-      break
-    fi
-  done
-fi
-[ -n "$cc" ] || fail "clang not found; install the Debian packages clang-14 and libclang-rt-14-dev (ci/install-deps.sh)"
-cc="$(command -v "$cc")" || fail "compiler '$CLG_SANITIZE_CC' not found"
+lane=sanitize
+# shellcheck source=ci/sanitizer_build.sh
+. "$src/ci/sanitizer_build.sh"
+sanitizer_build "${CLG_SANITIZE_CC:-}" "sanitizer" "-fsanitize=address,undefined" -fno-sanitize-recover=all
 
-san_flags=("-fsanitize=address,undefined" -fno-sanitize-recover=all)
-c_flags=(-O1 -g -fno-omit-frame-pointer "${san_flags[@]}")
-
-# The compiler must have its sanitizer runtimes (clang: libclang-rt-14-dev).
-probe="$(mktemp -d "${TMPDIR:-/tmp}/clgather-sanitize.XXXXXX")"
-trap 'rm -rf "$probe"' EXIT
-echo 'int main(void) { return 0; }' >"$probe/probe.c"
-if ! "$cc" "${c_flags[@]}" "$probe/probe.c" -o "$probe/probe" 2>"$probe/probe.log"; then
-  cat "$probe/probe.log" >&2
-  fail "$cc cannot link with ${san_flags[*]}; for clang 14 install libclang-rt-14-dev"
-fi
-
-# A build folder configured with another compiler is made afresh (CMake
-# cannot change the compiler of a configured tree).
-if [ -f "$build_dir/CMakeCache.txt" ] &&
-  [ "$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$build_dir/CMakeCache.txt")" != "$cc" ]; then
-  echo "ci/sanitize.sh: $build_dir was configured with another compiler; starting afresh"
-  rm -rf "$build_dir"
-fi
-
-echo "--- sanitizer build ($("$cc" --version | head -n 1); ${c_flags[*]})"
-# Debug: no NDEBUG, so assertions stay on; -O1 from CMAKE_C_FLAGS comes
-# before CMAKE_C_FLAGS_DEBUG's -g and is kept.
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER="$cc" \
-  -DCMAKE_C_FLAGS="${c_flags[*]}" \
-  -DCMAKE_EXE_LINKER_FLAGS="${san_flags[*]}" \
-  -DCMAKE_SHARED_LINKER_FLAGS="${san_flags[*]}" \
-  -DCLGATHER_BUILD_CLI=ON -DCLGATHER_BUILD_TESTS=ON -DCLGATHER_WERROR=ON \
-  -DCLGATHER_BUILD_FUZZERS=OFF \
-  >"$probe/configure.log" || { cat "$probe/configure.log"; fail "configure failed"; }
-cmake --build "$build_dir" --parallel "$jobs" >"$probe/build.log" 2>&1 ||
-  { tail -n 60 "$probe/build.log"; fail "build failed"; }
-build_s=$((SECONDS - start))
-echo "ci/sanitize.sh: built in ${build_s} s"
-
-build_abs="$(cd "$build_dir" && pwd)"
 logs="$build_abs/sanitizer-logs"
 supp="$src/tests/sanitizers/lsan.supp"
-symbolizer="$(command -v llvm-symbolizer-14 || command -v llvm-symbolizer || true)"
 rm -rf "$logs"
 mkdir -p "$logs"
 
@@ -154,9 +110,6 @@ sanitizer_env() {
 }
 
 # Prints every log file in a folder (none: nothing).
-logs_of() {
-  find "$1" -type f -exec cat {} +
-}
 
 # Counts the reports in the log files of a folder (a file may also hold,
 # or hold only, LeakSanitizer's list of the suppressions it used).
