@@ -17,7 +17,7 @@
  *                 the caller's memory in place: the library's check
  *                 kernel (kernels/check.cl, built here from the sources
  *                 the library embeds) over the indices wrapped in place,
- *                 or the same branch-free host scan as the library's.
+ *                 or the library's own host scan (bench_measure.c).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -328,40 +328,6 @@ int bench_time_host_copy(const bench_cl *b, void *dst, const void *src,
 }
 
 /* ------------------------------------------------------------ check pass */
-
-/* The library's host scan: branch-free over blocks of 4096 values so that
- * the compiler vectorises the common case; position of the first value
- * outside [-s, s-1], or -1. */
-#define BENCH_FIND_BAD(T)                                                     \
-    do {                                                                      \
-        const T *ix = indices;                                                \
-        for (int64_t b0 = 0; b0 < count; b0 += 4096) {                        \
-            int64_t e = count - b0 < 4096 ? count - b0 : 4096;                \
-            int bad = 0;                                                      \
-            for (int64_t i = 0; i < e; i++) {                                 \
-                int64_t v = (int64_t)ix[b0 + i];                              \
-                int64_t nv = v < 0 ? v + s : v;                               \
-                bad |= (uint64_t)nv >= (uint64_t)s;                           \
-            }                                                                 \
-            if (!bad)                                                         \
-                continue;                                                     \
-            for (int64_t i = 0; i < e; i++) {                                 \
-                int64_t v = (int64_t)ix[b0 + i];                              \
-                if ((uint64_t)(v < 0 ? v + s : v) >= (uint64_t)s)             \
-                    return b0 + i;                                            \
-            }                                                                 \
-        }                                                                     \
-    } while (0)
-
-int64_t bench_check_host(const void *indices, int wide, int64_t count,
-                         int64_t s)
-{
-    if (wide)
-        BENCH_FIND_BAD(int64_t);
-    else
-        BENCH_FIND_BAD(int32_t);
-    return -1;
-}
 
 /* The device check as the library runs it before an in-place launch: wrap
  * the caller's indices (CL_MEM_USE_HOST_PTR), launch check.cl, read the

@@ -175,11 +175,6 @@ cl_int bench_time_copy(const bench_cl *b, size_t v, cl_mem src, cl_mem dst,
 int bench_time_host_copy(const bench_cl *b, void *dst, const void *src,
                          uint64_t bytes, double *t);
 
-/* The library's host scan of `count` index values (int64 when wide, else
- * int32) against [-s, s-1]: the first bad position, or -1. */
-int64_t bench_check_host(const void *indices, int wide, int64_t count,
-                         int64_t s);
-
 /* The library's device check before an in-place launch (wrap, check.cl,
  * flag read, release); *raised when some value is out of range. */
 cl_int bench_check_device(const bench_cl *b, void *indices, int wide,

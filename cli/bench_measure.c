@@ -65,6 +65,7 @@
 
 #include "bench_internal.h"
 #include "cli.h"
+#include "op.h" /* clg_find_bad_index: the library's own host scan */
 
 #define BENCH_MICRO_MIN_ROUNDS 100
 /* Operations per pipelined series. */
@@ -541,7 +542,9 @@ static int timed_check(bench_run *run, double *t)
         if (err != CL_SUCCESS)
             return cl_failed(err, "the check kernel");
     } else {
-        bad = bench_check_host(run->indices.data, wide, count, s) >= 0;
+        int64_t value = 0;
+        bad = clg_find_bad_index(run->indices.data, w->index_dtype, count, s,
+                                 &value) >= 0;
     }
     *t = now_s() - t0;
     if (!bad)
