@@ -397,11 +397,9 @@ static int give_slot(clg_rt_call *c, int failed)
     if (!lost && failed && c->enqueued)
         lost = clear_slot(c) != CL_SUCCESS;
     pthread_mutex_lock(&ctx->epoch_lock);
-    c->slot->next = lost ? ctx->lost_slots : ctx->free_slots;
-    if (lost)
-        ctx->lost_slots = c->slot;
-    else
-        ctx->free_slots = c->slot;
+    clg_rt_slot **to = lost ? &ctx->lost_slots : &ctx->free_slots;
+    c->slot->next = *to;
+    *to = c->slot;
     pthread_mutex_unlock(&ctx->epoch_lock);
     return !lost;
 }
@@ -523,13 +521,11 @@ static void retire_epoch(clg_context *ctx, clg_epoch *e, int lost)
 {
     pthread_mutex_lock(&ctx->epoch_lock);
     while (e->chunks) {
-        clg_slot_chunk *k = e->chunks;
+        clg_slot_chunk *k = e->chunks,
+                       **to = lost ? &ctx->lost_chunks : &ctx->free_chunks;
         e->chunks = k->next;
-        k->next = lost ? ctx->lost_chunks : ctx->free_chunks;
-        if (lost)
-            ctx->lost_chunks = k;
-        else
-            ctx->free_chunks = k;
+        k->next = *to;
+        *to = k;
     }
     pthread_mutex_unlock(&ctx->epoch_lock);
     free(e->recs);
@@ -676,11 +672,9 @@ void clg_rt_scratch_give(clg_context *ctx, clg_rt_scratch *set, int lost)
     if (!set)
         return;
     pthread_mutex_lock(&ctx->epoch_lock);
-    set->next = lost ? ctx->lost_scratch : ctx->free_scratch;
-    if (lost)
-        ctx->lost_scratch = set;
-    else
-        ctx->free_scratch = set;
+    clg_rt_scratch **to = lost ? &ctx->lost_scratch : &ctx->free_scratch;
+    set->next = *to;
+    *to = set;
     pthread_mutex_unlock(&ctx->epoch_lock);
 }
 
