@@ -277,6 +277,11 @@ const clg_device_facts *clg_rt_facts(const clg_context *ctx)
     return &ctx->facts;
 }
 
+uint64_t clg_rt_id(const clg_context *ctx)
+{
+    return ctx->id;
+}
+
 const char *clg_context_device_name(const clg_context *ctx)
 {
     return ctx ? ctx->device_name : "";

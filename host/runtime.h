@@ -61,6 +61,10 @@ typedef struct clg_device_facts {
 
 const clg_device_facts *clg_rt_facts(const clg_context *ctx);
 
+/* The context's id, unique in the process (never reused, unlike its
+ * address): a key for caches of what never changes in a context. */
+uint64_t clg_rt_id(const clg_context *ctx);
+
 /* ---------------------------------------------------------------- calls */
 
 /* One operator call's commands (host/calls.c; docs/design.md, "Enqueue

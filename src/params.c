@@ -173,12 +173,26 @@ void clg_params_format(const clg_params *p, char *buf, size_t cap)
     }
 }
 
+/* The row of ctx's device: looked up once per thread and context (the
+ * lookup matches substrings of the device's strings; it runs on every
+ * operator call). */
+static const clg_params_entry *row_of(clg_context *ctx)
+{
+    static _Thread_local uint64_t cached_id;
+    static _Thread_local const clg_params_entry *cached;
+    uint64_t id = clg_rt_id(ctx);
+    if (id != cached_id || !cached) {
+        cached = clg_params_lookup(clg_rt_facts(ctx)->plan_type,
+                                   clg_context_device_vendor(ctx),
+                                   clg_context_device_version(ctx));
+        cached_id = id;
+    }
+    return cached;
+}
+
 clg_status clg_params_get(clg_context *ctx, clg_params *out, int *builtins)
 {
-    const clg_params_entry *e =
-        clg_params_lookup(clg_rt_facts(ctx)->plan_type,
-                          clg_context_device_vendor(ctx),
-                          clg_context_device_version(ctx));
+    const clg_params_entry *e = row_of(ctx);
     const char *env = getenv("CLGATHER_PARAMS");
     char msg[256];
     *out = e->params;
