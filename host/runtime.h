@@ -96,9 +96,9 @@ typedef struct clg_rt_call {
     clg_context *ctx;
     cl_command_queue queue;
     clg_rt_call_kind kind;
-    int chain;        /* out-of-order queue: each command waits on the last */
-    int keep_events;  /* commands return events (chain or want_event) */
-    int locked;       /* a deferred call holds the epoch lock */
+    int chain;       /* out-of-order queue: each command waits on the last */
+    int keep_events; /* commands return events: chain, want_event, or deferred */
+    int locked;      /* a deferred call holds the epoch lock */
     cl_uint num_wait; /* the caller's wait list, for the first command */
     const cl_event *wait;
     cl_event last;     /* event of the last command, owned (keep_events) */
