@@ -29,6 +29,11 @@ int clg_cli_tune(int argc, char **argv);
  * CLG_EXIT_ERROR for environment problems (no device, OpenCL, memory). */
 int clg_cli_exit_for_status(clg_status status);
 
+/* How a device spec is named in messages: the spec itself, or for NULL
+ * "from CLGATHER_DEVICE=\"...\"" when that is set, else "(default)".
+ * Into buf (size cap), which it returns. */
+const char *clg_cli_device_label(char *buf, size_t cap, const char *spec);
+
 /* "STATUS_NAME: message" of a failed call into buf: the context's last
  * error (ctx NULL: the thread's), else the status's generic message. */
 const char *clg_cli_describe(char *buf, size_t cap, const clg_context *ctx,

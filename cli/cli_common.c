@@ -70,3 +70,15 @@ double clg_cli_now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+const char *clg_cli_device_label(char *buf, size_t cap, const char *spec)
+{
+    const char *env = getenv("CLGATHER_DEVICE");
+    if (spec)
+        snprintf(buf, cap, "%s", spec);
+    else if (env && *env)
+        snprintf(buf, cap, "from CLGATHER_DEVICE=\"%s\"", env);
+    else
+        snprintf(buf, cap, "(default)");
+    return buf;
+}

@@ -286,7 +286,7 @@ int clg_cli_onnx_test(int argc, char **argv)
     clg_context *ctx = NULL;
     totals t = {0, 0, 0};
     clg_status st;
-    char msg[1200];
+    char msg[1200], label[300];
     int parsed, rc = CLG_EXIT_OK;
 
     parsed = parse_options(argc, argv, &opt);
@@ -296,7 +296,7 @@ int clg_cli_onnx_test(int argc, char **argv)
         st = clg_context_create(&ctx, opt.device);
         if (st != CLG_STATUS_OK) {
             fprintf(stderr, "clgather onnx-test: cannot use device %s: %s\n",
-                    opt.device != NULL ? opt.device : "(default)",
+                    clg_cli_device_label(label, sizeof label, opt.device),
                     clg_cli_describe(msg, sizeof msg, NULL, st));
             return CLG_EXIT_ERROR;
         }

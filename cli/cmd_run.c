@@ -287,7 +287,7 @@ int clg_cli_run(int argc, char **argv)
     clg_io_error err;
     clg_status st;
     double first_ms = 0.0, best_ms = 0.0;
-    char msg[1200];
+    char msg[1200], label[300];
     int rc;
 
     clg_io_tensor_init(&t.data);
@@ -311,7 +311,7 @@ int clg_cli_run(int argc, char **argv)
     st = clg_context_create(&ctx, opt.device);
     if (st != CLG_STATUS_OK) {
         fprintf(stderr, "clgather run: cannot use device %s: %s\n",
-                opt.device != NULL ? opt.device : "(default)",
+                clg_cli_device_label(label, sizeof label, opt.device),
                 clg_cli_describe(msg, sizeof msg, NULL, st));
         rc = CLG_EXIT_ERROR;
         goto cleanup;

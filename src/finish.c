@@ -53,9 +53,9 @@ static clg_status report_incomplete(clg_context *ctx,
     describe(prefix, sizeof prefix, info);
     clg_fail(ctx, CLG_STATUS_OPENCL_ERROR,
              "%sthe operation did not complete: its command ended with "
-             "status %s (%d); its output was not written (did an event of "
-             "its wait list fail?)",
-             prefix, clg_cl_error_name(status), (int)status);
+             "execution status %d; its output was not written (did an event "
+             "of its wait list fail?)",
+             prefix, (int)status);
     clg_set_cl_error(ctx, status);
     return CLG_STATUS_OPENCL_ERROR;
 }

@@ -27,6 +27,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The OpenCL 1.2 API unless the program chose another version first:
+ * define CL_TARGET_OPENCL_VERSION (e.g. 300) before this header to call
+ * OpenCL 2.0+ functions alongside clgather. */
 #ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 120
 #endif
