@@ -16,3 +16,23 @@ __kernel void clg_check_indices(__global const clg_index *restrict indices,
     if (clg_normalize((long)indices[i], axis_size) == axis_size)
         *err = 1;
 }
+
+/* The index check that also normalises, before the trusted Gather bodies
+ * (docs/design.md, "Kernels"): normed[i] = norm(indices[i]) as an int (the
+ * host uses it only when s <= INT_MAX), and 0 where the value is outside
+ * [-s, s-1], which also raises *err. One work-item per index value. */
+__kernel void clg_normalize_indices(__global const clg_index *restrict indices,
+                                    __global int *restrict err,
+                                    __global int *restrict normed,
+                                    ulong count, ulong axis_size)
+{
+    size_t i = get_global_id(0);
+    if (i >= count)
+        return;
+    ulong v = clg_normalize((long)indices[i], axis_size);
+    if (v == axis_size) {
+        *err = 1;
+        v = 0;
+    }
+    normed[i] = (int)v;
+}

@@ -15,6 +15,10 @@
  *                                     c counts spans of CLG_SPAN units
  *   clg_gather_units_lean  (j, o)     CPU devices, whole tensors, rows of
  *                                     one unit: the fewest operations
+ *   clg_gather_lean_normed (c, j, o)  the same two, trusting `indices`:
+ *   clg_gather_units_normed (j, o)    normalised int positions written by
+ *                                     clg_normalize_indices (check.cl);
+ *                                     built with CLG_INDEX_BYTES = 4
  *
  * Windows (CLG_WINDOWS = 1, launches over pieces of split tensors): each
  * buffer holds one window of its tensor, [base, base + len) in units
@@ -171,5 +175,31 @@ __kernel void clg_gather_units_lean(CLG_GATHER_PARAMS)
         return;
     }
     clg_store(&out[dst], data[o * (clg_off)axis_size + (clg_off)v]);
+}
+
+/* The trusted bodies. `indices` holds positions in [0, s) that
+ * clg_normalize_indices wrote, so no work-item checks or normalises.
+ * Dimension 0 fills its work-groups exactly and is used unclamped: POCL
+ * then vectorises the work-item loop with contiguous index loads and
+ * output stores (a clamp or a branch there makes it scatter, or stay
+ * scalar: docs/design.md, "Measured choices"). Padded rows (dimension 1)
+ * are clamped onto the last one and write the same bytes again. */
+__kernel void clg_gather_lean_normed(CLG_GATHER_PARAMS)
+{
+    clg_off c = (clg_off)get_global_id(0);
+    clg_off j = min((clg_off)get_global_id(1), (clg_off)n - 1);
+    clg_off o = (clg_off)get_global_id(2);
+    clg_off row = (clg_off)(o * (clg_off)axis_size) + (clg_off)indices[j];
+    clg_span_unit u = clg_span_load(data + row * (clg_off)inner, c);
+    clg_span_store(out + (o * (clg_off)n + j) * (clg_off)inner, c, u);
+}
+
+__kernel void clg_gather_units_normed(CLG_GATHER_PARAMS)
+{
+    clg_off j = (clg_off)get_global_id(0);
+    clg_off o = min((clg_off)get_global_id(1),
+                    (clg_off)(out_len / n) - 1);
+    clg_store(&out[o * (clg_off)n + j],
+              data[o * (clg_off)axis_size + (clg_off)indices[j]]);
 }
 #endif

@@ -91,10 +91,13 @@ clg_status clg_check_indices_host(clg_context *ctx, const clg_problem *p,
     return pos < 0 ? CLG_STATUS_OK : clg_fail_index(ctx, p, pos, value);
 }
 
-clg_status clg_check_launch(clg_rt_call *c, const clg_problem *p,
-                            cl_mem indices)
+/* One work-item per index value; `normed` NULL: the check kernel. */
+static clg_status index_pass(clg_rt_call *c, const clg_problem *p,
+                             cl_mem indices, cl_mem normed)
 {
-    clg_variant v = {CLG_FILE_CHECK, "clg_check_indices", {0}};
+    clg_variant v = {CLG_FILE_CHECK,
+                     normed ? "clg_normalize_indices" : "clg_check_indices",
+                     {0}};
     cl_kernel k = NULL;
     clg_geometry g;
     v.value[CLG_OPT_INDEX_BYTES] = (unsigned)p->index_size;
@@ -102,13 +105,28 @@ clg_status clg_check_launch(clg_rt_call *c, const clg_problem *p,
     if (st != CLG_STATUS_OK)
         return st;
     cl_ulong count = (cl_ulong)p->index_count, s = (cl_ulong)p->axis_size;
-    const clg_rt_arg args[] = {{sizeof(cl_mem), &indices},
-                               {sizeof(cl_mem), &c->err},
-                               {sizeof count, &count},
-                               {sizeof s, &s}};
+    clg_rt_arg args[5] = {{sizeof(cl_mem), &indices},
+                          {sizeof(cl_mem), &c->err}};
+    cl_uint n = 2;
+    if (normed)
+        args[n++] = (clg_rt_arg){sizeof(cl_mem), &normed};
+    args[n++] = (clg_rt_arg){sizeof count, &count};
+    args[n++] = (clg_rt_arg){sizeof s, &s};
     size_t origin[3] = {0, 0, 0}, size[3] = {(size_t)p->index_count, 1, 1};
     clg_geometry_make(clg_rt_facts(c->ctx), 1, origin, size, &g);
-    return clg_rt_launch(c, k, args, 4, &g);
+    return clg_rt_launch(c, k, args, n, &g);
+}
+
+clg_status clg_check_launch(clg_rt_call *c, const clg_problem *p,
+                            cl_mem indices)
+{
+    return index_pass(c, p, indices, NULL);
+}
+
+clg_status clg_normalize_launch(clg_rt_call *c, const clg_problem *p,
+                                cl_mem indices, cl_mem normed)
+{
+    return index_pass(c, p, indices, normed);
 }
 
 clg_status clg_check_indices_device(clg_context *ctx, const clg_problem *p,

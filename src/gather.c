@@ -101,6 +101,21 @@ static void gather_geometry(const clg_device_facts *dev, const clg_params *prm,
         clg_geometry_make_wg(dev, prm->wg, 2, origin + 1, size + 1, g);
 }
 
+/* The trusted bodies read positions that clg_normalize_indices wrote into
+ * a temporary, in an earlier launch of the same call. They need the lean
+ * conditions, positions that fit an int, a units dimension 0 that fills its
+ * work-groups exactly, and an output of at least prm->norm KiB, enough to
+ * pay for the extra launch (docs/design.md, "Kernels"). */
+static int gather_normed(const clg_problem *p, const clg_plan *plan,
+                         const clg_params *prm, const clg_geometry *g,
+                         int lean)
+{
+    int rows = plan->inner > 1;
+    return lean && prm->norm > 0 && p->axis_size <= INT32_MAX &&
+           (rows || g->global[0] == (size_t)plan->n) &&
+           (uint64_t)p->out_count * p->elem_size >= (uint64_t)prm->norm * 1024;
+}
+
 /* The lean bodies need a whole-tensor launch and, for rows, a dimension 0
  * that fills its work-groups exactly; only they take spans, prefetching
  * and non-temporal stores (docs/design.md, "Kernels"). */
@@ -124,22 +139,41 @@ static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
         span = 1;
         gather_geometry(dev, &prm, plan, box, span, &g);
     }
-    const char *name = rows ? (lean ? "clg_gather_lean" : "clg_gather")
-                            : (lean ? "clg_gather_units_lean"
-                                    : "clg_gather_units");
+    int normed = gather_normed(p, plan, &prm, &g, lean);
+    const char *name = rows ? (normed ? "clg_gather_lean_normed"
+                               : lean ? "clg_gather_lean"
+                                      : "clg_gather")
+                            : (normed ? "clg_gather_units_normed"
+                               : lean ? "clg_gather_units_lean"
+                                      : "clg_gather_units");
     clg_variant v = clg_plan_variant(CLG_FILE_GATHER, name, p, plan, whole);
     v.value[CLG_OPT_SPAN] = (unsigned)span;
-    v.value[CLG_OPT_PREFETCH] = lean && prm.prefetch > 0;
+    v.value[CLG_OPT_PREFETCH] = lean && !normed && prm.prefetch > 0;
     v.value[CLG_OPT_NT] = lean && prm.nt;
+    if (normed)
+        v.value[CLG_OPT_INDEX_BYTES] = 4;
     cl_kernel k = NULL;
     if ((st = clg_variant_kernel(ctx, &v, &k)) != CLG_STATUS_OK)
         return st;
+    clg_windows wn = *w;
+    if (normed &&
+        ((st = clg_rt_temp_buffer(ctx, (size_t)p->index_count * sizeof(int),
+                                  &wn.indices)) != CLG_STATUS_OK ||
+         (st = clg_normalize_launch(w->call, p, w->indices, wn.indices)) !=
+             CLG_STATUS_OK)) {
+        clg_rt_release(&wn.indices);
+        return st;
+    }
     clg_base_scalars sc;
     cl_ulong ahead = prm.prefetch;
     clg_rt_arg args[CLG_BASE_ARG_COUNT + 1];
-    clg_base_args(ctx, plan, w, &sc, args);
+    clg_base_args(ctx, plan, &wn, &sc, args);
     args[CLG_BASE_ARG_COUNT] = (clg_rt_arg){sizeof ahead, &ahead};
-    return clg_rt_launch(w->call, k, args, CLG_BASE_ARG_COUNT + 1, &g);
+    st = clg_rt_launch(w->call, k, args, CLG_BASE_ARG_COUNT + 1, &g);
+    /* OpenCL defers the release until the launch is done. */
+    if (normed)
+        clg_rt_release(&wn.indices);
+    return st;
 }
 
 const clg_routine clg_gather_routine = {CLG_OP_GATHER, gather_plan,

@@ -104,6 +104,12 @@ clg_status clg_check_indices_host(clg_context *ctx, const clg_problem *p,
 clg_status clg_check_launch(clg_rt_call *c, const clg_problem *p,
                             cl_mem indices);
 
+/* Enqueues clg_normalize_indices in call `c`: `normed` (p->index_count
+ * ints) receives each value normalised into [0, s), 0 for a bad one,
+ * which also raises the call's error slot. Needs s <= INT32_MAX. */
+clg_status clg_normalize_launch(clg_rt_call *c, const clg_problem *p,
+                                cl_mem indices, cl_mem normed);
+
 /* Runs the check kernel over device indices as a blocking call; *raised =
  * 1 when any value is outside [-s, s-1]. */
 clg_status clg_check_indices_device(clg_context *ctx, const clg_problem *p,

@@ -21,7 +21,8 @@ const clg_params_entry clg_params_table[] = {
       .chunk = 2,
       .unit = 4,
       .prefetch = 0,
-      .nt = 0}},
+      .nt = 0,
+      .norm = 1024}},
     {"cpu",
      CLG_DEVICE_TYPE_CPU,
      "",
@@ -32,7 +33,8 @@ const clg_params_entry clg_params_table[] = {
       .chunk = 2,
       .unit = 4,
       .prefetch = 0,
-      .nt = 0}},
+      .nt = 0,
+      .norm = 1024}},
     {"gpu",
      CLG_DEVICE_TYPE_GPU,
      "",
@@ -43,7 +45,8 @@ const clg_params_entry clg_params_table[] = {
       .chunk = 0,
       .unit = 16,
       .prefetch = 0,
-      .nt = 0}},
+      .nt = 0,
+      .norm = 0}},
     {"default",
      CLG_DEVICE_TYPE_OTHER,
      "",
@@ -54,7 +57,8 @@ const clg_params_entry clg_params_table[] = {
       .chunk = 0,
       .unit = 16,
       .prefetch = 0,
-      .nt = 0}},
+      .nt = 0,
+      .norm = 0}},
 };
 const size_t clg_params_table_size = sizeof clg_params_table /
                                      sizeof clg_params_table[0];
@@ -104,7 +108,7 @@ const clg_params_entry *clg_params_lookup(clg_device_type type,
 
 /* One "field=value" item of `len` bytes. */
 static int parse_item(const char *item, size_t len, int builtins,
-                      clg_params *p, char *msg, size_t cap)
+                      clg_params *p, unsigned *seen, char *msg, size_t cap)
 {
     const char *eq = memchr(item, '=', len);
     size_t klen = eq ? (size_t)(eq - item) : len;
@@ -132,6 +136,12 @@ static int parse_item(const char *item, size_t len, int builtins,
                      (int)len, item, fields[f].name);
             return 0;
         }
+        if (*seen & (1u << f)) {
+            snprintf(msg, cap, "\"%.*s\": %s is given twice", (int)len, item,
+                     fields[f].name);
+            return 0;
+        }
+        *seen |= 1u << f;
         *(unsigned *)((char *)p + fields[f].offset) = (unsigned)value;
         return 1;
     }
@@ -144,13 +154,14 @@ int clg_params_parse(const char *text, int builtins, clg_params *p, char *msg,
                      size_t cap)
 {
     const char *at = text;
+    unsigned seen = 0;
     for (;;) {
         size_t len = strcspn(at, ",");
         if (len == 0) {
             snprintf(msg, cap, "an empty item");
             return 0;
         }
-        if (!parse_item(at, len, builtins, p, msg, cap))
+        if (!parse_item(at, len, builtins, p, &seen, msg, cap))
             return 0;
         if (at[len] == '\0')
             return 1;

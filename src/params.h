@@ -20,7 +20,10 @@
     X(chunk, 0, 4096, "strips packed and gathered per pass (0: all at once)") \
     X(unit, 1, 64, "Gather lean rows body: bytes one work-item moves")        \
     X(prefetch, 0, 64, "lean bodies: positions prefetched ahead, 0 none")     \
-    X(nt, 0, 1, "1: non-temporal stores of the output")
+    X(nt, 0, 1, "1: non-temporal stores of the output")                       \
+    X(norm, 0, 999999,                                                        \
+      "Gather lean bodies: normalise the indices in a pass first on outputs " \
+      "of norm KiB or more, 0 never")
 
 typedef struct clg_params {
 #define CLG_PARAM_MEMBER_(field, min, max, meaning) unsigned field;
@@ -50,7 +53,8 @@ const clg_params_entry *clg_params_lookup(clg_device_type type,
                                           const char *vendor,
                                           const char *version);
 
-/* Applies "field=value,field=value" to *p, strictly: known fields,
+/* Applies "field=value,field=value" to *p, strictly: known fields, each
+ * at most once,
  * decimal values in range, no empty items; prefetch and nt only where
  * `builtins`. Returns 0 and writes the reason to msg on the first bad
  * item (then *p is partly updated). */

@@ -498,6 +498,141 @@ static void test_validate_environment(void **state)
     unsetenv("CLGATHER_VALIDATE");
 }
 
+/* Bytes of a host tensor. */
+static size_t tensor_bytes(const clg_tensor *t)
+{
+    return (size_t)clg_test_count(t->shape, t->rank) *
+           clg_test_dtype_size(t->dtype);
+}
+
+/* Kernels built in ctx whose name is `name`. */
+static size_t kernels_named(const clg_context *ctx, const char *name)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < ctx->program_count; i++)
+        for (size_t k = 0; k < ctx->programs[i]->kernel_count; k++)
+            count += !strcmp(ctx->programs[i]->kernels[k].name, name);
+    return count;
+}
+
+/* One Gather of 1 MiB or more of output through all three paths: host
+ * memory, blocking device buffers, enqueue and finish. Outputs equal the
+ * reference's bit for bit; a bad index at position `bad_at` (when >= 0)
+ * fails each path with its position and value, and leaves the host
+ * output untouched. */
+static void gather_three_ways(clg_context *ctx, const clg_tensor *data,
+                              clg_tensor *indices, int64_t axis,
+                              const clg_tensor *out, int64_t bad_at,
+                              int64_t bad_value, const char *frag)
+{
+    size_t dbytes = tensor_bytes(data), ibytes = tensor_bytes(indices),
+           obytes = tensor_bytes(out);
+    void *want = malloc(obytes), *got = malloc(obytes);
+    assert_non_null(want);
+    assert_non_null(got);
+    clg_tensor ref = *out;
+    ref.data = want;
+    CLG_ASSERT_OK(NULL, clg_reference_gather(NULL, data, indices, axis, &ref));
+    if (bad_at >= 0) {
+        if (indices->dtype == CLG_DTYPE_INT32)
+            ((int32_t *)indices->data)[bad_at] = (int32_t)bad_value;
+        else
+            ((int64_t *)indices->data)[bad_at] = bad_value;
+    }
+    clg_status want_st = bad_at >= 0 ? CLG_STATUS_INDEX_OUT_OF_RANGE
+                                     : CLG_STATUS_OK;
+    memset(got, 0x5a, obytes);
+    clg_tensor host_out = *out;
+    host_out.data = got;
+    CLG_ASSERT_STATUS(ctx, clg_gather(ctx, data, indices, axis, &host_out),
+                      want_st);
+    if (bad_at >= 0) {
+        CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), frag);
+        for (size_t b = 0; b < obytes; b++)
+            if (((unsigned char *)got)[b] != 0x5a)
+                fail_msg("host output byte %zu was written", b);
+    } else {
+        CLG_ASSERT_BYTES(got, want, obytes, 4, "host memory");
+    }
+    cl_mem bd = buffer_of(ctx, data->data, dbytes);
+    cl_mem bi = buffer_of(ctx, indices->data, ibytes);
+    cl_mem bo = buffer_of(ctx, NULL, obytes);
+    clg_cl_tensor td = {data->dtype, data->rank, data->shape, bd};
+    clg_cl_tensor ti = {indices->dtype, indices->rank, indices->shape, bi};
+    clg_cl_tensor to = {out->dtype, out->rank, out->shape, bo};
+    for (int enqueue = 0; enqueue < 2; enqueue++) {
+        clg_status st = enqueue ? clg_enqueue_gather(ctx, NULL, &td, &ti, axis,
+                                                     &to, 0, NULL, NULL)
+                                : clg_gather_cl(ctx, &td, &ti, axis, &to);
+        if (enqueue) {
+            CLG_ASSERT_OK(ctx, st);
+            st = clg_context_finish(ctx);
+        }
+        CLG_ASSERT_STATUS(ctx, st, want_st);
+        if (bad_at >= 0) {
+            CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), frag);
+            continue;
+        }
+        memset(got, 0, obytes);
+        assert_int_equal(clEnqueueReadBuffer(clg_context_cl_queue(ctx), bo,
+                                             CL_TRUE, 0, obytes, got, 0, NULL,
+                                             NULL),
+                         CL_SUCCESS);
+        CLG_ASSERT_BYTES(got, want, obytes, 4,
+                         enqueue ? "enqueue" : "device buffers");
+    }
+    clReleaseMemObject(bd);
+    clReleaseMemObject(bi);
+    clReleaseMemObject(bo);
+    free(want);
+    free(got);
+}
+
+/* Outputs of 1 MiB or more take the trusted bodies on CPU devices: a pass
+ * normalises the indices, then a body that checks nothing reads them
+ * (docs/design.md, "Kernels"). Both bodies, with good indices and with one
+ * bad, on every path. */
+static void test_trusted_gather_bodies(void **state)
+{
+    clg_context *ctx = *state;
+    enum { ROWS = 256, COLS = 1024, N = 1024, R_N = 300 };
+    float *data = malloc(sizeof(float) * ROWS * COLS);
+    int64_t *idx64 = malloc(sizeof(int64_t) * N);
+    int32_t *idx32 = malloc(sizeof(int32_t) * R_N);
+    assert_non_null(data);
+    assert_non_null(idx64);
+    assert_non_null(idx32);
+    for (size_t i = 0; i < (size_t)ROWS * COLS; i++)
+        data[i] = (float)i * 0.5f;
+    for (int64_t j = 0; j < N; j++) /* every column, negatives for half */
+        idx64[j] = (j * 7) % COLS - (j % 2 ? COLS : 0);
+    for (int64_t j = 0; j < R_N; j++)
+        idx32[j] = (int32_t)((j * 5) % ROWS) - (j % 3 ? 0 : ROWS);
+    const int64_t dshape[2] = {ROWS, COLS}, ushape[1] = {N},
+                  uout[2] = {ROWS, N}, rshape[1] = {R_N},
+                  rout[2] = {R_N, COLS};
+    clg_tensor D = {CLG_DTYPE_FLOAT, 2, dshape, data};
+    clg_tensor IU = {CLG_DTYPE_INT64, 1, ushape, idx64};
+    clg_tensor OU = {CLG_DTYPE_FLOAT, 2, uout, NULL};
+    clg_tensor IR = {CLG_DTYPE_INT32, 1, rshape, idx32};
+    clg_tensor OR = {CLG_DTYPE_FLOAT, 2, rout, NULL};
+    gather_three_ways(ctx, &D, &IU, -1, &OU, -1, 0, NULL);
+    gather_three_ways(ctx, &D, &IR, 0, &OR, -1, 0, NULL);
+    if (clg_context_device_type(ctx) == CLG_DEVICE_TYPE_CPU &&
+        !getenv("CLGATHER_TEST_PLAN")) {
+        assert_true(kernels_named(ctx, "clg_gather_units_normed") >= 1);
+        assert_true(kernels_named(ctx, "clg_gather_lean_normed") >= 1);
+        assert_true(kernels_named(ctx, "clg_normalize_indices") >= 2);
+    }
+    gather_three_ways(ctx, &D, &IU, -1, &OU, 700, -1025,
+                      "indices[700] = -1025 is out of range [-1024, 1023]");
+    gather_three_ways(ctx, &D, &IR, 0, &OR, 299, 256,
+                      "indices[299] = 256 is out of range [-256, 255]");
+    free(data);
+    free(idx64);
+    free(idx32);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -509,6 +644,7 @@ int main(void)
         cmocka_unit_test(test_failed_dependency_and_foreign_commands),
         cmocka_unit_test(test_validation_mode),
         cmocka_unit_test(test_validate_environment),
+        cmocka_unit_test(test_trusted_gather_bodies),
     };
     return CLG_RUN_DEVICE_TESTS(tests);
 }

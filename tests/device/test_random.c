@@ -90,7 +90,9 @@ static void test_variants_built(void **state)
         narrow += strstr(p->key, "-DCLG_WIDE=0") != NULL;
         for (size_t k = 0; k < p->kernel_count; k++)
             cpu_only += strstr(p->kernels[k].name, "_lean") ||
-                        strstr(p->kernels[k].name, "_pack");
+                        strstr(p->kernels[k].name, "_pack") ||
+                        strstr(p->kernels[k].name, "normed") ||
+                        strstr(p->kernels[k].name, "_normalize");
     }
     const char *plan = getenv("CLGATHER_TEST_PLAN");
     int gpu_plan = plan && !strcmp(plan, "gpu");
@@ -113,9 +115,9 @@ static void test_variants_built(void **state)
  * strips or all), work-groups that pad dimension 0, and on devices whose
  * compiler takes clang's built-ins, wide units, prefetching and
  * non-temporal stores. */
-static const char *const portable_settings[] = {"strip=8,chunk=3",
-                                                "strip=4,pack=0",
-                                                "strip=16,chunk=0,wg=7",
+static const char *const portable_settings[] = {"strip=8,chunk=3,norm=1",
+                                                "strip=4,pack=0,norm=0",
+                                                "strip=16,chunk=0,wg=7,norm=1",
                                                 "strip=12,chunk=1,wg=64"};
 static const char *const builtin_settings[] = {
     "unit=64,prefetch=4,nt=1",
@@ -141,8 +143,19 @@ static void run_cases_with(clg_context *ctx, const char *setting,
     }
 }
 
+/* Kernels built in ctx whose name contains `part`. */
+static size_t kernels_named(const clg_context *ctx, const char *part)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < ctx->program_count; i++)
+        for (size_t k = 0; k < ctx->programs[i]->kernel_count; k++)
+            count += strstr(ctx->programs[i]->kernels[k].name, part) != NULL;
+    return count;
+}
+
 /* The same comparison under each setting; where the device's entry has
- * no built-ins, a setting that asks for them is refused by name. */
+ * no built-ins, a setting that asks for them is refused by name. On the
+ * CPU plan, norm=1 reaches both trusted Gather bodies. */
 static void test_device_parameters(void **state)
 {
     clg_context *ctx = *state;
@@ -168,9 +181,17 @@ static void test_device_parameters(void **state)
         CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), "clang's built-ins");
     }
     unsetenv("CLGATHER_PARAMS");
-    print_message("entry \"%s\": %zu settings with built-ins %s\n", e->name,
-                  CLG_TEST_ARRAY_LEN(builtin_settings),
-                  e->builtins ? "run" : "refused");
+    size_t normed = kernels_named(ctx, "_normed");
+    print_message("entry \"%s\": %zu settings with built-ins %s; %zu "
+                  "trusted Gather bodies built\n",
+                  e->name, CLG_TEST_ARRAY_LEN(builtin_settings),
+                  e->builtins ? "run" : "refused", normed);
+    if (ctx->facts.plan_type == CLG_DEVICE_TYPE_CPU) {
+        assert_true(kernels_named(ctx, "clg_gather_lean_normed") >= 1);
+        assert_true(kernels_named(ctx, "clg_gather_units_normed") >= 1);
+    } else {
+        assert_int_equal(normed, 0);
+    }
 }
 
 int main(void)
