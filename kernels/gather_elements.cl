@@ -21,7 +21,9 @@
  *                               CPU devices: a strip packed contiguously,
  *                               then gathered from (see below)
  *   clg_gather_elements_lean    (a, o)      CPU devices, whole tensors,
- *                               inner == 1, at most one outer stride
+ *                               inner == 1, at most one outer stride,
+ *                               dimension 0 filling its work-groups
+ *                               exactly (see below)
  *
  * Windows (CLG_WINDOWS): as in gather.cl; indices share the output's
  * positions. */
@@ -173,7 +175,8 @@ __kernel void clg_gather_elements_packed(CLG_ELEMENTS_PARAMS, ulong z0)
     clg_off pos = (o * (clg_off)n + a) * (clg_off)inner + c;
     ulong v = clg_normalize((long)indices[pos], axis_size);
     int bad = v == axis_size;
-    ((__global int *)err)[bad ? 0 : 1] = 1;
+    if (bad)
+        ((__global int *)err)[0] = 1;
     v = bad ? 0 : v;
     clg_store(&out[pos],
               data[((z - (clg_off)z0) * (clg_off)axis_size + (clg_off)v) *
@@ -182,18 +185,23 @@ __kernel void clg_gather_elements_packed(CLG_ELEMENTS_PARAMS, ulong z0)
 #endif
 
 #if !CLG_WINDOWS && CLG_OUTER_DIMS <= 1 && CLG_INNER_DIMS == 0
+/* No branch on the work-item's position and no clamp on dimension 0 (the
+ * host launches it only when dimension 0 is exactly n), and the error
+ * store is the only conditional: POCL then vectorises the work-item loop
+ * with contiguous index loads and output stores (docs/design.md,
+ * "Measured choices"). Padded outer rows are clamped onto the last one
+ * and write the same bytes again; a bad index reads the row's first
+ * element. */
 __kernel void clg_gather_elements_lean(CLG_ELEMENTS_PARAMS)
 {
     clg_off a = (clg_off)get_global_id(0);
-    clg_off o = (clg_off)get_global_id(1);
+    clg_off o = min((clg_off)get_global_id(1), (clg_off)(out_len / n) - 1);
     clg_off pos = o * (clg_off)n + a;
-    if (a >= n || pos >= (clg_off)out_len)
-        return;
     ulong v = clg_normalize((long)indices[pos], axis_size);
-    if (v == axis_size) {
-        *err = 1;
-        return;
-    }
+    int bad = v == axis_size;
+    if (bad)
+        ((__global int *)err)[0] = 1; /* not volatile: vectorisable */
+    v = bad ? 0 : v;
 #if CLG_PREFETCH
     /* Line a of the data row `prefetch` outer rows ahead, in the tensor. */
     clg_off line = min(a * (64 / CLG_UNIT), (clg_off)axis_size - 1);

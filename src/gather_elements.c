@@ -312,6 +312,10 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
         ch.walk = CLG_WALK_STRIPS; /* the packed kernels take no padded x */
         elements_geometry(dev, &prm, &ch, box, &g);
     }
+    if (ch.walk == CLG_WALK_LEAN && g.global[0] != (size_t)plan->n) {
+        ch.walk = CLG_WALK_UNITS; /* the lean kernel takes no padded a */
+        elements_geometry(dev, &prm, &ch, box, &g);
+    }
     clg_variant v = elements_variant(p, plan, walk_kernels[ch.walk], whole);
     v.value[CLG_OPT_PREFETCH] = ch.walk == CLG_WALK_LEAN && prm.prefetch > 0;
     v.value[CLG_OPT_NT] =
