@@ -120,13 +120,13 @@ static void test_elements_walks(void **state)
     clg_elements_choice ch;
     clg_gather_elements_routine.plan(&p, &cpu, 16, &plan);
     clg_box whole = {0, 1, 0, 4096, 0, 4096};
-    /* elements-axis0 on POCL: strips of 256 B = 64 floats, packed, two a
-     * pass (one per core). */
+    /* elements-axis0 on POCL: strips of 256 B = 64 floats, packed, four a
+     * pass (two per core). */
     clg_elements_choose(&p, &plan, &pocl, &whole, 1, cpu.max_alloc, &ch);
     assert_int_equal(ch.walk, CLG_WALK_PACKED);
     assert_int_equal(ch.strip_width, 64);
     assert_int_equal(ch.strips, 64);
-    assert_int_equal(ch.chunk, 2);
+    assert_int_equal(ch.chunk, 4);
     /* A piece (windows): strips in place. */
     clg_elements_choose(&p, &plan, &pocl, &whole, 0, cpu.max_alloc, &ch);
     assert_int_equal(ch.walk, CLG_WALK_STRIPS);
@@ -204,7 +204,7 @@ static void test_params_table_and_syntax(void **state)
     assert_int_equal(p.prefetch, 16);
     assert_int_equal(p.nt, 1);
     clg_params_format(&p, text, sizeof text);
-    assert_string_equal(text, "wg=4096,strip=64,pack=1,chunk=2,unit=4,"
+    assert_string_equal(text, "wg=4096,strip=64,pack=1,chunk=4,unit=4,"
                               "prefetch=16,nt=1,norm=1024");
     static const char *const bad[] = {
         "",          "strip",         "strip=",    "strip=x",     "strip=-1",
