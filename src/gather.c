@@ -41,14 +41,15 @@ static void gather_plan(const clg_problem *p, const clg_device_facts *dev,
         unit /= 2;
     /* On CPU devices POCL vectorises the work-item loop over dimension 0,
      * but not over vector types (uint4), and the loop wants enough
-     * work-items: the widest unit of at most 4 bytes that leaves 64 or
+     * work-items: the widest unit of at most 4 bytes that leaves 32 or
      * more work-items in a row of 64 bytes or more measured best
      * (embedding rows of 3 KiB: 4-byte units 1.8 ms, 8-byte 2.2 ms;
-     * 128-byte rows: 2-byte units 2.4 ms, 8-byte 3.8 ms). */
+     * 128-byte rows, trusted body: 4-byte units 0.70 ms, 2-byte 1.03,
+     * 8-byte 0.78; docs/design.md, "Measured choices"). */
     if (cpu) {
         if (unit > 4)
             unit = 4;
-        while (unit > 1 && block >= 64 && block / unit < 64)
+        while (unit > 1 && block >= 64 && block / unit < 32)
             unit /= 2;
     }
     memset(plan, 0, sizeof *plan);

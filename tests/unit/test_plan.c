@@ -62,6 +62,20 @@ static void test_gather_plan_units_and_offsets(void **state)
     /* An address aligned to 4 bytes only caps the unit. */
     clg_gather_routine.plan(&p, &gpu, 4, &plan);
     assert_int_equal(plan.unit, 4);
+    /* CPUs: 128-byte rows in 4-byte units (32 work-items a row), 64-byte
+     * rows in 2-byte units. */
+    const int64_t mid[] = {64, 4096, 64}, mi[] = {2048};
+    p = problem(CLG_OP_GATHER, CLG_DTYPE_FLOAT16, 3, mid, CLG_DTYPE_INT32, 1,
+                mi, 1);
+    clg_gather_routine.plan(&p, &cpu, 16, &plan);
+    assert_int_equal(plan.unit, 4);
+    assert_int_equal(plan.inner, 32);
+    const int64_t narrow[] = {64, 4096, 32};
+    p = problem(CLG_OP_GATHER, CLG_DTYPE_FLOAT16, 3, narrow, CLG_DTYPE_INT32,
+                1, mi, 1);
+    clg_gather_routine.plan(&p, &cpu, 16, &plan);
+    assert_int_equal(plan.unit, 2);
+    assert_int_equal(plan.inner, 32);
     /* Past 2^31 units, 64-bit offsets on GPUs too. */
     const int64_t big[] = {(int64_t)1 << 28, 16};
     const int64_t one[] = {1};
