@@ -397,8 +397,11 @@ CLG_API clg_status clg_gather_elements_output_shape(const clg_tensor *data,
  *  Size: tensors of any element count (2^31 and beyond) are supported; a
  *  tensor larger than clg_context_max_alloc_size() is processed in pieces:
  *  the output in contiguous pieces that each fit one buffer, the data each
- *  piece reads in windows that each fit one buffer. The message is in
- *  clg_context_last_error(ctx). */
+ *  piece reads in windows that each fit one buffer. On CPU devices a
+ *  call with at least 1 MiB of output (the `norm` device parameter) also
+ *  allocates a device temporary of 4 bytes per index for the normalised
+ *  indices, released once the call's kernels are done (docs/design.md,
+ *  "Kernels"). The message is in clg_context_last_error(ctx). */
 CLG_API clg_status clg_gather(clg_context *ctx, const clg_tensor *data,
                               const clg_tensor *indices, int64_t axis,
                               const clg_tensor *output);

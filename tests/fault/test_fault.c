@@ -39,35 +39,44 @@ typedef struct scenario {
     int64_t rows, cols, n; /* data [rows, cols]; Gather: n indices */
     queue_kind queue;      /* ENQUEUE */
     int bad;               /* ENQUEUE: indices[3] = 1000, deferred */
+    const char *params;    /* CLGATHER_PARAMS, or NULL */
 } scenario;
 
 static const scenario scenarios[] = {
     {"host, in place", HOST_IN_PLACE, CLG_TEST_GATHER, 0, 0, 64, 16, 10,
-     CONTEXT_QUEUE, 0},
+     CONTEXT_QUEUE, 0, NULL},
     {"host, in place, check kernel", HOST_CHECK_KERNEL,
-     CLG_TEST_GATHER_ELEMENTS, 0, 0, 300, 300, 0, CONTEXT_QUEUE, 0},
+     CLG_TEST_GATHER_ELEMENTS, 0, 0, 300, 300, 0, CONTEXT_QUEUE, 0, NULL},
     {"host, copied", HOST_COPY, CLG_TEST_GATHER_ELEMENTS, 1, 0, 20, 30, 0,
-     CONTEXT_QUEUE, 0},
+     CONTEXT_QUEUE, 0, NULL},
     /* Split with 1 KiB buffers: 2 runs of indices x 2 data windows; 2
      * pieces of rows x 2 data windows. */
     {"host, split, in place", HOST_SPLIT_IN_PLACE, CLG_TEST_GATHER, 0, 1, 40,
-     7, 40, CONTEXT_QUEUE, 0},
+     7, 40, CONTEXT_QUEUE, 0, NULL},
     {"host, split, copied", HOST_SPLIT_COPY, CLG_TEST_GATHER_ELEMENTS, 1, 1,
-     16, 20, 0, CONTEXT_QUEUE, 0},
+     16, 20, 0, CONTEXT_QUEUE, 0, NULL},
     {"device buffers", DEVICE_BUFFERS, CLG_TEST_GATHER, 0, 0, 50, 12, 33,
-     CONTEXT_QUEUE, 0},
+     CONTEXT_QUEUE, 0, NULL},
     /* Enqueued with a wait list (a pending user event and a marker) and
      * an event, then finished. */
     {"enqueue, context queue", ENQUEUE, CLG_TEST_GATHER, 0, 0, 50, 12, 33,
-     CONTEXT_QUEUE, 0},
+     CONTEXT_QUEUE, 0, NULL},
     {"enqueue, own queue", ENQUEUE, CLG_TEST_GATHER_ELEMENTS, 0, 0, 20, 30, 0,
-     OWN_QUEUE, 0},
+     OWN_QUEUE, 0, NULL},
     {"enqueue, out-of-order queue, GPU plan", ENQUEUE, CLG_TEST_GATHER, 1, 0,
-     50, 12, 33, OUT_OF_ORDER, 0},
+     50, 12, 33, OUT_OF_ORDER, 0, NULL},
     {"enqueue, nothing to launch (a marker)", ENQUEUE, CLG_TEST_GATHER, 0, 0,
-     8, 4, 0, OWN_QUEUE, 0},
+     8, 4, 0, OWN_QUEUE, 0, NULL},
     {"enqueue, deferred index error", ENQUEUE, CLG_TEST_GATHER, 0, 0, 50, 12,
-     33, OWN_QUEUE, 1},
+     33, OWN_QUEUE, 1, NULL},
+    /* Outputs of 1 KiB or more with norm=1: the normalising pass, its
+     * temporary and the trusted body (docs/design.md, "Kernels"). */
+    {"host, in place, normalising pass", HOST_IN_PLACE, CLG_TEST_GATHER, 0, 0,
+     50, 12, 33, CONTEXT_QUEUE, 0, "norm=1"},
+    {"device buffers, normalising pass", DEVICE_BUFFERS, CLG_TEST_GATHER, 0, 0,
+     50, 12, 33, CONTEXT_QUEUE, 0, "norm=1"},
+    {"enqueue, deferred index error, normalising pass", ENQUEUE,
+     CLG_TEST_GATHER, 0, 0, 50, 12, 33, OWN_QUEUE, 1, "norm=1"},
 };
 
 /* The tensors of one scenario and the expected output. */
@@ -154,6 +163,10 @@ static void set_env(const scenario *s)
         setenv("CLGATHER_MAX_ALLOC", "1024", 1);
     else
         unsetenv("CLGATHER_MAX_ALLOC");
+    if (s->params)
+        setenv("CLGATHER_PARAMS", s->params, 1);
+    else
+        unsetenv("CLGATHER_PARAMS");
 }
 
 /* A buffer of at least one byte (OpenCL has no empty buffers), filled
