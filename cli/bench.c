@@ -286,7 +286,9 @@ int clg_cli_bench(int argc, char **argv)
                 clg_cli_describe(msg, sizeof msg, NULL, st));
         return CLG_EXIT_ERROR;
     }
-    if ((rc = bench_cl_init(&b, ctx)) != CLG_EXIT_OK)
+    if ((rc = bench_cl_init(&b, ctx)) != CLG_EXIT_OK ||
+        (rc = clg_cli_params(ctx, "bench", b.params, sizeof b.params)) !=
+            CLG_EXIT_OK)
         goto cleanup;
     for (size_t i = 0; i < BENCH_WORKLOAD_COUNT; i++)
         total += opt.selected[i] ? opt.scale_count : 0;

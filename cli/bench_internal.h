@@ -150,6 +150,7 @@ typedef struct bench_cl {
     bench_copy_kernel copy[BENCH_COPY_MAX]; /* those that built */
     size_t copy_count;
     char copy_unavailable[160]; /* variants the compiler refused, "a, b" */
+    char params[256]; /* the device parameters in use (clg_cli_params) */
     cl_program check_program[2];
     cl_kernel check[2]; /* kernels/check.cl for 4- and 8-byte indices */
     size_t check_local[2];

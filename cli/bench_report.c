@@ -49,6 +49,11 @@ void bench_print_header(const clg_context *ctx, const bench_cl *b,
     printf("seed 0x%016llx; cache: %s (each figure: a warm-up call, then "
            "%d calls in a row, the best kept); GB = 1e9 bytes\n",
            (unsigned long long)opt->seed, BENCH_CACHE_CONDITIONS, opt->repeat);
+    const char *env = getenv("CLGATHER_PARAMS");
+    printf("device parameters: %s", b->params);
+    if (env)
+        printf(" (with CLGATHER_PARAMS=%s)", env);
+    printf("\n");
     printf("copy kernels:");
     for (size_t i = 0; i < b->copy_count; i++)
         printf(" %s", b->copy[i].name);
@@ -387,6 +392,13 @@ static void json_device(FILE *f, const clg_context *ctx, const bench_cl *b,
     }
     fputs("],\n  \"copy_variants_refused\": ", f);
     json_string(f, b->copy_unavailable);
+    fputs(",\n  \"params\": ", f);
+    json_string(f, b->params);
+    fputs(",\n  \"params_env\": ", f);
+    if (getenv("CLGATHER_PARAMS"))
+        json_string(f, getenv("CLGATHER_PARAMS"));
+    else
+        fputs("null", f);
     fputs(",\n  \"workloads\": [", f);
 }
 

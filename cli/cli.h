@@ -34,6 +34,13 @@ int clg_cli_exit_for_status(clg_status status);
  * Into buf (size cap), which it returns. */
 const char *clg_cli_device_label(char *buf, size_t cap, const char *spec);
 
+/* The device parameters the library uses on ctx (its row of the table,
+ * with CLGATHER_PARAMS applied), formatted "wg=...,norm=..." into buf
+ * (size cap). A malformed CLGATHER_PARAMS is an environment problem like
+ * the other variables': prints the library's message after "clgather
+ * CMD: " and returns CLG_EXIT_ERROR; else CLG_EXIT_OK. */
+int clg_cli_params(clg_context *ctx, const char *cmd, char *buf, size_t cap);
+
 /* "STATUS_NAME: message" of a failed call into buf: the context's last
  * error (ctx NULL: the thread's), else the status's generic message. */
 const char *clg_cli_describe(char *buf, size_t cap, const clg_context *ctx,

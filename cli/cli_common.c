@@ -1,5 +1,6 @@
 /* Helpers shared by the clgather subcommands. */
 #include "cli.h"
+#include "params.h" /* the library's parameter table (src/params.c) */
 
 #include <errno.h>
 #include <getopt.h>
@@ -81,4 +82,18 @@ const char *clg_cli_device_label(char *buf, size_t cap, const char *spec)
     else
         snprintf(buf, cap, "(default)");
     return buf;
+}
+
+int clg_cli_params(clg_context *ctx, const char *cmd, char *buf, size_t cap)
+{
+    clg_params prm;
+    char msg[1200];
+    clg_status st = clg_params_get(ctx, &prm, NULL);
+    if (st != CLG_STATUS_OK) {
+        fprintf(stderr, "clgather %s: %s\n", cmd,
+                clg_cli_describe(msg, sizeof msg, ctx, st));
+        return CLG_EXIT_ERROR;
+    }
+    clg_params_format(&prm, buf, cap);
+    return CLG_EXIT_OK;
 }

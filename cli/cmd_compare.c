@@ -230,6 +230,8 @@ static int open_device(compare_device *d, const char *spec)
                 clg_cli_describe(msg, sizeof msg, NULL, st));
         return CLG_EXIT_ERROR;
     }
+    if (clg_cli_params(d->ctx, "compare", msg, sizeof msg) != CLG_EXIT_OK)
+        return CLG_EXIT_ERROR;
     snprintf(d->label, sizeof d->label, "%s (%s)",
              clg_context_device_name(d->ctx), spec);
     return CLG_EXIT_OK;

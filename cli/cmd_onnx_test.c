@@ -300,6 +300,10 @@ int clg_cli_onnx_test(int argc, char **argv)
                     clg_cli_describe(msg, sizeof msg, NULL, st));
             return CLG_EXIT_ERROR;
         }
+        if (clg_cli_params(ctx, "onnx-test", msg, sizeof msg) != CLG_EXIT_OK) {
+            clg_context_destroy(ctx);
+            return CLG_EXIT_ERROR;
+        }
         fprintf(stderr, "clgather onnx-test: device: %s\n",
                 clg_context_device_name(ctx));
     } else {

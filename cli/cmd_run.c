@@ -316,7 +316,8 @@ int clg_cli_run(int argc, char **argv)
         rc = CLG_EXIT_ERROR;
         goto cleanup;
     }
-    if ((rc = time_calls(ctx, &opt, &t, &first_ms, &best_ms)) != CLG_EXIT_OK)
+    if ((rc = clg_cli_params(ctx, "run", msg, sizeof msg)) != CLG_EXIT_OK ||
+        (rc = time_calls(ctx, &opt, &t, &first_ms, &best_ms)) != CLG_EXIT_OK)
         goto cleanup;
     /* Written (atomically) before "output:" is printed as done. */
     if (opt.output_path != NULL &&

@@ -5,6 +5,7 @@
  * copy, the check pass and its kind, and the linearity rows. Speed itself
  * is not judged here (a shared machine's times are noise).
  */
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -142,7 +143,35 @@ static void test_small(void **state)
     assert_true(number(json, "call_us") > 0);
     assert_true(number(json, "launch_us") > 0);
     assert_non_null(strstr(json, "\"linearity\": []"));
+    /* The parameters in use, whole, and no override. */
+    assert_non_null(strstr(json, "\"params\": \"wg="));
+    assert_non_null(strstr(field(json, "params"), ",norm="));
+    assert_non_null(strstr(json, "\"params_env\": null"));
     free(json);
+}
+
+/* CLGATHER_PARAMS: applied and recorded; malformed, an environment
+ * problem (exit 3) naming the item, before any measurement. */
+static void test_params_override(void **state)
+{
+    const char *args[] = {"--workload", "small", "--repeat", "1", NULL};
+    const char *bad[] = {"bench",    "--workload", "small",
+                         "--repeat", "1",          NULL};
+    cli_result r;
+    (void)state;
+    assert_int_equal(setenv("CLGATHER_PARAMS", "norm=0,wg=64", 1), 0);
+    char *json = run_bench("params.json", args);
+    assert_non_null(strstr(json, "\"params_env\": \"norm=0,wg=64\""));
+    assert_non_null(strstr(field(json, "params"), "wg=64,"));
+    assert_non_null(strstr(field(json, "params"), ",norm=0\""));
+    free(json);
+    assert_int_equal(setenv("CLGATHER_PARAMS", "norm=1,norm=2", 1), 0);
+    assert_int_equal(cli_run(&r, bad), 0);
+    unsetenv("CLGATHER_PARAMS");
+    assert_int_equal(r.status, 3);
+    assert_non_null(strstr(r.err, "norm is given twice"));
+    assert_string_equal(r.out, "");
+    cli_result_free(&r);
 }
 
 /* 82 and 164 rows of 1024 int64 indices, more than the library scans on
@@ -196,6 +225,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small),
+        cmocka_unit_test(test_params_override),
         cmocka_unit_test(test_check_kernel_and_linearity),
     };
     if (!cli_have_device()) {

@@ -4,6 +4,7 @@
  * compared bit for bit with the ONNX pages' examples, and its exit
  * statuses; `clgather devices`.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -244,6 +245,15 @@ static void test_run_exit_statuses(void **state)
         expect_run(&r, 3, usage[k]);
         cli_result_free(&r);
     }
+    /* A malformed CLGATHER_PARAMS is an environment problem, as a bad
+     * CLGATHER_DEVICE is: exit 3, the item named. */
+    assert_int_equal(setenv("CLGATHER_PARAMS", "norm=x", 1), 0);
+    assert_int_equal(cli_run(&r, oob), 0);
+    unsetenv("CLGATHER_PARAMS");
+    assert_int_equal(r.status, 3);
+    assert_non_null(strstr(r.err, "CLGATHER_PARAMS=\"norm=x\""));
+    assert_string_equal(r.out, "");
+    cli_result_free(&r);
     free(d);
     free(i);
     free(t);
