@@ -99,6 +99,8 @@ def machine_info():
 
 def find_clgather(path):
     if path:
+        if not os.access(path, os.X_OK):
+            sys.exit(f"peers.py: --clgather {path}: not an executable file")
         return path
     for cand in ("build/cli/clgather", "build-bench/cli/clgather"):
         full = os.path.join(REPO, cand)
@@ -374,6 +376,11 @@ def parse_args():
 
 def main():
     args = parse_args()
+    if args.readme and args.workload:
+        sys.exit("peers.py: --readme rewrites the README's results, which "
+                 "cover every workload; drop --workload")
+    if args.repeat < 1:
+        sys.exit("peers.py: --repeat takes a number >= 1")
     import onnx
     import onnxruntime
 

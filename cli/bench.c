@@ -49,8 +49,11 @@ static void usage(FILE *out)
             "\n"
             "Exit status: 0 done, 1 a result differed from the CPU "
             "reference, 3 usage or\n"
-            "device problems. Missed speed targets do not change the exit "
-            "status.\n",
+            "device problems, or every workload skipped (too large for the "
+            "host or device).\n"
+            "A workload that does not fit is skipped with a note; missed "
+            "speed targets do not\n"
+            "change the exit status.\n",
             BENCH_DEFAULT_REPEAT, (unsigned long long)BENCH_DEFAULT_SEED);
 }
 
@@ -92,6 +95,11 @@ static int parse_scales(const char *text, bench_options *opt)
             return -1;
         }
         opt->scales[opt->scale_count++] = v;
+        if (*end == ',' && end[1] == '\0') {
+            fprintf(stderr,
+                    "clgather bench: --scale: '%s' ends with a comma\n", text);
+            return -1;
+        }
         p = *end == ',' ? end + 1 : end;
     }
     return 0;
@@ -130,7 +138,8 @@ static int parse_seed(const char *text, bench_options *opt)
     char *end = NULL;
     errno = 0;
     unsigned long long s = strtoull(text, &end, 0);
-    if (errno != 0 || end == text || *end != '\0') {
+    if (errno != 0 || end == text || *end != '\0' || text[0] == '-' ||
+        text[0] == '+' || text[0] == ' ') {
         fprintf(stderr, "clgather bench: --seed: '%s' is not a number\n",
                 text);
         return -1;
@@ -246,9 +255,18 @@ static int report(const clg_context *ctx, const bench_cl *b,
     if (opt->scale_count > 1)
         bench_print_linearity(res, n);
     bench_print_targets(ctx, res, n);
+    int rc = CLG_EXIT_OK;
     if (opt->json_path)
-        return bench_write_json(opt->json_path, ctx, b, opt, res, n);
-    return CLG_EXIT_OK;
+        rc = bench_write_json(opt->json_path, ctx, b, opt, res, n);
+    size_t measured = 0;
+    for (size_t i = 0; i < n; i++)
+        measured += res[i].skipped[0] == '\0';
+    if (rc == CLG_EXIT_OK && measured == 0) {
+        fprintf(stderr, "clgather bench: nothing was measured: every "
+                        "workload was skipped (see the table)\n");
+        rc = CLG_EXIT_ERROR;
+    }
+    return rc;
 }
 
 /* Parses the options, opens the device and measures; see bench.h. */

@@ -47,8 +47,9 @@ void bench_print_header(const clg_context *ctx, const bench_cl *b,
            clg_context_uses_host_memory(ctx) ? "shared (used in place)"
                                              : "separate (copied)");
     printf("seed 0x%016llx; cache: %s (each figure: a warm-up call, then "
-           "%d calls in a row, the best kept); GB = 1e9 bytes\n",
-           (unsigned long long)opt->seed, BENCH_CACHE_CONDITIONS, opt->repeat);
+           "%d call%s in a row, the best kept); GB = 1e9 bytes\n",
+           (unsigned long long)opt->seed, BENCH_CACHE_CONDITIONS, opt->repeat,
+           opt->repeat == 1 ? "" : "s");
     const char *env = getenv("CLGATHER_PARAMS");
     printf("device parameters: %s", b->params);
     if (env)

@@ -97,6 +97,11 @@ int main(int argc, char **argv)
     argv += optind;
     clg_cli_reset_getopt();
     opterr = 1;
+    /* getopt names argv[0] in its messages: "clgather bench: ...", as the
+     * commands' own messages do. */
+    static char name[64];
+    snprintf(name, sizeof name, "clgather %s", command);
+    argv[0] = name;
 
     if (strcmp(command, "devices") == 0)
         return clg_cli_devices(argc, argv);

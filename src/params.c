@@ -136,6 +136,11 @@ static int parse_item(const char *item, size_t len, int builtins,
                      (int)len, item, fields[f].name);
             return 0;
         }
+        if (!strcmp(fields[f].name, "unit") && (value & (value - 1)) != 0) {
+            snprintf(msg, cap, "\"%.*s\": unit takes a power of two", (int)len,
+                     item);
+            return 0;
+        }
         if (*seen & (1u << f)) {
             snprintf(msg, cap, "\"%.*s\": %s is given twice", (int)len, item,
                      fields[f].name);

@@ -18,7 +18,8 @@
       "GatherElements off the last axis: bytes of a row per strip, 0 none")   \
     X(pack, 0, 1, "1: each strip is packed contiguously before its gather")   \
     X(chunk, 0, 4096, "strips packed and gathered per pass (0: all at once)") \
-    X(unit, 1, 64, "Gather lean rows body: bytes one work-item moves")        \
+    X(unit, 1, 64,                                                            \
+      "Gather lean rows body: bytes one work-item moves, a power of two")     \
     X(prefetch, 0, 64, "lean bodies: positions prefetched ahead, 0 none")     \
     X(nt, 0, 1, "1: non-temporal stores of the output")                       \
     X(norm, 0, 999999,                                                        \

@@ -259,8 +259,10 @@ typedef struct clg_context clg_context;
  *  context in validation mode (clg_context_set_validate); "0", empty or unset
  *  does not. CLGATHER_PARAMS="field=value,..." overrides fields of the
  *  device's row of the parameter table (docs/design.md, "Device
- *  parameters"); it is read by every operator call, and a malformed value
- *  fails that call with INVALID_ARGUMENT naming the item.
+ *  parameters"); it is read by every operator call that launches a
+ *  kernel (a call on empty tensors launches none and does not read it),
+ *  and a malformed value fails that call with INVALID_ARGUMENT naming the
+ *  item.
  *  On success *ctx receives a new context (destroy with
  *  clg_context_destroy). On failure *ctx is NULL and, when the failure
  *  concerns the device, clg_context_last_error(NULL) on the same thread

@@ -221,9 +221,10 @@ static void test_params_table_and_syntax(void **state)
     assert_string_equal(text, "wg=4096,strip=64,pack=1,chunk=4,unit=4,"
                               "prefetch=16,nt=1,norm=1024");
     static const char *const bad[] = {
-        "",          "strip",         "strip=",    "strip=x",     "strip=-1",
-        "nt=2",      "wg=0",          "foo=1",     "strip=64,",   ",nt=1",
-        "strip=64 ", "strip=0999999", "nt=1,nt=0", "norm=1000000"};
+        "",          "strip",        "strip=",    "strip=x",
+        "strip=-1",  "nt=2",         "wg=0",      "foo=1",
+        "strip=64,", ",nt=1",        "strip=64 ", "strip=0999999",
+        "nt=1,nt=0", "norm=1000000", "unit=3",    "unit=48"};
     for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(bad); k++)
         if (clg_params_parse(bad[k], 1, &p, msg, sizeof msg))
             fail_msg("CLGATHER_PARAMS=\"%s\" was accepted", bad[k]);
