@@ -109,7 +109,8 @@ typedef struct bench_result {
     int has_micro;               /* call_us, launch_us */
     int has_pipeline;            /* enqueue_us, pipelined_us, ... */
     char skipped[320]; /* why nothing was measured; "" when measured */
-    char note[320];    /* why the device-buffer figures are missing */
+    char
+        note[320]; /* why some figures are missing (device-buffer, per-call) */
 } bench_result;
 
 /* The shapes of workload w at `scale` into r (data and indices scaled,

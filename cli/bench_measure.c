@@ -68,6 +68,11 @@
 #include "op.h" /* clg_find_bad_index: the library's own host scan */
 
 #define BENCH_MICRO_MIN_ROUNDS 100
+/* Per-call figures stop above this many bytes of tensors: a pipelined
+ * series keeps BENCH_PIPELINE operations in flight, each with its own
+ * temporaries, and the figures are about launch cost, not bandwidth. */
+#define BENCH_MICRO_MAX_BYTES ((uint64_t)1 << 20)
+
 /* Operations per pipelined series. */
 #define BENCH_PIPELINE 1000
 #define BENCH_PAGE 4096
@@ -86,6 +91,25 @@ static void *page_alloc(uint64_t bytes)
     if (posix_memalign(&p, BENCH_PAGE, n) != 0)
         return NULL;
     return p;
+}
+
+/* Host memory the kernel says is available (MemAvailable), else the free
+ * pages, else no limit. */
+static uint64_t host_bytes_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[128];
+    unsigned long long kib = 0;
+    int found = 0;
+    while (f && !found && fgets(line, sizeof line, f))
+        found = sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+    if (f)
+        fclose(f);
+    if (found)
+        return (uint64_t)kib * 1024;
+    long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size
+                                 : UINT64_MAX;
 }
 
 static int stderr_is_tty = 0;
@@ -302,6 +326,21 @@ static int run_host_inputs(bench_run *run, size_t wi)
 
     progress(1, "[%zu/%zu] %s x%g: preparing inputs", run->pos, run->total,
              w->name, r->scale);
+    /* The host tensors, the copy buffers and, on a CPU device, the device
+     * buffers' own memory and the library's temporaries: up to 3.5 times
+     * the tensors measured (small x1e5), so 4 are asked for. Allocation
+     * alone would succeed (overcommit) and the first touch would meet the
+     * OOM killer. */
+    uint64_t tensors = r->data_bytes + r->index_bytes + 2 * r->out_bytes;
+    uint64_t avail = host_bytes_available();
+    if (tensors > avail / 4) {
+        snprintf(r->skipped, sizeof r->skipped,
+                 "needs about %.0f MiB of host memory for %.0f MiB of "
+                 "tensors; %.0f MiB are available",
+                 4.0 * (double)tensors / 1048576.0,
+                 (double)tensors / 1048576.0, (double)avail / 1048576.0);
+        return CLG_EXIT_OK;
+    }
     run->data = (clg_tensor){w->data_dtype, w->data_rank, r->data_shape,
                              page_alloc(r->data_bytes)};
     run->indices = (clg_tensor){w->index_dtype, w->index_rank, r->index_shape,
@@ -742,6 +781,13 @@ static int run_micro(bench_run *run)
     int rc;
     if (!r->w->micro)
         return CLG_EXIT_OK;
+    if (r->data_bytes + r->index_bytes + r->out_bytes >
+        BENCH_MICRO_MAX_BYTES) {
+        snprintf(r->note, sizeof r->note,
+                 "per-call figures are measured up to %llu KiB of tensors",
+                 (unsigned long long)(BENCH_MICRO_MAX_BYTES / 1024));
+        return CLG_EXIT_OK;
+    }
     r->has_micro = 1;
     progress(1, "[%zu/%zu] %s x%g: %d launches, then %d calls", run->pos,
              run->total, r->w->name, r->scale, rounds, rounds);
