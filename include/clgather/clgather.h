@@ -528,7 +528,9 @@ CLG_API clg_status clg_enqueue_gather_elements(clg_context *ctx,
  *  commands the caller put on the same queues. Operations are numbered
  *  (#N) in the order the context accepted their enqueue calls, from 1.
  *  Until a finish, each operation keeps its indices buffer retained and
- *  about a kilobyte of host memory: call it regularly.
+ *  about a kilobyte of host memory: call it regularly. Until its kernels
+ *  have run, a Gather on a CPU device with 1 MiB of output or more also
+ *  holds a device temporary of 4 bytes per index (see clg_gather).
  *  INDEX_OUT_OF_RANGE's message (clg_context_last_error on the calling
  *  thread) reads e.g. "Gather #12 (data FLOAT[3, 4], indices INT64[2],
  *  axis 0): indices[1] = 7 is out of range [-3, 2] for axis 0 of size 3".
