@@ -536,3 +536,13 @@ int cli_has_line_prefix(const char *text, const char *prefix)
 {
     return text != NULL && line_matches(text, prefix, 1);
 }
+
+int cli_run_env(cli_result *r, const char *name, const char *value,
+                const char *const *args)
+{
+    if (setenv(name, value, 1) != 0)
+        return -1;
+    int rc = cli_run(r, args);
+    unsetenv(name);
+    return rc;
+}

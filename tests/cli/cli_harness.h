@@ -28,6 +28,11 @@ typedef struct cli_result {
  * Returns 0 when the program ran (whatever its status), -1 otherwise. */
 int cli_run(cli_result *r, const char *const *args);
 
+/* cli_run with the environment variable `name` set to `value` for that
+ * run only (unset again after it, whatever happened). */
+int cli_run_env(cli_result *r, const char *name, const char *value,
+                const char *const *args);
+
 /* Resource limits for cli_run_limited; 0 leaves one unset. */
 typedef struct cli_limits {
     uint64_t address_space; /* RLIMIT_AS, bytes: large allocations fail

@@ -165,9 +165,8 @@ static void test_params_override(void **state)
     assert_non_null(strstr(field(json, "params"), "wg=64,"));
     assert_non_null(strstr(field(json, "params"), ",norm=0\""));
     free(json);
-    assert_int_equal(setenv("CLGATHER_PARAMS", "norm=1,norm=2", 1), 0);
-    assert_int_equal(cli_run(&r, bad), 0);
-    unsetenv("CLGATHER_PARAMS");
+    assert_int_equal(cli_run_env(&r, "CLGATHER_PARAMS", "norm=1,norm=2", bad),
+                     0);
     assert_int_equal(r.status, 3);
     assert_non_null(strstr(r.err, "norm is given twice"));
     assert_string_equal(r.out, "");

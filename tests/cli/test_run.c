@@ -247,9 +247,7 @@ static void test_run_exit_statuses(void **state)
     }
     /* A malformed CLGATHER_PARAMS is an environment problem, as a bad
      * CLGATHER_DEVICE is: exit 3, the item named. */
-    assert_int_equal(setenv("CLGATHER_PARAMS", "norm=x", 1), 0);
-    assert_int_equal(cli_run(&r, oob), 0);
-    unsetenv("CLGATHER_PARAMS");
+    assert_int_equal(cli_run_env(&r, "CLGATHER_PARAMS", "norm=x", oob), 0);
     assert_int_equal(r.status, 3);
     assert_non_null(strstr(r.err, "CLGATHER_PARAMS=\"norm=x\""));
     assert_string_equal(r.out, "");
