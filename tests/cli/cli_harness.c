@@ -15,6 +15,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <setjmp.h> /* cmocka.h needs these first */
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
 #include "io_tensor.h"
 #include "onnx.pb-c.h"
 #include "onnx_io.h"
@@ -545,4 +551,35 @@ int cli_run_env(cli_result *r, const char *name, const char *value,
     int rc = cli_run(r, args);
     unsetenv(name);
     return rc;
+}
+
+char *cli_root;
+static const char *root_prefix;
+
+static int root_setup(void **state)
+{
+    (void)state;
+    cli_root = cli_tempdir(root_prefix);
+    return cli_root != NULL ? 0 : -1;
+}
+
+static int root_teardown(void **state)
+{
+    (void)state;
+    cli_rmtree(cli_root);
+    free(cli_root);
+    cli_root = NULL;
+    return 0;
+}
+
+int cli_run_tests(const char *prefix, const char *name,
+                  const struct CMUnitTest *tests, size_t count)
+{
+    if (!cli_have_device()) {
+        fprintf(stderr, "no OpenCL device: skipping\n");
+        return 77;
+    }
+    root_prefix = prefix;
+    return _cmocka_run_group_tests(name, tests, count, root_setup,
+                                   root_teardown);
 }

@@ -55,6 +55,19 @@ void cli_result_dump(const cli_result *r);
 /* 1 when some OpenCL device exists (clg_devices_list finds one). */
 int cli_have_device(void);
 
+/* The temporary directory of the running group (CLI_RUN_TESTS). */
+extern char *cli_root;
+
+/* Runs a cmocka group whose tests share cli_root, a fresh directory made
+ * (from `prefix`) before the first test and removed after the last.
+ * Without an OpenCL device, says so and returns 77 (ctest's skip). */
+struct CMUnitTest;
+int cli_run_tests(const char *prefix, const char *name,
+                  const struct CMUnitTest *tests, size_t count);
+#define CLI_RUN_TESTS(prefix, tests)                                          \
+    cli_run_tests((prefix), #tests, (tests),                                  \
+                  sizeof(tests) / sizeof((tests)[0]))
+
 /* Creates a fresh directory under $TMPDIR (or /tmp); returns a malloc'd
  * path, or NULL. */
 char *cli_tempdir(const char *prefix);

@@ -18,8 +18,6 @@
 
 #include "cli_harness.h"
 
-static char *g_root;
-
 /* The whole file, NUL-terminated (malloc'd). */
 static char *read_text(const char *path)
 {
@@ -39,7 +37,7 @@ static char *read_text(const char *path)
 /* Runs `bench <args> --json <dir>/name` and returns the JSON text. */
 static char *run_bench(const char *name, const char *const *args)
 {
-    char *json = cli_path(g_root, name);
+    char *json = cli_path(cli_root, name);
     const char *argv[16];
     size_t n = 0;
     cli_result r;
@@ -204,22 +202,6 @@ static void test_check_kernel_and_linearity(void **state)
     free(json);
 }
 
-static int group_setup(void **state)
-{
-    (void)state;
-    g_root = cli_tempdir("clgather-bench");
-    return g_root != NULL ? 0 : -1;
-}
-
-static int group_teardown(void **state)
-{
-    (void)state;
-    cli_rmtree(g_root);
-    free(g_root);
-    g_root = NULL;
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -227,9 +209,5 @@ int main(void)
         cmocka_unit_test(test_params_override),
         cmocka_unit_test(test_check_kernel_and_linearity),
     };
-    if (!cli_have_device()) {
-        fprintf(stderr, "no OpenCL device: skipping\n");
-        return 77;
-    }
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return CLI_RUN_TESTS("clgather-bench", tests);
 }

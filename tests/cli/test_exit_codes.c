@@ -28,8 +28,6 @@ static const int64_t ex_indices_shape[2] = {1, 2};
 static const float ex_output[6] = {1.0f, 1.9f, 2.3f, 3.9f, 4.5f, 5.9f};
 static const int64_t ex_output_shape[3] = {3, 1, 2};
 
-static char *g_root; /* temp dir of this run */
-
 typedef struct case_options {
     int64_t second_index;    /* indices = [[0, second_index]] */
     int corrupt_expected;    /* output[1][0][1] = 9.5 instead of 3.9 */
@@ -43,7 +41,7 @@ typedef struct case_options {
  * test directory (malloc'd). */
 static char *make_case(const char *name, const case_options *o)
 {
-    char *dir = cli_path(g_root, name);
+    char *dir = cli_path(cli_root, name);
     char *set = cli_path(dir, "test_data_set_0");
     char *p = NULL;
     int64_t idx[2] = {0, o->second_index};
@@ -388,7 +386,7 @@ static void test_missing_files(void **state)
     (void)state;
 
     /* a directory that does not exist */
-    missing = cli_path(g_root, "does_not_exist");
+    missing = cli_path(cli_root, "does_not_exist");
     line = malloc(strlen(missing) + 40);
     assert_non_null(line);
     sprintf(line, "ERROR %s: no such directory", missing);
@@ -607,22 +605,6 @@ static void test_help_and_version(void **state)
     cli_result_free(&r);
 }
 
-static int group_setup(void **state)
-{
-    (void)state;
-    g_root = cli_tempdir("clgather-exit-codes");
-    return g_root != NULL ? 0 : -1;
-}
-
-static int group_teardown(void **state)
-{
-    (void)state;
-    cli_rmtree(g_root);
-    free(g_root);
-    g_root = NULL;
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -645,9 +627,5 @@ int main(void)
         cmocka_unit_test(test_worst_status_wins),
         cmocka_unit_test(test_help_and_version),
     };
-    if (!cli_have_device()) {
-        fprintf(stderr, "no OpenCL device: skipping\n");
-        return 77;
-    }
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return CLI_RUN_TESTS("clgather-exit-codes", tests);
 }

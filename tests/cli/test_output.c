@@ -27,12 +27,10 @@
 #include "io_tensor.h"
 #include "npy.h"
 
-static char *g_root;
-
 /* A fresh directory <root>/<name> (malloc'd). */
 static char *subdir(const char *name)
 {
-    char *p = cli_path(g_root, name);
+    char *p = cli_path(cli_root, name);
     assert_non_null(p);
     assert_int_equal(cli_mkdir(p), 0);
     return p;
@@ -421,22 +419,6 @@ static void test_bench_json_kept(void **state)
     free(dir);
 }
 
-static int group_setup(void **state)
-{
-    (void)state;
-    g_root = cli_tempdir("clgather-output");
-    return g_root != NULL ? 0 : -1;
-}
-
-static int group_teardown(void **state)
-{
-    (void)state;
-    cli_rmtree(g_root);
-    free(g_root);
-    g_root = NULL;
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -450,9 +432,5 @@ int main(void)
         cmocka_unit_test(test_output_is_a_directory),
         cmocka_unit_test(test_bench_json_kept),
     };
-    if (!cli_have_device()) {
-        fprintf(stderr, "no OpenCL device: skipping\n");
-        return 77;
-    }
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return CLI_RUN_TESTS("clgather-output", tests);
 }

@@ -21,11 +21,9 @@
 #include "npy.h"
 #include "onnx_io.h"
 
-static char *g_root;
-
 static char *tmp(const char *name)
 {
-    char *p = cli_path(g_root, name);
+    char *p = cli_path(cli_root, name);
     assert_non_null(p);
     return p;
 }
@@ -318,22 +316,6 @@ static void test_devices(void **state)
     cli_result_free(&r);
 }
 
-static int group_setup(void **state)
-{
-    (void)state;
-    g_root = cli_tempdir("clgather-run");
-    return g_root != NULL ? 0 : -1;
-}
-
-static int group_teardown(void **state)
-{
-    (void)state;
-    cli_rmtree(g_root);
-    free(g_root);
-    g_root = NULL;
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -344,9 +326,5 @@ int main(void)
         cmocka_unit_test(test_zero_byte_strings_not_amplified),
         cmocka_unit_test(test_devices),
     };
-    if (!cli_have_device()) {
-        fprintf(stderr, "no OpenCL device: skipping\n");
-        return 77;
-    }
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return CLI_RUN_TESTS("clgather-run", tests);
 }

@@ -548,9 +548,7 @@ static void gather_three_ways(clg_context *ctx, const clg_tensor *data,
                       want_st);
     if (bad_at >= 0) {
         CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), frag);
-        for (size_t b = 0; b < obytes; b++)
-            if (((unsigned char *)got)[b] != 0x5a)
-                fail_msg("host output byte %zu was written", b);
+        CLG_ASSERT_FILLED(got, obytes, 0x5a, "host output");
     } else {
         CLG_ASSERT_BYTES(got, want, obytes, 4, "host memory");
     }
