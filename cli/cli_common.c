@@ -88,7 +88,7 @@ int clg_cli_params(clg_context *ctx, const char *cmd, char *buf, size_t cap)
 {
     clg_params prm;
     char msg[1200];
-    clg_status st = clg_params_get(ctx, &prm, NULL);
+    clg_status st = clg_params_get(ctx, &prm);
     if (st != CLG_STATUS_OK) {
         fprintf(stderr, "clgather %s: %s\n", cmd,
                 clg_cli_describe(msg, sizeof msg, ctx, st));

@@ -238,7 +238,7 @@ static void print_entry(const clg_params_entry *e, const clg_params *p)
     char text[256];
     printf("    {\"%s\", CLG_DEVICE_TYPE_%s, \"%s\", %d,\n     {", e->name,
            types[(unsigned)e->type < 4 ? e->type : 0], e->match, e->builtins);
-#define CLG_TUNE_PRINT_(field, min, max, meaning)                             \
+#define CLG_TUNE_PRINT_(field, min, max, flags, meaning)                      \
     printf("%s.%s = %u", strcmp(#field, "wg") ? ", " : "", #field, p->field);
     CLG_PARAM_FIELDS(CLG_TUNE_PRINT_)
 #undef CLG_TUNE_PRINT_
@@ -312,10 +312,7 @@ int clg_cli_tune(int argc, char **argv)
                 clg_cli_describe(msg, sizeof msg, NULL, st));
         return CLG_EXIT_ERROR;
     }
-    const clg_params_entry *e =
-        clg_params_lookup(clg_rt_facts(t.ctx)->plan_type, /* the library's */
-                          clg_context_device_vendor(t.ctx),
-                          clg_context_device_version(t.ctx));
+    const clg_params_entry *e = clg_params_entry_of(t.ctx);
     clg_params best = e->params;
     t.builtins = e->builtins;
     for (size_t wi = 0; wi < BENCH_WORKLOAD_COUNT; wi++)

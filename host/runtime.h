@@ -38,10 +38,10 @@ clg_status clg_fail(clg_context *ctx, clg_status status, const char *fmt, ...)
 clg_status clg_fail_cl(clg_context *ctx, cl_int code, const char *call);
 /* Clears the last error of ctx (or of the thread when ctx is NULL). */
 void clg_clear_error(clg_context *ctx);
-/* Puts `prefix` before the calling thread's last error message for ctx,
- * keeping its raw OpenCL code; returns `status`. */
 /* Sets the calling thread's raw OpenCL code for ctx (after clg_fail). */
 void clg_set_cl_error(clg_context *ctx, cl_int code);
+/* Puts `prefix` before the calling thread's last error message for ctx,
+ * keeping its raw OpenCL code; returns `status`. */
 clg_status clg_prefix_error(clg_context *ctx, clg_status status,
                             const char *prefix);
 

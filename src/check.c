@@ -91,9 +91,8 @@ clg_status clg_check_indices_host(clg_context *ctx, const clg_problem *p,
     return pos < 0 ? CLG_STATUS_OK : clg_fail_index(ctx, p, pos, value);
 }
 
-/* One work-item per index value; `normed` NULL: the check kernel. */
-static clg_status index_pass(clg_rt_call *c, const clg_problem *p,
-                             cl_mem indices, cl_mem normed)
+clg_status clg_index_pass(clg_rt_call *c, const clg_problem *p, cl_mem indices,
+                          cl_mem normed)
 {
     clg_variant v = {CLG_FILE_CHECK,
                      normed ? "clg_normalize_indices" : "clg_check_indices",
@@ -117,18 +116,6 @@ static clg_status index_pass(clg_rt_call *c, const clg_problem *p,
     return clg_rt_launch(c, k, args, n, &g);
 }
 
-clg_status clg_check_launch(clg_rt_call *c, const clg_problem *p,
-                            cl_mem indices)
-{
-    return index_pass(c, p, indices, NULL);
-}
-
-clg_status clg_normalize_launch(clg_rt_call *c, const clg_problem *p,
-                                cl_mem indices, cl_mem normed)
-{
-    return index_pass(c, p, indices, normed);
-}
-
 clg_status clg_check_indices_device(clg_context *ctx, const clg_problem *p,
                                     cl_mem indices, int *raised)
 {
@@ -137,7 +124,7 @@ clg_status clg_check_indices_device(clg_context *ctx, const clg_problem *p,
                                      0, &c);
     *raised = 0;
     if (st == CLG_STATUS_OK &&
-        (st = clg_check_launch(&c, p, indices)) == CLG_STATUS_OK)
+        (st = clg_index_pass(&c, p, indices, NULL)) == CLG_STATUS_OK)
         st = clg_rt_call_wait(&c, raised);
     clg_rt_call_close(&c, st != CLG_STATUS_OK);
     return st;

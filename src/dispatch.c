@@ -117,8 +117,9 @@ static clg_status enqueue_problem(const clg_routine *r, clg_rt_call *c,
 {
     clg_plan plan;
     if (p->out_count == 0 || p->data_count == 0)
-        return p->index_count == 0 ? CLG_STATUS_OK
-                                   : clg_check_launch(c, p, indices->buffer);
+        return p->index_count == 0
+                   ? CLG_STATUS_OK
+                   : clg_index_pass(c, p, indices->buffer, NULL);
     r->plan(p, clg_rt_facts(c->ctx), 16, &plan);
     clg_box box = {0, plan.outer, 0, plan.n, 0, plan.inner};
     clg_windows w = {.data = data->buffer,
@@ -127,8 +128,7 @@ static clg_status enqueue_problem(const clg_routine *r, clg_rt_call *c,
                      .data_len = plan.data_units,
                      .index_len = p->index_count,
                      .out_len = plan.out_units,
-                     .call = c,
-                     .err = c->err};
+                     .call = c};
     return r->launch(c->ctx, p, &plan, &box, &w);
 }
 
@@ -309,7 +309,7 @@ static clg_status commit_piece(host_call *hc, const clg_windows *w)
 static clg_status run_pieces(host_call *hc)
 {
     clg_status st = CLG_STATUS_OK;
-    clg_windows w = {.call = &hc->call, .err = hc->call.err};
+    clg_windows w = {.call = &hc->call};
     int64_t index_base = -1, index_len = -1;
     size_t unit = hc->plan.unit, isize = hc->p->index_size;
     for (int64_t k = 0; k < hc->pc.count && st == CLG_STATUS_OK; k++) {

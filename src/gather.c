@@ -128,7 +128,7 @@ static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
     int rows = plan->inner > 1, whole = clg_launch_is_whole(plan, box, w);
     clg_params prm;
     clg_geometry g;
-    clg_status st = clg_params_get(ctx, &prm, NULL);
+    clg_status st = clg_params_get(ctx, &prm);
     if (st != CLG_STATUS_OK)
         return st;
     int span = whole ? clg_gather_span(plan, &prm) : 1;
@@ -160,7 +160,7 @@ static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
     if (normed &&
         ((st = clg_rt_temp_buffer(ctx, (size_t)p->index_count * sizeof(int),
                                   &wn.indices)) != CLG_STATUS_OK ||
-         (st = clg_normalize_launch(w->call, p, w->indices, wn.indices)) !=
+         (st = clg_index_pass(w->call, p, w->indices, wn.indices)) !=
              CLG_STATUS_OK)) {
         clg_rt_release(&wn.indices);
         return st;
@@ -168,7 +168,7 @@ static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
     clg_base_scalars sc;
     cl_ulong ahead = prm.prefetch;
     clg_rt_arg args[CLG_BASE_ARG_COUNT + 1];
-    clg_base_args(ctx, plan, &wn, &sc, args);
+    clg_base_args(plan, &wn, &sc, args);
     args[CLG_BASE_ARG_COUNT] = (clg_rt_arg){sizeof ahead, &ahead};
     st = clg_rt_launch(w->call, k, args, CLG_BASE_ARG_COUNT + 1, &g);
     /* OpenCL defers the release until the launch is done. */

@@ -303,7 +303,7 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
     clg_rt_arg args[ELEMENTS_ARG_COUNT + 1];
     const clg_device_facts *dev = clg_rt_facts(ctx);
     int whole = clg_launch_is_whole(plan, box, w);
-    clg_status st = clg_params_get(ctx, &prm, NULL);
+    clg_status st = clg_params_get(ctx, &prm);
     if (st != CLG_STATUS_OK)
         return st;
     clg_elements_choose(p, plan, &prm, box, whole, dev->max_alloc, &ch);
@@ -329,7 +329,7 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
         st = geom_buffer(ctx, plan->inner_dims, plan->inner_extent,
                          plan->inner_stride, &x.inner_geom);
     if (st == CLG_STATUS_OK) {
-        clg_base_args(ctx, plan, w, &sc, args);
+        clg_base_args(plan, w, &sc, args);
         elements_args(plan, &prm, &ch, &x, args + CLG_BASE_ARG_COUNT);
         st = ch.walk == CLG_WALK_PACKED
                  ? packed_passes(ctx, w->call, p, plan, &prm, &ch, &v, args,

@@ -99,16 +99,14 @@ clg_status clg_fail_index(clg_context *ctx, const clg_problem *p, int64_t pos,
 clg_status clg_check_indices_host(clg_context *ctx, const clg_problem *p,
                                   const void *indices);
 
-/* Enqueues the check kernel over device indices in call `c`: it raises
- * the call's error slot when any value is outside [-s, s-1]. */
-clg_status clg_check_launch(clg_rt_call *c, const clg_problem *p,
-                            cl_mem indices);
-
-/* Enqueues clg_normalize_indices in call `c`: `normed` (p->index_count
- * ints) receives each value normalised into [0, s), 0 for a bad one,
- * which also raises the call's error slot. Needs s <= INT32_MAX. */
-clg_status clg_normalize_launch(clg_rt_call *c, const clg_problem *p,
-                                cl_mem indices, cl_mem normed);
+/* Enqueues a pass over device indices in call `c`, one work-item per
+ * value, that raises the call's error slot when any value is outside
+ * [-s, s-1]: with `normed` NULL the check kernel; else
+ * clg_normalize_indices, which also writes each value normalised into
+ * [0, s) to `normed` (p->index_count ints; 0 for a bad one). Normalising
+ * needs s <= INT32_MAX. */
+clg_status clg_index_pass(clg_rt_call *c, const clg_problem *p, cl_mem indices,
+                          cl_mem normed);
 
 /* Runs the check kernel over device indices as a blocking call; *raised =
  * 1 when any value is outside [-s, s-1]. */
@@ -166,8 +164,7 @@ typedef struct clg_windows {
     int64_t data_base, data_len;
     int64_t index_base, index_len;
     int64_t out_base, out_len;
-    clg_rt_call *call;
-    cl_mem err; /* call->err */
+    clg_rt_call *call; /* its error slot is the kernels' err */
 } clg_windows;
 
 /* 1 when box and windows cover the whole tensors (no pieces). */
@@ -183,9 +180,8 @@ int clg_launch_is_whole(const clg_plan *plan, const clg_box *box,
 typedef struct clg_base_scalars {
     cl_ulong n, axis_size, inner, win[6];
 } clg_base_scalars;
-void clg_base_args(clg_context *ctx, const clg_plan *plan,
-                   const clg_windows *w, clg_base_scalars *scalars,
-                   clg_rt_arg *args);
+void clg_base_args(const clg_plan *plan, const clg_windows *w,
+                   clg_base_scalars *scalars, clg_rt_arg *args);
 
 /* The variant of a launch of `kernel` in `file` with the options every
  * operator sets: index size, unit, offset width, windows (not whole). */

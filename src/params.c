@@ -48,13 +48,13 @@ const size_t clg_params_table_size = sizeof clg_params_table /
 
 typedef struct field_info {
     const char *name;
-    unsigned min, max;
+    unsigned min, max, flags;
     size_t offset;
 } field_info;
 
 static const field_info fields[] = {
-#define CLG_PARAM_INFO_(field, min, max, meaning)                             \
-    {#field, min, max, offsetof(clg_params, field)},
+#define CLG_PARAM_INFO_(field, min, max, flags, meaning)                      \
+    {#field, min, max, flags, offsetof(clg_params, field)},
     CLG_PARAM_FIELDS(CLG_PARAM_INFO_)
 #undef CLG_PARAM_INFO_
 };
@@ -111,17 +111,16 @@ static int parse_item(const char *item, size_t len, int builtins,
             return 0;
         }
         if (!builtins && value != 0 &&
-            (!strcmp(fields[f].name, "prefetch") ||
-             !strcmp(fields[f].name, "nt"))) {
+            (fields[f].flags & CLG_PARAM_BUILTINS)) {
             snprintf(msg, cap,
                      "\"%.*s\": %s needs a device compiler with clang's "
                      "built-ins (POCL); this device's entry has none",
                      (int)len, item, fields[f].name);
             return 0;
         }
-        if (!strcmp(fields[f].name, "unit") && (value & (value - 1)) != 0) {
-            snprintf(msg, cap, "\"%.*s\": unit takes a power of two", (int)len,
-                     item);
+        if ((fields[f].flags & CLG_PARAM_POW2) && (value & (value - 1)) != 0) {
+            snprintf(msg, cap, "\"%.*s\": %s takes a power of two", (int)len,
+                     item, fields[f].name);
             return 0;
         }
         if (*seen & (1u << f)) {
@@ -172,10 +171,9 @@ void clg_params_format(const clg_params *p, char *buf, size_t cap)
     }
 }
 
-/* The row of ctx's device: looked up once per thread and context (the
- * lookup matches substrings of the device's strings; it runs on every
- * operator call). */
-static const clg_params_entry *row_of(clg_context *ctx)
+/* Looked up once per thread and context: the lookup matches substrings
+ * of the device's strings, and this runs on every operator call. */
+const clg_params_entry *clg_params_entry_of(clg_context *ctx)
 {
     static _Thread_local uint64_t cached_id;
     static _Thread_local const clg_params_entry *cached;
@@ -189,14 +187,12 @@ static const clg_params_entry *row_of(clg_context *ctx)
     return cached;
 }
 
-clg_status clg_params_get(clg_context *ctx, clg_params *out, int *builtins)
+clg_status clg_params_get(clg_context *ctx, clg_params *out)
 {
-    const clg_params_entry *e = row_of(ctx);
+    const clg_params_entry *e = clg_params_entry_of(ctx);
     const char *env = getenv("CLGATHER_PARAMS");
     char msg[256];
     *out = e->params;
-    if (builtins)
-        *builtins = e->builtins;
     if (env && *env &&
         !clg_params_parse(env, e->builtins, out, msg, sizeof msg))
         return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,

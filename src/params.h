@@ -10,24 +10,32 @@
 
 #include <stddef.h>
 
-/* X(field, min, max, meaning): the fields an entry holds and
+/* What a field's values must also satisfy. */
+#define CLG_PARAM_BUILTINS 1u /* other than 0 only with clang's built-ins */
+#define CLG_PARAM_POW2 2u     /* a power of two */
+
+/* X(field, min, max, flags, meaning): the fields an entry holds and
  * CLGATHER_PARAMS may set, each an unsigned in [min, max]. */
 #define CLG_PARAM_FIELDS(X)                                                   \
-    X(wg, 1, 4096, "work-items per work-group (at most the device's limit)")  \
-    X(strip, 0, 65536,                                                        \
+    X(wg, 1, 4096, 0,                                                         \
+      "work-items per work-group (at most the device's limit)")               \
+    X(strip, 0, 65536, 0,                                                     \
       "GatherElements off the last axis: bytes of a row per strip, 0 none")   \
-    X(pack, 0, 1, "1: each strip is packed contiguously before its gather")   \
-    X(chunk, 0, 4096, "strips packed and gathered per pass (0: all at once)") \
-    X(unit, 1, 64,                                                            \
+    X(pack, 0, 1, 0,                                                          \
+      "1: each strip is packed contiguously before its gather")               \
+    X(chunk, 0, 4096, 0,                                                      \
+      "strips packed and gathered per pass (0: all at once)")                 \
+    X(unit, 1, 64, CLG_PARAM_POW2,                                            \
       "Gather lean rows body: bytes one work-item moves, a power of two")     \
-    X(prefetch, 0, 64, "lean bodies: positions prefetched ahead, 0 none")     \
-    X(nt, 0, 1, "1: non-temporal stores of the output")                       \
-    X(norm, 0, 999999,                                                        \
+    X(prefetch, 0, 64, CLG_PARAM_BUILTINS,                                    \
+      "lean bodies: positions prefetched ahead, 0 none")                      \
+    X(nt, 0, 1, CLG_PARAM_BUILTINS, "1: non-temporal stores of the output")   \
+    X(norm, 0, 999999, 0,                                                     \
       "Gather lean bodies: normalise the indices in a pass first on outputs " \
       "of norm KiB or more, 0 never")
 
 typedef struct clg_params {
-#define CLG_PARAM_MEMBER_(field, min, max, meaning) unsigned field;
+#define CLG_PARAM_MEMBER_(field, min, max, flags, meaning) unsigned field;
     CLG_PARAM_FIELDS(CLG_PARAM_MEMBER_)
 #undef CLG_PARAM_MEMBER_
 } clg_params;
@@ -67,8 +75,11 @@ void clg_params_format(const clg_params *p, char *buf, size_t cap);
 
 /* The parameters of ctx's device as its plans see it (under
  * CLGATHER_TEST_PLAN=gpu, a GPU's), with CLGATHER_PARAMS applied; fails
- * with INVALID_ARGUMENT naming the bad item. *builtins gets whether the
- * kernels may use the clang built-ins (may be NULL). */
-clg_status clg_params_get(clg_context *ctx, clg_params *out, int *builtins);
+ * with INVALID_ARGUMENT naming the bad item. */
+clg_status clg_params_get(clg_context *ctx, clg_params *out);
+
+/* The row of ctx's device (its plan type: CLGATHER_TEST_PLAN=gpu gives the
+ * GPU row), without CLGATHER_PARAMS. */
+const clg_params_entry *clg_params_entry_of(clg_context *ctx);
 
 #endif

@@ -66,20 +66,18 @@ clg_variant clg_plan_variant(clg_kernel_file file, const char *kernel,
     return v;
 }
 
-void clg_base_args(clg_context *ctx, const clg_plan *plan,
-                   const clg_windows *w, clg_base_scalars *sc,
-                   clg_rt_arg *args)
+void clg_base_args(const clg_plan *plan, const clg_windows *w,
+                   clg_base_scalars *sc, clg_rt_arg *args)
 {
     const int64_t win[6] = {w->data_base, w->data_len, w->index_base,
                             w->index_len, w->out_base, w->out_len};
-    (void)ctx;
     sc->n = (cl_ulong)plan->n;
     sc->axis_size = (cl_ulong)plan->axis_size;
     sc->inner = (cl_ulong)plan->inner;
     args[0] = (clg_rt_arg){sizeof(cl_mem), &w->data};
     args[1] = (clg_rt_arg){sizeof(cl_mem), &w->indices};
     args[2] = (clg_rt_arg){sizeof(cl_mem), &w->output};
-    args[3] = (clg_rt_arg){sizeof(cl_mem), &w->err};
+    args[3] = (clg_rt_arg){sizeof(cl_mem), &w->call->err};
     args[4] = (clg_rt_arg){sizeof sc->n, &sc->n};
     args[5] = (clg_rt_arg){sizeof sc->axis_size, &sc->axis_size};
     args[6] = (clg_rt_arg){sizeof sc->inner, &sc->inner};

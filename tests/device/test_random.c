@@ -159,9 +159,7 @@ static size_t kernels_named(const clg_context *ctx, const char *part)
 static void test_device_parameters(void **state)
 {
     clg_context *ctx = *state;
-    const clg_params_entry *e =
-        clg_params_lookup(ctx->facts.plan_type, clg_context_device_vendor(ctx),
-                          clg_context_device_version(ctx));
+    const clg_params_entry *e = clg_params_entry_of(ctx);
     for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(portable_settings); k++)
         run_cases_with(ctx, portable_settings[k], k + 1, 512);
     for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(builtin_settings); k++) {
