@@ -109,8 +109,6 @@ sanitizer_env() {
   fi
 }
 
-# Prints every log file in a folder (none: nothing).
-
 # Counts the reports in the log files of a folder (a file may also hold,
 # or hold only, LeakSanitizer's list of the suppressions it used).
 count_reports() {
@@ -129,13 +127,9 @@ run_pass() {
     ctest --test-dir "$build_dir" --output-on-failure --no-tests=error \
       --parallel "$jobs" -L "$labels" -LE '^large$'
   ) 2>&1 | tee "$log" || status=$?
-  if [ "$status" -ne 0 ]; then
-    failures+=("$name: ctest failed (exit $status)")
-  elif grep -Eq '\*\*\*Skipped|Not Run|tests did not run' "$log"; then
-    failures+=("$name: tests were skipped (no OpenCL device?)")
-  elif ! grep -Eq '^100% tests passed, 0 tests failed out of [1-9][0-9]*' "$log"; then
-    failures+=("$name: could not confirm that every test ran and passed")
-  fi
+  local why
+  why="$(ctest_failure "$log" "$status")"
+  [ -z "$why" ] || failures+=("$name: $why")
 }
 
 echo "--- leak canary"
@@ -171,10 +165,7 @@ pass2_s=$((SECONDS - pass2_start))
 reports="$(count_reports "$logs")"
 if [ "$reports" -ne 0 ]; then
   echo "--- sanitizer reports"
-  find "$logs" -type f -exec grep -l '^SUMMARY: ' {} + | while read -r f; do
-    echo "=== $f"
-    cat "$f"
-  done
+  print_reports "$logs" '^SUMMARY: '
 fi
 # What LeakSanitizer suppressed, summed over every process.
 suppressed="$(logs_of "$logs" |

@@ -6,10 +6,32 @@
 # sanitizer_build <compiler or ""> <label> <sanitizer flag>...
 #   "" picks clang-14, else clang. Sets cc, san_flags, c_flags, probe (a
 #   temporary folder removed at exit), build_abs, symbolizer and logs_of.
+# Also defines logs_of, ctest_failure and print_reports.
 
 # Every file under a folder, concatenated (each process writes its own).
 logs_of() {
   find "$1" -type f -exec cat {} +
+}
+
+# ctest_failure <ctest log> <ctest exit status>: why the run does not count
+# as every test run and passed; nothing when it does.
+ctest_failure() {
+  if [ "$2" -ne 0 ]; then
+    echo "ctest failed (exit $2)"
+  elif grep -Eq '\*\*\*Skipped|Not Run|tests did not run' "$1"; then
+    echo "tests were skipped (no OpenCL device?)"
+  elif ! grep -Eq '^100% tests passed, 0 tests failed out of [1-9][0-9]*' "$1"; then
+    echo "could not confirm that every test ran and passed"
+  fi
+}
+
+# print_reports <folder> <regex>: prints each log file under the folder
+# that holds a line matching the regex, after its name.
+print_reports() {
+  find "$1" -type f -exec grep -l "$2" {} + | while read -r f; do
+    echo "=== $f"
+    cat "$f"
+  done
 }
 
 sanitizer_build() {

@@ -112,22 +112,14 @@ status=0
 run_s=$((SECONDS - run_start))
 
 failures=()
-if [ "$status" -ne 0 ]; then
-  failures+=("ctest failed (exit $status)")
-elif grep -Eq '\*\*\*Skipped|Not Run|tests did not run' "$log"; then
-  failures+=("tests were skipped (no OpenCL device?)")
-elif ! grep -Eq '^100% tests passed, 0 tests failed out of [1-9][0-9]*' "$log"; then
-  failures+=("could not confirm that every test ran and passed")
-fi
+why="$(ctest_failure "$log" "$status")"
+[ -z "$why" ] || failures+=("$why")
 grep -q 'device_threads .*Passed' "$log" || failures+=("device_threads did not run and pass")
 
 reports="$(count_reports "$logs")"
 if [ "$reports" -ne 0 ]; then
   echo "--- ThreadSanitizer reports"
-  find "$logs" -type f -exec grep -l '^WARNING: ThreadSanitizer' {} + | while read -r f; do
-    echo "=== $f"
-    cat "$f"
-  done
+  print_reports "$logs" '^WARNING: ThreadSanitizer'
 fi
 suppressed="$(logs_of "$logs" | sed -n '/^ThreadSanitizer: Matched [0-9]* suppressions/,/^$/p')"
 

@@ -67,13 +67,6 @@ static const char copy_source[] =
     "#endif\n"
     "}\n";
 
-static int cl_failed(cl_int err, const char *what)
-{
-    fprintf(stderr, "clgather bench: %s failed: %s (%d)\n", what,
-            clg_cl_error_name(err), (int)err);
-    return CLG_EXIT_ERROR;
-}
-
 /* Builds `nsrc` sources with `options`; NULL (and *err) when it fails,
  * the build log into log when there is one. */
 static cl_program build(const bench_cl *b, const char **src, cl_uint nsrc,
@@ -139,9 +132,9 @@ static int add_copy_variant(bench_cl *b, size_t v)
     }
     c->kernel = clCreateKernel(c->program, "clg_bench_copy", &err);
     if (!c->kernel)
-        return cl_failed(err, "clCreateKernel(clg_bench_copy)");
+        return bench_cl_failed(err, "clCreateKernel(clg_bench_copy)");
     if ((err = pick_local(b, c->kernel, &c->local)) != CL_SUCCESS)
-        return cl_failed(err, "clGetKernelWorkGroupInfo");
+        return bench_cl_failed(err, "clGetKernelWorkGroupInfo");
     c->name = copy_variants[v].name;
     c->unit = copy_variants[v].unit;
     b->copy_count++;
@@ -179,19 +172,19 @@ static int init_check(bench_cl *b)
         b->check[w] = clCreateKernel(b->check_program[w], "clg_check_indices",
                                      &err);
         if (!b->check[w])
-            return cl_failed(err, "clCreateKernel(clg_check_indices)");
+            return bench_cl_failed(err, "clCreateKernel(clg_check_indices)");
         if ((err = pick_local(b, b->check[w], &b->check_local[w])) != 0)
-            return cl_failed(err, "clGetKernelWorkGroupInfo");
+            return bench_cl_failed(err, "clGetKernelWorkGroupInfo");
     }
     /* An error slot as the library's: [0] the flag, [1] a sink. */
     b->flag = clCreateBuffer(b->context, CL_MEM_READ_WRITE, 2 * sizeof(cl_int),
                              NULL, &err);
     if (!b->flag)
-        return cl_failed(err, "clCreateBuffer(flag)");
+        return bench_cl_failed(err, "clCreateBuffer(flag)");
     err = clEnqueueWriteBuffer(b->queue, b->flag, CL_TRUE, 0, sizeof zero,
                                &zero, 0, NULL, NULL);
     return err == CL_SUCCESS ? CLG_EXIT_OK
-                             : cl_failed(err, "zeroing the flag");
+                             : bench_cl_failed(err, "zeroing the flag");
 }
 
 /* An empty kernel, and one with the argument list of the library's
@@ -224,13 +217,13 @@ int bench_cl_init(bench_cl *b, const clg_context *ctx)
                                                  : (int)cpus;
     b->program = build(b, &src, 1, "", NULL, 0, &err);
     if (!b->program)
-        return cl_failed(err, "building the empty kernel");
+        return bench_cl_failed(err, "building the empty kernel");
     b->empty = clCreateKernel(b->program, "clg_bench_empty", &err);
     if (!b->empty)
-        return cl_failed(err, "clCreateKernel(clg_bench_empty)");
+        return bench_cl_failed(err, "clCreateKernel(clg_bench_empty)");
     b->empty_args = clCreateKernel(b->program, "clg_bench_empty_args", &err);
     if (!b->empty_args)
-        return cl_failed(err, "clCreateKernel(clg_bench_empty_args)");
+        return bench_cl_failed(err, "clCreateKernel(clg_bench_empty_args)");
     for (size_t v = 0; v < sizeof copy_variants / sizeof copy_variants[0]; v++)
         if ((rc = add_copy_variant(b, v)) != CLG_EXIT_OK)
             return rc;
@@ -375,4 +368,11 @@ const char *bench_check_name(bench_check_kind k)
     return k == BENCH_CHECK_DEVICE ? "check kernel"
            : k == BENCH_CHECK_HOST ? "host scan"
                                    : "none";
+}
+
+int bench_cl_failed(cl_int err, const char *what)
+{
+    fprintf(stderr, "clgather bench: %s failed: %s (%d)\n", what,
+            clg_cl_error_name(err), (int)err);
+    return CLG_EXIT_ERROR;
 }

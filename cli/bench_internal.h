@@ -162,7 +162,14 @@ typedef struct bench_cl {
  * failed. A copy variant the device compiler refuses is left out and
  * named in b->copy_unavailable; the portable one must build. Returns an
  * exit status. */
+/* Operations per pipelined series (pipelined_us). */
+#define BENCH_PIPELINE 1000
+
 int bench_cl_init(bench_cl *b, const clg_context *ctx);
+
+/* Prints "clgather bench: WHAT failed: CL_NAME (code)"; returns
+ * CLG_EXIT_ERROR. */
+int bench_cl_failed(cl_int err, const char *what);
 
 /* Releases what bench_cl_init made and zeroes *b. */
 void bench_cl_release(bench_cl *b);

@@ -65,7 +65,7 @@
 
 #include "bench_internal.h"
 #include "cli.h"
-#include "op.h" /* clg_find_bad_index: the library's own host scan */
+#include "op.h" /* clg_find_bad_index, CLG_HOST_CHECK_LIMIT: the library's */
 
 #define BENCH_MICRO_MIN_ROUNDS 100
 /* Per-call figures stop above this many bytes of tensors: a pipelined
@@ -73,8 +73,6 @@
  * temporaries, and the figures are about launch cost, not bandwidth. */
 #define BENCH_MICRO_MAX_BYTES ((uint64_t)1 << 20)
 
-/* Operations per pipelined series. */
-#define BENCH_PIPELINE 1000
 #define BENCH_PAGE 4096
 
 static double now_s(void)
@@ -142,13 +140,6 @@ void bench_progress_clear(void)
 }
 
 /* ------------------------------------------------------------ OpenCL side */
-
-static int cl_failed(cl_int err, const char *what)
-{
-    fprintf(stderr, "clgather bench: %s failed: %s (%d)\n", what,
-            clg_cl_error_name(err), (int)err);
-    return CLG_EXIT_ERROR;
-}
 
 static cl_int time_launch(const bench_cl *b, double *t)
 {
@@ -277,7 +268,7 @@ static void note_oversized(bench_result *r, uint64_t max_alloc)
 }
 
 /* The library's rule (docs/design.md, "Host memory and device buffers"):
- * in place, up to 65536 indices are scanned on the host and more by the
+ * in place, up to CLG_HOST_CHECK_LIMIT indices are scanned on the host and more by the
  * check kernel (when they fit one buffer); copied, only a call split into
  * pieces checks first, on the host. */
 static bench_check_kind check_kind(const clg_context *ctx,
@@ -285,7 +276,7 @@ static bench_check_kind check_kind(const clg_context *ctx,
 {
     const uint64_t count = r->index_bytes / clg_dtype_size(r->w->index_dtype);
     if (clg_context_uses_host_memory(ctx))
-        return count > 65536 && r->index_bytes <= max_alloc
+        return count > CLG_HOST_CHECK_LIMIT && r->index_bytes <= max_alloc
                    ? BENCH_CHECK_DEVICE
                    : BENCH_CHECK_HOST;
     return r->has_kernel ? BENCH_CHECK_NONE : BENCH_CHECK_HOST;
@@ -396,7 +387,7 @@ static int run_copy_buffers(bench_run *run)
     if (err == CL_SUCCESS)
         err = clFinish(b->queue);
     if (err != CL_SUCCESS && !is_allocation_error(err))
-        return cl_failed(err, what);
+        return bench_cl_failed(err, what);
     if (err == CL_SUCCESS) {
         run->host_src = page_alloc(run->copy_half);
         run->host_dst = page_alloc(run->copy_half);
@@ -447,7 +438,7 @@ static int run_device_tensors(bench_run *run)
     if (err == CL_SUCCESS)
         return CLG_EXIT_OK;
     if (!is_allocation_error(err))
-        return cl_failed(err, "clCreateBuffer(operator tensors)");
+        return bench_cl_failed(err, "clCreateBuffer(operator tensors)");
     snprintf(r->note, sizeof r->note,
              "device-buffer figures skipped: the device could not "
              "allocate the tensors (%s)",
@@ -485,7 +476,8 @@ static int timed_copy(bench_run *run, double *t)
 {
     cl_int err = bench_time_copy(run->b, run->variant, run->copy_src,
                                  run->copy_dst, run->copy_half, t);
-    return err == CL_SUCCESS ? CLG_EXIT_OK : cl_failed(err, "the copy kernel");
+    return err == CL_SUCCESS ? CLG_EXIT_OK
+                             : bench_cl_failed(err, "the copy kernel");
 }
 
 /* A copy that does not copy measures nothing: the destination of the
@@ -509,7 +501,7 @@ static int copy_check(bench_run *run)
     if (dst)
         clEnqueueUnmapMemObject(b->queue, run->copy_dst, dst, 0, NULL, NULL);
     if (clFinish(b->queue) != CL_SUCCESS || !src || !dst)
-        return cl_failed(err, "clEnqueueMapBuffer(copy)");
+        return bench_cl_failed(err, "clEnqueueMapBuffer(copy)");
     if (same)
         return CLG_EXIT_OK;
     bench_progress_clear();
@@ -538,7 +530,7 @@ static int phase_copy(bench_run *run)
         if (err == CL_SUCCESS)
             err = clFinish(b->queue);
         if (err != CL_SUCCESS)
-            return cl_failed(err, "clEnqueueFillBuffer(copy)");
+            return bench_cl_failed(err, "clEnqueueFillBuffer(copy)");
         run->variant = v;
         rc = best_of(run, b->copy[v].name, run->opt->repeat, timed_copy,
                      &r->copy_variant_s[v]);
@@ -579,7 +571,7 @@ static int timed_check(bench_run *run, double *t)
         cl_int err = bench_check_device(run->b, run->indices.data, wide, count,
                                         s, &bad);
         if (err != CL_SUCCESS)
-            return cl_failed(err, "the check kernel");
+            return bench_cl_failed(err, "the check kernel");
     } else {
         int64_t value = 0;
         bad = clg_find_bad_index(run->indices.data, w->index_dtype, count, s,
@@ -638,7 +630,7 @@ static int timed_launch(bench_run *run, double *t)
 {
     cl_int err = time_launch(run->b, t);
     return err == CL_SUCCESS ? CLG_EXIT_OK
-                             : cl_failed(err, "the empty kernel");
+                             : bench_cl_failed(err, "the empty kernel");
 }
 
 static clg_status enqueue_cl(clg_context *ctx, const bench_workload *w,
@@ -699,7 +691,7 @@ static int timed_launch_pipelined(bench_run *run, double *t)
 {
     cl_int err = launch_pipelined(run->b, run->b->empty, t);
     return err == CL_SUCCESS ? CLG_EXIT_OK
-                             : cl_failed(err, "the empty kernel");
+                             : bench_cl_failed(err, "the empty kernel");
 }
 
 /* The empty kernel with the Gather kernels' arguments: the operation's
@@ -718,7 +710,7 @@ static int timed_args_pipelined(bench_run *run, double *t)
         err = launch_pipelined(run->b, k, t);
     return err == CL_SUCCESS
                ? CLG_EXIT_OK
-               : cl_failed(err, "the empty kernel with arguments");
+               : bench_cl_failed(err, "the empty kernel with arguments");
 }
 
 /* enqueue_us, pipelined_us and launch_pipelined_us, on device buffers. */
@@ -818,7 +810,7 @@ static int run_check(bench_run *run)
                               (size_t)r->out_bytes, run->output.data, 0, NULL,
                               NULL);
     if (err != CL_SUCCESS)
-        return cl_failed(err, "clEnqueueReadBuffer(output)");
+        return bench_cl_failed(err, "clEnqueueReadBuffer(output)");
     if (!check_equal(r, "device-buffer call", run->output.data,
                      run->expected.data, elem))
         return CLG_EXIT_DIFFER;

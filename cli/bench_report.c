@@ -131,13 +131,14 @@ static void print_per_call(const bench_result *res, size_t n)
             continue;
         if (!header++)
             printf("\nPer-call cost, us (enqueue: one clg_enqueue_* call's "
-                   "host time; pipelined: per\noperation of 1000 enqueues "
+                   "host time; pipelined: per\noperation of %d enqueues "
                    "and one finish; launch_pipelined: the same for an empty "
                    "kernel; args_pipelined: for an empty kernel with the "
                    "Gather kernels' 14 arguments):\n"
                    "%-20s %5s %8s %8s %8s %10s %17s %16s\n",
-                   "workload", "scale", "call", "launch", "enqueue",
-                   "pipelined", "launch_pipelined", "args_pipelined");
+                   BENCH_PIPELINE, "workload", "scale", "call", "launch",
+                   "enqueue", "pipelined", "launch_pipelined",
+                   "args_pipelined");
         printf("%-20s %5g %8.1f %8.1f %8.1f %10.2f %17.2f %16.2f\n",
                r->w->name, r->scale, r->call_s * 1e6, r->launch_s * 1e6,
                r->enqueue_s * 1e6, r->pipelined_s * 1e6,

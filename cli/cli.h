@@ -34,6 +34,9 @@ int clg_cli_exit_for_status(clg_status status);
  * Into buf (size cap), which it returns. */
 const char *clg_cli_device_label(char *buf, size_t cap, const char *spec);
 
+/* "CPU", "GPU", "ACCELERATOR" or "OTHER". */
+const char *clg_cli_device_type_name(clg_device_type t);
+
 /* The device parameters the library uses on ctx (its row of the table,
  * with CLGATHER_PARAMS applied), formatted "wg=...,norm=..." into buf
  * (size cap). A malformed CLGATHER_PARAMS is an environment problem like

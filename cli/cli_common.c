@@ -97,3 +97,17 @@ int clg_cli_params(clg_context *ctx, const char *cmd, char *buf, size_t cap)
     clg_params_format(&prm, buf, cap);
     return CLG_EXIT_OK;
 }
+
+const char *clg_cli_device_type_name(clg_device_type t)
+{
+    switch (t) {
+    case CLG_DEVICE_TYPE_CPU:
+        return "CPU";
+    case CLG_DEVICE_TYPE_GPU:
+        return "GPU";
+    case CLG_DEVICE_TYPE_ACCELERATOR:
+        return "ACCELERATOR";
+    default:
+        return "OTHER";
+    }
+}

@@ -7,20 +7,6 @@
 
 #include "cli.h"
 
-static const char *type_name(clg_device_type t)
-{
-    switch (t) {
-    case CLG_DEVICE_TYPE_CPU:
-        return "CPU";
-    case CLG_DEVICE_TYPE_GPU:
-        return "GPU";
-    case CLG_DEVICE_TYPE_ACCELERATOR:
-        return "ACCELERATOR";
-    default:
-        return "OTHER";
-    }
-}
-
 static const char *human_bytes(char *buf, size_t cap, uint64_t bytes)
 {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -82,8 +68,8 @@ static void print_device(const clg_device_info *d)
 {
     char g[32], a[32];
     printf("%u:%u  %-4s %s%s\n", (unsigned)d->platform_index,
-           (unsigned)d->device_index, type_name(d->type), d->name,
-           d->is_default ? "  (default)" : "");
+           (unsigned)d->device_index, clg_cli_device_type_name(d->type),
+           d->name, d->is_default ? "  (default)" : "");
     printf("     platform: %s\n", d->platform_name);
     printf("     version: %s\n", d->version);
     printf("     global memory: %s (%llu bytes), max allocation: %s "

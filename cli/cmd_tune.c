@@ -234,10 +234,9 @@ static int search(tune_run *t, clg_params *best)
 /* The entry in the syntax of clg_params_table (src/params.c). */
 static void print_entry(const clg_params_entry *e, const clg_params *p)
 {
-    static const char *const types[] = {"OTHER", "CPU", "GPU", "ACCELERATOR"};
     char text[256];
     printf("    {\"%s\", CLG_DEVICE_TYPE_%s, \"%s\", %d,\n     {", e->name,
-           types[(unsigned)e->type < 4 ? e->type : 0], e->match, e->builtins);
+           clg_cli_device_type_name(e->type), e->match, e->builtins);
 #define CLG_TUNE_PRINT_(field, min, max, flags, meaning)                      \
     printf("%s.%s = %u", strcmp(#field, "wg") ? ", " : "", #field, p->field);
     CLG_PARAM_FIELDS(CLG_TUNE_PRINT_)

@@ -21,10 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Up to this many index values are checked on the host before an in-place
- * launch; more are checked by the check kernel. */
-#define CLG_HOST_CHECK_LIMIT 65536
-
 /* In place, an output of at most this many bytes is written to a scratch
  * buffer and read back with one blocking read, instead of being wrapped
  * and published with a map and an unmap and then waited for: two commands

@@ -95,6 +95,11 @@ int64_t clg_find_bad_index(const void *indices, clg_dtype index_dtype,
 clg_status clg_fail_index(clg_context *ctx, const clg_problem *p, int64_t pos,
                           int64_t value);
 
+/* Up to this many index values are checked on the host before an in-place
+ * launch; more are checked by the check kernel (src/dispatch.c; the bench
+ * follows the same rule). */
+#define CLG_HOST_CHECK_LIMIT 65536
+
 /* Scans host indices and fails on the first bad one; OK when all valid. */
 clg_status clg_check_indices_host(clg_context *ctx, const clg_problem *p,
                                   const void *indices);

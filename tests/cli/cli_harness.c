@@ -27,7 +27,7 @@
 
 extern char **environ;
 
-static char *slurp(const char *path)
+char *cli_read_text(const char *path)
 {
     unsigned char *bytes = NULL;
     size_t size = 0;
@@ -89,8 +89,8 @@ int cli_run(cli_result *r, const char *const *args)
         if (errno != EINTR)
             goto cleanup;
     r->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
-    r->out = slurp(out_path);
-    r->err = slurp(err_path);
+    r->out = cli_read_text(out_path);
+    r->err = cli_read_text(err_path);
     rc = (r->out != NULL && r->err != NULL) ? 0 : -1;
 
 cleanup:

@@ -71,6 +71,8 @@ int cli_run_tests(const char *prefix, const char *name,
 /* Creates a fresh directory under $TMPDIR (or /tmp); returns a malloc'd
  * path, or NULL. */
 char *cli_tempdir(const char *prefix);
+/* A file's whole contents, NUL-terminated (malloc'd), or NULL. */
+char *cli_read_text(const char *path);
 /* Removes a directory tree. */
 void cli_rmtree(const char *path);
 /* mkdir -p for one level under an existing parent; 0 on success. */

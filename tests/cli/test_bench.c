@@ -5,7 +5,6 @@
  * copy, the check pass and its kind, and the linearity rows. Speed itself
  * is not judged here (a shared machine's times are noise).
  */
-#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,24 +17,10 @@
 
 #include "cli_harness.h"
 
-/* The whole file, NUL-terminated (malloc'd). */
-static char *read_text(const char *path)
-{
-    long size = cli_file_size(path);
-    FILE *f = fopen(path, "rb");
-    char *text;
-    assert_true(size > 0);
-    assert_non_null(f);
-    text = malloc((size_t)size + 1);
-    assert_non_null(text);
-    assert_int_equal(fread(text, 1, (size_t)size, f), (size_t)size);
-    text[size] = '\0';
-    fclose(f);
-    return text;
-}
-
-/* Runs `bench <args> --json <dir>/name` and returns the JSON text. */
-static char *run_bench(const char *name, const char *const *args)
+/* Runs `bench <args> --json <dir>/name`, with CLGATHER_PARAMS=params
+ * unless NULL, and returns the JSON text. */
+static char *run_bench(const char *name, const char *params,
+                       const char *const *args)
 {
     char *json = cli_path(cli_root, name);
     const char *argv[16];
@@ -48,7 +33,9 @@ static char *run_bench(const char *name, const char *const *args)
     argv[n++] = "--json";
     argv[n++] = json;
     argv[n] = NULL;
-    assert_int_equal(cli_run(&r, argv), 0);
+    assert_int_equal(params ? cli_run_env(&r, "CLGATHER_PARAMS", params, argv)
+                            : cli_run(&r, argv),
+                     0);
     if (r.status != 0)
         cli_result_dump(&r);
     assert_int_equal(r.status, 0);
@@ -56,7 +43,9 @@ static char *run_bench(const char *name, const char *const *args)
     assert_non_null(strstr(r.out, "copy_kernel"));
     assert_non_null(strstr(r.out, "check_ms"));
     cli_result_free(&r);
-    text = read_text(json);
+    text = cli_read_text(json);
+    assert_non_null(text);
+    assert_true(text[0] != '\0');
     free(json);
     return text;
 }
@@ -135,7 +124,7 @@ static void expect_baselines(const char *json, const char *check_pass)
 static void test_small(void **state)
 {
     const char *args[] = {"--workload", "small", "--repeat", "1", NULL};
-    char *json = run_bench("small.json", args);
+    char *json = run_bench("small.json", NULL, args);
     (void)state;
     expect_baselines(json, "host scan");
     assert_true(number(json, "call_us") > 0);
@@ -157,8 +146,7 @@ static void test_params_override(void **state)
                          "--repeat", "1",          NULL};
     cli_result r;
     (void)state;
-    assert_int_equal(setenv("CLGATHER_PARAMS", "norm=0,wg=64", 1), 0);
-    char *json = run_bench("params.json", args);
+    char *json = run_bench("params.json", "norm=0,wg=64", args);
     assert_non_null(strstr(json, "\"params_env\": \"norm=0,wg=64\""));
     assert_non_null(strstr(field(json, "params"), "wg=64,"));
     assert_non_null(strstr(field(json, "params"), ",norm=0\""));
@@ -179,7 +167,7 @@ static void test_check_kernel_and_linearity(void **state)
     static const char workload[] = "elements-last-axis";
     const char *args[] = {"--workload", workload, "--scale", "0.005,0.01",
                           "--repeat",   "1",      NULL};
-    char *json = run_bench("elements.json", args);
+    char *json = run_bench("elements.json", NULL, args);
     const char *lin = field(json, "linearity");
     const char *ref = strstr(lin, "\"scale\": 0.005,");
     const char *row = strstr(lin, "\"scale\": 0.01,");

@@ -4,7 +4,6 @@
  * compared bit for bit with the ONNX pages' examples, and its exit
  * statuses; `clgather devices`.
  */
-#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

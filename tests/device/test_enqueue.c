@@ -10,7 +10,7 @@
 
 #include <unistd.h>
 
-#include "context.h" /* CLG_RT_TEST_CORRUPT, the test-only hook */
+#include "clg_test_cache.h" /* kernels built, and (context.h) the test-only hook CLG_RT_TEST_CORRUPT */
 
 /* Any call that waits for the device inside would hang on a user event;
  * the alarm turns a hang into a failure. */
@@ -505,16 +505,6 @@ static size_t tensor_bytes(const clg_tensor *t)
            clg_test_dtype_size(t->dtype);
 }
 
-/* Kernels built in ctx whose name is `name`. */
-static size_t kernels_named(const clg_context *ctx, const char *name)
-{
-    size_t count = 0;
-    for (size_t i = 0; i < ctx->program_count; i++)
-        for (size_t k = 0; k < ctx->programs[i]->kernel_count; k++)
-            count += !strcmp(ctx->programs[i]->kernels[k].name, name);
-    return count;
-}
-
 /* One Gather of 1 MiB or more of output through all three paths: host
  * memory, blocking device buffers, enqueue and finish. Outputs equal the
  * reference's bit for bit; a bad index at position `bad_at` (when >= 0)
@@ -618,9 +608,11 @@ static void test_trusted_gather_bodies(void **state)
     gather_three_ways(ctx, &D, &IR, 0, &OR, -1, 0, NULL);
     if (clg_context_device_type(ctx) == CLG_DEVICE_TYPE_CPU &&
         !getenv("CLGATHER_TEST_PLAN")) {
-        assert_true(kernels_named(ctx, "clg_gather_units_normed") >= 1);
-        assert_true(kernels_named(ctx, "clg_gather_lean_normed") >= 1);
-        assert_true(kernels_named(ctx, "clg_normalize_indices") >= 2);
+        assert_true(clg_test_kernels_named(ctx, "clg_gather_units_normed") >=
+                    1);
+        assert_true(clg_test_kernels_named(ctx, "clg_gather_lean_normed") >=
+                    1);
+        assert_true(clg_test_kernels_named(ctx, "clg_normalize_indices") >= 2);
     }
     gather_three_ways(ctx, &D, &IU, -1, &OU, 700, -1025,
                       "indices[700] = -1025 is out of range [-1024, 1023]");

@@ -15,8 +15,8 @@
 
 #include <inttypes.h>
 
-#include "context.h" /* the program cache, to count the variants built */
-#include "params.h"  /* the device's parameter entry */
+#include "clg_test_cache.h" /* the program cache, to count the variants built */
+#include "params.h"         /* the device's parameter entry */
 
 #define CASES 2048
 #define DEFAULT_SEED UINT64_C(0x5eed0001c1a7e5)
@@ -143,16 +143,6 @@ static void run_cases_with(clg_context *ctx, const char *setting,
     }
 }
 
-/* Kernels built in ctx whose name contains `part`. */
-static size_t kernels_named(const clg_context *ctx, const char *part)
-{
-    size_t count = 0;
-    for (size_t i = 0; i < ctx->program_count; i++)
-        for (size_t k = 0; k < ctx->programs[i]->kernel_count; k++)
-            count += strstr(ctx->programs[i]->kernels[k].name, part) != NULL;
-    return count;
-}
-
 /* The same comparison under each setting; where the device's entry has
  * no built-ins, a setting that asks for them is refused by name. On the
  * CPU plan, norm=1 reaches both trusted Gather bodies. */
@@ -179,14 +169,16 @@ static void test_device_parameters(void **state)
         CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), "clang's built-ins");
     }
     unsetenv("CLGATHER_PARAMS");
-    size_t normed = kernels_named(ctx, "_normed");
+    size_t normed = clg_test_kernels_named(ctx, "_normed");
     print_message("entry \"%s\": %zu settings with built-ins %s; %zu "
                   "trusted Gather bodies built\n",
                   e->name, CLG_TEST_ARRAY_LEN(builtin_settings),
                   e->builtins ? "run" : "refused", normed);
     if (ctx->facts.plan_type == CLG_DEVICE_TYPE_CPU) {
-        assert_true(kernels_named(ctx, "clg_gather_lean_normed") >= 1);
-        assert_true(kernels_named(ctx, "clg_gather_units_normed") >= 1);
+        assert_true(clg_test_kernels_named(ctx, "clg_gather_lean_normed") >=
+                    1);
+        assert_true(clg_test_kernels_named(ctx, "clg_gather_units_normed") >=
+                    1);
     } else {
         assert_int_equal(normed, 0);
     }
