@@ -194,15 +194,25 @@ static int library_failed(const clg_context *ctx, clg_status st,
     return CLG_EXIT_ERROR;
 }
 
-/* Calls the operator on device buffers or on host memory. */
-static clg_status call_cl(clg_context *ctx, const bench_workload *w,
-                          const clg_cl_tensor *data,
-                          const clg_cl_tensor *indices,
-                          const clg_cl_tensor *output)
+clg_status bench_call_cl(clg_context *ctx, const bench_workload *w,
+                         const clg_cl_tensor *data,
+                         const clg_cl_tensor *indices,
+                         const clg_cl_tensor *output)
 {
     return w->op == BENCH_GATHER
                ? clg_gather_cl(ctx, data, indices, w->axis, output)
                : clg_gather_elements_cl(ctx, data, indices, w->axis, output);
+}
+
+clg_status bench_call_reference(clg_context *ctx, const bench_workload *w,
+                                const clg_tensor *data,
+                                const clg_tensor *indices,
+                                const clg_tensor *output)
+{
+    return w->op == BENCH_GATHER
+               ? clg_reference_gather(ctx, data, indices, w->axis, output)
+               : clg_reference_gather_elements(ctx, data, indices, w->axis,
+                                               output);
 }
 
 static clg_status call_host(clg_context *ctx, const bench_workload *w,
@@ -351,12 +361,8 @@ static int run_host_inputs(bench_run *run, size_t wi)
     bench_fill_inputs(wi, run->opt->seed, r, run->data.data,
                       run->indices.data);
     memset(run->output.data, 0, (size_t)r->out_bytes); /* every page once */
-    st = w->op == BENCH_GATHER
-             ? clg_reference_gather(run->ctx, &run->data, &run->indices,
-                                    w->axis, &run->expected)
-             : clg_reference_gather_elements(run->ctx, &run->data,
-                                             &run->indices, w->axis,
-                                             &run->expected);
+    st = bench_call_reference(run->ctx, w, &run->data, &run->indices,
+                              &run->expected);
     if (st != CLG_STATUS_OK)
         return library_failed(run->ctx, st, r, "CPU reference");
     return CLG_EXIT_OK;
@@ -594,8 +600,8 @@ static int timed_device(bench_run *run, double *t)
 {
     bench_result *r = run->r;
     double t0 = now_s();
-    clg_status st = call_cl(run->ctx, r->w, &run->ddata, &run->dindices,
-                            &run->doutput);
+    clg_status st = bench_call_cl(run->ctx, r->w, &run->ddata, &run->dindices,
+                                  &run->doutput);
     *t = now_s() - t0;
     if (st != CLG_STATUS_OK && does_not_fit(run->ctx, st)) {
         snprintf(r->note, sizeof r->note, "device-buffer figures skipped: %s",

@@ -72,9 +72,7 @@ static clg_status call_cl(tune_run *t, const tune_case *c)
                        c->indices};
     clg_cl_tensor o = {w->data_dtype, c->r.out_rank, c->r.out_shape,
                        c->output};
-    return w->op == BENCH_GATHER
-               ? clg_gather_cl(t->ctx, &d, &i, w->axis, &o)
-               : clg_gather_elements_cl(t->ctx, &d, &i, w->axis, &o);
+    return bench_call_cl(t->ctx, w, &d, &i, &o);
 }
 
 static cl_mem make_buffer(clg_context *ctx, const void *host, uint64_t bytes)
@@ -107,11 +105,7 @@ static int case_init(tune_run *t, size_t wi, double scale, tune_case *c)
                         indices};
         clg_tensor o = {c->w->data_dtype, c->r.out_rank, c->r.out_shape,
                         c->expected};
-        clg_status st = c->w->op == BENCH_GATHER
-                            ? clg_reference_gather(t->ctx, &d, &i, c->w->axis,
-                                                   &o)
-                            : clg_reference_gather_elements(t->ctx, &d, &i,
-                                                            c->w->axis, &o);
+        clg_status st = bench_call_reference(t->ctx, c->w, &d, &i, &o);
         c->data = make_buffer(t->ctx, data, c->r.data_bytes);
         c->indices = make_buffer(t->ctx, indices, c->r.index_bytes);
         c->output = make_buffer(t->ctx, NULL, c->r.out_bytes);

@@ -558,3 +558,13 @@ int clg_test_run_device_group(const char *name, const struct CMUnitTest *tests,
     return _cmocka_run_group_tests(name, tests, count, clg_test_device_setup,
                                    clg_test_device_teardown);
 }
+
+int clg_test_has_out_of_order(const clg_context *ctx)
+{
+    cl_command_queue_properties props = 0;
+    assert_int_equal(clGetDeviceInfo(clg_context_cl_device(ctx),
+                                     CL_DEVICE_QUEUE_PROPERTIES, sizeof props,
+                                     &props, NULL),
+                     CL_SUCCESS);
+    return (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
+}

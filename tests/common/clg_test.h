@@ -181,6 +181,10 @@ uint64_t clg_test_seed(uint64_t fallback);
 
 /* ------------------------------------------------------------ device */
 
+/* 1 when ctx's device offers out-of-order command queues
+ * (CL_DEVICE_QUEUE_PROPERTIES); fails the test when it cannot say. */
+int clg_test_has_out_of_order(const clg_context *ctx);
+
 /* Group fixture: creates one context with clg_context_create(&ctx, NULL)
  * (so CLGATHER_DEVICE is honoured) and stores it in *state. Exits 77 when
  * no OpenCL device exists at all; any other failure (including a

@@ -383,15 +383,6 @@ static void *random_worker(void *arg)
     return NULL;
 }
 
-static int device_has_out_of_order(clg_context *ctx)
-{
-    cl_command_queue_properties props = 0;
-    return clGetDeviceInfo(clg_context_cl_device(ctx),
-                           CL_DEVICE_QUEUE_PROPERTIES, sizeof props, &props,
-                           NULL) == CL_SUCCESS &&
-           (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
-}
-
 static cl_command_queue new_queue(clg_context *ctx,
                                   cl_command_queue_properties props)
 {
@@ -413,7 +404,7 @@ static void workers_start(worker *w, size_t n, clg_context *ctx,
                           int with_queues)
 {
     clg_test_rng seeder = {seed};
-    int ooo = device_has_out_of_order(ctx);
+    int ooo = clg_test_has_out_of_order(ctx);
     for (size_t t = 0; t < n; t++) {
         memset(&w[t], 0, sizeof w[t]);
         w[t].index = (int)t;
@@ -467,8 +458,8 @@ static void test_threads_share_context(void **state)
     }
     print_message("%d threads on one context (out-of-order queues: %s), "
                   "%zu calls, %zu finishes:\n",
-                  THREADS, device_has_out_of_order(ctx) ? "yes" : "no", total,
-                  finishes);
+                  THREADS, clg_test_has_out_of_order(ctx) ? "yes" : "no",
+                  total, finishes);
     for (int p = 0; p < PATH_COUNT; p++)
         print_message("  %-25s Gather %4zu (%3zu index errors), "
                       "GatherElements %4zu (%3zu index errors)\n",

@@ -184,14 +184,12 @@ static cl_mem make_buffer(clg_context *ctx, size_t bytes, void *host)
 /* The queue an ENQUEUE scenario passes: NULL, or a new one of its own. */
 static cl_command_queue scenario_queue(const scenario *s, clg_context *ctx)
 {
-    cl_command_queue_properties have = 0, props = 0;
+    cl_command_queue_properties props = 0;
     cl_int err;
     if (s->queue == CONTEXT_QUEUE)
         return NULL;
-    if (s->queue == OUT_OF_ORDER &&
-        clGetDeviceInfo(clg_context_cl_device(ctx), CL_DEVICE_QUEUE_PROPERTIES,
-                        sizeof have, &have, NULL) == CL_SUCCESS)
-        props = have & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+    if (s->queue == OUT_OF_ORDER && clg_test_has_out_of_order(ctx))
+        props = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
     cl_command_queue q = clCreateCommandQueue(clg_context_cl_context(ctx),
                                               clg_context_cl_device(ctx),
                                               props, &err);
