@@ -188,9 +188,4 @@ else
 fi
 echo "run time: ${total_s} s (build ${build_s} s, pass 1 ${warmup_s:-skipped}${warmup_s:+ s}, pass 2 ${pass2_s} s)"
 
-for f in ${failures[@]+"${failures[@]}"}; do
-  echo "ci/sanitize.sh: $f" >&2
-done
-[ "${#failures[@]}" -eq 0 ] || exit 1
-[ "$reports" -eq 0 ] || fail "$reports sanitizer report(s); see above and $logs"
-echo "ci/sanitize.sh: every test passed with no sanitizer report"
+lane_verdict "$reports" sanitizer "every test"

@@ -6,7 +6,7 @@
 # sanitizer_build <compiler or ""> <label> <sanitizer flag>...
 #   "" picks clang-14, else clang. Sets cc, san_flags, c_flags, probe (a
 #   temporary folder removed at exit), build_abs, symbolizer and logs_of.
-# Also defines logs_of, ctest_failure and print_reports.
+# Also defines logs_of, ctest_failure, lane_verdict and print_reports.
 
 # Every file under a folder, concatenated (each process writes its own).
 logs_of() {
@@ -23,6 +23,19 @@ ctest_failure() {
   elif ! grep -Eq '^100% tests passed, 0 tests failed out of [1-9][0-9]*' "$1"; then
     echo "could not confirm that every test ran and passed"
   fi
+}
+
+# lane_verdict <reports> <kind> <what passed>: after the summary, prints
+# each entry of the caller's `failures` array and fails on any, or on a
+# report of <kind>; else says that <what passed> passed with none.
+lane_verdict() {
+  local f
+  for f in ${failures[@]+"${failures[@]}"}; do
+    echo "ci/$lane.sh: $f" >&2
+  done
+  [ "${#failures[@]}" -eq 0 ] || exit 1
+  [ "$1" -eq 0 ] || fail "$1 $2 report(s); see above and $logs"
+  echo "ci/$lane.sh: $3 passed with no $2 report"
 }
 
 # print_reports <folder> <regex>: prints each log file under the folder

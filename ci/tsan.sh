@@ -135,9 +135,4 @@ else
 fi
 echo "run time: ${total_s} s (build ${build_s} s, tests ${run_s} s)"
 
-for f in ${failures[@]+"${failures[@]}"}; do
-  echo "ci/tsan.sh: $f" >&2
-done
-[ "${#failures[@]}" -eq 0 ] || exit 1
-[ "$reports" -eq 0 ] || fail "$reports ThreadSanitizer report(s); see above and $logs"
-echo "ci/tsan.sh: every device test passed with no ThreadSanitizer report"
+lane_verdict "$reports" ThreadSanitizer "every device test"
