@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages clgather needs to build and test: a C
 # toolchain, CMake, OpenCL headers and ICD loader, POCL (the CPU OpenCL
-# device CI runs on), cmocka, protobuf-c and ONNX (CLI and conformance
-# tests), clang-format (ci/format.sh), clang-14 with its libFuzzer and
-# sanitizer runtimes (ci/fuzz.sh, ci/sanitize.sh), and llvm-14 for
-# llvm-symbolizer (ci/sanitize.sh's reports). Idempotent: each package is
-# checked with dpkg -s, and apt-get (update, then install) runs only when
+# device CI runs on), xxHash (the program cache's hash), cmocka,
+# protobuf-c and ONNX (CLI and conformance tests), clang-format
+# (ci/format.sh), clang-14 with its libFuzzer and sanitizer runtimes
+# (ci/fuzz.sh, ci/sanitize.sh), and llvm-14 for llvm-symbolizer
+# (ci/sanitize.sh's reports). Idempotent: each package is checked with
+# dpkg -s, and apt-get (update, then install) runs only when
 # something is missing. Uses sudo only when not root.
 set -euo pipefail
 
@@ -18,6 +19,7 @@ packages=(
   opencl-c-headers
   clinfo
   libcmocka-dev
+  libxxhash-dev
   protobuf-c-compiler
   libprotobuf-c-dev
   libonnx-dev

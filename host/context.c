@@ -107,6 +107,15 @@ static clg_status apply_validate(clg_context *ctx)
                     "CLGATHER_VALIDATE=\"%s\" is not \"0\" or \"1\"", v);
 }
 
+/* CLGATHER_CACHE, CLGATHER_CACHE_DIR, CLGATHER_CACHE_MAX: the persistent
+ * program cache's folder and cap (host/cache.c). */
+static clg_status apply_cache(clg_context *ctx)
+{
+    char msg[512];
+    clg_status st = clg_disk_read_env(&ctx->disk.set, msg, sizeof msg);
+    return st == CLG_STATUS_OK ? st : clg_fail(ctx, st, "%s", msg);
+}
+
 /* The locks (once; destroy releases them only then). */
 static clg_status init_locks(clg_context *ctx)
 {
@@ -134,7 +143,8 @@ static clg_status setup_context(clg_context *ctx)
         (st = query_device(ctx)) != CLG_STATUS_OK ||
         (st = apply_max_alloc(ctx)) != CLG_STATUS_OK ||
         (st = apply_test_plan(ctx)) != CLG_STATUS_OK ||
-        (st = apply_validate(ctx)) != CLG_STATUS_OK)
+        (st = apply_validate(ctx)) != CLG_STATUS_OK ||
+        (st = apply_cache(ctx)) != CLG_STATUS_OK)
         return st;
     if ((err = clGetCommandQueueInfo(ctx->queue, CL_QUEUE_PROPERTIES,
                                      sizeof props, &props, NULL)) !=

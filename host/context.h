@@ -5,7 +5,7 @@
  * Threads (docs/design.md, "Threads"): any number of threads may use one
  * context at once. What never changes after creation (device, cl_context,
  * queue, facts, names) is read without a lock; everything else is guarded:
- *   cache_lock  the program cache;
+ *   cache_lock  the program cache, in memory and its disk settings;
  *   launch_lock kernel arguments and their enqueue (a cl_kernel's
  *               arguments are shared state, OpenCL 1.2 section 5.7.2);
  *   epoch_lock  the deferred calls since the last finish, the error slots
@@ -16,6 +16,7 @@
 #ifndef CLG_CONTEXT_H
 #define CLG_CONTEXT_H
 
+#include "cache.h"
 #include "runtime.h"
 
 #include <pthread.h>
@@ -124,6 +125,8 @@ struct clg_context {
 
     atomic_uint_fast64_t sequence;
     atomic_uint validation; /* CLG_RT_VALIDATE | CLG_RT_TEST_CORRUPT */
+
+    clg_disk disk; /* the persistent program cache (host/cache.c) */
 };
 
 /* Maps CL_DEVICE_TYPE_* bits to clg_device_type (host/devices.c). */

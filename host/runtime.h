@@ -105,6 +105,7 @@ typedef struct clg_rt_call {
     uint64_t enqueued; /* commands enqueued so far */
     cl_mem err;        /* the error slot's buffer */
     clg_rt_slot *slot;
+    int dry; /* a warm-up: kernels are built, nothing is enqueued */
 } clg_rt_call;
 
 /* Opens a call on `queue` (NULL: the context's queue) after the caller's
@@ -270,7 +271,8 @@ typedef struct clg_geometry {
 } clg_geometry;
 
 /* Sets args[0 .. nargs-1] on `kernel` and enqueues it over `g` in call
- * `c` (no wait); the two are one step for other threads. Where the
+ * `c` (no wait; nothing in a dry call); the two are one step for other
+ * threads. Where the
  * device's grid is limited (GPUs: 65535 work-groups in dimensions 1 and 2)
  * the range is enqueued in several launches. */
 clg_status clg_rt_launch(clg_rt_call *c, cl_kernel kernel,

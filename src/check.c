@@ -91,17 +91,23 @@ clg_status clg_check_indices_host(clg_context *ctx, const clg_problem *p,
     return pos < 0 ? CLG_STATUS_OK : clg_fail_index(ctx, p, pos, value);
 }
 
+clg_status clg_index_pass_kernel(clg_context *ctx, const clg_problem *p,
+                                 int normalise, cl_kernel *k)
+{
+    clg_variant v = {CLG_FILE_CHECK,
+                     normalise ? "clg_normalize_indices" : "clg_check_indices",
+                     {0}};
+    v.value[CLG_OPT_INDEX_BYTES] = (unsigned)p->index_size;
+    return clg_variant_kernel(ctx, &v, k);
+}
+
 clg_status clg_index_pass(clg_rt_call *c, const clg_problem *p, cl_mem indices,
                           cl_mem normed)
 {
-    clg_variant v = {CLG_FILE_CHECK,
-                     normed ? "clg_normalize_indices" : "clg_check_indices",
-                     {0}};
     cl_kernel k = NULL;
     clg_geometry g;
-    v.value[CLG_OPT_INDEX_BYTES] = (unsigned)p->index_size;
-    clg_status st = clg_variant_kernel(c->ctx, &v, &k);
-    if (st != CLG_STATUS_OK)
+    clg_status st = clg_index_pass_kernel(c->ctx, p, normed != NULL, &k);
+    if (st != CLG_STATUS_OK || c->dry)
         return st;
     cl_ulong count = (cl_ulong)p->index_count, s = (cl_ulong)p->axis_size;
     clg_rt_arg args[5] = {{sizeof(cl_mem), &indices},

@@ -228,6 +228,10 @@ static clg_status io_buffer(host_call *hc, clg_scratch_slot slot, void *host,
                             size_t bytes, cl_mem *out)
 {
     clg_status st;
+    if (hc->call.dry) { /* a warm-up: no buffers */
+        *out = NULL;
+        return CLG_STATUS_OK;
+    }
     if (wraps(hc, slot))
         return clg_rt_wrap(hc->ctx, host, bytes, slot == CLG_SCRATCH_OUTPUT,
                            out);
@@ -246,14 +250,22 @@ static void io_release(host_call *hc, clg_scratch_slot slot, cl_mem *buf)
     *buf = NULL;
 }
 
+/* 1 when the indices are checked by the check kernel, in place and in
+ * parallel, rather than on the host. */
+static int device_checks(const host_call *hc)
+{
+    const clg_problem *p = hc->p;
+    return hc->in_place && p->index_count > CLG_HOST_CHECK_LIMIT &&
+           index_bytes(p) <= clg_rt_facts(hc->ctx)->max_alloc;
+}
+
 /* Checks every index before a kernel may write the caller's memory. */
 static clg_status prevalidate(host_call *hc)
 {
     clg_context *ctx = hc->ctx;
     const clg_problem *p = hc->p;
     uint64_t bytes = index_bytes(p);
-    if (!hc->in_place || p->index_count <= CLG_HOST_CHECK_LIMIT ||
-        bytes > clg_rt_facts(ctx)->max_alloc)
+    if (!device_checks(hc))
         return clg_check_indices_host(ctx, p, hc->indices);
     /* Large indices: the device checks them in place, in parallel. */
     cl_mem buf = NULL;
@@ -281,7 +293,7 @@ static clg_status run_windows(host_call *hc, const clg_box *box,
         if (st == CLG_STATUS_OK)
             st = hc->r->launch(hc->ctx, hc->p, &hc->plan, box, w);
         io_release(hc, CLG_SCRATCH_DATA, &w->data);
-        if (st == CLG_STATUS_OK &&
+        if (st == CLG_STATUS_OK && !hc->call.dry &&
             ++hc->launches % CLG_LAUNCHES_PER_FINISH == 0)
             st = clg_rt_call_sync(&hc->call);
     }
@@ -294,6 +306,8 @@ static clg_status commit_piece(host_call *hc, const clg_windows *w)
 {
     size_t bytes = (size_t)w->out_len * hc->plan.unit;
     char *dst = hc->output + (size_t)w->out_base * hc->plan.unit;
+    if (hc->call.dry)
+        return CLG_STATUS_OK;
     if (wraps(hc, CLG_SCRATCH_OUTPUT))
         return clg_rt_publish(&hc->call, w->output, bytes);
     if (!hc->whole)
@@ -425,6 +439,18 @@ static clg_status run_staged(host_call *hc)
     return st;
 }
 
+/* A warm-up: every kernel the call would launch, built in the order the
+ * call would build them; nothing is enqueued (docs/design.md, "Program
+ * cache"). */
+static clg_status run_dry(host_call *hc)
+{
+    clg_status st = CLG_STATUS_OK;
+    hc->call = (clg_rt_call){.ctx = hc->ctx, .dry = 1};
+    if (device_checks(hc))
+        st = clg_index_pass(&hc->call, hc->p, NULL, NULL);
+    return st == CLG_STATUS_OK ? run_pieces(hc) : st;
+}
+
 static clg_status run_host(host_call *hc)
 {
     const clg_device_facts *dev = clg_rt_facts(hc->ctx);
@@ -439,14 +465,17 @@ static clg_status run_host(host_call *hc)
     hc->r->plan(hc->p, dev, align, &hc->plan);
     clg_pieces_cut(hc->p, &hc->plan, dev->max_alloc, &hc->pc);
     hc->whole = hc->pc.count == 1 && hc->plan.data_units <= hc->pc.units;
+    if (hc->call.dry)
+        return run_dry(hc);
     return hc->whole ? run_launches(hc) : run_staged(hc);
 }
 
-/* Host memory, validated and not empty: in place or through copies. */
+/* Host memory, validated and not empty: in place or through copies;
+ * `dry`: a warm-up (output may be NULL). */
 static clg_status host_launch(const clg_routine *r, clg_context *ctx,
                               const clg_problem *p, const clg_tensor *data,
                               const clg_tensor *indices,
-                              const clg_tensor *output)
+                              const clg_tensor *output, int dry)
 {
     /* In place needs element-aligned caller memory (GatherElements moves
      * whole elements; indices are read as int32/int64). */
@@ -458,10 +487,11 @@ static clg_status host_launch(const clg_routine *r, clg_context *ctx,
                     .p = p,
                     .data = (char *)data->data,
                     .indices = (char *)indices->data,
-                    .output = (char *)output->data};
+                    .output = output ? (char *)output->data : NULL,
+                    .call = {.dry = dry}};
     hc.in_place = clg_rt_facts(ctx)->host_unified &&
                   address_alignment(data->data) >= need &&
-                  address_alignment(output->data) >= need &&
+                  address_alignment(hc.output) >= need &&
                   address_alignment(indices->data) >= p->index_size;
     hc.out_copy = hc.in_place && out_bytes(p) <= CLG_SMALL_OUTPUT;
     return run_host(&hc);
@@ -482,9 +512,81 @@ clg_status clg_dispatch_host(const clg_routine *r, clg_context *ctx,
          * invalid): no kernel; index values are still checked. */
         st = clg_check_indices_host(ctx, &p, indices->data);
     else
-        st = host_launch(r, ctx, &p, data, indices, output);
+        st = host_launch(r, ctx, &p, data, indices, output, 0);
     if (st == CLG_STATUS_OK && clg_rt_validation(ctx) != 0)
         st = clg_validate_result(r, ctx, &p, data, indices, axis, output);
+    if (st == CLG_STATUS_OK)
+        clg_clear_error(ctx);
+    return st;
+}
+
+/* ------------------------------------------------------------ warm-up */
+
+/* The descriptor of a host tensor, NULL for a NULL tensor. */
+static const clg_desc *host_desc(const clg_tensor *t, clg_desc *d)
+{
+    if (!t)
+        return NULL;
+    *d = (clg_desc){t->dtype, t->rank, t->shape};
+    return d;
+}
+
+/* The problem of a warm-up: its descriptors (output optional) checked as
+ * the call checks them. */
+static clg_status warm_up_problem(clg_context *ctx, clg_op op,
+                                  const clg_desc *data,
+                                  const clg_desc *indices, int64_t axis,
+                                  const clg_desc *output, clg_problem *p)
+{
+    clg_status st = need_ctx(ctx);
+    if (st != CLG_STATUS_OK)
+        return st;
+    if (!data || !indices)
+        return clg_fail(ctx, CLG_STATUS_NULL_POINTER, "%s is NULL",
+                        !data ? "data" : "indices");
+    st = clg_validate(ctx, op, data->dtype, data->rank, data->shape,
+                      indices->dtype, indices->rank, indices->shape, axis, p);
+    if (st == CLG_STATUS_OK && output)
+        st = clg_validate_output(ctx, p, output->dtype, output->rank,
+                                 output->shape);
+    return st;
+}
+
+clg_status clg_dispatch_warm_up_host(const clg_routine *r, clg_context *ctx,
+                                     const clg_tensor *data,
+                                     const clg_tensor *indices, int64_t axis,
+                                     const clg_tensor *output)
+{
+    clg_problem p;
+    clg_desc dd, id, od;
+    clg_status st = warm_up_problem(ctx, r->op, host_desc(data, &dd),
+                                    host_desc(indices, &id), axis,
+                                    host_desc(output, &od), &p);
+    /* An empty call launches nothing: its indices are checked on the
+     * host. */
+    if (st == CLG_STATUS_OK && p.out_count > 0 && p.data_count > 0)
+        st = host_launch(r, ctx, &p, data, indices, output, 1);
+    if (st == CLG_STATUS_OK)
+        clg_clear_error(ctx);
+    return st;
+}
+
+clg_status clg_dispatch_warm_up_cl(const clg_routine *r, clg_context *ctx,
+                                   const clg_cl_tensor *data,
+                                   const clg_cl_tensor *indices, int64_t axis,
+                                   const clg_cl_tensor *output)
+{
+    clg_problem p;
+    clg_desc dd, id, od;
+    clg_cl_tensor none = {0};
+    clg_status st = warm_up_problem(ctx, r->op, cl_desc(data, &dd),
+                                    cl_desc(indices, &id), axis,
+                                    cl_desc(output, &od), &p);
+    if (st == CLG_STATUS_OK) {
+        clg_rt_call c = {.ctx = ctx, .dry = 1};
+        st = enqueue_problem(r, &c, &p, data, indices,
+                             output ? output : &none);
+    }
     if (st == CLG_STATUS_OK)
         clg_clear_error(ctx);
     return st;

@@ -242,30 +242,38 @@ static void pack_args(const cl_mem *bufs, elements_extra *x, clg_rt_arg *args)
         args[2 + i] = (clg_rt_arg){sizeof(cl_ulong), v[i]};
 }
 
+/* The kernels of a launch: the walk's (k[0]), and for the packed walk
+ * the pack kernel (k[1]). */
+static clg_status elements_kernels(clg_context *ctx,
+                                   const clg_elements_choice *ch,
+                                   const clg_variant *v, cl_kernel *k)
+{
+    clg_variant pv = *v;
+    pv.kernel = "clg_pack_strips";
+    clg_status st = clg_variant_kernel(ctx, v, &k[0]);
+    if (st == CLG_STATUS_OK && ch->walk == CLG_WALK_PACKED)
+        st = clg_variant_kernel(ctx, &pv, &k[1]);
+    return st;
+}
+
 /* The packed walk over the whole tensors: per pass of ch->chunk strips, the
- * pack kernel copies them into one temporary buffer, then the gather reads
- * them from it (in order on the queue). args: the gather's, its data
- * argument replaced by the temporary. */
+ * pack kernel (k[1]) copies them into one temporary buffer, then the
+ * gather (k[0]) reads them from it (in order on the queue). args: the
+ * gather's, its data argument replaced by the temporary. */
 static clg_status packed_passes(clg_context *ctx, clg_rt_call *call,
                                 const clg_problem *p, const clg_plan *plan,
                                 const clg_params *prm,
                                 const clg_elements_choice *ch,
-                                const clg_variant *v, clg_rt_arg *args,
+                                const cl_kernel *k, clg_rt_arg *args,
                                 elements_extra *x)
 {
     cl_mem bufs[2] = {*(const cl_mem *)args[0].value, NULL};
     clg_rt_arg pargs[PACK_ARG_COUNT];
-    cl_kernel pack = NULL, gather = NULL;
-    clg_variant pv = *v;
+    cl_kernel pack = k[1], gather = k[0];
     int64_t total = plan->outer * ch->strips;
     size_t bytes = (size_t)ch->chunk * (size_t)plan->axis_size *
                    (size_t)ch->strip_width * p->elem_size;
-    pv.kernel = "clg_pack_strips";
-    clg_status st = clg_variant_kernel(ctx, &pv, &pack);
-    if (st == CLG_STATUS_OK)
-        st = clg_variant_kernel(ctx, v, &gather);
-    if (st == CLG_STATUS_OK)
-        st = clg_rt_temp_buffer(ctx, bytes, &bufs[1]);
+    clg_status st = clg_rt_temp_buffer(ctx, bytes, &bufs[1]);
     args[0] = (clg_rt_arg){sizeof(cl_mem), &bufs[1]};
     pack_args(bufs, x, pargs);
     for (int64_t z0 = 0; z0 < total && st == CLG_STATUS_OK; z0 += ch->chunk) {
@@ -295,7 +303,7 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
                                   const clg_windows *w)
 {
     clg_geometry g;
-    cl_kernel k = NULL;
+    cl_kernel k[2] = {NULL, NULL};
     clg_base_scalars sc;
     clg_params prm;
     clg_elements_choice ch;
@@ -320,9 +328,10 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
     v.value[CLG_OPT_PREFETCH] = ch.walk == CLG_WALK_LEAN && prm.prefetch > 0;
     v.value[CLG_OPT_NT] =
         (ch.walk == CLG_WALK_LEAN || ch.walk == CLG_WALK_PACKED) && prm.nt;
-    if (ch.walk != CLG_WALK_PACKED)
-        st = clg_variant_kernel(ctx, &v, &k);
-    if (st == CLG_STATUS_OK && plan->outer_dims > 1)
+    if ((st = elements_kernels(ctx, &ch, &v, k)) != CLG_STATUS_OK ||
+        w->call->dry) /* a warm-up: the call's kernels, built */
+        return st;
+    if (plan->outer_dims > 1)
         st = geom_buffer(ctx, plan->outer_dims, plan->outer_extent,
                          plan->outer_stride, &x.outer_geom);
     if (st == CLG_STATUS_OK && plan->inner_dims > 1)
@@ -332,9 +341,8 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
         clg_base_args(plan, w, &sc, args);
         elements_args(plan, &prm, &ch, &x, args + CLG_BASE_ARG_COUNT);
         st = ch.walk == CLG_WALK_PACKED
-                 ? packed_passes(ctx, w->call, p, plan, &prm, &ch, &v, args,
-                                 &x)
-                 : clg_rt_launch(w->call, k, args, ELEMENTS_ARG_COUNT, &g);
+                 ? packed_passes(ctx, w->call, p, plan, &prm, &ch, k, args, &x)
+                 : clg_rt_launch(w->call, k[0], args, ELEMENTS_ARG_COUNT, &g);
     }
     /* Release is deferred by OpenCL until the enqueued kernel is done. */
     clg_rt_release(&x.outer_geom);
@@ -376,4 +384,23 @@ clg_status clg_enqueue_gather_elements(clg_context *ctx,
     return clg_dispatch_enqueue(&clg_gather_elements_routine, ctx, queue, data,
                                 indices, axis, output, num_events_in_wait_list,
                                 event_wait_list, event);
+}
+
+clg_status clg_warm_up_gather_elements(clg_context *ctx,
+                                       const clg_tensor *data,
+                                       const clg_tensor *indices, int64_t axis,
+                                       const clg_tensor *output)
+{
+    return clg_dispatch_warm_up_host(&clg_gather_elements_routine, ctx, data,
+                                     indices, axis, output);
+}
+
+clg_status clg_warm_up_gather_elements_cl(clg_context *ctx,
+                                          const clg_cl_tensor *data,
+                                          const clg_cl_tensor *indices,
+                                          int64_t axis,
+                                          const clg_cl_tensor *output)
+{
+    return clg_dispatch_warm_up_cl(&clg_gather_elements_routine, ctx, data,
+                                   indices, axis, output);
 }

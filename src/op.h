@@ -113,6 +113,11 @@ clg_status clg_check_indices_host(clg_context *ctx, const clg_problem *p,
 clg_status clg_index_pass(clg_rt_call *c, const clg_problem *p, cl_mem indices,
                           cl_mem normed);
 
+/* The kernel of that pass (`normalise`: clg_normalize_indices), built on
+ * first use. */
+clg_status clg_index_pass_kernel(clg_context *ctx, const clg_problem *p,
+                                 int normalise, cl_kernel *k);
+
 /* Runs the check kernel over device indices as a blocking call; *raised =
  * 1 when any value is outside [-s, s-1]. */
 clg_status clg_check_indices_device(clg_context *ctx, const clg_problem *p,
@@ -273,6 +278,19 @@ clg_status clg_dispatch_cl(const clg_routine *r, clg_context *ctx,
 clg_status clg_dispatch_host(const clg_routine *r, clg_context *ctx,
                              const clg_tensor *data, const clg_tensor *indices,
                              int64_t axis, const clg_tensor *output);
+/* Warm-ups (docs/design.md, "Program cache"): the host-memory call's and
+ * the device-buffer call's paths in a dry call, which builds every kernel
+ * the call would launch and enqueues nothing. Descriptors only: data
+ * pointers and buffers are not read (pointers only for their alignment);
+ * output may be NULL. */
+clg_status clg_dispatch_warm_up_host(const clg_routine *r, clg_context *ctx,
+                                     const clg_tensor *data,
+                                     const clg_tensor *indices, int64_t axis,
+                                     const clg_tensor *output);
+clg_status clg_dispatch_warm_up_cl(const clg_routine *r, clg_context *ctx,
+                                   const clg_cl_tensor *data,
+                                   const clg_cl_tensor *indices, int64_t axis,
+                                   const clg_cl_tensor *output);
 
 /* src/finish.c: what a deferred call records for its report, and the
  * report of the first raised one. */

@@ -9,6 +9,7 @@
  *   5. Operators (host memory, device buffers, CPU reference)
  *   6. Enqueue: operators inside an OpenCL pipeline
  *   7. Diagnostics
+ *   8. Program cache and warm-up
  *
  * Semantics follow the ONNX operator pages Gather (opsets 1, 11, 13) and
  * GatherElements (opsets 11, 13), with the index range [-s, s-1] accepted
@@ -262,7 +263,8 @@ typedef struct clg_context clg_context;
  *  parameters"); it is read by every operator call that launches a
  *  kernel (a call on empty tensors launches none and does not read it),
  *  and a malformed value fails that call with INVALID_ARGUMENT naming the
- *  item.
+ *  item. CLGATHER_CACHE, CLGATHER_CACHE_DIR and CLGATHER_CACHE_MAX set
+ *  the persistent program cache (section 8).
  *  On success *ctx receives a new context (destroy with
  *  clg_context_destroy). On failure *ctx is NULL and, when the failure
  *  concerns the device, clg_context_last_error(NULL) on the same thread
@@ -271,7 +273,8 @@ typedef struct clg_context clg_context;
  *  INVALID_ARGUMENT (a malformed "P:D": digits, signs and a colon that are
  *  not two unsigned numbers; CLGATHER_MAX_ALLOC not a byte count >= 1024;
  *  CLGATHER_TEST_PLAN not "gpu" or "device"; CLGATHER_VALIDATE not "0" or
- *  "1"), OUT_OF_MEMORY, OPENCL_ERROR. */
+ *  "1"; CLGATHER_CACHE not "0" or "1"; CLGATHER_CACHE_MAX not a byte
+ *  count), OUT_OF_MEMORY, OPENCL_ERROR. */
 CLG_API clg_status clg_context_create(clg_context **ctx,
                                       const char *device_spec);
 
@@ -579,6 +582,154 @@ CLG_API const char *clg_cl_error_name(cl_int code);
  *  ("" if none). Owned by the library; valid until that thread's next
  *  failed build on ctx or its exit. */
 CLG_API const char *clg_context_build_log(const clg_context *ctx);
+
+/* ======================================================================
+ * 8. Program cache and warm-up
+ * ==================================================================== */
+
+/** Each context builds a kernel's program on its first use. Besides
+ *  keeping it for the context's life, it keeps the program's binary in a
+ *  persistent cache on disk, so that a new process loads it instead of
+ *  compiling (docs/design.md, "Program cache"; docs/guide.md, "Program
+ *  cache"):
+ *  - Folder, read at context creation: CLGATHER_CACHE_DIR, else
+ *    $XDG_CACHE_HOME/clgather (an absolute XDG_CACHE_HOME only), else
+ *    $HOME/.cache/clgather; created on the first store (mode 0700).
+ *    CLGATHER_CACHE=0 turns the cache off ("1", empty or unset: on).
+ *    clg_context_set_cache_dir overrides both for one context.
+ *  - Cap: CLGATHER_CACHE_MAX, bytes with an optional K, M or G (powers of
+ *    1024), default 512M (about 50 of POCL's 10 MB binaries). After each
+ *    store the least recently used entries (by modification time, which
+ *    a load refreshes) are removed until the folder holds at most the cap.
+ *  - An entry is keyed by the platform name and version, the device name
+ *    and vendor, CL_DRIVER_VERSION, the OpenCL C version, clgather's
+ *    version, a hash of the kernel sources and the build options; the
+ *    whole key is stored in the entry and compared whole. An entry that is
+ *    truncated, empty, of another key, fails its checksum or holds a
+ *    binary the runtime rejects is a miss: the program is built from
+ *    source and the entry rewritten. Entries are written to a temporary
+ *    file in the folder and renamed, so any number of threads and
+ *    processes may share one folder.
+ *  - The cache never fails a call and prints nothing: an unwritable or
+ *    read-only folder, a full disk or an unreadable entry leave the call
+ *    uncached.
+ *  A malformed CLGATHER_CACHE or CLGATHER_CACHE_MAX fails
+ *  clg_context_create with INVALID_ARGUMENT. */
+
+/** Longest cache folder path accepted, terminator included. */
+#define CLG_CACHE_PATH_MAX 4096
+
+/** The program cache's settings and, for a context, what it did. */
+typedef struct clg_cache_info {
+    int enabled;                        /* 1: programs are loaded and stored */
+    char directory[CLG_CACHE_PATH_MAX]; /* "" when disabled */
+    uint64_t max_bytes;                 /* the cap, bytes */
+    uint64_t hits;                      /* programs loaded from the folder */
+    uint64_t misses;   /* programs looked up and not found whole there */
+    uint64_t stores;   /* entries written */
+    uint64_t rejected; /* whole entries whose binary the runtime refused */
+} clg_cache_info;
+
+/** The settings the environment gives (what clg_context_create would
+ *  use); the counts are 0. Needs no device.
+ *  Errors: NULL_POINTER, INVALID_ARGUMENT (a malformed CLGATHER_CACHE or
+ *  CLGATHER_CACHE_MAX; the message in clg_context_last_error(NULL)). */
+CLG_API clg_status clg_cache_environment(clg_cache_info *info);
+
+/** The context's cache settings and its counts since creation: every
+ *  program the context built counts one hit (loaded from its binary) or
+ *  one miss (built from source) while the cache is enabled.
+ *  Errors: NULL_POINTER. */
+CLG_API clg_status clg_context_cache_info(clg_context *ctx,
+                                          clg_cache_info *info);
+
+/** Sets the context's cache folder, whatever the environment said: `dir`
+ *  (copied; created on the first store) enables the cache there; NULL
+ *  disables it. Programs already built stay. Any thread, at any time.
+ *  Errors: NULL_POINTER (ctx), INVALID_ARGUMENT (dir empty or at least
+ *  CLG_CACHE_PATH_MAX bytes). */
+CLG_API clg_status clg_context_set_cache_dir(clg_context *ctx,
+                                             const char *dir);
+
+/** Sets the context's cap on the bytes of entries in its folder (see
+ *  above); applied at the next store.
+ *  Errors: NULL_POINTER, INVALID_ARGUMENT (bytes 0). */
+CLG_API clg_status clg_context_set_cache_max(clg_context *ctx, uint64_t bytes);
+
+/** One entry of a cache folder, as its header describes it (the payload's
+ *  checksum is checked only when it is loaded). */
+typedef struct clg_cache_entry {
+    char file[32];     /* name in the folder: 16 hex digits + ".bin" */
+    int whole;         /* 1: a header of this format and a matching size */
+    char device[128];  /* device name (whole entries), truncated to fit */
+    char driver[128];  /* CL_DRIVER_VERSION */
+    char options[512]; /* build options */
+    uint64_t bytes;    /* file size */
+    int64_t last_use;  /* seconds since 1970 (the file's modification time) */
+} clg_cache_entry;
+
+/** Lists the entries of cache folder `dir` (NULL: the environment's, as
+ *  clg_cache_environment) in no particular order: up to `capacity` into
+ *  `entries` (may be NULL when capacity is 0), their total number into
+ *  *count. A folder that does not exist holds none. Needs no device.
+ *  Errors: NULL_POINTER, INVALID_ARGUMENT (the folder cannot be read; dir
+ *  NULL and the cache off or the environment malformed). */
+CLG_API clg_status clg_cache_list(const char *dir, clg_cache_entry *entries,
+                                  size_t capacity, size_t *count);
+
+/** Removes every entry (and temporary file) of cache folder `dir` (NULL:
+ *  the environment's); *removed (may be NULL) gets the entries removed.
+ *  Other files are left alone. Safe while other processes use the folder
+ *  (they rebuild what they miss).
+ *  Errors: INVALID_ARGUMENT (the folder cannot be read, or an entry cannot
+ *  be removed; dir NULL and the cache off or the environment malformed). */
+CLG_API clg_status clg_cache_clear(const char *dir, size_t *removed);
+
+/** Warm-up: builds, without running anything, every kernel that the same
+ *  call of clg_gather would use (its plan, variants, pieces and index
+ *  check, chosen by the code the call itself runs), so that the call
+ *  itself pays no build; with the program cache enabled it also fills the
+ *  cache (a packager can fill it ahead of users). Takes the operator's
+ *  arguments:
+ *  - data, indices: descriptors as for clg_gather. Their data pointers are
+ *    not read and may be NULL, but the call's kernels can depend on their
+ *    alignment: pass the memory the call will use, or NULL for memory
+ *    aligned to 16 bytes or more (as malloc gives).
+ *  - output: as for clg_gather, or NULL (then its shape is not checked
+ *    and its memory is taken as aligned to 16 bytes).
+ *  Index values are not read and not checked. Environment and parameters
+ *  (CLGATHER_PARAMS, CLGATHER_MAX_ALLOC, ...) count as for the call.
+ *  Errors: those of clg_gather_output_shape, NULL_POINTER (ctx, data or
+ *  indices NULL), SHAPE_MISMATCH or UNSUPPORTED_DTYPE (output descriptor),
+ *  INVALID_ARGUMENT (malformed CLGATHER_PARAMS), BUILD_FAILED,
+ *  OPENCL_ERROR. */
+CLG_API clg_status clg_warm_up_gather(clg_context *ctx, const clg_tensor *data,
+                                      const clg_tensor *indices, int64_t axis,
+                                      const clg_tensor *output);
+
+/** Warm-up for clg_gather_elements; as clg_warm_up_gather. */
+CLG_API clg_status clg_warm_up_gather_elements(clg_context *ctx,
+                                               const clg_tensor *data,
+                                               const clg_tensor *indices,
+                                               int64_t axis,
+                                               const clg_tensor *output);
+
+/** Warm-up for clg_gather_cl and clg_enqueue_gather (which use the same
+ *  kernels): as clg_warm_up_gather, on device tensor descriptors whose
+ *  buffers are not used and may be NULL; output may be NULL. */
+CLG_API clg_status clg_warm_up_gather_cl(clg_context *ctx,
+                                         const clg_cl_tensor *data,
+                                         const clg_cl_tensor *indices,
+                                         int64_t axis,
+                                         const clg_cl_tensor *output);
+
+/** Warm-up for clg_gather_elements_cl and clg_enqueue_gather_elements; as
+ *  clg_warm_up_gather_cl. */
+CLG_API clg_status clg_warm_up_gather_elements_cl(clg_context *ctx,
+                                                  const clg_cl_tensor *data,
+                                                  const clg_cl_tensor *indices,
+                                                  int64_t axis,
+                                                  const clg_cl_tensor *output);
 
 #ifdef __cplusplus
 }
