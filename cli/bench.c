@@ -44,6 +44,12 @@ static void usage(FILE *out)
             "      --linearity      same as --scale 0.25,1,4\n"
             "      --seed N         seed of the inputs (default %#llx)\n"
             "  -j, --json FILE      also write the results as JSON\n"
+            "      --first-call     only the first-call table (printed "
+            "after the others\n"
+            "                       otherwise): context creation, a new "
+            "context's first call\n"
+            "                       with the program cache empty and "
+            "filled, the warm call\n"
             "  -l, --list           list the workloads and exit\n"
             "  -h, --help           show this help\n"
             "\n"
@@ -168,6 +174,9 @@ static int parse_option(int c, bench_options *opt)
     case 'j':
         opt->json_path = optarg;
         return 0;
+    case 'F':
+        opt->first_only = 1;
+        return 0;
     case 'l':
         return 1;
     case 'h':
@@ -189,6 +198,7 @@ static int parse_options(int argc, char **argv, bench_options *opt)
         {"linearity", no_argument, NULL, 'L'},
         {"seed", required_argument, NULL, 'S'},
         {"json", required_argument, NULL, 'j'},
+        {"first-call", no_argument, NULL, 'F'},
         {"list", no_argument, NULL, 'l'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
@@ -295,6 +305,8 @@ int clg_cli_bench(int argc, char **argv)
         fprintf(stderr, "Try 'clgather bench --help'.\n");
         return CLG_EXIT_ERROR;
     }
+    if (opt.first_only)
+        return bench_first_calls(&opt);
     bench_progress_init();
     if (opt.json_path && probe_json(opt.json_path) != CLG_EXIT_OK)
         return CLG_EXIT_ERROR;
@@ -320,6 +332,8 @@ int clg_cli_bench(int argc, char **argv)
     fflush(stdout);
     if ((rc = run_all(ctx, &b, &opt, res, total, &n)) == CLG_EXIT_OK)
         rc = report(ctx, &b, &opt, res, n);
+    if (rc == CLG_EXIT_OK)
+        rc = bench_first_calls(&opt);
 
 cleanup:
     bench_progress_clear();

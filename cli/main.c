@@ -8,6 +8,7 @@
  *   clgather run (gather|gather-elements) --data FILE --indices FILE ...
  *   clgather compare [--device SPEC]... (DIR... | --data FILE ...)
  *   clgather bench ...
+ *   clgather cache [--dir DIR] [--clear]
  *
  * Exit statuses (a contract): 0 success; 1 an output differed; 2 the
  * operator rejected its input; 3 usage, file or environment problems.
@@ -39,6 +40,7 @@ static void usage(FILE *out)
             "  bench        measure bandwidth\n"
             "  tune         search the device parameters and print the best "
             "entry\n"
+            "  cache        show or clear the persistent program cache\n"
             "\n"
             "Options:\n"
             "  -h, --help     show this help (COMMAND --help for a "
@@ -115,6 +117,8 @@ int main(int argc, char **argv)
         return clg_cli_bench(argc, argv);
     if (strcmp(command, "tune") == 0)
         return clg_cli_tune(argc, argv);
+    if (strcmp(command, "cache") == 0)
+        return clg_cli_cache(argc, argv);
     if (strcmp(command, "help") == 0) {
         usage(stdout);
         return CLG_EXIT_OK;
