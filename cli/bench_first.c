@@ -1,15 +1,18 @@
 /*
  * `clgather bench`'s first-call table (docs/design.md, "Program cache"):
  * what a new process pays before its first result, per operator, in one
- * run, as medians of BENCH_FIRST_ROUNDS rounds. Each round, in a private
- * program cache folder (the user's is never touched):
+ * run, as medians of BENCH_FIRST_ROUNDS rounds. First the process's first
+ * context is timed (the OpenCL platform starting, unless the bandwidth
+ * table ran before); then each round, in a private program cache folder
+ * (the user's is never touched):
  *   context_ms     clg_context_create;
  *   empty_ms       the first call of a new context, the folder emptied
  *                  (its programs compiled from source; a device compiler's
  *                  own cache, such as POCL's, is warm after the first
  *                  round);
- *   filled_ms      the first call of a new context, the folder filled by
- *                  the round before (its programs loaded from binaries);
+ *   filled_ms      the first call of another new context, the folder
+ *                  filled by the call before (its programs loaded from
+ *                  their binaries);
  *   warm_ms        the next call on that context.
  * The outputs of the two first calls are compared byte for byte.
  */
@@ -198,10 +201,23 @@ int bench_first_calls(const bench_options *opt)
                 tmp && *tmp ? tmp : "/tmp");
         return CLG_EXIT_ERROR;
     }
+    clg_context *ctx = NULL;
+    double t0 = clg_cli_now();
+    clg_status st = clg_context_create(&ctx, opt->device);
+    double first_ms = (clg_cli_now() - t0) * 1e3;
+    clg_context_destroy(ctx);
+    if (st != CLG_STATUS_OK) {
+        char msg[1200];
+        fprintf(stderr, "clgather bench: %s\n",
+                clg_cli_describe(msg, sizeof msg, NULL, st));
+        rmdir(dir);
+        return CLG_EXIT_ERROR;
+    }
     printf("\nfirst calls (each a new context; program cache in a private "
            "folder; median of %d rounds;\nempty: programs compiled from "
-           "source, filled: loaded from their binaries; ms):\n",
-           BENCH_FIRST_ROUNDS);
+           "source, filled: loaded from their binaries; ms); the process's "
+           "first\ncontext took %.2f ms\n",
+           BENCH_FIRST_ROUNDS, first_ms);
     printf("%-15s %10s %14s %15s %13s %12s\n", "op", "context_ms",
            "first_empty_ms", "first_filled_ms", "filled/empty",
            "warm_call_ms");
