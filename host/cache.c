@@ -10,9 +10,9 @@
  * miss; the program is then built from source and its entry rewritten.
  * Writes go to a temporary file in the same folder, renamed over the
  * entry, so that readers in other threads and processes see a whole
- * entry or none. Entries are used least recently first evicted: a hit
- * touches its entry's modification time. Nothing here reports an error:
- * the cache only ever saves work. */
+ * entry or none. Beyond the cap the least recently used entries are
+ * evicted: a hit touches its entry's modification time. Nothing here
+ * reports an error: the cache only ever saves work. */
 #define _GNU_SOURCE
 #include "cache.h"
 
