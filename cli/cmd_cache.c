@@ -136,7 +136,7 @@ int clg_cli_cache(int argc, char **argv)
     printf("folder: %s\n", dir ? dir : info.directory);
     if (clear) {
         st = clg_cache_clear(dir, &removed);
-        printf("removed: %zu entries\n", removed);
+        printf("removed: %zu entr%s\n", removed, removed == 1 ? "y" : "ies");
         if (st != CLG_STATUS_OK) {
             fprintf(stderr, "clgather cache: %s\n",
                     clg_cli_describe(msg, sizeof msg, NULL, st));

@@ -104,7 +104,8 @@ static unsigned char *read_bytes(const char *path, size_t *size)
 
 /* The time line says what the program cache did: a new folder misses
  * (compiles and stores), the next process is served from it, with the
- * same output; CLGATHER_CACHE=0 says off. */
+ * same output; CLGATHER_CACHE=0 says off. clgather cache lists and
+ * clears the folder. */
 static void test_first_call_and_program_cache(void **state)
 {
     static const float data[6] = {1.0f, 1.2f, 2.3f, 3.4f, 4.5f, 5.7f};
@@ -139,6 +140,16 @@ static void test_first_call_and_program_cache(void **state)
         assert_int_equal(setenv("CLGATHER_CACHE_DIR", saved, 1), 0);
     else
         assert_int_equal(unsetenv("CLGATHER_CACHE_DIR"), 0);
+    /* clgather cache lists the entry, then clears it. */
+    const char *show[] = {"cache", "--dir", cache, NULL};
+    const char *clear[] = {"cache", "--dir", cache, "--clear", NULL};
+    expect_run(&r, 0, show);
+    assert_non_null(strstr(r.out, "entries: 1, "));
+    assert_non_null(strstr(r.out, "-DCLG_INDEX_BYTES=8"));
+    cli_result_free(&r);
+    expect_run(&r, 0, clear);
+    assert_non_null(strstr(r.out, "removed: 1 entry\nentries: 0, "));
+    cli_result_free(&r);
     size_t n1 = 0, n2 = 0;
     unsigned char *b1 = read_bytes(o1, &n1), *b2 = read_bytes(o2, &n2);
     assert_int_equal(n1, n2);
