@@ -25,6 +25,8 @@ else
 fi
 build="$tmp/build"
 prefix="$tmp/prefix"
+# The examples' program cache goes with the rest, not into $HOME.
+export CLGATHER_CACHE_DIR="$tmp/program-cache"
 jobs="$(nproc 2>/dev/null || echo 2)"
 cc="${CC:-cc}"
 
