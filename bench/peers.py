@@ -61,7 +61,7 @@ LARGE_EXCLUDED = {"small"}
 KERNEL_RATIO_TARGET = 1.2
 E2E_RATIO_TARGET = {"elements-last-axis": 1.0}  # else 1.2: ORT checks nothing
 E2E_RATIO_DEFAULT = 1.2
-# clgather bench's efficiency targets on CPU devices (cli/bench_report.c).
+# clgather bench's efficiency targets on CPU devices (bench/bench_report.c).
 EFFICIENCY_TARGET_CPU = {"embedding": 0.8, "gather-last-axis": 0.6,
                          "gather-middle-axis": 0.8, "elements-last-axis": 0.7,
                          "elements-axis0": 0.3}

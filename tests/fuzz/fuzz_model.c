@@ -1,5 +1,5 @@
 /* libFuzzer target: the model loader of `clgather onnx-test`,
- * clg_onnx_decode_model (cli/onnx_io.h): one Gather or GatherElements node,
+ * clg_onnx_decode_model (io/onnx_io.h): one Gather or GatherElements node,
  * its operands resolved to graph inputs or initializers.
  *
  * Single allocations are bounded by the input's size. The verdict and

@@ -1,6 +1,6 @@
 /*
- * An oracle for the TensorProto reader, written from cli/onnx_io.h's rules
- * over the message protobuf-c unpacks, independently of cli/onnx_io.c:
+ * An oracle for the TensorProto reader, written from io/onnx_io.h's rules
+ * over the message protobuf-c unpacks, independently of io/onnx_io.c:
  * whether a TensorProto is one the reader must accept, and whether a tensor
  * holds exactly its values.
  */
