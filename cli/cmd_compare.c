@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "compare.h"
 #include "io_tensor.h"
+#include "tensor_file.h"
 #include "node_test.h"
 
 #define MSG_CAP 2048

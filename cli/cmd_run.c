@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "compare.h"
 #include "io_tensor.h"
+#include "tensor_file.h"
 #include "node_test.h"
 
 static void usage(FILE *out)

@@ -1,6 +1,8 @@
 /*
- * clgather I/O: owned host tensors and error reporting shared by the NumPy
- * (.npy) and ONNX (TensorProto, ModelProto) readers and writers.
+ * clgather I/O, its base (docs/design.md, "Layout"): owned host tensors,
+ * error reporting, whole-file reads, atomic writes and shape formatting,
+ * shared by the NumPy (.npy) and ONNX (TensorProto, ModelProto) readers
+ * and writers above it. It includes no other header of io/.
  *
  * Part of the clgather_io static library that the `clgather` tool, its
  * tests and the benchmark link. Not installed, not part of the library API.
@@ -127,11 +129,6 @@ clg_io_status clg_io_write_file(const char *path, const void *bytes,
  *  "out/x.npy: cannot write: directory 'out' does not exist". */
 clg_io_status clg_io_check_writable(const char *path, clg_io_error *err);
 
-/** Reads a tensor file: NumPy .npy when the file starts with the NumPy
- *  magic, else an ONNX TensorProto (.pb). */
-clg_io_status clg_io_read_tensor_file(const char *path, clg_io_tensor *out,
-                                      clg_io_error *err);
-
 /** 1 when the host stores integers little-endian (as .npy "<" and ONNX
  *  raw_data do). */
 int clg_io_host_is_little_endian(void);
@@ -139,11 +136,6 @@ int clg_io_host_is_little_endian(void);
 /** Reverses the bytes of each `unit`-byte word of p[0 .. nbytes) in place
  *  (nothing for unit < 2). */
 void clg_io_swap_words(unsigned char *p, size_t nbytes, size_t unit);
-
-/** Writes a tensor: ONNX TensorProto when path ends in ".pb", else .npy
- *  (STRING as 'S<n>', n >= string_width: see clg_npy_encode). */
-clg_io_status clg_io_write_tensor_file(const char *path, const clg_tensor *t,
-                                       size_t string_width, clg_io_error *err);
 
 /** Formats a shape as "[2, 3]" ("[]" for rank 0) into buf; always
  *  terminated. Returns buf. */

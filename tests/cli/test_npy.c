@@ -18,6 +18,7 @@
 
 #include "compare.h"
 #include "io_tensor.h"
+#include "tensor_file.h"
 #include "npy.h"
 #include "npy_samples.h"
 
