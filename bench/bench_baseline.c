@@ -28,6 +28,7 @@
 #include <clgather/clgather.h>
 
 #include "bench_internal.h"
+#include "bench_kernels.h"
 #include "cli.h"
 #include "kernels_embedded.h"
 
@@ -44,36 +45,18 @@ _Static_assert(sizeof copy_variants / sizeof copy_variants[0] <=
                    BENCH_COPY_MAX,
                "BENCH_COPY_MAX holds every copy variant");
 
-static const char copy_source[] =
-    "#if CLG_BENCH_UNIT == 16\n"
-    "typedef uint4 clg_unit;\n"
-    "#elif CLG_BENCH_UNIT == 32\n"
-    "typedef uint8 clg_unit;\n"
-    "#elif CLG_BENCH_UNIT == 64\n"
-    "typedef uint16 clg_unit;\n"
-    "#else\n"
-    "#error \"CLG_BENCH_UNIT must be 16, 32 or 64\"\n"
-    "#endif\n"
-    "__kernel void clg_bench_copy(__global const clg_unit *restrict src,\n"
-    "                             __global clg_unit *restrict dst, ulong n)\n"
-    "{\n"
-    "    size_t i = get_global_id(0);\n"
-    "    if (i >= n)\n"
-    "        return;\n"
-    "#if CLG_BENCH_NT\n"
-    "    __builtin_nontemporal_store(src[i], &dst[i]);\n"
-    "#else\n"
-    "    dst[i] = src[i];\n"
-    "#endif\n"
-    "}\n";
-
 /* Builds `nsrc` sources with `options`; NULL (and *err) when it fails,
  * the build log into log when there is one. */
 static cl_program build(const bench_cl *b, const char **src, cl_uint nsrc,
                         const char *options, char *log, size_t cap,
                         cl_int *err)
 {
-    cl_program p = clCreateProgramWithSource(b->context, nsrc, src, NULL, err);
+    cl_program p;
+    *err = CL_INVALID_VALUE; /* a source the build does not embed */
+    for (cl_uint i = 0; i < nsrc; i++)
+        if (!src[i])
+            return NULL;
+    p = clCreateProgramWithSource(b->context, nsrc, src, NULL, err);
     if (!p)
         return NULL;
     *err = clBuildProgram(p, 1, &b->device, options, NULL, NULL);
@@ -112,7 +95,7 @@ static int add_copy_variant(bench_cl *b, size_t v)
 {
     bench_copy_kernel *c = &b->copy[b->copy_count];
     char options[128], log[4096];
-    const char *src = copy_source;
+    const char *src = bench_kernel_text("copy.cl");
     cl_int err;
 
     snprintf(options, sizeof options, "-DCLG_BENCH_UNIT=%u -DCLG_BENCH_NT=%u",
@@ -187,23 +170,19 @@ static int init_check(bench_cl *b)
                              : bench_cl_failed(err, "zeroing the flag");
 }
 
-/* An empty kernel, and one with the argument list of the library's
- * Gather kernels (data, indices, output, error slot, ten ulongs), which
- * shows what the arguments alone cost a launch. */
-static const char empty_source[] =
-    "__kernel void clg_bench_empty(void)\n"
-    "{\n"
-    "}\n"
-    "__kernel void clg_bench_empty_args(__global const uchar *d,\n"
-    "    __global const long *i, __global uchar *o, __global int *e,\n"
-    "    ulong a0, ulong a1, ulong a2, ulong a3, ulong a4, ulong a5,\n"
-    "    ulong a6, ulong a7, ulong a8, ulong a9)\n"
-    "{\n"
-    "}\n";
+const char *bench_kernel_text(const char *name)
+{
+    for (size_t i = 0; i < bench_kernel_source_count; i++)
+        if (!strcmp(bench_kernel_sources[i].name, name))
+            return bench_kernel_sources[i].text;
+    return NULL;
+}
 
+/* The empty kernels of bench/kernels/empty.cl: one without arguments and
+ * one with the Gather kernels' argument list. */
 int bench_cl_init(bench_cl *b, const clg_context *ctx)
 {
-    const char *src = empty_source;
+    const char *src = bench_kernel_text("empty.cl");
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     cl_int err;
     int rc;
