@@ -1,8 +1,9 @@
 /*
- * Hook for `clgather bench ...`. main.c calls clg_cli_bench with the
- * arguments from "bench" on (argv[0] is "bench"), and exits with its
- * return value, following the tool's exit statuses (0 success, 3 usage,
- * file or environment problems).
+ * The commands `clgather bench ...` and `clgather tune ...`. The tool's
+ * command table (cli/main.c) calls them with the arguments from the
+ * command's name on (argv[0] is "clgather bench" or "clgather tune"), and
+ * exits with their return value, following the tool's exit statuses
+ * (docs/cli.md).
  */
 #ifndef CLG_CLI_BENCH_H
 #define CLG_CLI_BENCH_H
@@ -12,6 +13,7 @@ extern "C" {
 #endif
 
 int clg_cli_bench(int argc, char **argv);
+int clg_cli_tune(int argc, char **argv);
 
 #ifdef __cplusplus
 }

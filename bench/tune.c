@@ -18,6 +18,7 @@
 
 #include <clgather/clgather.h>
 
+#include "bench.h"
 #include "bench_internal.h"
 #include "cli.h"
 #include "params.h"

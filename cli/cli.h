@@ -22,7 +22,6 @@ int clg_cli_devices(int argc, char **argv);
 int clg_cli_onnx_test(int argc, char **argv);
 int clg_cli_run(int argc, char **argv);
 int clg_cli_compare(int argc, char **argv);
-int clg_cli_tune(int argc, char **argv);
 
 /* Exit status for a failed library call: CLG_EXIT_REJECTED when the
  * operator rejected its input (index, axis, rank, shape, dtype, size),

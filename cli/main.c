@@ -3,11 +3,8 @@
  * devices from the command line, and check the results against ONNX's
  * expected outputs and the library's CPU reference.
  *
- *   clgather devices
- *   clgather onnx-test [--device SPEC] [--reference] DIR...
- *   clgather run (gather|gather-elements) --data FILE --indices FILE ...
- *   clgather compare [--device SPEC]... (DIR... | --data FILE ...)
- *   clgather bench ...
+ * One command table below; each command is one file (cmd_*.c here, bench
+ * and tune in bench/). docs/cli.md describes every command.
  *
  * Exit statuses (a contract): 0 success; 1 an output differed; 2 the
  * operator rejected its input; 3 usage, file or environment problems.
@@ -21,24 +18,40 @@
 #include "bench.h"
 #include "cli.h"
 
+/* The commands: adding one is its file, one row here and its line in
+ * cli/CMakeLists.txt (docs/design.md, "Layout"). The usage text is
+ * printed from this table. */
+static const struct command {
+    const char *name;
+    const char *summary; /* one line */
+    int (*run)(int argc, char **argv);
+} commands[] = {
+    {"devices", "list every OpenCL platform and device", clg_cli_devices},
+    {"onnx-test",
+     "run ONNX backend node tests (model.onnx and test_data_set_*)",
+     clg_cli_onnx_test},
+    {"run", "run one operator on .npy or ONNX .pb tensors", clg_cli_run},
+    {"compare",
+     "compare devices with the CPU reference on node tests or tensor "
+     "files",
+     clg_cli_compare},
+    {"bench", "measure bandwidth beside the device's copy kernel",
+     clg_cli_bench},
+    {"tune", "search the device parameters and print the best entry",
+     clg_cli_tune},
+};
+#define COMMAND_COUNT (sizeof commands / sizeof commands[0])
+
 static void usage(FILE *out)
 {
+    fprintf(out, "Usage: clgather COMMAND [OPTIONS]\n"
+                 "Run the ONNX operators Gather and GatherElements on OpenCL "
+                 "devices.\n"
+                 "\n"
+                 "Commands:\n");
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        fprintf(out, "  %-11s  %s\n", commands[i].name, commands[i].summary);
     fprintf(out,
-            "Usage: clgather COMMAND [OPTIONS]\n"
-            "Run the ONNX operators Gather and GatherElements on OpenCL "
-            "devices.\n"
-            "\n"
-            "Commands:\n"
-            "  devices      list every OpenCL platform and device\n"
-            "  onnx-test    run ONNX backend node tests (model.onnx and "
-            "test_data_set_*)\n"
-            "  run          run one operator on .npy or ONNX .pb tensors\n"
-            "  compare      run node tests or tensor files on several "
-            "devices and compare\n"
-            "               each with the CPU reference\n"
-            "  bench        measure bandwidth\n"
-            "  tune         search the device parameters and print the best "
-            "entry\n"
             "\n"
             "Options:\n"
             "  -h, --help     show this help (COMMAND --help for a "
@@ -103,18 +116,9 @@ int main(int argc, char **argv)
     snprintf(name, sizeof name, "clgather %s", command);
     argv[0] = name;
 
-    if (strcmp(command, "devices") == 0)
-        return clg_cli_devices(argc, argv);
-    if (strcmp(command, "onnx-test") == 0)
-        return clg_cli_onnx_test(argc, argv);
-    if (strcmp(command, "run") == 0)
-        return clg_cli_run(argc, argv);
-    if (strcmp(command, "compare") == 0)
-        return clg_cli_compare(argc, argv);
-    if (strcmp(command, "bench") == 0)
-        return clg_cli_bench(argc, argv);
-    if (strcmp(command, "tune") == 0)
-        return clg_cli_tune(argc, argv);
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        if (strcmp(command, commands[i].name) == 0)
+            return commands[i].run(argc, argv);
     if (strcmp(command, "help") == 0) {
         usage(stdout);
         return CLG_EXIT_OK;
