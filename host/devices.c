@@ -182,16 +182,16 @@ static long find_device(const device_table *t, const char *spec)
     return -1;
 }
 
-static const char *effective_spec(const char *spec)
+static const char *effective_spec(const char *spec, const char *env_spec)
 {
     if (spec && *spec)
         return spec;
-    const char *env = getenv("CLGATHER_DEVICE");
-    return (env && *env) ? env : NULL;
+    return (env_spec && *env_spec) ? env_spec : NULL;
 }
 
-clg_status clg_devices_select(const char *spec, cl_platform_id *platform,
-                              cl_device_id *device, char *msg, size_t cap)
+clg_status clg_devices_select(const char *spec, const char *env_spec,
+                              cl_platform_id *platform, cl_device_id *device,
+                              char *msg, size_t cap)
 {
     device_table *tp = malloc(sizeof *tp);
     if (!tp) {
@@ -200,7 +200,7 @@ clg_status clg_devices_select(const char *spec, cl_platform_id *platform,
     }
     clg_status st = CLG_STATUS_OK;
     cl_int err = enumerate(tp);
-    const char *eff = effective_spec(spec);
+    const char *eff = effective_spec(spec, env_spec);
     if (err != CL_SUCCESS) {
         snprintf(msg, cap, "clGetPlatformIDs/clGetDeviceIDs failed: %s (%d)",
                  clg_cl_error_name(err), (int)err);
@@ -269,7 +269,9 @@ clg_status clg_devices_list(clg_device_info *infos, size_t capacity,
                       "no OpenCL device found");
         goto cleanup;
     }
-    long def = find_device(t, effective_spec(NULL));
+    char env_spec[CLG_ENV_TEXT_CAP];
+    clg_env_device(env_spec, sizeof env_spec);
+    long def = find_device(t, effective_spec(NULL, env_spec));
     for (size_t i = 0; i < t->count && i < capacity; i++) {
         clg_device_info *d = &infos[i];
         memset(d, 0, sizeof *d);

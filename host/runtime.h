@@ -61,6 +61,22 @@ typedef struct clg_device_facts {
 
 const clg_device_facts *clg_rt_facts(const clg_context *ctx);
 
+/* A context's device parameters, kept by host/ for src/params.c, which
+ * resolves them: `state` 0 until first used, then 1. */
+typedef struct clg_rt_params {
+    int state;
+    clg_params value;
+    clg_status status; /* OK, or INVALID_ARGUMENT for a bad CLGATHER_PARAMS */
+    char message[640];
+} clg_rt_params;
+
+/* Locks ctx's parameters and returns them; clg_rt_params_unlock ends. */
+clg_rt_params *clg_rt_params_lock(clg_context *ctx);
+void clg_rt_params_unlock(clg_context *ctx);
+
+/* CLGATHER_PARAMS as read when ctx was created; "" when unset. */
+const char *clg_rt_env_params(const clg_context *ctx);
+
 /* The context's id, unique in the process (never reused, unlike its
  * address): a key for caches of what never changes in a context. */
 uint64_t clg_rt_id(const clg_context *ctx);

@@ -249,22 +249,9 @@ static void io_release(host_call *hc, clg_scratch_slot slot, cl_mem *buf)
 /* Checks every index before a kernel may write the caller's memory. */
 static clg_status prevalidate(host_call *hc)
 {
-    clg_context *ctx = hc->ctx;
-    const clg_problem *p = hc->p;
-    uint64_t bytes = index_bytes(p);
-    if (!hc->in_place || p->index_count <= CLG_HOST_CHECK_LIMIT ||
-        bytes > clg_rt_facts(ctx)->max_alloc)
-        return clg_check_indices_host(ctx, p, hc->indices);
-    /* Large indices: the device checks them in place, in parallel. */
-    cl_mem buf = NULL;
-    int raised = 0;
-    clg_status st = clg_rt_wrap(ctx, hc->indices, (size_t)bytes, 0, &buf);
-    if (st == CLG_STATUS_OK)
-        st = clg_check_indices_device(ctx, p, buf, &raised);
-    clg_rt_release(&buf);
-    if (st == CLG_STATUS_OK && raised)
-        st = clg_check_indices_host(ctx, p, hc->indices);
-    return st;
+    clg_index_check ran;
+    return clg_check_indices_first(hc->ctx, hc->p, hc->indices, hc->in_place,
+                                   &ran);
 }
 
 /* Launches over each data window of piece `box`'s footprint [f0, f1). */

@@ -96,9 +96,16 @@ clg_status clg_fail_index(clg_context *ctx, const clg_problem *p, int64_t pos,
                           int64_t value);
 
 /* Up to this many index values are checked on the host before an in-place
- * launch; more are checked by the check kernel (src/dispatch.c; the bench
- * follows the same rule). */
+ * launch; more are checked by the check kernel (src/index_check.c). */
 #define CLG_HOST_CHECK_LIMIT 65536
+
+/* The check a host-memory call runs before its first launch
+ * (src/index_check.c): in place (`in_place`), more than
+ * CLG_HOST_CHECK_LIMIT indices that fit one buffer by the check kernel,
+ * else a host scan; *ran says which. */
+clg_status clg_check_indices_first(clg_context *ctx, const clg_problem *p,
+                                   void *indices, int in_place,
+                                   clg_index_check *ran);
 
 /* Scans host indices and fails on the first bad one; OK when all valid. */
 clg_status clg_check_indices_host(clg_context *ctx, const clg_problem *p,

@@ -258,11 +258,11 @@ typedef struct clg_context clg_context;
  *  or unset keeps the device's own plans. CLGATHER_VALIDATE=1 starts the
  *  context in validation mode (clg_context_set_validate); "0", empty or unset
  *  does not. CLGATHER_PARAMS="field=value,..." overrides fields of the
- *  device's row of the parameter table (docs/design.md, "Device
- *  parameters"); it is read by every operator call that launches a
- *  kernel (a call on empty tensors launches none and does not read it),
- *  and a malformed value fails that call with INVALID_ARGUMENT naming the
- *  item.
+ *  device's row of the parameter table (clg_context_get_params); a
+ *  malformed value fails every operator call that launches a kernel (a
+ *  call on empty tensors launches none) with INVALID_ARGUMENT naming the
+ *  item. These variables are read here, once: setting them later does
+ *  not change an existing context.
  *  On success *ctx receives a new context (destroy with
  *  clg_context_destroy). On failure *ctx is NULL and, when the failure
  *  concerns the device, clg_context_last_error(NULL) on the same thread
@@ -338,6 +338,120 @@ CLG_API clg_status clg_context_set_validate(clg_context *ctx, int on);
 
 /** 1 while validation mode is on, else 0 (also for NULL). */
 CLG_API int clg_context_validates(const clg_context *ctx);
+
+/** Reads the CLGATHER_* environment variables as clg_context_create does
+ *  and checks the values that do not depend on a device: CLGATHER_VALIDATE
+ *  ("0", "1", empty or unset), CLGATHER_MAX_ALLOC (a byte count >= 1024),
+ *  CLGATHER_TEST_PLAN ("gpu", "device", empty or unset). Lets a program
+ *  tell a bad variable from a device problem before it creates a context;
+ *  nothing is kept. On failure clg_context_last_error(NULL) on the same
+ *  thread names the variable and its value, e.g.
+ *  `CLGATHER_VALIDATE="2" is not "0" or "1"`.
+ *  Errors: INVALID_ARGUMENT. */
+CLG_API clg_status clg_environment_check(void);
+
+/* ======================================================================
+ * 4b. Device parameters
+ * ==================================================================== */
+
+/** The launch choices of a context's operator calls (docs/design.md,
+ *  "Device parameters"). Each device matches one row of the library's
+ *  parameter table; CLGATHER_PARAMS="field=value,..." (read when the
+ *  context is created) and clg_context_set_params override it per context.
+ *  Valid ranges (clg_context_set_params refuses others by name):
+ *    wg       [1, 4096]  work-items per work-group (at most the device's
+ *                        limit);
+ *    strip    [0, 65536] GatherElements off the last axis: bytes of a row
+ *                        per strip, 0 none;
+ *    pack     [0, 1]     1: each strip is packed contiguously first;
+ *    chunk    [0, 4096]  strips packed and gathered per pass, 0 all;
+ *    unit     [1, 64]    a power of two: bytes one Gather work-item moves
+ *                        on the lean rows body;
+ *    prefetch [0, 64]    positions prefetched ahead, 0 none;
+ *    nt       [0, 1]     1: non-temporal stores of the output;
+ *    norm     [0, 999999] Gather lean bodies: normalise the indices in a
+ *                        pass first on outputs of norm KiB or more, 0 never.
+ *  prefetch and nt other than 0 need a device compiler with clang's
+ *  built-ins (the row's `builtins`, POCL). Parameters change speed only:
+ *  every valid setting gives the same bytes. */
+typedef struct clg_params {
+    unsigned wg, strip, pack, chunk, unit, prefetch, nt, norm;
+} clg_params;
+
+/** A row of the parameter table: a device of `type` whose vendor or
+ *  CL_DEVICE_VERSION contains `match` (case-insensitive; "" matches all)
+ *  gets `params`; `builtins`: its compiler takes clang's built-ins. The
+ *  table's own strings, static. */
+typedef struct clg_params_entry {
+    const char *name;
+    clg_device_type type;
+    const char *match;
+    int builtins;
+    clg_params params;
+} clg_params_entry;
+
+/** The row of ctx's device (under CLGATHER_TEST_PLAN=gpu, the GPU row),
+ *  without CLGATHER_PARAMS or clg_context_set_params. Static; NULL only
+ *  for a NULL ctx. Thread-safe. */
+CLG_API const clg_params_entry *clg_context_params_entry(clg_context *ctx);
+
+/** The parameters ctx's calls use now: the last clg_context_set_params,
+ *  else the row with CLGATHER_PARAMS applied. Thread-safe.
+ *  Errors: NULL_POINTER; INVALID_ARGUMENT when CLGATHER_PARAMS (as read at
+ *  creation) is malformed, the message naming the variable and the item
+ *  (every operator call that launches a kernel fails the same way until
+ *  clg_context_set_params sets valid parameters). */
+CLG_API clg_status clg_context_get_params(clg_context *ctx, clg_params *out);
+
+/** Validates *params as CLGATHER_PARAMS is validated (every field in its
+ *  range, unit a power of two, prefetch and nt only where the row has
+ *  built-ins); on success calls that start after it returns use them.
+ *  Thread-safe. Errors: NULL_POINTER, INVALID_ARGUMENT (the message names
+ *  the field and its range; the parameters in use are unchanged). */
+CLG_API clg_status clg_context_set_params(clg_context *ctx,
+                                          const clg_params *params);
+
+/** Applies "field=value,field=value" (the syntax of CLGATHER_PARAMS) onto
+ *  *params, validated for ctx's device as clg_context_set_params does;
+ *  ctx is not changed. Errors: NULL_POINTER, INVALID_ARGUMENT (the message
+ *  names the bad item; *params is then partly updated). */
+CLG_API clg_status clg_context_parse_params(clg_context *ctx, const char *text,
+                                            clg_params *params);
+
+/** CLGATHER_PARAMS as read when ctx was created, NULL when it was unset or
+ *  empty (also for a NULL ctx). Owned by the context. */
+CLG_API const char *clg_context_params_env(const clg_context *ctx);
+
+/** Writes *params as "wg=4096,strip=256,...", the syntax of
+ *  CLGATHER_PARAMS, into buf (size cap, always terminated when cap > 0). */
+CLG_API void clg_params_format(const clg_params *params, char *buf,
+                               size_t cap);
+
+/** Which index check a host-memory call runs before its first launch. */
+typedef enum clg_index_check {
+    CLG_INDEX_CHECK_NONE = 0,  /* none: each kernel checks its own index */
+    CLG_INDEX_CHECK_HOST = 1,  /* a scan of the indices on the host */
+    CLG_INDEX_CHECK_DEVICE = 2 /* the check kernel over the indices in place */
+} clg_index_check;
+
+/** Runs on host `indices` (INT32 or INT64) the index check that a
+ *  host-memory call (clg_gather, clg_gather_elements) with these indices
+ *  runs before a kernel may write the caller's memory, and writes to *ran
+ *  which one it ran, so that a benchmark can time it apart:
+ *  - on a context that uses host memory (clg_context_uses_host_memory):
+ *    up to 65536 values, or indices larger than one buffer, are scanned on
+ *    the host; more, by the check kernel over the indices in place;
+ *  - on other contexts: a host scan, which a host-memory call runs only
+ *    when it processes a tensor larger than clg_context_max_alloc_size in
+ *    pieces (otherwise its kernels check each index themselves).
+ *  `axis` and `axis_size` (s) are the operator's: values must lie in
+ *  [-s, s-1]. Thread-safe; blocks until the check is done.
+ *  Errors: NULL_POINTER, UNSUPPORTED_DTYPE, INDEX_OUT_OF_RANGE (the message
+ *  names the first bad position, as the operators' do), OUT_OF_MEMORY,
+ *  OPENCL_ERROR, BUILD_FAILED. */
+CLG_API clg_status clg_check_indices(clg_context *ctx,
+                                     const clg_tensor *indices, size_t axis,
+                                     int64_t axis_size, clg_index_check *ran);
 
 /* ======================================================================
  * 5. Operators

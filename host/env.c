@@ -1,0 +1,109 @@
+/* The CLGATHER_* environment variables: the only file of the library that
+ * reads the environment (docs/design.md, "Environment"). A context reads
+ * them once, when it is created, into its clg_env; no later call reads
+ * them again. */
+#include "context.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A variable's value, "" when unset; fails when it does not fit. */
+static clg_status read_text(const char *name, char *buf, size_t cap, char *msg,
+                            size_t msg_cap)
+{
+    const char *v = getenv(name);
+    buf[0] = '\0';
+    if (!v)
+        return CLG_STATUS_OK;
+    if (strlen(v) >= cap) {
+        snprintf(msg, msg_cap, "%s is longer than %zu bytes", name, cap - 1);
+        return CLG_STATUS_INVALID_ARGUMENT;
+    }
+    memcpy(buf, v, strlen(v) + 1);
+    return CLG_STATUS_OK;
+}
+
+/* CLGATHER_MAX_ALLOC (bytes) lowers the size of one buffer, so that the
+ * split paths can be exercised with small tensors. */
+static clg_status read_max_alloc(clg_env *env, char *msg, size_t cap)
+{
+    const char *v = getenv("CLGATHER_MAX_ALLOC");
+    env->max_alloc = 0;
+    if (!v || !*v)
+        return CLG_STATUS_OK;
+    /* Digits only (strtoull alone takes "-1" and leading spaces), and at
+     * most 19 of them so that the value cannot overflow. Below 1 KiB the
+     * pieces and windows multiply into millions of launches for megabyte
+     * tensors, with nothing more to test. */
+    size_t digits = strspn(v, "0123456789");
+    unsigned long long n = digits ? strtoull(v, NULL, 10) : 0;
+    if (digits != strlen(v) || digits > 19 || n < 1024) {
+        snprintf(msg, cap,
+                 "CLGATHER_MAX_ALLOC=\"%.200s\" is not a byte count >= 1024",
+                 v);
+        return CLG_STATUS_INVALID_ARGUMENT;
+    }
+    env->max_alloc = n;
+    return CLG_STATUS_OK;
+}
+
+/* CLGATHER_TEST_PLAN=gpu (test-only) plans as on a GPU: see
+ * clg_device_facts. "device", unset or empty keep the device's own. */
+static clg_status read_test_plan(clg_env *env, char *msg, size_t cap)
+{
+    const char *v = getenv("CLGATHER_TEST_PLAN");
+    env->plan_gpu = v && !strcmp(v, "gpu");
+    if (!v || !*v || !strcmp(v, "device") || env->plan_gpu)
+        return CLG_STATUS_OK;
+    snprintf(msg, cap,
+             "CLGATHER_TEST_PLAN=\"%.200s\" is not \"gpu\" or \"device\"", v);
+    return CLG_STATUS_INVALID_ARGUMENT;
+}
+
+/* CLGATHER_VALIDATE=1 compares every host-memory call with the
+ * reference; 0, unset or empty do not. */
+static clg_status read_validate(clg_env *env, char *msg, size_t cap)
+{
+    const char *v = getenv("CLGATHER_VALIDATE");
+    env->validate = v && !strcmp(v, "1");
+    if (!v || !*v || !strcmp(v, "0") || env->validate)
+        return CLG_STATUS_OK;
+    snprintf(msg, cap, "CLGATHER_VALIDATE=\"%.200s\" is not \"0\" or \"1\"",
+             v);
+    return CLG_STATUS_INVALID_ARGUMENT;
+}
+
+clg_status clg_env_read(clg_env *env, char *msg, size_t cap)
+{
+    clg_status st;
+    memset(env, 0, sizeof *env);
+    if ((st = read_text("CLGATHER_DEVICE", env->device, sizeof env->device,
+                        msg, cap)) != CLG_STATUS_OK ||
+        (st = read_text("CLGATHER_PARAMS", env->params, sizeof env->params,
+                        msg, cap)) != CLG_STATUS_OK ||
+        (st = read_max_alloc(env, msg, cap)) != CLG_STATUS_OK ||
+        (st = read_test_plan(env, msg, cap)) != CLG_STATUS_OK ||
+        (st = read_validate(env, msg, cap)) != CLG_STATUS_OK)
+        return st;
+    return CLG_STATUS_OK;
+}
+
+void clg_env_device(char *buf, size_t cap)
+{
+    char msg[64];
+    if (read_text("CLGATHER_DEVICE", buf, cap, msg, sizeof msg) !=
+        CLG_STATUS_OK)
+        buf[0] = '\0';
+}
+
+clg_status clg_environment_check(void)
+{
+    clg_env env;
+    char msg[CLG_ERROR_CAPACITY];
+    clg_status st = clg_env_read(&env, msg, sizeof msg);
+    if (st != CLG_STATUS_OK)
+        return clg_fail(NULL, st, "%s", msg);
+    clg_clear_error(NULL);
+    return CLG_STATUS_OK;
+}
