@@ -298,6 +298,8 @@ int clg_cli_bench(int argc, char **argv)
     bench_progress_init();
     if (opt.json_path && probe_json(opt.json_path) != CLG_EXIT_OK)
         return CLG_EXIT_ERROR;
+    if (clg_cli_check_env("bench") != CLG_EXIT_OK)
+        return CLG_EXIT_ERROR;
     st = clg_context_create(&ctx, opt.device);
     if (st != CLG_STATUS_OK) {
         fprintf(stderr, "clgather bench: %s\n",

@@ -50,7 +50,7 @@ void bench_print_header(const clg_context *ctx, const bench_cl *b,
            "%d call%s in a row, the best kept); GB = 1e9 bytes\n",
            (unsigned long long)opt->seed, BENCH_CACHE_CONDITIONS, opt->repeat,
            opt->repeat == 1 ? "" : "s");
-    const char *env = getenv("CLGATHER_PARAMS");
+    const char *env = clg_context_params_env(ctx);
     printf("device parameters: %s", b->params);
     if (env)
         printf(" (with CLGATHER_PARAMS=%s)", env);
@@ -397,8 +397,8 @@ static void json_device(FILE *f, const clg_context *ctx, const bench_cl *b,
     fputs(",\n  \"params\": ", f);
     json_string(f, b->params);
     fputs(",\n  \"params_env\": ", f);
-    if (getenv("CLGATHER_PARAMS"))
-        json_string(f, getenv("CLGATHER_PARAMS"));
+    if (clg_context_params_env(ctx))
+        json_string(f, clg_context_params_env(ctx));
     else
         fputs("null", f);
     fputs(",\n  \"workloads\": [", f);

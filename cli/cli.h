@@ -29,9 +29,15 @@ int clg_cli_compare(int argc, char **argv);
 int clg_cli_exit_for_status(clg_status status);
 
 /* How a device spec is named in messages: the spec itself, or for NULL
- * "from CLGATHER_DEVICE=\"...\"" when that is set, else "(default)".
- * Into buf (size cap), which it returns. */
+ * "(default)" (the library's message names CLGATHER_DEVICE's value). Into
+ * buf (size cap), which it returns. */
 const char *clg_cli_device_label(char *buf, size_t cap, const char *spec);
+
+/* Before a context is created: a bad CLGATHER_* value is an environment
+ * problem named by the library (clg_environment_check), not a device
+ * one. Prints "clgather CMD: INVALID_ARGUMENT: CLGATHER_...=..." and
+ * returns CLG_EXIT_ERROR; else CLG_EXIT_OK. */
+int clg_cli_check_env(const char *cmd);
 
 /* "CPU", "GPU", "ACCELERATOR" or "OTHER". */
 const char *clg_cli_device_type_name(clg_device_type t);

@@ -1,6 +1,5 @@
 /* Helpers shared by the clgather subcommands. */
 #include "cli.h"
-#include "params.h" /* the library's parameter table (src/params.c) */
 
 #include <errno.h>
 #include <getopt.h>
@@ -74,21 +73,26 @@ double clg_cli_now(void)
 
 const char *clg_cli_device_label(char *buf, size_t cap, const char *spec)
 {
-    const char *env = getenv("CLGATHER_DEVICE");
-    if (spec)
-        snprintf(buf, cap, "%s", spec);
-    else if (env && *env)
-        snprintf(buf, cap, "from CLGATHER_DEVICE=\"%s\"", env);
-    else
-        snprintf(buf, cap, "(default)");
+    snprintf(buf, cap, "%s", spec ? spec : "(default)");
     return buf;
+}
+
+int clg_cli_check_env(const char *cmd)
+{
+    char msg[1200];
+    clg_status st = clg_environment_check();
+    if (st == CLG_STATUS_OK)
+        return CLG_EXIT_OK;
+    fprintf(stderr, "clgather %s: %s\n", cmd,
+            clg_cli_describe(msg, sizeof msg, NULL, st));
+    return CLG_EXIT_ERROR;
 }
 
 int clg_cli_params(clg_context *ctx, const char *cmd, char *buf, size_t cap)
 {
     clg_params prm;
     char msg[1200];
-    clg_status st = clg_params_get(ctx, &prm);
+    clg_status st = clg_context_get_params(ctx, &prm);
     if (st != CLG_STATUS_OK) {
         fprintf(stderr, "clgather %s: %s\n", cmd,
                 clg_cli_describe(msg, sizeof msg, ctx, st));

@@ -225,6 +225,8 @@ static int parse_options(int argc, char **argv, compare_options *opt)
 static int open_device(compare_device *d, const char *spec)
 {
     char msg[1200];
+    if (clg_cli_check_env("compare") != CLG_EXIT_OK)
+        return CLG_EXIT_ERROR;
     clg_status st = clg_context_create(&d->ctx, spec);
     if (st != CLG_STATUS_OK) {
         fprintf(stderr, "clgather compare: cannot use device %s: %s\n", spec,

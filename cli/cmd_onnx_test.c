@@ -293,6 +293,8 @@ int clg_cli_onnx_test(int argc, char **argv)
     if (parsed != 0)
         return parsed > 0 ? CLG_EXIT_OK : CLG_EXIT_ERROR;
     if (!opt.reference_only) {
+        if (clg_cli_check_env("onnx-test") != CLG_EXIT_OK)
+            return CLG_EXIT_ERROR;
         st = clg_context_create(&ctx, opt.device);
         if (st != CLG_STATUS_OK) {
             fprintf(stderr, "clgather onnx-test: cannot use device %s: %s\n",

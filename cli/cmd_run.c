@@ -309,6 +309,8 @@ int clg_cli_run(int argc, char **argv)
     }
     if ((rc = load_tensors(&opt, &t)) != CLG_EXIT_OK)
         goto cleanup;
+    if ((rc = clg_cli_check_env("run")) != CLG_EXIT_OK)
+        goto cleanup;
     st = clg_context_create(&ctx, opt.device);
     if (st != CLG_STATUS_OK) {
         fprintf(stderr, "clgather run: cannot use device %s: %s\n",
