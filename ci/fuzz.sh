@@ -13,7 +13,7 @@
 # Environment:
 #   FUZZ_SECONDS        seconds per target (default 60)
 #   FUZZ_CC             the compiler (default clang-14; Debian packages
-#                       clang-14 and libclang-rt-14-dev, in ci/install-deps.sh)
+#                       clang-14 and libclang-rt-14-dev, in ci/install-deps.sh --tests)
 #   CLG_FUZZ_BUILD_DIR  build folder (default build-fuzz)
 #   FUZZ_OUT            logs and crash inputs (default <build folder>/fuzz-out)
 #
@@ -53,7 +53,7 @@ if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
 fi
 if ! command -v "$cc" >/dev/null 2>&1; then
   echo "ci/fuzz.sh: $cc not found; install the Debian packages clang-14 and" \
-    "libclang-rt-14-dev (ci/install-deps.sh)" >&2
+    "libclang-rt-14-dev (ci/install-deps.sh --tests)" >&2
   exit 1
 fi
 

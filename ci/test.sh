@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole CI run: install the Debian packages, check the C formatting
+# The whole CI run: install the Debian packages (the test toolchains
+# included: ci/install-deps.sh --tests), check the C formatting
 # (ci/format.sh), build, run every ctest test, run the device tests again
 # with the GPU plan forced (CLGATHER_TEST_PLAN=gpu, so that every kernel
 # variant a GPU can use is compiled and checked on POCL), check the
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/.."
 
 build_dir="${CLG_BUILD_DIR:-build}"
 
-bash ci/install-deps.sh
+bash ci/install-deps.sh --tests
 echo "--- format"
 bash ci/format.sh
 echo "--- OpenCL devices"
