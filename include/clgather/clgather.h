@@ -56,12 +56,12 @@ extern "C" {
 /** The version, in one place: CMakeLists.txt reads these three numbers for
  *  project(VERSION), and the macros below are derived from them. */
 #define CLG_VERSION_MAJOR 0
-#define CLG_VERSION_MINOR 1
+#define CLG_VERSION_MINOR 2
 #define CLG_VERSION_PATCH 0
 /** MAJOR * 10000 + MINOR * 100 + PATCH, comparable with clg_version(). */
 #define CLG_VERSION_NUMBER                                                    \
     (CLG_VERSION_MAJOR * 10000 + CLG_VERSION_MINOR * 100 + CLG_VERSION_PATCH)
-/** "MAJOR.MINOR.PATCH", e.g. "0.1.0", quoted from the three numbers (two
+/** "MAJOR.MINOR.PATCH", e.g. "0.2.0", quoted from the three numbers (two
  *  steps, so that the macros are expanded before # quotes them). */
 #define CLG_VERSION_STRING                                                    \
     CLG_VERSION_EXPAND_(CLG_VERSION_MAJOR, CLG_VERSION_MINOR,                 \
@@ -75,7 +75,7 @@ extern "C" {
  *  shared library. */
 CLG_API unsigned clg_version(void);
 
-/** Version string of the library actually linked, e.g. "0.1.0". Static. */
+/** Version string of the library actually linked, e.g. "0.2.0". Static. */
 CLG_API const char *clg_version_string(void);
 
 /* ======================================================================
