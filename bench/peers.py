@@ -30,7 +30,7 @@ Setup (not part of CI), from a clone:
     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build
     python3 -m venv .venv && .venv/bin/pip install -r bench/requirements.txt
     .venv/bin/python bench/peers.py --clgather build/cli/clgather \
-        --repeat 10 --readme README.md
+        --repeat 10 --readme docs/benchmarks.md
 """
 
 import argparse
@@ -378,14 +378,14 @@ def parse_args():
                     help="where peers.md, peers.json, peers.png and "
                     "bench.txt go (default bench/results)")
     ap.add_argument("--readme", help="also rewrite this file's results "
-                    "section (README.md) between its marker lines")
+                    "section (docs/benchmarks.md) between its marker lines")
     return ap.parse_args()
 
 
 def main():
     args = parse_args()
     if args.readme and args.workload:
-        sys.exit("peers.py: --readme rewrites the README's results, which "
+        sys.exit("peers.py: --readme rewrites the published results, which "
                  "cover every workload; drop --workload")
     if args.repeat < 1:
         sys.exit("peers.py: --repeat takes a number >= 1")
