@@ -5,7 +5,6 @@
  * bench_measure.c). This file holds the options and the command; see
  * bench_internal.h for the other parts.
  */
-#include "bench.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -269,7 +268,7 @@ static int report(const clg_context *ctx, const bench_cl *b,
     return rc;
 }
 
-/* Parses the options, opens the device and measures; see bench.h. */
+/* `clgather bench`: parses the options, opens the device and measures. */
 int clg_cli_bench(int argc, char **argv)
 {
     bench_options opt;

@@ -18,7 +18,6 @@
 
 #include <clgather/clgather.h>
 
-#include "bench.h"
 #include "bench_internal.h"
 #include "cli.h"
 

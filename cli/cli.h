@@ -18,10 +18,28 @@ enum {
     CLG_EXIT_ERROR = 3     /* usage, file or environment problem */
 };
 
-int clg_cli_devices(int argc, char **argv);
-int clg_cli_onnx_test(int argc, char **argv);
-int clg_cli_run(int argc, char **argv);
-int clg_cli_compare(int argc, char **argv);
+/* The tool's commands, one row each: X(name, function, one-line summary).
+ * main.c prints the usage from this table and finds commands in it;
+ * adding a command is its file, one row here and its line in
+ * cli/CMakeLists.txt (docs/design.md, "Layout"). Each function takes the
+ * arguments from the command's name on and returns an exit status. */
+#define CLG_CLI_COMMANDS(X)                                                   \
+    X("devices", clg_cli_devices, "list every OpenCL platform and device")    \
+    X("onnx-test", clg_cli_onnx_test,                                         \
+      "run ONNX backend node tests (model.onnx and test_data_set_*)")         \
+    X("run", clg_cli_run, "run one operator on .npy or ONNX .pb tensors")     \
+    X("compare", clg_cli_compare,                                             \
+      "compare devices with the CPU reference on node tests or tensor "       \
+      "files")                                                                \
+    X("bench", clg_cli_bench,                                                 \
+      "measure bandwidth beside the device's copy kernel")                    \
+    X("tune", clg_cli_tune,                                                   \
+      "search the device parameters and print the best entry")
+
+#define CLG_CLI_DECLARE_(name, function, summary)                             \
+    int function(int argc, char **argv);
+CLG_CLI_COMMANDS(CLG_CLI_DECLARE_)
+#undef CLG_CLI_DECLARE_
 
 /* Exit status for a failed library call: CLG_EXIT_REJECTED when the
  * operator rejected its input (index, axis, rank, shape, dtype, size),

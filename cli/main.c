@@ -15,30 +15,18 @@
 
 #include <clgather/clgather.h>
 
-#include "bench.h"
 #include "cli.h"
 
-/* The commands: adding one is its file, one row here and its line in
- * cli/CMakeLists.txt (docs/design.md, "Layout"). The usage text is
- * printed from this table. */
+/* The command table (cli.h, CLG_CLI_COMMANDS): the usage text is printed
+ * from it and commands are found in it. */
 static const struct command {
     const char *name;
     const char *summary; /* one line */
     int (*run)(int argc, char **argv);
 } commands[] = {
-    {"devices", "list every OpenCL platform and device", clg_cli_devices},
-    {"onnx-test",
-     "run ONNX backend node tests (model.onnx and test_data_set_*)",
-     clg_cli_onnx_test},
-    {"run", "run one operator on .npy or ONNX .pb tensors", clg_cli_run},
-    {"compare",
-     "compare devices with the CPU reference on node tests or tensor "
-     "files",
-     clg_cli_compare},
-    {"bench", "measure bandwidth beside the device's copy kernel",
-     clg_cli_bench},
-    {"tune", "search the device parameters and print the best entry",
-     clg_cli_tune},
+#define CLG_CLI_ROW_(name, function, summary) {name, summary, function},
+    CLG_CLI_COMMANDS(CLG_CLI_ROW_)
+#undef CLG_CLI_ROW_
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 
