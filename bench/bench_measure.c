@@ -1,7 +1,7 @@
 /*
  * `clgather bench`: the measurement. The timing and the run of one
- * workload at one scale; the baselines (copy kernels, host copy, check
- * pass) are in bench_baseline.c.
+ * workload at one scale, the check pass (the library's clg_check_indices)
+ * included; the copy kernels and the host copy are in bench_baseline.c.
  *
  * For each workload (the names and shapes are a contract, see
  * bench_workloads.c) and each --scale:

@@ -43,9 +43,7 @@ static void gather_plan(const clg_problem *p, const clg_device_facts *dev,
      * but not over vector types (uint4), and the loop wants enough
      * work-items: the widest unit of at most 4 bytes that leaves 32 or
      * more work-items in a row of 64 bytes or more measured best
-     * (embedding rows of 3 KiB: 4-byte units 1.8 ms, 8-byte 2.2 ms;
-     * 128-byte rows, trusted body: 4-byte units 0.70 ms, 2-byte 1.03,
-     * 8-byte 0.78; docs/design.md, "Measured choices"). */
+     * (docs/design.md, "Plans", has the figures). */
     if (cpu) {
         if (unit > 4)
             unit = 4;

@@ -36,8 +36,8 @@ void clg_plan_offsets(clg_plan *plan, const clg_device_facts *dev)
     if ((uint64_t)plan->index_count > biggest)
         biggest = (uint64_t)plan->index_count;
     /* On CPUs 64-bit offsets are native and measured faster (32-bit ones
-     * cost a zero-extension per address: 12.6 vs 10.3 ms on the last-axis
-     * Gather on POCL), so the narrow variant is for GPUs only. */
+     * cost a zero-extension per address; docs/design.md, "Plans", has the
+     * figures), so the narrow variant is for GPUs only. */
     plan->wide_offsets = dev->plan_type != CLG_DEVICE_TYPE_GPU ||
                          biggest >= ((uint64_t)1 << 31);
 }
