@@ -107,6 +107,7 @@ typedef struct compare_case {
     clg_io_tensor ref_out, dev_out;
     clg_tensor rv, dv;
     clg_status ref_status;
+    int64_t data_shape[CLG_MAX_RANK]; /* of a reduced call */
 } compare_case;
 
 /* --op's value; -1 for none of them. */
@@ -462,8 +463,9 @@ static void count(compare_run *run, int rc)
         run->errors++;
 }
 
-/* Shapes the outputs, then the reference's row and one row per device.
- * Returns the case's exit status. */
+/* Shapes the outputs (once the index values are worth them), then the
+ * reference's row and one row per device. Returns the case's exit
+ * status. */
 static int run_case(compare_run *run, compare_case *c)
 {
     clg_io_error err;
@@ -473,7 +475,7 @@ static int run_case(compare_run *run, compare_case *c)
     clg_status st;
     int rc;
 
-    st = clg_cli_call_output_shape(&c->call, shape, &rank);
+    st = clg_cli_call_prepare(&c->call, c->data_shape, shape, &rank);
     if (st != CLG_STATUS_OK)
         return case_failed(run, c->name,
                            clg_cli_describe(msg, sizeof msg, NULL, st),

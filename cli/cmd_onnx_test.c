@@ -64,12 +64,14 @@ typedef struct data_set {
     clg_node_set set;
     clg_io_tensor dev_out, ref_out;
     clg_cli_call call;
+    int64_t data_shape[CLG_MAX_RANK]; /* of a reduced call */
     clg_tensor dv, rv, ev;
     const char *verdict; /* "ERROR" unless a comparison says "FAIL" */
     char msg[LINE_CAP + 256];
 } data_set;
 
-/* The two outputs, shaped by the call. */
+/* The two outputs, shaped by the call once the index values are worth
+ * them. */
 static int prepare_outputs(data_set *ds)
 {
     clg_io_error err;
@@ -78,7 +80,7 @@ static int prepare_outputs(data_set *ds)
     char detail[LINE_CAP];
     clg_status st;
 
-    st = clg_cli_call_output_shape(&ds->call, shape, &rank);
+    st = clg_cli_call_prepare(&ds->call, ds->data_shape, shape, &rank);
     if (st != CLG_STATUS_OK) {
         snprintf(ds->msg, sizeof ds->msg, "%s",
                  clg_cli_describe(detail, sizeof detail, NULL, st));

@@ -33,6 +33,24 @@ typedef struct clg_cli_call {
 clg_status clg_cli_call_output_shape(const clg_cli_call *call, int64_t *shape,
                                      size_t *rank);
 
+/* The output shape of the call, as clg_cli_call_output_shape, once the
+ * index values are known to be worth an output that size. Gather's output
+ * is a product of its inputs' sizes: a 15-byte file claiming data
+ * [0, 100000000] and four indices asks for 1.6 GB, although no index can
+ * be valid. When the output would hold more elements than the indices,
+ * the CPU reference first runs the same indices against the same axis
+ * size on a reduced call: data's other dimensions set to 1 (same memory,
+ * fewer elements read), so that its output is no larger than the indices.
+ * When that call refuses an index (INDEX_OUT_OF_RANGE), every conforming
+ * implementation refuses the full call the same way, with the same
+ * message: *call becomes the reduced call (its data shape in
+ * data_shape[CLG_MAX_RANK], which must outlive it) and shape and rank are
+ * its output's, so that the command runs and reports the refusal without
+ * allocating the full output (docs/design.md, "Tensor files"). Returns the
+ * status of clg_cli_call_output_shape on the call as given. */
+clg_status clg_cli_call_prepare(clg_cli_call *call, int64_t *data_shape,
+                                int64_t *shape, size_t *rank);
+
 /* The host-memory call on ctx's device, or the CPU reference (ctx may then
  * be NULL), into out. */
 clg_status clg_cli_call_device(clg_context *ctx, const clg_cli_call *call,

@@ -43,6 +43,162 @@ static const char *onnx_type_name(int32_t t)
     return "unknown";
 }
 
+/* ---------------------------------------------------------------- nesting */
+
+/* protobuf-c unpacks a nested message by recursion, a stack frame or more
+ * per level, with no limit of its own, and onnx.proto's messages recurse
+ * (GraphProto -> NodeProto -> AttributeProto -> GraphProto, TypeProto ->
+ * TypeProto.Sequence -> TypeProto): a 30 KB model nesting subgraphs 3,000
+ * deep overflows the stack. So before unpacking, one loop walks the wire
+ * format with a stack of its own, CLG_ONNX_MAX_NESTING + 1 entries, and
+ * refuses a file that nests deeper (docs/design.md, "Tensor files"). The
+ * generated descriptors say which fields are messages. The walk reads the
+ * wire format by protobuf-c's own rules, so that what it calls malformed
+ * protobuf-c refuses too. */
+
+/* An open message: its descriptor and the offset where its bytes end. */
+typedef struct nest_level {
+    const ProtobufCMessageDescriptor *desc;
+    size_t end;
+} nest_level;
+
+typedef enum nest_result {
+    NEST_OK,
+    NEST_MALFORMED,
+    NEST_TOO_DEEP
+} nest_result;
+
+/* A varint of at most `max` bytes at b[*at .. end) into *v, *at past it;
+ * 0 when it does not end within them. */
+static int read_varint(const uint8_t *b, size_t end, size_t *at, size_t max,
+                       uint64_t *v)
+{
+    uint64_t x = 0;
+    for (size_t i = 0; i < max && *at + i < end; i++) {
+        x |= (uint64_t)(b[*at + i] & 0x7f) << (7 * i);
+        if ((b[*at + i] & 0x80) == 0) {
+            *at += i + 1;
+            *v = x;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* One field's key at b[*at .. end): protobuf-c reads at most 5 bytes and
+ * refuses a one-byte key of field 0. */
+static int read_key(const uint8_t *b, size_t end, size_t *at, uint32_t *field,
+                    unsigned *wire)
+{
+    uint64_t key;
+    if ((b[*at] & 0xf8) == 0 || !read_varint(b, end, at, 5, &key))
+        return 0;
+    *field = (uint32_t)(key >> 3);
+    *wire = (unsigned)(key & 7);
+    return 1;
+}
+
+/* Past the value of a field of wire type `wire` at b[*at .. end), except a
+ * length-delimited one's payload: *len gets its size (0 for the others).
+ * 0 when malformed. */
+static int skip_value(const uint8_t *b, size_t end, size_t *at, unsigned wire,
+                      size_t *len)
+{
+    uint64_t v;
+    *len = 0;
+    switch (wire) {
+    case 0: /* varint: at most 10 bytes */
+        return read_varint(b, end, at, 10, &v);
+    case 1: /* 64-bit */
+    case 5: /* 32-bit */
+        if (end - *at < (wire == 1 ? 8u : 4u))
+            return 0;
+        *at += wire == 1 ? 8 : 4;
+        return 1;
+    case 2: /* length-delimited: a prefix of at most 5 bytes, <= INT_MAX */
+        if (!read_varint(b, end, at, 5, &v) || v > INT32_MAX || v > end - *at)
+            return 0;
+        *len = (size_t)v;
+        return 1;
+    default: /* groups, and wire types 6 and 7: protobuf-c refuses them */
+        return 0;
+    }
+}
+
+/* The nesting of the message `top` in b[0 .. size). On NEST_TOO_DEEP,
+ * *what names the message that went past the limit and *where its offset. */
+static nest_result scan_nesting(const ProtobufCMessageDescriptor *top,
+                                const uint8_t *b, size_t size,
+                                const char **what, size_t *where)
+{
+    nest_level stack[CLG_ONNX_MAX_NESTING + 1];
+    size_t depth = 0, at = 0;
+
+    stack[0].desc = top;
+    stack[0].end = size;
+    for (;;) {
+        const ProtobufCFieldDescriptor *f;
+        uint32_t field;
+        unsigned wire;
+        size_t len, start = at;
+        while (depth > 0 && at == stack[depth].end)
+            depth--;
+        if (at == stack[depth].end)
+            return NEST_OK;
+        if (!read_key(b, stack[depth].end, &at, &field, &wire) ||
+            !skip_value(b, stack[depth].end, &at, wire, &len))
+            return NEST_MALFORMED;
+        f = protobuf_c_message_descriptor_get_field(stack[depth].desc, field);
+        if (wire != 2 || f == NULL || f->type != PROTOBUF_C_TYPE_MESSAGE) {
+            at += len;
+            continue;
+        }
+        if (depth == CLG_ONNX_MAX_NESTING) {
+            *what = ((const ProtobufCMessageDescriptor *)f->descriptor)->name;
+            *where = start;
+            return NEST_TOO_DEEP;
+        }
+        depth++;
+        stack[depth].desc = f->descriptor;
+        stack[depth].end = at + len;
+    }
+}
+
+/* `top` unpacked from bytes once their nesting is checked; NULL with the
+ * message in err when they nest too deep or are malformed. `kind` names
+ * the message in that message ("ONNX model"). */
+static ProtobufCMessage *unpack_bounded(const ProtobufCMessageDescriptor *top,
+                                        const void *bytes, size_t size,
+                                        const char *name, const char *kind,
+                                        clg_io_status *st, clg_io_error *err)
+{
+    ProtobufCMessage *msg = NULL;
+    const char *what = "";
+    size_t where = 0;
+    nest_result r = scan_nesting(top, bytes, size, &what, &where);
+
+    if (r == NEST_TOO_DEEP) {
+        clg_io_error_set(err,
+                         "%s: nested too deep: the %s at byte %zu is %d "
+                         "levels below the top message; clgather reads at "
+                         "most %d",
+                         name, what, where, CLG_ONNX_MAX_NESTING + 1,
+                         CLG_ONNX_MAX_NESTING);
+        *st = CLG_IO_UNSUPPORTED;
+        return NULL;
+    }
+    if (r == NEST_OK)
+        msg = protobuf_c_message_unpack(top, NULL, size, bytes);
+    if (msg == NULL) {
+        clg_io_error_set(err,
+                         "%s: not a valid %s (malformed or truncated "
+                         "protobuf, %zu bytes)",
+                         name, kind, size);
+        *st = CLG_IO_FORMAT_ERROR;
+    }
+    return msg;
+}
+
 /* ---------------------------------------------------------------- tensors */
 
 /* The typed field an ONNX writer uses for each dtype. */
@@ -516,14 +672,11 @@ clg_io_status clg_onnx_decode_tensor(const void *bytes, size_t size,
     clg_io_status st;
 
     clg_io_tensor_free(out);
-    tp = onnx__tensor_proto__unpack(NULL, size, bytes);
-    if (tp == NULL) {
-        clg_io_error_set(err,
-                         "%s: not a valid ONNX TensorProto (malformed or "
-                         "truncated protobuf, %zu bytes)",
-                         name, size);
-        return CLG_IO_FORMAT_ERROR;
-    }
+    tp = (Onnx__TensorProto *)unpack_bounded(&onnx__tensor_proto__descriptor,
+                                             bytes, size, name,
+                                             "ONNX TensorProto", &st, err);
+    if (tp == NULL)
+        return st;
     st = tensor_from_proto(tp, name, out, err);
     onnx__tensor_proto__free_unpacked(tp, NULL);
     return st;
@@ -923,14 +1076,10 @@ clg_io_status clg_onnx_decode_model(const void *bytes, size_t size,
     clg_io_status st = CLG_IO_OK;
 
     clg_onnx_model_free(m);
-    model = onnx__model_proto__unpack(NULL, size, bytes);
-    if (model == NULL) {
-        clg_io_error_set(err,
-                         "%s: not a valid ONNX model (malformed or truncated "
-                         "protobuf, %zu bytes)",
-                         name, size);
-        st = CLG_IO_FORMAT_ERROR;
-    } else if (model->graph == NULL) {
+    model = (Onnx__ModelProto *)unpack_bounded(&onnx__model_proto__descriptor,
+                                               bytes, size, name, "ONNX model",
+                                               &st, err);
+    if (model != NULL && model->graph == NULL) {
         clg_io_error_set(err, "%s: the model has no graph", name);
         st = CLG_IO_FORMAT_ERROR;
     }
