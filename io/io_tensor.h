@@ -1,5 +1,5 @@
 /*
- * clgather I/O, its base (docs/design.md, "Layout"): owned host tensors,
+ * clgather I/O, its base (docs/design.md, "Layers"): owned host tensors,
  * error reporting, whole-file reads, atomic writes and shape formatting,
  * shared by the NumPy (.npy) and ONNX (TensorProto, ModelProto) readers
  * and writers above it. It includes no other header of io/.
