@@ -1,28 +1,10 @@
-/* ONNX Gather (opsets 1, 11, 13): shape rules, plan, kernel choice and
- * launch, and the public entry points (docs/design.md, "Kernels"). */
+/* ONNX Gather (opsets 1, 11, 13): plan, kernel choice and launch, and the
+ * public entry points (docs/design.md, "Kernels"); its shape rules are in
+ * src/shape.c. */
 #include "op.h"
 #include "variant.h"
 
 #include <string.h>
-
-clg_status clg_gather_infer(clg_context *ctx, clg_problem *p)
-{
-    p->out_rank = p->index_rank + p->data_rank - 1;
-    if (p->out_rank > CLG_MAX_RANK)
-        return clg_fail(ctx, CLG_STATUS_INVALID_RANK,
-                        "output rank %zu (indices rank %zu + data rank %zu - "
-                        "1) is above CLG_MAX_RANK (%d)",
-                        p->out_rank, p->index_rank, p->data_rank,
-                        CLG_MAX_RANK);
-    size_t k = 0;
-    for (size_t d = 0; d < p->axis; d++)
-        p->out_shape[k++] = p->data_shape[d];
-    for (size_t d = 0; d < p->index_rank; d++)
-        p->out_shape[k++] = p->index_shape[d];
-    for (size_t d = p->axis + 1; d < p->data_rank; d++)
-        p->out_shape[k++] = p->data_shape[d];
-    return CLG_STATUS_OK;
-}
 
 /* Data [outer, s, inner] in the widest unit that divides the contiguous
  * inner block and the alignment of both base addresses. */

@@ -1,30 +1,10 @@
-/* ONNX GatherElements (opsets 11, 13): shape rules, plan, kernel choice
- * and launch, and the public entry points (docs/design.md, "Kernels"). */
+/* ONNX GatherElements (opsets 11, 13): plan, kernel choice and launch, and
+ * the public entry points (docs/design.md, "Kernels"); its shape rules are
+ * in src/shape.c. */
 #include "op.h"
 #include "variant.h"
 
 #include <string.h>
-
-clg_status clg_gather_elements_infer(clg_context *ctx, clg_problem *p)
-{
-    if (p->index_rank != p->data_rank)
-        return clg_fail(ctx, CLG_STATUS_RANK_MISMATCH,
-                        "indices rank %zu differs from data rank %zu; "
-                        "GatherElements needs equal ranks",
-                        p->index_rank, p->data_rank);
-    for (size_t d = 0; d < p->data_rank; d++)
-        if (d != p->axis && p->index_shape[d] > p->data_shape[d])
-            return clg_fail(ctx, CLG_STATUS_SHAPE_MISMATCH,
-                            "indices.shape[%zu] = %lld exceeds "
-                            "data.shape[%zu] "
-                            "= %lld (only the axis %zu dimension of indices "
-                            "may be larger)",
-                            d, (long long)p->index_shape[d], d,
-                            (long long)p->data_shape[d], p->axis);
-    p->out_rank = p->index_rank;
-    memcpy(p->out_shape, p->index_shape, p->index_rank * sizeof(int64_t));
-    return CLG_STATUS_OK;
-}
 
 /* Output/indices [outer, n, inner] in elements, with the off-axis dims
  * coalesced into (extent, data stride) lists. */

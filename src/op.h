@@ -76,9 +76,9 @@ clg_status clg_validate_host(clg_context *ctx, clg_op op,
                              int64_t axis, const clg_tensor *output,
                              clg_problem *p);
 
-/* Each operator's own shape rules and output shape (src/gather.c,
- * src/gather_elements.c), called by clg_validate once the common checks
- * passed; fills p->out_rank and p->out_shape. */
+/* Each operator's own shape rules and output shape (src/shape.c, below
+ * the operators), called by clg_validate once the common checks passed;
+ * fills p->out_rank and p->out_shape. */
 clg_status clg_gather_infer(clg_context *ctx, clg_problem *p);
 clg_status clg_gather_elements_infer(clg_context *ctx, clg_problem *p);
 

@@ -1,6 +1,6 @@
 /* Validation of the descriptors of a call, shared by the device paths and
- * the CPU reference; each operator's own shape rules are in src/gather.c
- * and src/gather_elements.c, index values in src/check.c. */
+ * the CPU reference; each operator's own shape rules are in src/shape.c,
+ * index values in src/check.c. */
 #include "op.h"
 
 #include <stdio.h>
