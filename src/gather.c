@@ -67,10 +67,10 @@ int clg_gather_span(const clg_plan *plan, const clg_params *prm)
     return span;
 }
 
-/* The NDRange of a launch: (c, j, o) for rows of several units, c in spans
- * of `span` units; else (j, o). */
+/* The NDRange of a launch of an entry of `dims` dimensions: (c, j, o),
+ * c in spans of `span` units; or (j, o). */
 static void gather_geometry(const clg_device_facts *dev, const clg_params *prm,
-                            const clg_plan *plan, const clg_box *box, int span,
+                            const clg_box *box, int span, unsigned dims,
                             clg_geometry *g)
 {
     size_t origin[3] = {(size_t)box->c0 / (size_t)span, (size_t)box->j0,
@@ -78,10 +78,8 @@ static void gather_geometry(const clg_device_facts *dev, const clg_params *prm,
     size_t size[3] = {(size_t)(box->c1 - box->c0) / (size_t)span,
                       (size_t)(box->j1 - box->j0),
                       (size_t)(box->o1 - box->o0)};
-    if (plan->inner > 1)
-        clg_geometry_make_wg(dev, prm->wg, 3, origin, size, g);
-    else
-        clg_geometry_make_wg(dev, prm->wg, 2, origin + 1, size + 1, g);
+    clg_geometry_make_wg(dev, prm->wg, dims, origin + (3 - dims),
+                         size + (3 - dims), g);
 }
 
 /* The trusted bodies read positions that clg_normalize_indices wrote into
@@ -99,37 +97,42 @@ static int gather_normed(const clg_problem *p, const clg_plan *plan,
            (uint64_t)p->out_count * p->elem_size >= (uint64_t)prm->norm * 1024;
 }
 
-/* The lean bodies need a whole-tensor launch and, for rows, a dimension 0
- * that fills its work-groups exactly; only they take spans, prefetching
- * and non-temporal stores (docs/design.md, "Kernels"). */
+/* The entry points of a launch, by rows (inner > 1) or units, and body:
+ * general, lean, trusted (normed). */
+static const clg_entry gather_entries[2][3] = {
+    {CLG_ENTRY_GATHER_UNITS, CLG_ENTRY_GATHER_UNITS_LEAN,
+     CLG_ENTRY_GATHER_UNITS_NORMED},
+    {CLG_ENTRY_GATHER, CLG_ENTRY_GATHER_LEAN, CLG_ENTRY_GATHER_LEAN_NORMED}};
+
+/* The lean bodies need what their row of the entry table says (whole
+ * tensors) and, for rows, a dimension 0 that fills its work-groups
+ * exactly; only they take spans, prefetching and non-temporal stores
+ * (docs/design.md, "Kernels"). */
 static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
                                 const clg_plan *plan, const clg_box *box,
                                 const clg_windows *w)
 {
     const clg_device_facts *dev = clg_rt_facts(ctx);
     int rows = plan->inner > 1, whole = clg_launch_is_whole(plan, box, w);
+    const clg_entry *entries = gather_entries[rows];
+    unsigned dims = clg_entries[entries[0]].dims;
     clg_params prm;
     clg_geometry g;
     clg_status st = clg_params_get(ctx, &prm);
     if (st != CLG_STATUS_OK)
         return st;
+    clg_variant v = clg_plan_variant(entries[0], p, plan, whole);
     int span = whole ? clg_gather_span(plan, &prm) : 1;
-    gather_geometry(dev, &prm, plan, box, span, &g);
-    int lean = plan->lean && whole &&
+    gather_geometry(dev, &prm, box, span, dims, &g);
+    int lean = plan->lean && clg_entry_fits(entries[1], &v) &&
                (!rows ||
                 g.global[0] * (size_t)span == (size_t)(box->c1 - box->c0));
     if (!lean && span > 1) {
         span = 1;
-        gather_geometry(dev, &prm, plan, box, span, &g);
+        gather_geometry(dev, &prm, box, span, dims, &g);
     }
     int normed = gather_normed(p, plan, &prm, &g, lean);
-    const char *name = rows ? (normed ? "clg_gather_lean_normed"
-                               : lean ? "clg_gather_lean"
-                                      : "clg_gather")
-                            : (normed ? "clg_gather_units_normed"
-                               : lean ? "clg_gather_units_lean"
-                                      : "clg_gather_units");
-    clg_variant v = clg_plan_variant(CLG_FILE_GATHER, name, p, plan, whole);
+    v.entry = entries[normed ? 2 : lean ? 1 : 0];
     v.value[CLG_OPT_SPAN] = (unsigned)span;
     v.value[CLG_OPT_PREFETCH] = lean && !normed && prm.prefetch > 0;
     v.value[CLG_OPT_NT] = lean && prm.nt;
@@ -149,10 +152,10 @@ static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
     }
     clg_base_scalars sc;
     cl_ulong ahead = prm.prefetch;
-    clg_rt_arg args[CLG_BASE_ARG_COUNT + 1];
-    clg_base_args(plan, &wn, &sc, args);
-    args[CLG_BASE_ARG_COUNT] = (clg_rt_arg){sizeof ahead, &ahead};
-    st = clg_rt_launch(w->call, k, args, CLG_BASE_ARG_COUNT + 1, &g);
+    clg_args a = {{{0}}};
+    clg_base_args(plan, &wn, &sc, &a);
+    a.at[CLG_ARG_PREFETCH] = (clg_rt_arg){sizeof ahead, &ahead};
+    st = clg_entry_launch(w->call, v.entry, k, &a, &g);
     /* OpenCL defers the release until the launch is done. */
     if (normed)
         clg_rt_release(&wn.indices);
