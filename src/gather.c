@@ -18,7 +18,7 @@ static void gather_plan(const clg_problem *p, const clg_device_facts *dev,
     for (size_t d = p->axis + 1; d < p->data_rank; d++)
         inner *= p->data_shape[d];
     uint64_t block = (uint64_t)inner * p->elem_size;
-    size_t unit = 16;
+    size_t unit = CLG_MAX_ELEMENT_SIZE;
     while (unit > 1 && (block % unit != 0 || align % unit != 0))
         unit /= 2;
     /* On CPU devices POCL vectorises the work-item loop over dimension 0,

@@ -100,7 +100,7 @@ clg_status clg_validate(clg_context *ctx, clg_op op, clg_dtype data_dtype,
                           &p->out_count)) != CLG_STATUS_OK)
         return st;
     /* Byte sizes must fit size_t and int64 for every tensor. */
-    int64_t limit = INT64_MAX / 16;
+    int64_t limit = INT64_MAX / CLG_MAX_ELEMENT_SIZE;
     if (p->data_count > limit || p->out_count > limit ||
         p->index_count > limit)
         return clg_fail(ctx, CLG_STATUS_TENSOR_TOO_LARGE,

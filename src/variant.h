@@ -30,13 +30,19 @@ typedef enum clg_kernel_file {
 #define CLG_FILES_ELEMENTS 4u /* gather_elements.cl */
 #define CLG_FILES_GATHER 2u   /* gather.cl */
 
+/* The units a kernel moves: the sizes of CLG_DTYPE_TABLE, as a legal mask
+ * (kernels/common.cl has a unit type for each). */
+#define CLG_UNIT_SIZE_BIT_(name, number, size, kind) | (1ull << (size))
+#define CLG_UNIT_SIZES (0ull CLG_DTYPE_TABLE(CLG_UNIT_SIZE_BIT_))
+
 /* X(name, files, legal, meaning): `files` a mask of (1 << clg_kernel_file)
  * that take the option, `legal` a mask of (1 << value) of its legal
  * values. An option a file does not take is not passed to it. */
 #define CLG_VARIANT_OPTIONS(X)                                                \
     X(INDEX_BYTES, CLG_FILES_ALL, 0x110u,                                     \
       "index element: 4 int (ONNX INT32), 8 long (INT64)")                    \
-    X(UNIT, CLG_FILES_OPS, 0x10116u, "bytes one work-item moves")             \
+    X(UNIT, CLG_FILES_OPS, CLG_UNIT_SIZES,                                    \
+      "bytes one work-item moves: a dtype size")                              \
     X(WIDE, CLG_FILES_OPS, 0x3u,                                              \
       "1: 64-bit offsets; 0: 32-bit, only when every offset < 2^31")          \
     X(WINDOWS, CLG_FILES_OPS, 0x3u,                                           \
