@@ -129,6 +129,18 @@ clg_io_status clg_io_write_file(const char *path, const void *bytes,
  *  "out/x.npy: cannot write: directory 'out' does not exist". */
 clg_io_status clg_io_check_writable(const char *path, clg_io_error *err);
 
+/** The kind letter of `dtype` in CLG_DTYPE_TABLE ('f', 'i', 'u', 'b',
+ *  'c', 'B', 'S'); 0 for UNDEFINED and values outside the table. */
+char clg_io_dtype_kind(clg_dtype dtype);
+
+/** The dtype of CLG_DTYPE_TABLE with this kind letter and size, or
+ *  UNDEFINED. */
+clg_dtype clg_io_dtype_of(char kind, size_t size);
+
+/** Bytes of one little-endian word of `dtype` as files store it: the
+ *  element, one part of a complex number, 1 for STRING bytes. */
+size_t clg_io_word_size(clg_dtype dtype);
+
 /** 1 when the host stores integers little-endian (as .npy "<" and ONNX
  *  raw_data do). */
 int clg_io_host_is_little_endian(void);

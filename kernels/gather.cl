@@ -4,7 +4,8 @@
  * CLG_SPAN, CLG_PREFETCH, CLG_NT (the last three used by the lean bodies
  * only; `prefetch` is their distance).
  *
- * Entry points (one work-item per output unit; NDRange in global
+ * Entry points (one work-item per output unit; their rows in the entry
+ * table of src/variant.h say when a plan may use each; NDRange in global
  * coordinates, the host uses global work offsets for pieces; dimensions 0
  * and 1 are padded to whole work-groups and bounds-checked):
  *   clg_gather             (c, j, o)  inner > 1
@@ -98,7 +99,6 @@ __kernel void clg_gather_units(CLG_GATHER_PARAMS)
     clg_gather_move(0, j, o, CLG_GATHER_ARGS);
 }
 
-#if !CLG_WINDOWS
 /* The span one work-item of clg_gather_lean moves: CLG_SPAN units. */
 #if CLG_SPAN == 1
 typedef clg_unit clg_span_unit;
@@ -202,4 +202,3 @@ __kernel void clg_gather_units_normed(CLG_GATHER_PARAMS)
     clg_store(&out[o * (clg_off)n + j],
               data[o * (clg_off)axis_size + (clg_off)indices[j]]);
 }
-#endif

@@ -8,7 +8,8 @@
  * CLG_OUTER_DIMS / CLG_INNER_DIMS: 0 (absent), 1 (one stride), 2 (ragged:
  * a list of (extent, stride) pairs in a geometry buffer).
  *
- * Entry points (one work-item per output element):
+ * Entry points (one work-item per output element; their rows in the entry
+ * table of src/variant.h say when a plan may use each):
  *   clg_gather_elements         (c, a, o)   inner > 1
  *   clg_gather_elements_units   (a, o)      inner == 1
  *   clg_gather_elements_strips  (x, a, o * strips + strip), with
@@ -139,7 +140,6 @@ __kernel void clg_gather_elements_strips(CLG_ELEMENTS_PARAMS)
     clg_gather_elements_move(c, a, o, CLG_ELEMENTS_ARGS);
 }
 
-#if !CLG_WINDOWS && CLG_OUTER_DIMS <= 1 && CLG_INNER_DIMS == 1
 /* Packed strips (docs/design.md, "Kernels"): a pass covers strips
  * z0 .. z0 + count - 1 (z = o * strips + strip). clg_pack_strips copies
  * each strip's s rows of strip_width elements into pack[z - z0][r][x]; then
@@ -182,9 +182,7 @@ __kernel void clg_gather_elements_packed(CLG_ELEMENTS_PARAMS, ulong z0)
               data[((z - (clg_off)z0) * (clg_off)axis_size + (clg_off)v) *
                        (clg_off)strip_width + x]);
 }
-#endif
 
-#if !CLG_WINDOWS && CLG_OUTER_DIMS <= 1 && CLG_INNER_DIMS == 0
 /* No branch on the work-item's position and no clamp on dimension 0 (the
  * host launches it only when dimension 0 is exactly n), and the error
  * store is the only conditional: POCL then vectorises the work-item loop
@@ -212,4 +210,3 @@ __kernel void clg_gather_elements_lean(CLG_ELEMENTS_PARAMS)
     clg_store(&out[pos], data[o * (clg_off)outer_stride +
                               (clg_off)v * (clg_off)axis_stride]);
 }
-#endif
