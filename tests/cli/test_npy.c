@@ -503,9 +503,9 @@ static void test_empty_string_width_kept(void **state)
     assert_int_equal(back.count, 0);
     assert_int_equal(back.string_width, 5);
     view = clg_io_tensor_view(&back);
-    assert_int_equal(
-        clg_npy_encode(&view, back.string_width, &bytes, &out_size, NULL),
-        CLG_IO_OK);
+    assert_int_equal(clg_npy_encode(&view, back.string_width, &bytes,
+                                    &out_size, NULL),
+                     CLG_IO_OK);
     assert_non_null(strstr((const char *)bytes + 10, "'descr': '|S5'"));
     free(bytes);
     clg_io_tensor_free(&back);
