@@ -81,4 +81,43 @@ int clg_cli_parse_int64(const char *text, int64_t *value);
 /* Monotonic clock in seconds. */
 double clg_cli_now(void);
 
+/* Largest --repeat of run and compare. */
+#define CLG_CLI_REPEAT_MAX 1000
+
+/* --repeat's value: a count from 1 to max, into *value. On a bad one
+ * prints "clgather CMD: --repeat 'TEXT' is not a count from 1 to MAX"
+ * and returns -1; else 0. */
+int clg_cli_parse_repeat(const char *cmd, const char *text, int64_t max,
+                         int64_t *value);
+
+/* An option that takes one value, met again: prints "clgather CMD:
+ * OPTION given twice" and returns -1; else marks *seen and returns 0. */
+int clg_cli_once(const char *cmd, const char *option, int *seen);
+
+/* Prints "clgather CMD: MESSAGE" on stderr and keeps MESSAGE for
+ * clg_cli_failure (the "error" of a --json document). */
+void clg_cli_fail(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* The last message of clg_cli_fail, or NULL when none. */
+const char *clg_cli_failure(void);
+
+/* Interrupt safety (docs/cli.md, "Files"): handlers for SIGINT, SIGTERM
+ * and SIGHUP (those not ignored) that remove the temporary file of a
+ * write in progress, then end the process by the same signal; and, when
+ * CLGATHER_TEST_WRITE_PAUSE=SECONDS is set, a pause of that long in
+ * every file write once its temporary file is full (a test's hook). */
+void clg_cli_protect_writes(void);
+
+/* JSON documents of --json (docs/cli.md, "JSON output"). */
+#define CLG_CLI_JSON_VERSION 1
+struct clg_json;
+/* Opens the document: {"schema_version": 1, "command": CMD, ... */
+void clg_cli_json_begin(struct clg_json *j, const char *cmd);
+/* ... "error": clg_cli_failure() or null, "exit_status": RC} */
+void clg_cli_json_end(struct clg_json *j, int rc);
+
 #endif /* CLG_CLI_CLI_H */

@@ -66,6 +66,7 @@ int main(int argc, char **argv)
     const char *command;
     int c;
 
+    clg_cli_protect_writes();
     /* '+': stop at the command name; its options are its own. */
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+hV", options, NULL)) != -1) {

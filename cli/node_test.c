@@ -222,6 +222,9 @@ int clg_node_dir_open(const char *arg, clg_node_dir *d, char *msg, size_t cap)
     snprintf(path, sizeof path, "%s/model.onnx", d->path);
     if (clg_onnx_read_model(path, &d->model, &err) != CLG_IO_OK) {
         snprintf(msg, cap, "%s", err.message);
+        d->other_operator =
+            clg_onnx_model_other_operator(path, d->other_op_type,
+                                          sizeof d->other_op_type);
         return CLG_EXIT_ERROR;
     }
     if (list_sets(d) != 0) {

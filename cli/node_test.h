@@ -65,12 +65,17 @@ typedef struct clg_node_dir {
     clg_onnx_model model;
     char **sets; /* malloc'd names ("test_data_set_0"), nsets of them */
     size_t nsets;
+    /* When opening failed because model.onnx holds a node of another
+     * operator (another operator's test): 1, and that node's op_type. */
+    int other_operator;
+    char other_op_type[128];
 } clg_node_dir;
 
 /* Opens `arg`: checks it is a directory, reads its model.onnx, lists its
  * data sets (at least one). Returns CLG_EXIT_OK, or CLG_EXIT_ERROR with
  * the reason in msg ("no such directory", "not a directory", the model
- * reader's message, "no test_data_set_* directories", ...); d->path is
+ * reader's message, "no test_data_set_* directories", ...), and
+ * d->other_operator set when the model is another operator's; d->path is
  * then "" when arg itself does not fit. Free d with clg_node_dir_free
  * either way. */
 int clg_node_dir_open(const char *arg, clg_node_dir *d, char *msg, size_t cap);

@@ -120,6 +120,26 @@ static int contains_nocase(const char *hay, const char *needle)
     return n == 0;
 }
 
+/* spec without leading and trailing white space, into buf (cap bytes);
+ * NULL for NULL. A spec too long for buf is cut: no device name is that
+ * long. */
+static const char *trim_spec(const char *spec, char *buf, size_t cap)
+{
+    size_t n;
+    if (!spec)
+        return NULL;
+    while (isspace((unsigned char)*spec))
+        spec++;
+    n = strlen(spec);
+    while (n > 0 && isspace((unsigned char)spec[n - 1]))
+        n--;
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(buf, spec, n);
+    buf[n] = '\0';
+    return buf;
+}
+
 /* Index into t of the device `spec` names, -1 when none, -2 when the spec
  * is a malformed "P:D". */
 static long find_device(const device_table *t, const char *spec)
@@ -143,10 +163,13 @@ static long find_device(const device_table *t, const char *spec)
                 return (long)i;
         return -1;
     }
-    /* Anything made of digits, signs and one colon is meant as "P:D" and
-     * must be exactly that. */
-    if (strchr(spec, ':') && strspn(spec, "0123456789:+-") == strlen(spec)) {
+    /* Anything made of digits, signs and colons is meant as "P:D" and
+     * must be exactly that: a bare "0" is an error, not the first device
+     * whose version string contains a 0 ("OpenCL 3.0"). */
+    if (strspn(spec, "0123456789:+-") == strlen(spec)) {
         const char *colon = strchr(spec, ':');
+        if (colon == NULL)
+            return -2;
         size_t plen = (size_t)(colon - spec), dlen = strlen(colon + 1);
         if (plen == 0 || dlen == 0 || plen > 9 || dlen > 9 ||
             strspn(spec, "0123456789") != plen ||
@@ -200,7 +223,9 @@ clg_status clg_devices_select(const char *spec, const char *env_spec,
     }
     clg_status st = CLG_STATUS_OK;
     cl_int err = enumerate(tp);
-    const char *eff = effective_spec(spec, env_spec);
+    char trimmed[CLG_ENV_TEXT_CAP];
+    const char *eff = trim_spec(effective_spec(spec, env_spec), trimmed,
+                                sizeof trimmed);
     if (err != CL_SUCCESS) {
         snprintf(msg, cap, "clGetPlatformIDs/clGetDeviceIDs failed: %s (%d)",
                  clg_cl_error_name(err), (int)err);
@@ -269,9 +294,10 @@ clg_status clg_devices_list(clg_device_info *infos, size_t capacity,
                       "no OpenCL device found");
         goto cleanup;
     }
-    char env_spec[CLG_ENV_TEXT_CAP];
+    char env_spec[CLG_ENV_TEXT_CAP], trimmed[CLG_ENV_TEXT_CAP];
     clg_env_device(env_spec, sizeof env_spec);
-    long def = find_device(t, effective_spec(NULL, env_spec));
+    long def = find_device(t, trim_spec(effective_spec(NULL, env_spec),
+                                        trimmed, sizeof trimmed));
     for (size_t i = 0; i < t->count && i < capacity; i++) {
         clg_device_info *d = &infos[i];
         memset(d, 0, sizeof *d);

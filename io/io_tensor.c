@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,7 +201,7 @@ clg_io_status clg_io_read_file(const char *path, unsigned char **bytes,
 
     *bytes = NULL;
     *size = 0;
-    f = fopen(path, "rb");
+    f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (f == NULL) {
         clg_io_error_set(err, "%s: cannot open: %s", path, strerror(errno));
         st = CLG_IO_FILE_ERROR;
@@ -233,9 +234,18 @@ clg_io_status clg_io_read_file(const char *path, unsigned char **bytes,
 
 cleanup:
     free(buf);
-    if (f != NULL)
+    if (f != NULL && f != stdin)
         fclose(f);
     return st;
+}
+
+int clg_io_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0 || stat(a, &sa) != 0 ||
+        stat(b, &sb) != 0)
+        return 0;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 /* ---------------------------------------------------------------- writing
@@ -357,6 +367,41 @@ static int target_in_place(const out_target *t)
     return t->in_place || (t->exists && !S_ISREG(t->sb.st_mode));
 }
 
+/* The temporary file being written, for clg_io_remove_pending_temp (a
+ * signal handler): its path is copied in while `pending` is 0, then
+ * `pending` is set; a handler reads the path only while it is set. */
+static char pending_path[4096];
+static volatile sig_atomic_t pending;
+static void (*write_pause)(void);
+
+static void pending_set(const char *tmp)
+{
+    size_t n = strlen(tmp);
+    pending = 0;
+    if (n >= sizeof pending_path)
+        return; /* not removable on a signal; a path this long is rare */
+    memcpy(pending_path, tmp, n + 1);
+    pending = 1;
+}
+
+static void pending_clear(void)
+{
+    pending = 0;
+}
+
+void clg_io_remove_pending_temp(void)
+{
+    if (pending) {
+        pending = 0;
+        unlink(pending_path);
+    }
+}
+
+void clg_io_set_write_pause(void (*pause)(void))
+{
+    write_pause = pause;
+}
+
 /* Creates "<dir>/.<base>.<pid>.<n>.tmp" (mode 0666 less the umask, as a
  * new output gets). Returns its descriptor and its malloc'd path in *tmp,
  * or -1 with errno set. */
@@ -376,6 +421,8 @@ static int temp_create(const out_target *t, char **tmp)
         snprintf(*tmp, cap, "%s/.%.180s.%ld.%u.tmp", t->dir, t->base,
                  (long)getpid(), counter++);
         fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0)
+            pending_set(*tmp);
         if (fd < 0 && errno != EEXIST)
             break;
     }
@@ -393,7 +440,11 @@ clg_io_status clg_io_check_writable(const char *path, clg_io_error *err)
     out_target t;
     char *tmp = NULL;
     int fd;
-    clg_io_status st = target_open(&t, path, err);
+    clg_io_status st;
+
+    if (strcmp(path, "-") == 0)
+        return CLG_IO_OK;
+    st = target_open(&t, path, err);
 
     if (st == CLG_IO_OK && !target_in_place(&t)) {
         fd = temp_create(&t, &tmp);
@@ -404,6 +455,7 @@ clg_io_status clg_io_check_writable(const char *path, clg_io_error *err)
         } else {
             close(fd);
             unlink(tmp);
+            pending_clear();
         }
     }
     free(tmp);
@@ -460,6 +512,8 @@ static clg_io_status commit_temp(const out_target *t, int *fd, const char *tmp,
         e = errno;
     else if (write_all(*fd, bytes, size) != 0)
         e = errno;
+    else if (write_pause != NULL && (write_pause(), 0))
+        e = 0; /* a test's pause, with the temporary file written */
     else if (fsync(*fd) != 0)
         e = errno;
     if (close(*fd) != 0 && e == 0)
@@ -471,6 +525,20 @@ static clg_io_status commit_temp(const out_target *t, int *fd, const char *tmp,
     }
     if (rename(tmp, t->file) != 0) {
         clg_io_error_set(err, "%s: cannot replace: %s", t->path,
+                         strerror(errno));
+        return CLG_IO_FILE_ERROR;
+    }
+    pending_clear();
+    return CLG_IO_OK;
+}
+
+/* "-": standard output, written as it is (stdio's buffer flushed
+ * first, so that bytes written through it come before). */
+static clg_io_status write_stdout(const void *bytes, size_t size,
+                                  clg_io_error *err)
+{
+    if (fflush(stdout) != 0 || write_all(STDOUT_FILENO, bytes, size) != 0) {
+        clg_io_error_set(err, "standard output: write error: %s",
                          strerror(errno));
         return CLG_IO_FILE_ERROR;
     }
@@ -494,8 +562,11 @@ clg_io_status clg_io_write_file(const char *path, const void *bytes,
     out_target t;
     char *tmp = NULL;
     int fd = -1;
-    clg_io_status st = target_open(&t, path, err);
+    clg_io_status st;
 
+    if (strcmp(path, "-") == 0)
+        return write_stdout(bytes, size, err);
+    st = target_open(&t, path, err);
     if (st != CLG_IO_OK)
         goto cleanup;
     if (target_in_place(&t)) {
@@ -516,8 +587,10 @@ clg_io_status clg_io_write_file(const char *path, const void *bytes,
 cleanup:
     if (fd >= 0)
         close(fd);
-    if (tmp != NULL && st != CLG_IO_OK)
+    if (tmp != NULL && st != CLG_IO_OK) {
         unlink(tmp);
+        pending_clear();
+    }
     free(tmp);
     target_free(&t);
     return st;

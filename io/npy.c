@@ -523,6 +523,8 @@ clg_io_status clg_npy_decode(const void *bytes, size_t size, const char *name,
     } else if (count > 0) {
         st = copy_strings(b + data_at, (size_t)count * elem, width, name, out,
                           err);
+    } else {
+        out->string_width = width; /* an empty 'S5' is written back 'S5' */
     }
 
 cleanup:

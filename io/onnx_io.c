@@ -1094,3 +1094,36 @@ clg_io_status clg_onnx_read_model(const char *path, clg_onnx_model *m,
     free(bytes);
     return st;
 }
+
+int clg_onnx_model_other_operator(const char *path, char *op_type, size_t cap)
+{
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    Onnx__ModelProto *model = NULL;
+    clg_io_status st = CLG_IO_OK;
+    int other = 0;
+
+    if (cap > 0)
+        op_type[0] = '\0';
+    if (clg_io_read_file(path, &bytes, &size, NULL) != CLG_IO_OK)
+        return 0;
+    model = (Onnx__ModelProto *)unpack_bounded(&onnx__model_proto__descriptor,
+                                               bytes, size, path, "ONNX model",
+                                               &st, NULL);
+    /* the first node of another operator, if any */
+    for (size_t i = 0; model != NULL && model->graph != NULL &&
+                       i < model->graph->n_node && !other;
+         i++) {
+        const Onnx__NodeProto *n = model->graph->node[i];
+        const char *op = n != NULL ? safe(n->op_type) : "";
+        if (strcmp(op, "Gather") != 0 && strcmp(op, "GatherElements") != 0) {
+            other = 1;
+            if (cap > 0)
+                snprintf(op_type, cap, "%s", op);
+        }
+    }
+    if (model != NULL)
+        onnx__model_proto__free_unpacked(model, NULL);
+    free(bytes);
+    return other;
+}

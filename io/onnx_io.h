@@ -108,6 +108,15 @@ clg_io_status clg_onnx_decode_model(const void *bytes, size_t size,
                                     const char *name, clg_onnx_model *m,
                                     clg_io_error *err);
 
+/** 1 when the file at path is a model whose graph holds a node of
+ *  another operator than Gather and GatherElements (another operator's
+ *  node test, its function expanded into several nodes included, which
+ *  `clgather onnx-test` skips), with that node's op_type into op_type;
+ *  0 otherwise: a graph of Gather and GatherElements nodes alone
+ *  (whatever else is wrong with it), or a file that cannot be read or
+ *  decoded. */
+int clg_onnx_model_other_operator(const char *path, char *op_type, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

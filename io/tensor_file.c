@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "npy.h"
 #include "onnx_io.h"
@@ -36,9 +37,28 @@ clg_io_status clg_io_read_tensor_file(const char *path, clg_io_tensor *out,
     return st;
 }
 
+clg_io_status clg_io_check_output_name(const char *path, clg_io_error *err)
+{
+    struct stat sb;
+    if (strcmp(path, "-") == 0 || ends_with(path, ".npy") ||
+        ends_with(path, ".pb"))
+        return CLG_IO_OK;
+    /* a device or a pipe (/dev/null, /dev/stdout) has no name to go by */
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
+        return CLG_IO_OK;
+    clg_io_error_set(err,
+                     "%s: unknown output format: name it .npy (NumPy) or .pb "
+                     "(ONNX TensorProto), or - for .npy on standard output",
+                     path);
+    return CLG_IO_UNSUPPORTED;
+}
+
 clg_io_status clg_io_write_tensor_file(const char *path, const clg_tensor *t,
                                        size_t string_width, clg_io_error *err)
 {
+    clg_io_status st = clg_io_check_output_name(path, err);
+    if (st != CLG_IO_OK)
+        return st;
     if (ends_with(path, ".pb"))
         return clg_onnx_write_tensor(path, t, "output", err);
     return clg_npy_write(path, t, string_width, err);

@@ -18,12 +18,21 @@ extern "C" {
 #endif
 
 /** Reads a tensor file: NumPy .npy when the file starts with the NumPy
- *  magic, else an ONNX TensorProto (.pb). */
+ *  magic, else an ONNX TensorProto (.pb). Path "-" reads standard input
+ *  (either format, by its contents). */
 clg_io_status clg_io_read_tensor_file(const char *path, clg_io_tensor *out,
                                       clg_io_error *err);
 
+/** Whether path names an output format: "-" (standard output, .npy),
+ *  a name ending in ".npy" or ".pb", or an existing device or pipe
+ *  (written as .npy). Errors: UNSUPPORTED ("x.npz: unknown output
+ *  format: ..."). */
+clg_io_status clg_io_check_output_name(const char *path, clg_io_error *err);
+
 /** Writes a tensor: ONNX TensorProto when path ends in ".pb", else .npy
- *  (STRING as 'S<n>', n >= string_width: see clg_npy_encode). */
+ *  (STRING as 'S<n>', n >= string_width: see clg_npy_encode); "-" writes
+ *  .npy to standard output. Errors: those of clg_io_check_output_name,
+ *  then of the writers. */
 clg_io_status clg_io_write_tensor_file(const char *path, const clg_tensor *t,
                                        size_t string_width, clg_io_error *err);
 

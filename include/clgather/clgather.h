@@ -252,7 +252,9 @@ typedef struct clg_device_info {
 /** Lists every device of every OpenCL platform. Writes up to `capacity`
  *  entries to `infos` (may be NULL when capacity is 0) and the total number
  *  of devices to *count. The default device is the one clg_context_create
- *  would choose for a NULL spec, CLGATHER_DEVICE included.
+ *  would choose for a NULL spec, CLGATHER_DEVICE included; when
+ *  CLGATHER_DEVICE matches no device (or is a malformed "P:D"), no entry
+ *  has is_default set.
  *  Errors: NULL_POINTER (count NULL, or infos NULL with capacity > 0),
  *  DEVICE_NOT_FOUND (no OpenCL platform or device at all; *count = 0),
  *  OPENCL_ERROR. */
@@ -273,6 +275,10 @@ typedef struct clg_context clg_context;
  *    device version or platform vendor does (so "pocl" finds POCL);
  *  - NULL or "": the environment variable CLGATHER_DEVICE, read as a spec;
  *    if it is unset or empty, the first GPU, else the first device.
+ *  Leading and trailing white space of a spec is ignored (" 0:0" is
+ *  "0:0"). A spec made only of digits, signs and colons is a "P:D" and
+ *  must be exactly that: a bare number ("0") is INVALID_ARGUMENT, never a
+ *  search of the names and versions.
  *  The environment variable CLGATHER_MAX_ALLOC (a byte count >= 1024), when
  *  set, lowers the largest buffer the context creates below the device's
  *  CL_DEVICE_MAX_MEM_ALLOC_SIZE; tensors larger than that are processed in
@@ -292,8 +298,8 @@ typedef struct clg_context clg_context;
  *  concerns the device, clg_context_last_error(NULL) on the same thread
  *  names the spec and the devices seen.
  *  Errors: NULL_POINTER, DEVICE_NOT_FOUND (no device or no match),
- *  INVALID_ARGUMENT (a malformed "P:D": digits, signs and a colon that are
- *  not two unsigned numbers; CLGATHER_MAX_ALLOC not a byte count >= 1024;
+ *  INVALID_ARGUMENT (a malformed "P:D": digits, signs and colons that are
+ *  not two unsigned numbers joined by one colon, a bare number included; CLGATHER_MAX_ALLOC not a byte count >= 1024;
  *  CLGATHER_TEST_PLAN not "gpu" or "device"; CLGATHER_VALIDATE not "0" or
  *  "1"), OUT_OF_MEMORY, OPENCL_ERROR. */
 CLG_API clg_status clg_context_create(clg_context **ctx,
