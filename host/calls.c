@@ -515,8 +515,7 @@ static cl_int wait_records(const clg_epoch *e, cl_int *status,
             err = clGetEventInfo(e->recs[r].ev,
                                  CL_EVENT_COMMAND_EXECUTION_STATUS,
                                  sizeof status[r], &status[r], NULL);
-        if (err == CL_SUCCESS && failed && e->recs[r].ev &&
-            status[r] >= 0 &&
+        if (err == CL_SUCCESS && failed && e->recs[r].ev && status[r] >= 0 &&
             clWaitForEvents(1, &e->recs[r].ev) ==
                 CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
             status[r] = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
