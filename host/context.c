@@ -75,7 +75,8 @@ static clg_status apply_max_alloc(clg_context *ctx)
     return CLG_STATUS_OK;
 }
 
-/* CLGATHER_TEST_PLAN=gpu (test-only) plans as on a GPU: see
+/* CLGATHER_TEST_PLAN=gpu (test-only) plans as on a GPU, =cpu as on a CPU
+ * (the CPU-only kernels on a GPU-like device, for the Oclgrind lane): see
  * clg_device_facts. "device", unset or empty keep the device's own. */
 static clg_status apply_test_plan(clg_context *ctx)
 {
@@ -87,8 +88,13 @@ static clg_status apply_test_plan(clg_context *ctx)
         ctx->facts.host_unified = 0;
         return CLG_STATUS_OK;
     }
+    if (!strcmp(plan, "cpu")) {
+        ctx->facts.plan_type = CLG_DEVICE_TYPE_CPU;
+        return CLG_STATUS_OK;
+    }
     return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
-                    "CLGATHER_TEST_PLAN=\"%s\" is not \"gpu\" or \"device\"",
+                    "CLGATHER_TEST_PLAN=\"%s\" is not \"gpu\", \"cpu\" or "
+                    "\"device\"",
                     plan);
 }
 
