@@ -3,8 +3,10 @@
 # toolchain, CMake, OpenCL headers and ICD loader, POCL (the CPU OpenCL
 # device CI runs on), cmocka, protobuf-c and ONNX (CLI and conformance
 # tests), clang-format (ci/format.sh), clang-14 with its libFuzzer and
-# sanitizer runtimes (ci/fuzz.sh, ci/sanitize.sh), and llvm-14 for
-# llvm-symbolizer (ci/sanitize.sh's reports). Idempotent: each package is
+# sanitizer runtimes (ci/fuzz.sh, ci/sanitize.sh), llvm-14 for
+# llvm-symbolizer (ci/sanitize.sh's reports), oclgrind (ci/oclgrind.sh)
+# and python3-venv (ci/install-intel.sh's private venv for Intel's OpenCL
+# runtime, which ci/intel.sh installs from PyPI itself). Idempotent: each package is
 # checked with dpkg -s, and apt-get (update, then install) runs only when
 # something is missing. Uses sudo only when not root.
 set -euo pipefail
@@ -26,6 +28,8 @@ packages=(
   clang-14
   libclang-rt-14-dev
   llvm-14
+  oclgrind
+  python3-venv
 )
 
 missing=()
