@@ -284,8 +284,10 @@ typedef struct clg_context clg_context;
  *  CL_DEVICE_MAX_MEM_ALLOC_SIZE; tensors larger than that are processed in
  *  pieces (useful to test the split path, or to leave device memory free).
  *  The test-only environment variable CLGATHER_TEST_PLAN=gpu makes the
- *  context plan as on a GPU (see clg_context_uses_host_memory); "device"
- *  or unset keeps the device's own plans. CLGATHER_VALIDATE=1 starts the
+ *  context plan as on a GPU (see clg_context_uses_host_memory), "cpu" as
+ *  on a CPU (CPU kernel variants and work-groups; host memory in place
+ *  only where the device shares it); "device" or unset keeps the device's
+ *  own plans. CLGATHER_VALIDATE=1 starts the
  *  context in validation mode (clg_context_set_validate); "0", empty or unset
  *  does not. CLGATHER_PARAMS="field=value,..." overrides fields of the
  *  device's row of the parameter table (clg_context_get_params); a
@@ -300,7 +302,7 @@ typedef struct clg_context clg_context;
  *  Errors: NULL_POINTER, DEVICE_NOT_FOUND (no device or no match),
  *  INVALID_ARGUMENT (a malformed "P:D": digits, signs and colons that are
  *  not two unsigned numbers joined by one colon, a bare number included; CLGATHER_MAX_ALLOC not a byte count >= 1024;
- *  CLGATHER_TEST_PLAN not "gpu" or "device"; CLGATHER_VALIDATE not "0" or
+ *  CLGATHER_TEST_PLAN not "gpu", "cpu" or "device"; CLGATHER_VALIDATE not "0" or
  *  "1"), OUT_OF_MEMORY, OPENCL_ERROR. */
 CLG_API clg_status clg_context_create(clg_context **ctx,
                                       const char *device_spec);
