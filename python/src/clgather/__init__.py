@@ -15,9 +15,10 @@ from ._context import Context, Device, devices, gather, gather_elements
 from ._errors import *  # noqa: F401,F403 (one class per status)
 from ._errors import __all__ as _error_names
 from ._host import OOB_MODES
+from ._pyopencl import finish
 
 __version__ = _lib.VERSION
 library_path = _lib.LIBRARY_PATH
 
 __all__ = ["Context", "Device", "devices", "gather", "gather_elements",
-           "reference", "OOB_MODES", "library_path"] + list(_error_names)
+           "reference", "finish", "OOB_MODES", "library_path"] + list(_error_names)

@@ -61,7 +61,7 @@ def index_array(indices):
             "(int32 and int64 are used as they are)" % indices.dtype)
     if kind == "i" and size in (4, 8):
         return np.require(indices, indices.dtype.newbyteorder("="), "C")
-    return np.ascontiguousarray(indices, dtype=np.int64)
+    return np.require(indices.astype(np.int64), requirements="C")
 
 
 def index_code(indices):

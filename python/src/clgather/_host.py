@@ -89,8 +89,9 @@ def strings_back(desc, data):
     """The 'S' array that gathered descriptors point to in `data`."""
     if desc.size == 0:
         return np.empty(desc.shape, data.dtype)
-    position = (desc["data"] - data.ctypes.data) // data.dtype.itemsize
-    return data.reshape(-1)[position.astype(np.intp)]
+    position = (desc["data"].reshape(-1) - data.ctypes.data) // \
+        data.dtype.itemsize
+    return data.reshape(-1)[position.astype(np.intp)].reshape(desc.shape)
 
 
 def prepare(data, indices, axis):

@@ -48,6 +48,17 @@ def context_for(data, indices, device):
         return ctx
 
 
+def finish(queue):
+    """Context.finish() of the context the module-level functions keep for
+    a pyopencl.CommandQueue's context and device: waits for the calls made
+    with sync=False on it and raises their first deferred error."""
+    key = (queue.context.int_ptr, queue.device.int_ptr)
+    with _contexts_lock:
+        ctx = _contexts.get(key)
+    if ctx is not None:
+        ctx.finish()
+
+
 def _queue_of(data):
     if not is_array(data):
         raise TypeError("data must be a pyopencl.array.Array when indices "
