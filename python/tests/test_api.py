@@ -2,6 +2,7 @@
 dtypes, out=, copies."""
 
 import ctypes
+import os
 import threading
 
 import numpy as np
@@ -238,3 +239,14 @@ def test_library_version():
     assert clgather.__version__ == _lib.text(
         _lib.lib.clg_version_string())
     assert ctypes.sizeof(_lib.String) == 2 * ctypes.sizeof(ctypes.c_void_p)
+
+
+def test_library_source():
+    """The bundled library, or the one pkg-config found at build time when
+    CI says where it expects it."""
+    expected = os.environ.get("CLGATHER_EXPECT_LIBRARY")
+    if expected:
+        assert clgather.library_path.startswith(expected + os.sep)
+    else:
+        assert os.path.dirname(clgather.library_path) == os.path.dirname(
+            clgather.__file__)
