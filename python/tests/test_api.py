@@ -242,11 +242,33 @@ def test_library_version():
 
 
 def test_library_source():
-    """The bundled library, or the one pkg-config found at build time when
-    CI says where it expects it."""
+    """CLGATHER_LIBRARY when set; else the bundled library, or the one
+    pkg-config found at build time when CI says where it expects it."""
     expected = os.environ.get("CLGATHER_EXPECT_LIBRARY")
-    if expected:
+    if os.environ.get("CLGATHER_LIBRARY"):
+        assert clgather.library_path == os.environ["CLGATHER_LIBRARY"]
+    elif expected:
         assert clgather.library_path.startswith(expected + os.sep)
     else:
         assert os.path.dirname(clgather.library_path) == os.path.dirname(
             clgather.__file__)
+
+
+def test_program_cache(tmp_path):
+    data = np.arange(40, dtype=np.uint16).reshape(5, 8)
+    if not _lib.HAS_CACHE:
+        with pytest.raises(NotImplementedError, match="no persistent"):
+            clgather.Context(cache_dir=str(tmp_path))
+        return
+    with clgather.Context(cache_dir=str(tmp_path)) as ctx:
+        assert ctx.gather(data, [4, 0]).tobytes() == data[[4, 0]].tobytes()
+        first = ctx.cache_info()
+    assert first["enabled"] and first["directory"] == str(tmp_path)
+    assert first["misses"] >= 1 and first["stores"] >= 1
+    assert first["hits"] == 0
+    with clgather.Context(cache_dir=str(tmp_path)) as ctx:
+        assert ctx.gather(data, [1, 2]).tobytes() == data[[1, 2]].tobytes()
+        again = ctx.cache_info()
+        assert again["hits"] >= 1 and again["misses"] == 0
+        ctx.set_cache_dir(False)
+        assert ctx.cache_info()["enabled"] is False

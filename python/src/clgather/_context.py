@@ -71,6 +71,10 @@ class Context:
     - ``params``: device parameters for this context's calls, in
       CLGATHER_PARAMS syntax ("wg=256,strip=512"); None keeps the
       device's row (and CLGATHER_PARAMS from the environment).
+    - ``cache_dir``: the folder of the persistent program cache for this
+      context, False to turn it off; None keeps the environment's
+      (CLGATHER_CACHE_DIR, ...). Needs a library with the cache
+      (``cache_info()``).
 
     The kernels a context builds are kept for its lifetime: reuse one
     context (the module-level functions keep one per device spec).
@@ -79,7 +83,7 @@ class Context:
     """
 
     def __init__(self, device=None, *, validate=None, params=None,
-                 _handle=None):
+                 cache_dir=None, _handle=None):
         self._ptr = None
         if _handle is None:
             handle = _lib.c_ctx()
@@ -90,6 +94,8 @@ class Context:
         self.params = params
         if validate is not None:
             self.validate = validate
+        if cache_dir is not None:
+            self.set_cache_dir(cache_dir)
 
     @classmethod
     def from_cl(cls, context, device, queue, **kwargs):
@@ -169,6 +175,37 @@ class Context:
     def validate(self, on):
         _errors.check(lib.clg_context_set_validate(self.handle, int(bool(on))),
                       self.handle)
+
+    # -------------------------------------------------------- cache
+
+    def _need_cache(self):
+        if not _lib.HAS_CACHE:
+            raise NotImplementedError(
+                "the clgather library loaded (%s) has no persistent "
+                "program cache" % _lib.LIBRARY_PATH)
+
+    def set_cache_dir(self, directory):
+        """Sets the persistent program cache's folder for this context
+        (False or None: off)."""
+        self._need_cache()
+        path = os.fsencode(directory) if directory else None
+        _errors.check(lib.clg_context_set_cache_dir(self.handle, path),
+                      self.handle)
+
+    def cache_info(self):
+        """The program cache's settings and this context's counts, as a
+        dict: enabled, directory, max_bytes, hits, misses, stores,
+        rejected."""
+        self._need_cache()
+        info = _lib.CacheInfo()
+        _errors.check(lib.clg_context_cache_info(self.handle,
+                                                 ctypes.byref(info)),
+                      self.handle)
+        return {"enabled": bool(info.enabled),
+                "directory": os.fsdecode(info.directory),
+                "max_bytes": info.max_bytes, "hits": info.hits,
+                "misses": info.misses, "stores": info.stores,
+                "rejected": info.rejected}
 
     # -------------------------------------------------------- operators
 

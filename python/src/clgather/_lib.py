@@ -82,6 +82,20 @@ class DeviceInfo(ctypes.Structure):
                 ("host_unified_memory", ctypes.c_int)]
 
 
+CACHE_PATH_MAX = 4096  # CLG_CACHE_PATH_MAX
+
+
+class CacheInfo(ctypes.Structure):
+    """clg_cache_info, followed by spare room: the library writes the whole
+    structure, and a layout that grew must not write past ours."""
+    _fields_ = [("enabled", ctypes.c_int),
+                ("directory", ctypes.c_char * CACHE_PATH_MAX),
+                ("max_bytes", ctypes.c_uint64), ("hits", ctypes.c_uint64),
+                ("misses", ctypes.c_uint64), ("stores", ctypes.c_uint64),
+                ("rejected", ctypes.c_uint64),
+                ("_spare", ctypes.c_char * 4096)]
+
+
 P = ctypes.POINTER
 c_ctx = ctypes.c_void_p  # clg_context *
 T = P(Tensor)
@@ -137,6 +151,17 @@ _PROTOTYPES = {
     "clg_cl_error_name": (ctypes.c_char_p, [c_cl_int]),
     "clg_context_build_log": (ctypes.c_char_p, [c_ctx]),
 }
+
+# Functions of libraries that have a persistent program cache; bound when
+# the library loaded has them (HAS_CACHE).
+_CACHE_PROTOTYPES = {
+    "clg_context_cache_info": (c_status, [c_ctx, P(CacheInfo)]),
+    "clg_context_set_cache_dir": (c_status, [c_ctx, ctypes.c_char_p]),
+    "clg_context_set_cache_max": (c_status, [c_ctx, ctypes.c_uint64]),
+}
+HAS_CACHE = all(hasattr(lib, name) for name in _CACHE_PROTOTYPES)
+if HAS_CACHE:
+    _PROTOTYPES.update(_CACHE_PROTOTYPES)
 
 for _name, (_restype, _argtypes) in _PROTOTYPES.items():
     _fn = getattr(lib, _name)
