@@ -45,7 +45,7 @@ def contexts():
 
 def pytest_report_header(config):
     lines = ["clgather %s from %s" % (clgather.__version__,
-                                       clgather.library_path),
+                                      clgather.library_path),
              "hypothesis: %d examples per property, derandomized" % EXAMPLES]
     lines += ["device %s: %s (%s, %s)" % (d.spec, d.name, d.platform_name,
                                           d.version)

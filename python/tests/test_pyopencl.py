@@ -10,18 +10,25 @@ cl = pytest.importorskip("pyopencl")
 cl_array = pytest.importorskip("pyopencl.array")
 
 
-def _pocl_queue():
-    for platform in cl.get_platforms():
-        if "portable computing language" in platform.name.lower():
-            context = cl.Context(platform.get_devices())
-            return cl.CommandQueue(context)
-    raise RuntimeError("POCL is not among PyOpenCL's platforms: %s" %
-                       cl.get_platforms())
+def _devices():
+    """Every device PyOpenCL's ICD loader offers; POCL must be one."""
+    devices = [d for p in cl.get_platforms() for d in p.get_devices()]
+    if not any("portable computing language" in d.platform.name.lower()
+               for d in devices):
+        raise RuntimeError("POCL is not among PyOpenCL's platforms: %s" %
+                           cl.get_platforms())
+    return devices
 
 
-@pytest.fixture(scope="module")
-def queue():
-    return _pocl_queue()
+@pytest.fixture(scope="module", params=_devices(),
+                ids=lambda d: "%s:%s" % (d.platform.name, d.name))
+def queue(request):
+    # The test keeps the context object alive beside its queue: Intel's
+    # CPU runtime fails clRetainContext on a context that only a queue
+    # still holds (PyOpenCL's queue.context retains it).
+    context = cl.Context([request.param])
+    yield cl.CommandQueue(context)
+    del context
 
 
 def test_pipeline_stays_on_the_device(queue):

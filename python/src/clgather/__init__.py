@@ -21,4 +21,5 @@ __version__ = _lib.VERSION
 library_path = _lib.LIBRARY_PATH
 
 __all__ = ["Context", "Device", "devices", "gather", "gather_elements",
-           "reference", "finish", "OOB_MODES", "library_path"] + list(_error_names)
+           "reference", "finish", "OOB_MODES", "library_path"]
+__all__ += list(_error_names)
