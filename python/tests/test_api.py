@@ -272,3 +272,30 @@ def test_program_cache(tmp_path):
         assert again["hits"] >= 1 and again["misses"] == 0
         ctx.set_cache_dir(False)
         assert ctx.cache_info()["enabled"] is False
+
+
+def test_parameters_stay_with_their_context_across_threads():
+    bad = clgather.Context(params="nosuchfield=1")
+    good = clgather.Context()
+    failures = []
+
+    def loop(ctx, expect_error):
+        for _ in range(200):
+            try:
+                ctx.gather(DATA, [1])
+                if expect_error:
+                    failures.append("a bad-params call succeeded")
+            except clgather.InvalidArgumentError as e:
+                if not expect_error:
+                    failures.append("a plain call saw the params: %s" % e)
+
+    threads = [threading.Thread(target=loop, args=(bad, True)),
+               threading.Thread(target=loop, args=(good, False)),
+               threading.Thread(target=loop, args=(good, False))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    bad.close()
+    good.close()
+    assert failures == []
