@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs clgather's device checks on a machine that has an OpenCL driver but
-# none of the project's Debian packages (e.g. a lent NVIDIA GPU machine):
+# none of the project's Debian packages (e.g. a machine with an NVIDIA GPU):
 # the test suite (unit, device, cli, conformance, large) and the benchmark,
 # from a build made elsewhere with `bash bench/gpu_check.sh --prepare`.
 #
@@ -43,7 +43,7 @@ if [ ! -d /usr/share/libonnx-testdata/data/node ]; then
   mkdir -p /usr/share/libonnx-testdata/data
   ln -s "$here/$build/carry/testdata" /usr/share/libonnx-testdata/data/node
 fi
-# NVIDIA's driver may be missing from the loader's list (the lent machine's
+# NVIDIA's driver may be missing from the loader's list (on some machines
 # /etc/OpenCL/vendors names POCL only): list it first, beside the others.
 if [ -z "${OCL_ICD_VENDORS:-}" ]; then
   nv=$(find /usr/local/nvidia /usr/lib /usr/lib64 /usr/lib/x86_64-linux-gnu \

@@ -30,7 +30,7 @@ Setup (not part of CI), from a clone:
     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build
     python3 -m venv .venv && .venv/bin/pip install -r bench/requirements.txt
     .venv/bin/python bench/peers.py --clgather build/cli/clgather \
-        --repeat 10 --readme README.md
+        --repeat 10 --readme docs/benchmarks.md
 """
 
 import argparse
@@ -61,7 +61,7 @@ LARGE_EXCLUDED = {"small"}
 KERNEL_RATIO_TARGET = 1.2
 E2E_RATIO_TARGET = {"elements-last-axis": 1.0}  # else 1.2: ORT checks nothing
 E2E_RATIO_DEFAULT = 1.2
-# clgather bench's efficiency targets on CPU devices (cli/bench_report.c).
+# clgather bench's efficiency targets on CPU devices (bench/bench_report.c).
 EFFICIENCY_TARGET_CPU = {"embedding": 0.8, "gather-last-axis": 0.6,
                          "gather-middle-axis": 0.8, "elements-last-axis": 0.7,
                          "elements-axis0": 0.3}
@@ -378,14 +378,14 @@ def parse_args():
                     help="where peers.md, peers.json, peers.png and "
                     "bench.txt go (default bench/results)")
     ap.add_argument("--readme", help="also rewrite this file's results "
-                    "section (README.md) between its marker lines")
+                    "section (docs/benchmarks.md) between its marker lines")
     return ap.parse_args()
 
 
 def main():
     args = parse_args()
     if args.readme and args.workload:
-        sys.exit("peers.py: --readme rewrites the README's results, which "
+        sys.exit("peers.py: --readme rewrites the published results, which "
                  "cover every workload; drop --workload")
     if args.repeat < 1:
         sys.exit("peers.py: --repeat takes a number >= 1")

@@ -9,7 +9,7 @@
 # The OpenCL kernels (kernels/*.cl) are left out: clang-format breaks some
 # of their index expressions in odd places, so they are kept tidy by hand.
 # Different clang-format releases format differently; .clang-format is tuned
-# for 14 (Debian 12's clang-format, installed by ci/install-deps.sh), and
+# for 14 (Debian 12's clang-format, installed by ci/install-deps.sh --tests), and
 # clang-format-14 is preferred when both are installed. CLANG_FORMAT=<path>
 # picks another.
 set -euo pipefail

@@ -13,7 +13,7 @@
 # Environment:
 #   FUZZ_SECONDS        seconds per target (default 60)
 #   FUZZ_CC             the compiler (default clang-14; Debian packages
-#                       clang-14 and libclang-rt-14-dev, in ci/install-deps.sh)
+#                       clang-14 and libclang-rt-14-dev, in ci/install-deps.sh --tests)
 #   CLG_FUZZ_BUILD_DIR  build folder (default build-fuzz)
 #   FUZZ_OUT            logs and crash inputs (default <build folder>/fuzz-out)
 #
@@ -53,7 +53,7 @@ if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
 fi
 if ! command -v "$cc" >/dev/null 2>&1; then
   echo "ci/fuzz.sh: $cc not found; install the Debian packages clang-14 and" \
-    "libclang-rt-14-dev (ci/install-deps.sh)" >&2
+    "libclang-rt-14-dev (ci/install-deps.sh --tests)" >&2
   exit 1
 fi
 
@@ -83,6 +83,16 @@ dict_args() {
   case "$1" in
     npy) echo "-dict=tests/fuzz/npy.dict" ;;
     tensor | model) echo "-dict=tests/fuzz/model.dict" ;;
+  esac
+}
+
+# Longest input of a target: 4 KiB, and 64 KiB for models, so that the
+# seed nesting 3,000 subgraphs (30 KB, about 9,000 levels) is fuzzed whole
+# and mutations can nest far past the readers' limit of 100 levels.
+max_len() {
+  case "$1" in
+    model) echo 65536 ;;
+    *) echo 4096 ;;
   esac
 }
 
@@ -129,7 +139,7 @@ for t in "${targets[@]}"; do
   status=0
   # shellcheck disable=SC2046 # dict_args prints zero or one word
   timeout "$((seconds + 300))" "$(fuzzer "$t")" "${limits[@]}" \
-    $(dict_args "$t") -max_len=4096 -use_value_profile=1 \
+    $(dict_args "$t") -max_len="$(max_len "$t")" -use_value_profile=1 \
     -max_total_time="$seconds" -print_final_stats=1 \
     -artifact_prefix="$out/crashes/$t-" \
     "$scratch" "tests/fuzz/corpus/$t" >"$log" 2>&1 || status=$?

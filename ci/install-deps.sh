@@ -1,13 +1,26 @@
 #!/usr/bin/env bash
-# Installs the Debian packages clgather needs to build and test: a C
-# toolchain, CMake, OpenCL headers and ICD loader, POCL (the CPU OpenCL
-# device CI runs on), xxHash (the program cache's hash), cmocka,
-# protobuf-c and ONNX (CLI and conformance tests), clang-format
-# (ci/format.sh), clang-14 with its libFuzzer and sanitizer runtimes
-# (ci/fuzz.sh, ci/sanitize.sh), and llvm-14 for llvm-symbolizer
-# (ci/sanitize.sh's reports). Idempotent: each package is checked with
-# dpkg -s, and apt-get (update, then install) runs only when
-# something is missing. Uses sudo only when not root.
+# Installs the Debian packages clgather needs.
+#
+#   bash ci/install-deps.sh          the library, the tool and the main job
+#                                    (ci/quickstart.sh): a C toolchain,
+#                                    CMake, OpenCL headers and ICD loader,
+#                                    POCL (the CPU OpenCL device), xxHash
+#                                    (the program cache's hash), protobuf-c
+#                                    and ONNX (the tool), ONNX's node tests
+#   bash ci/install-deps.sh --tests  also what only the tests need
+#                                    (ci/test.sh): cmocka, clinfo,
+#                                    clang-format (ci/format.sh), clang-14
+#                                    with its libFuzzer and sanitizer
+#                                    runtimes (ci/fuzz.sh, ci/sanitize.sh,
+#                                    ci/tsan.sh) and llvm-14 for
+#                                    llvm-symbolizer (the sanitizer reports),
+#                                    oclgrind (ci/oclgrind.sh) and
+#                                    python3-venv (the private venvs of
+#                                    ci/install-intel.sh and ci/python.sh)
+#
+# Idempotent: each package is checked with dpkg -s, and apt-get (update,
+# then install) runs only when something is missing. Uses sudo only when
+# not root.
 set -euo pipefail
 
 packages=(
@@ -17,18 +30,30 @@ packages=(
   pocl-opencl-icd
   ocl-icd-opencl-dev
   opencl-c-headers
-  clinfo
-  libcmocka-dev
   libxxhash-dev
   protobuf-c-compiler
   libprotobuf-c-dev
   libonnx-dev
   libonnx-testdata
+)
+test_packages=(
+  clinfo
+  libcmocka-dev
   clang-format
   clang-14
   libclang-rt-14-dev
   llvm-14
+  oclgrind
+  python3-venv
 )
+case "${1:-}" in
+  "") ;;
+  --tests) packages+=("${test_packages[@]}") ;;
+  *)
+    echo "usage: bash ci/install-deps.sh [--tests]" >&2
+    exit 2
+    ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,17 +1,42 @@
 #!/usr/bin/env bash
-# clgather's main job on a fresh Debian machine: installs what is missing,
-# builds, lists the OpenCL devices, runs ONNX's own Gather and
-# GatherElements node tests (Debian's libonnx-testdata) on the default
-# device (CLGATHER_DEVICE, else the first GPU, else POCL's CPU device) and
-# shows `clgather run --check` on one of them. Exits non-zero if anything
-# fails.
+# clgather's main job on a fresh Debian machine, saying what it does at
+# each step: installs the packages the library, the tool and this job need
+# (ci/install-deps.sh; the test toolchains are ci/test.sh's), configures
+# and builds the library and the tool into build/, then lists the OpenCL
+# devices, runs ONNX's own Gather and GatherElements node tests (Debian's
+# libonnx-testdata) on the default device (CLGATHER_DEVICE, else the first
+# GPU, else POCL's CPU device) and shows `clgather run --check` on one of
+# them. Exits non-zero if anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash ci/install-deps.sh >/dev/null
-bash ci/build.sh >/dev/null
-clgather=build/cli/clgather
+build_dir="${CLG_BUILD_DIR:-build}"
+jobs="$(nproc 2>/dev/null || echo 2)"
+log="$build_dir/quickstart.log"
+
+# Runs a step's command with its output in $log; on failure shows the
+# end of the log.
+quiet() {
+  if ! "$@" >>"$log" 2>&1; then
+    echo "quickstart: failed: $*; the end of $log:" >&2
+    tail -n 30 "$log" >&2
+    exit 1
+  fi
+}
+
+echo "quickstart: [1/4] installing missing Debian packages (ci/install-deps.sh)"
+bash ci/install-deps.sh
+mkdir -p "$build_dir"
+: >"$log"
+echo "quickstart: [2/4] configuring into $build_dir/ (cmake; log: $log)"
+quiet cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release \
+  -DCLGATHER_BUILD_CLI=ON -DCLGATHER_WERROR=ON
+echo "quickstart: [3/4] building the library and the tool ($jobs jobs)"
+quiet cmake --build "$build_dir" --parallel "$jobs" --target clgather_cli
+clgather="$build_dir/cli/clgather"
 node=/usr/share/libonnx-testdata/data/node
+echo "quickstart: [4/4] running $clgather on ONNX's node tests"
+echo
 
 echo "\$ clgather devices"
 "$clgather" devices 2>&1

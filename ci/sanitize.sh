@@ -13,7 +13,7 @@
 #                                            clang-14, else clang)
 #
 # Compiler: clang 14 (Debian 12's clang-14 with libclang-rt-14-dev, and
-# llvm-14 for llvm-symbolizer; ci/install-deps.sh installs them). POCL
+# llvm-14 for llvm-symbolizer; ci/install-deps.sh --tests installs them). POCL
 # loads its own LLVM 15 into the process; both clang 14 and gcc 12 run
 # clean with it. clang is the default because it builds at -O1 with
 # -Werror. The sanitizer flags come in through CMAKE_C_FLAGS and the linker

@@ -59,7 +59,7 @@ sanitizer_build() {
       fi
     done
   fi
-  [ -n "$cc" ] || fail "clang not found; install the Debian packages clang-14 and libclang-rt-14-dev (ci/install-deps.sh)"
+  [ -n "$cc" ] || fail "clang not found; install the Debian packages clang-14 and libclang-rt-14-dev (ci/install-deps.sh --tests)"
   cc="$(command -v "$cc")" || fail "compiler '$given' not found"
   san_flags=("$@")
   c_flags=(-O1 -g -fno-omit-frame-pointer "${san_flags[@]}")

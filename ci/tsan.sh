@@ -13,7 +13,7 @@
 #   CLG_TSAN_CC=clang ci/tsan.sh     another compiler (default clang-14)
 #
 # Compiler: clang 14 (Debian 12's clang-14 with libclang-rt-14-dev;
-# ci/install-deps.sh installs them), as in ci/sanitize.sh. gcc 12's TSan
+# ci/install-deps.sh --tests installs them), as in ci/sanitize.sh. gcc 12's TSan
 # works too.
 #
 # POCL is not instrumented: its own threads and its memory are invisible

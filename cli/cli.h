@@ -18,12 +18,29 @@ enum {
     CLG_EXIT_ERROR = 3     /* usage, file or environment problem */
 };
 
-int clg_cli_devices(int argc, char **argv);
-int clg_cli_onnx_test(int argc, char **argv);
-int clg_cli_run(int argc, char **argv);
-int clg_cli_compare(int argc, char **argv);
-int clg_cli_tune(int argc, char **argv);
-int clg_cli_cache(int argc, char **argv);
+/* The tool's commands, one row each: X(name, function, one-line summary).
+ * main.c prints the usage from this table and finds commands in it;
+ * adding a command is its file, one row here and its line in
+ * cli/CMakeLists.txt (docs/design.md, "Layers"). Each function takes the
+ * arguments from the command's name on and returns an exit status. */
+#define CLG_CLI_COMMANDS(X)                                                   \
+    X("devices", clg_cli_devices, "list every OpenCL platform and device")    \
+    X("onnx-test", clg_cli_onnx_test,                                         \
+      "run ONNX backend node tests (model.onnx and test_data_set_*)")         \
+    X("run", clg_cli_run, "run one operator on .npy or ONNX .pb tensors")     \
+    X("compare", clg_cli_compare,                                             \
+      "compare devices with the CPU reference on node tests or tensor "       \
+      "files")                                                                \
+    X("bench", clg_cli_bench,                                                 \
+      "measure bandwidth beside the device's copy kernel")                    \
+    X("tune", clg_cli_tune,                                                   \
+      "search the device parameters and print the best entry")                \
+    X("cache", clg_cli_cache, "show or clear the persistent program cache")
+
+#define CLG_CLI_DECLARE_(name, function, summary)                             \
+    int function(int argc, char **argv);
+CLG_CLI_COMMANDS(CLG_CLI_DECLARE_)
+#undef CLG_CLI_DECLARE_
 
 /* Exit status for a failed library call: CLG_EXIT_REJECTED when the
  * operator rejected its input (index, axis, rank, shape, dtype, size),
@@ -31,9 +48,15 @@ int clg_cli_cache(int argc, char **argv);
 int clg_cli_exit_for_status(clg_status status);
 
 /* How a device spec is named in messages: the spec itself, or for NULL
- * "from CLGATHER_DEVICE=\"...\"" when that is set, else "(default)".
- * Into buf (size cap), which it returns. */
+ * "(default)" (the library's message names CLGATHER_DEVICE's value). Into
+ * buf (size cap), which it returns. */
 const char *clg_cli_device_label(char *buf, size_t cap, const char *spec);
+
+/* Before a context is created: a bad CLGATHER_* value is an environment
+ * problem named by the library (clg_environment_check), not a device
+ * one. Prints "clgather CMD: INVALID_ARGUMENT: CLGATHER_...=..." and
+ * returns CLG_EXIT_ERROR; else CLG_EXIT_OK. */
+int clg_cli_check_env(const char *cmd);
 
 /* "CPU", "GPU", "ACCELERATOR" or "OTHER". */
 const char *clg_cli_device_type_name(clg_device_type t);
@@ -58,5 +81,44 @@ int clg_cli_parse_int64(const char *text, int64_t *value);
 
 /* Monotonic clock in seconds. */
 double clg_cli_now(void);
+
+/* Largest --repeat of run and compare. */
+#define CLG_CLI_REPEAT_MAX 1000
+
+/* --repeat's value: a count from 1 to max, into *value. On a bad one
+ * prints "clgather CMD: --repeat 'TEXT' is not a count from 1 to MAX"
+ * and returns -1; else 0. */
+int clg_cli_parse_repeat(const char *cmd, const char *text, int64_t max,
+                         int64_t *value);
+
+/* An option that takes one value, met again: prints "clgather CMD:
+ * OPTION given twice" and returns -1; else marks *seen and returns 0. */
+int clg_cli_once(const char *cmd, const char *option, int *seen);
+
+/* Prints "clgather CMD: MESSAGE" on stderr and keeps MESSAGE for
+ * clg_cli_failure (the "error" of a --json document). */
+void clg_cli_fail(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* The last message of clg_cli_fail, or NULL when none. */
+const char *clg_cli_failure(void);
+
+/* Interrupt safety (docs/cli.md, "Files"): handlers for SIGINT, SIGTERM
+ * and SIGHUP (those not ignored) that remove the temporary file of a
+ * write in progress, then end the process by the same signal; and, when
+ * CLGATHER_TEST_WRITE_PAUSE=SECONDS is set, a pause of that long in
+ * every file write once its temporary file is full (a test's hook). */
+void clg_cli_protect_writes(void);
+
+/* JSON documents of --json (docs/cli.md, "JSON output"). */
+#define CLG_CLI_JSON_VERSION 1
+struct clg_json;
+/* Opens the document: {"schema_version": 1, "command": CMD, ... */
+void clg_cli_json_begin(struct clg_json *j, const char *cmd);
+/* ... "error": clg_cli_failure() or null, "exit_status": RC} */
+void clg_cli_json_end(struct clg_json *j, int rc);
 
 #endif /* CLG_CLI_CLI_H */

@@ -1,12 +1,119 @@
 /* Helpers shared by the clgather subcommands. */
 #include "cli.h"
-#include "params.h" /* the library's parameter table (src/params.c) */
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+#include "io_tensor.h"
+#include "json_out.h"
+
+int clg_cli_parse_repeat(const char *cmd, const char *text, int64_t max,
+                         int64_t *value)
+{
+    if (clg_cli_parse_int64(text, value) != 0 || *value < 1 || *value > max) {
+        fprintf(stderr,
+                "clgather %s: --repeat '%s' is not a count from 1 to %lld\n",
+                cmd, text, (long long)max);
+        return -1;
+    }
+    return 0;
+}
+
+int clg_cli_once(const char *cmd, const char *option, int *seen)
+{
+    if (*seen) {
+        fprintf(stderr, "clgather %s: %s given twice\n", cmd, option);
+        return -1;
+    }
+    *seen = 1;
+    return 0;
+}
+
+static char failure[2048];
+
+void clg_cli_fail(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(failure, sizeof failure, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "clgather %s: %s\n", cmd, failure);
+}
+
+const char *clg_cli_failure(void)
+{
+    return failure[0] != '\0' ? failure : NULL;
+}
+
+/* The temporary file of a write in progress goes; the signal then ends
+ * the process as it would have (its default action, re-raised). */
+static void on_signal(int sig)
+{
+    clg_io_remove_pending_temp();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static double pause_seconds;
+
+static void test_pause(void)
+{
+    struct timespec ts;
+    ts.tv_sec = (time_t)pause_seconds;
+    ts.tv_nsec = (long)((pause_seconds - (double)ts.tv_sec) * 1e9);
+    fprintf(stderr,
+            "clgather: pausing %.3f s in a write "
+            "(CLGATHER_TEST_WRITE_PAUSE)\n",
+            pause_seconds);
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+void clg_cli_protect_writes(void)
+{
+    static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+    const char *pause = getenv("CLGATHER_TEST_WRITE_PAUSE");
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+        struct sigaction sa, old;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        /* nohup's ignored SIGHUP stays ignored */
+        if (sigaction(signals[i], NULL, &old) == 0 &&
+            old.sa_handler != SIG_IGN)
+            sigaction(signals[i], &sa, NULL);
+    }
+    if (pause != NULL && *pause != '\0') {
+        char *end = NULL;
+        double s = strtod(pause, &end);
+        if (end != pause && *end == '\0' && s > 0 && s <= 3600) {
+            pause_seconds = s;
+            clg_io_set_write_pause(test_pause);
+        }
+    }
+}
+
+void clg_cli_json_begin(struct clg_json *j, const char *cmd)
+{
+    clg_json_init(j, stdout);
+    clg_json_begin_object(j, NULL);
+    clg_json_int(j, "schema_version", CLG_CLI_JSON_VERSION);
+    clg_json_string(j, "command", cmd);
+}
+
+void clg_cli_json_end(struct clg_json *j, int rc)
+{
+    clg_json_string(j, "error", clg_cli_failure());
+    clg_json_int(j, "exit_status", rc);
+    clg_json_end_object(j);
+    clg_json_finish(j);
+}
 
 int clg_cli_exit_for_status(clg_status status)
 {
@@ -74,24 +181,27 @@ double clg_cli_now(void)
 
 const char *clg_cli_device_label(char *buf, size_t cap, const char *spec)
 {
-    const char *env = getenv("CLGATHER_DEVICE");
-    if (spec)
-        snprintf(buf, cap, "%s", spec);
-    else if (env && *env)
-        snprintf(buf, cap, "from CLGATHER_DEVICE=\"%s\"", env);
-    else
-        snprintf(buf, cap, "(default)");
+    snprintf(buf, cap, "%s", spec ? spec : "(default)");
     return buf;
+}
+
+int clg_cli_check_env(const char *cmd)
+{
+    char msg[1200];
+    clg_status st = clg_environment_check();
+    if (st == CLG_STATUS_OK)
+        return CLG_EXIT_OK;
+    clg_cli_fail(cmd, "%s", clg_cli_describe(msg, sizeof msg, NULL, st));
+    return CLG_EXIT_ERROR;
 }
 
 int clg_cli_params(clg_context *ctx, const char *cmd, char *buf, size_t cap)
 {
     clg_params prm;
     char msg[1200];
-    clg_status st = clg_params_get(ctx, &prm);
+    clg_status st = clg_context_get_params(ctx, &prm);
     if (st != CLG_STATUS_OK) {
-        fprintf(stderr, "clgather %s: %s\n", cmd,
-                clg_cli_describe(msg, sizeof msg, ctx, st));
+        clg_cli_fail(cmd, "%s", clg_cli_describe(msg, sizeof msg, ctx, st));
         return CLG_EXIT_ERROR;
     }
     clg_params_format(&prm, buf, cap);

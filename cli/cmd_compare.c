@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "compare.h"
 #include "io_tensor.h"
+#include "tensor_file.h"
 #include "node_test.h"
 
 #define MSG_CAP 2048
@@ -106,6 +107,7 @@ typedef struct compare_case {
     clg_io_tensor ref_out, dev_out;
     clg_tensor rv, dv;
     clg_status ref_status;
+    int64_t data_shape[CLG_MAX_RANK]; /* of a reduced call */
 } compare_case;
 
 /* --op's value; -1 for none of them. */
@@ -224,6 +226,8 @@ static int parse_options(int argc, char **argv, compare_options *opt)
 static int open_device(compare_device *d, const char *spec)
 {
     char msg[1200];
+    if (clg_cli_check_env("compare") != CLG_EXIT_OK)
+        return CLG_EXIT_ERROR;
     clg_status st = clg_context_create(&d->ctx, spec);
     if (st != CLG_STATUS_OK) {
         fprintf(stderr, "clgather compare: cannot use device %s: %s\n", spec,
@@ -459,8 +463,9 @@ static void count(compare_run *run, int rc)
         run->errors++;
 }
 
-/* Shapes the outputs, then the reference's row and one row per device.
- * Returns the case's exit status. */
+/* Shapes the outputs (once the index values are worth them), then the
+ * reference's row and one row per device. Returns the case's exit
+ * status. */
 static int run_case(compare_run *run, compare_case *c)
 {
     clg_io_error err;
@@ -470,7 +475,7 @@ static int run_case(compare_run *run, compare_case *c)
     clg_status st;
     int rc;
 
-    st = clg_cli_call_output_shape(&c->call, shape, &rank);
+    st = clg_cli_call_prepare(&c->call, c->data_shape, shape, &rank);
     if (st != CLG_STATUS_OK)
         return case_failed(run, c->name,
                            clg_cli_describe(msg, sizeof msg, NULL, st),

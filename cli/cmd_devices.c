@@ -2,10 +2,12 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <clgather/clgather.h>
 
 #include "cli.h"
+#include "json_out.h"
 
 static const char *human_bytes(char *buf, size_t cap, uint64_t bytes)
 {
@@ -26,16 +28,22 @@ static const char *human_bytes(char *buf, size_t cap, uint64_t bytes)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "Usage: clgather devices\n"
+            "Usage: clgather devices [--json]\n"
             "List every OpenCL platform and device: its P:D position (for "
             "--device P:D),\n"
             "type, name, platform, version, global memory and largest "
             "allocation.\n"
-            "The device a run uses by default is marked (default).\n"
+            "The device a run uses by default is marked (default); when "
+            "CLGATHER_DEVICE\n"
+            "matches no device, a warning says so.\n"
+            "\n"
+            "  --json      print the list as one JSON document (docs/cli.md)\n"
+            "  -h, --help  show this help\n"
+            "\n"
             "Exit status: 0, or 3 when no OpenCL device is found.\n");
 }
 
-/* Every device into *infos (malloc'd) and *count; prints why not.
+/* Every device into *infos (malloc'd) and *count; says why not.
  * Returns an exit status. */
 static int list_devices(clg_device_info **infos, size_t *count)
 {
@@ -47,7 +55,7 @@ static int list_devices(clg_device_info **infos, size_t *count)
     if (st == CLG_STATUS_OK && *count > 0) {
         *infos = calloc(*count, sizeof **infos);
         if (*infos == NULL) {
-            fprintf(stderr, "clgather devices: out of memory\n");
+            clg_cli_fail("devices", "out of memory");
             return CLG_EXIT_ERROR;
         }
         st = clg_devices_list(*infos, *count, &got);
@@ -57,11 +65,39 @@ static int list_devices(clg_device_info **infos, size_t *count)
     if (st != CLG_STATUS_OK || *count == 0) {
         if (st == CLG_STATUS_OK)
             st = CLG_STATUS_DEVICE_NOT_FOUND;
-        fprintf(stderr, "clgather devices: no OpenCL device: %s\n",
-                clg_cli_describe(msg, sizeof msg, NULL, st));
+        clg_cli_fail("devices", "no OpenCL device: %s",
+                     clg_cli_describe(msg, sizeof msg, NULL, st));
+        *count = 0;
         return CLG_EXIT_ERROR;
     }
     return CLG_EXIT_OK;
+}
+
+/* When no device is the default, CLGATHER_DEVICE names none: the reason,
+ * as creating a context on the default says it, into buf; "" when a
+ * device is the default. */
+static const char *default_warning(const clg_device_info *infos, size_t count,
+                                   char *buf, size_t cap)
+{
+    clg_context *ctx = NULL;
+    clg_status st;
+    char msg[1200];
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < count; i++)
+        if (infos[i].is_default)
+            return buf;
+    if (count == 0)
+        return buf;
+    st = clg_context_create(&ctx, NULL);
+    clg_context_destroy(ctx);
+    snprintf(buf, cap,
+             "the default device spec matches no device: %s; a command "
+             "without --device will fail",
+             st == CLG_STATUS_OK
+                 ? "CLGATHER_DEVICE"
+                 : clg_cli_describe(msg, sizeof msg, NULL, st));
+    return buf;
 }
 
 static void print_device(const clg_device_info *d)
@@ -80,16 +116,62 @@ static void print_device(const clg_device_info *d)
            (unsigned long long)d->max_alloc_size);
 }
 
+static void json_device(clg_json *j, const clg_device_info *d)
+{
+    char spec[32];
+    snprintf(spec, sizeof spec, "%u:%u", (unsigned)d->platform_index,
+             (unsigned)d->device_index);
+    clg_json_begin_object(j, NULL);
+    clg_json_string(j, "spec", spec);
+    clg_json_uint(j, "platform_index", d->platform_index);
+    clg_json_uint(j, "device_index", d->device_index);
+    clg_json_string(j, "type", clg_cli_device_type_name(d->type));
+    clg_json_string(j, "name", d->name);
+    clg_json_string(j, "vendor", d->vendor);
+    clg_json_string(j, "platform", d->platform_name);
+    clg_json_string(j, "version", d->version);
+    clg_json_uint(j, "global_memory_bytes", d->global_mem_size);
+    clg_json_uint(j, "max_alloc_bytes", d->max_alloc_size);
+    clg_json_bool(j, "host_unified_memory", d->host_unified_memory);
+    clg_json_bool(j, "default", d->is_default);
+    clg_json_end_object(j);
+}
+
+static void json_devices(const clg_device_info *infos, size_t count,
+                         const char *warning, int rc)
+{
+    const char *env = getenv("CLGATHER_DEVICE");
+    clg_json j;
+    clg_cli_json_begin(&j, "devices");
+    clg_json_begin_array(&j, "devices");
+    for (size_t i = 0; i < count; i++)
+        json_device(&j, &infos[i]);
+    clg_json_end_array(&j);
+    clg_json_string(&j, "default_spec", env != NULL && *env ? env : NULL);
+    clg_json_begin_array(&j, "warnings");
+    if (warning[0] != '\0')
+        clg_json_string(&j, NULL, warning);
+    clg_json_end_array(&j);
+    clg_cli_json_end(&j, rc);
+}
+
 int clg_cli_devices(int argc, char **argv)
 {
-    static const struct option options[] = {{"help", no_argument, NULL, 'h'},
+    enum { OPT_JSON = 256 };
+    static const struct option options[] = {{"json", no_argument, NULL,
+                                             OPT_JSON},
+                                            {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     clg_device_info *infos = NULL;
     size_t count = 0;
-    int rc;
-    int c;
+    char warning[1400];
+    int rc, c, json = 0;
 
     while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        if (c == OPT_JSON) {
+            json = 1;
+            continue;
+        }
         if (c == 'h') {
             usage(stdout);
             return CLG_EXIT_OK;
@@ -103,7 +185,12 @@ int clg_cli_devices(int argc, char **argv)
         return CLG_EXIT_ERROR;
     }
     rc = list_devices(&infos, &count);
-    if (rc == CLG_EXIT_OK)
+    default_warning(infos, count, warning, sizeof warning);
+    if (warning[0] != '\0')
+        fprintf(stderr, "clgather devices: warning: %s\n", warning);
+    if (json)
+        json_devices(infos, count, warning, rc);
+    else
         for (size_t i = 0; i < count; i++)
             print_device(&infos[i]);
     free(infos);

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "compare.h"
 #include "io_tensor.h"
+#include "json_out.h"
 #include "node_test.h"
 
 #define LINE_CAP 2048
@@ -20,16 +21,19 @@ typedef struct options {
     const char *device;
     int reference_only;
     int verbose;
+    int strict;     /* other operators' directories are errors */
+    clg_json *json; /* --json: the document, else NULL */
 } options;
 
 typedef struct totals {
-    size_t passed, failed, errors;
+    size_t passed, failed, errors, skipped;
 } totals;
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "Usage: clgather onnx-test [--device SPEC] [--reference] DIR...\n"
+            "Usage: clgather onnx-test [--device SPEC] [--reference] "
+            "[--strict] [--json] DIR...\n"
             "Run ONNX backend node tests: each DIR holds model.onnx (one "
             "Gather or\n"
             "GatherElements node) and test_data_set_*/ with input_N.pb and "
@@ -38,19 +42,56 @@ static void usage(FILE *out)
             "device result\n"
             "must equal output_0.pb bit for bit (dtype and shape included) "
             "and the reference.\n"
+            "A DIR whose model has no Gather or GatherElements node (another "
+            "operator's\n"
+            "test, as in onnx-test .../data/node/*) is skipped and counted.\n"
             "\n"
             "  -d, --device SPEC  OpenCL device (see clgather --help)\n"
             "  -r, --reference    run the CPU reference alone (no device)\n"
-            "  -v, --verbose      describe each model on stderr\n"
+            "  --strict           report other operators' DIRs as errors, "
+            "not skips\n"
+            "  --json             print the results as one JSON document "
+            "(docs/cli.md)\n"
+            "  -v, --verbose      describe each model (and each skip) on "
+            "stderr\n"
             "  -h, --help         show this help\n"
             "\n"
             "Prints one line per data set on stdout:\n"
             "  PASS DIR/SET   FAIL DIR/SET: <first difference>   ERROR "
             "DIR/SET: <message>\n"
+            "and the totals on stderr (passed, failed, errors, skipped).\n"
             "Exit status: 0 all passed, 1 an output differed, 2 the operator "
             "rejected its\n"
             "input, 3 usage, file or environment problems (the highest "
             "applies).\n");
+}
+
+/* One result: a line "<verdict> <dir>[/<set>][: <msg>]", or with --json
+ * an object of the "cases" array. set and msg may be NULL. */
+static void report(const options *opt, const char *verdict, const char *dir,
+                   const char *set, const char *msg, int has_expected)
+{
+    if (opt->json != NULL) {
+        clg_json *j = opt->json;
+        clg_json_begin_object(j, NULL);
+        clg_json_string(j, "dir", dir);
+        clg_json_string(j, "set", set);
+        clg_json_string(j, "result", verdict);
+        if (set != NULL)
+            clg_json_bool(j, "has_expected", has_expected);
+        else
+            clg_json_null(j, "has_expected");
+        clg_json_string(j, "message", msg);
+        clg_json_end_object(j);
+        return;
+    }
+    printf("%s %s%s%s%s%s%s\n", verdict, dir, set != NULL ? "/" : "",
+           set != NULL ? set : "", msg != NULL ? ": " : "",
+           msg != NULL ? msg : "",
+           set != NULL && msg == NULL && !has_expected
+               ? " (no expected output)"
+               : "");
+    fflush(stdout);
 }
 
 static int worst(int a, int b)
@@ -64,12 +105,14 @@ typedef struct data_set {
     clg_node_set set;
     clg_io_tensor dev_out, ref_out;
     clg_cli_call call;
+    int64_t data_shape[CLG_MAX_RANK]; /* of a reduced call */
     clg_tensor dv, rv, ev;
     const char *verdict; /* "ERROR" unless a comparison says "FAIL" */
     char msg[LINE_CAP + 256];
 } data_set;
 
-/* The two outputs, shaped by the call. */
+/* The two outputs, shaped by the call once the index values are worth
+ * them. */
 static int prepare_outputs(data_set *ds)
 {
     clg_io_error err;
@@ -78,7 +121,7 @@ static int prepare_outputs(data_set *ds)
     char detail[LINE_CAP];
     clg_status st;
 
-    st = clg_cli_call_output_shape(&ds->call, shape, &rank);
+    st = clg_cli_call_prepare(&ds->call, ds->data_shape, shape, &rank);
     if (st != CLG_STATUS_OK) {
         snprintf(ds->msg, sizeof ds->msg, "%s",
                  clg_cli_describe(detail, sizeof detail, NULL, st));
@@ -183,11 +226,9 @@ static int run_set(clg_context *ctx, const options *opt, const clg_node_dir *d,
     if (rc == CLG_EXIT_OK)
         rc = compare_outputs(opt, &ds);
     if (rc == CLG_EXIT_OK)
-        printf("PASS %s/%s%s\n", d->path, set,
-               ds.set.have_expected ? "" : " (no expected output)");
+        report(opt, "PASS", d->path, set, NULL, ds.set.have_expected);
     else
-        printf("%s %s/%s: %s\n", ds.verdict, d->path, set, ds.msg);
-    fflush(stdout);
+        report(opt, ds.verdict, d->path, set, ds.msg, ds.set.have_expected);
     clg_node_set_free(&ds.set);
     clg_io_tensor_free(&ds.dev_out);
     clg_io_tensor_free(&ds.ref_out);
@@ -220,9 +261,22 @@ static int run_dir(clg_context *ctx, const options *opt, const char *arg,
                 d.path, d.model.op_type, (long long)d.model.opset,
                 d.model.op_version, (long long)d.model.axis,
                 d.model.input_count);
-    if (rc != CLG_EXIT_OK) {
+    if (rc != CLG_EXIT_OK && d.other_operator && !opt->strict) {
+        /* another operator's test: counted, not an error */
+        char what[256];
+        snprintf(what, sizeof what,
+                 "the node is '%s', not Gather or "
+                 "GatherElements",
+                 d.other_op_type);
+        if (opt->verbose)
+            fprintf(stderr, "clgather: %s: skipped: %s\n", d.path, what);
+        if (opt->json != NULL)
+            report(opt, "SKIP", d.path, NULL, what, 0);
+        t->skipped++;
+        rc = CLG_EXIT_OK;
+    } else if (rc != CLG_EXIT_OK) {
         /* the whole directory: "ERROR <dir>: <what>" */
-        printf("ERROR %s: %s\n", d.path[0] != '\0' ? d.path : arg, msg);
+        report(opt, "ERROR", d.path[0] != '\0' ? d.path : arg, NULL, msg, 0);
         t->errors++;
     }
     for (size_t s = 0; opened && s < d.nsets; s++) {
@@ -236,27 +290,38 @@ static int run_dir(clg_context *ctx, const options *opt, const char *arg,
 }
 
 /* Returns 0 to run, 1 after --help (printed), -1 on a usage error
- * (printed). */
-static int parse_options(int argc, char **argv, options *opt)
+ * (printed). *json set by --json. */
+static int parse_options(int argc, char **argv, options *opt, int *json)
 {
+    enum { OPT_STRICT = 256, OPT_JSON };
     static const struct option long_options[] = {
         {"device", required_argument, NULL, 'd'},
         {"reference", no_argument, NULL, 'r'},
         {"verbose", no_argument, NULL, 'v'},
+        {"strict", no_argument, NULL, OPT_STRICT},
+        {"json", no_argument, NULL, OPT_JSON},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    int c;
+    int c, device_seen = 0;
 
     while ((c = getopt_long(argc, argv, "d:rvh", long_options, NULL)) != -1) {
         switch (c) {
         case 'd':
             opt->device = optarg;
+            if (clg_cli_once("onnx-test", "--device", &device_seen) != 0)
+                return -1;
             break;
         case 'r':
             opt->reference_only = 1;
             break;
         case 'v':
             opt->verbose = 1;
+            break;
+        case OPT_STRICT:
+            opt->strict = 1;
+            break;
+        case OPT_JSON:
+            *json = 1;
             break;
         case 'h':
             usage(stdout);
@@ -280,39 +345,87 @@ static int parse_options(int argc, char **argv, options *opt)
     return 0;
 }
 
+/* The device's context (none with --reference). Returns an exit
+ * status. */
+static int open_device(const options *opt, clg_context **ctx)
+{
+    char msg[1200], label[300];
+    clg_status st;
+
+    if (opt->reference_only) {
+        fprintf(stderr, "clgather onnx-test: CPU reference only\n");
+        return CLG_EXIT_OK;
+    }
+    if (clg_cli_check_env("onnx-test") != CLG_EXIT_OK)
+        return CLG_EXIT_ERROR;
+    st = clg_context_create(ctx, opt->device);
+    if (st != CLG_STATUS_OK) {
+        clg_cli_fail("onnx-test", "cannot use device %s: %s",
+                     clg_cli_device_label(label, sizeof label, opt->device),
+                     clg_cli_describe(msg, sizeof msg, NULL, st));
+        return CLG_EXIT_ERROR;
+    }
+    if (clg_cli_params(*ctx, "onnx-test", msg, sizeof msg) != CLG_EXIT_OK)
+        return CLG_EXIT_ERROR;
+    fprintf(stderr, "clgather onnx-test: device: %s\n",
+            clg_context_device_name(*ctx));
+    return CLG_EXIT_OK;
+}
+
+/* The head of the --json document, up to the "cases" array. */
+static void json_head(clg_json *j, const options *opt, const clg_context *ctx)
+{
+    clg_cli_json_begin(j, "onnx-test");
+    if (ctx == NULL) {
+        clg_json_null(j, "device");
+    } else {
+        clg_json_begin_object(j, "device");
+        clg_json_string(j, "spec", opt->device);
+        clg_json_string(j, "name", clg_context_device_name(ctx));
+        clg_json_string(j, "vendor", clg_context_device_vendor(ctx));
+        clg_json_string(j, "version", clg_context_device_version(ctx));
+        clg_json_end_object(j);
+    }
+    clg_json_bool(j, "reference_only", opt->reference_only);
+    clg_json_begin_array(j, "cases");
+}
+
+static void json_tail(clg_json *j, const totals *t, int rc)
+{
+    clg_json_end_array(j);
+    clg_json_begin_object(j, "summary");
+    clg_json_uint(j, "passed", t->passed);
+    clg_json_uint(j, "failed", t->failed);
+    clg_json_uint(j, "errors", t->errors);
+    clg_json_uint(j, "skipped", t->skipped);
+    clg_json_end_object(j);
+    clg_cli_json_end(j, rc);
+}
+
 int clg_cli_onnx_test(int argc, char **argv)
 {
-    options opt = {NULL, 0, 0};
+    options opt = {NULL, 0, 0, 0, NULL};
     clg_context *ctx = NULL;
-    totals t = {0, 0, 0};
-    clg_status st;
-    char msg[1200], label[300];
-    int parsed, rc = CLG_EXIT_OK;
+    totals t = {0, 0, 0, 0};
+    clg_json j;
+    int parsed, json = 0, rc;
 
-    parsed = parse_options(argc, argv, &opt);
+    parsed = parse_options(argc, argv, &opt, &json);
     if (parsed != 0)
         return parsed > 0 ? CLG_EXIT_OK : CLG_EXIT_ERROR;
-    if (!opt.reference_only) {
-        st = clg_context_create(&ctx, opt.device);
-        if (st != CLG_STATUS_OK) {
-            fprintf(stderr, "clgather onnx-test: cannot use device %s: %s\n",
-                    clg_cli_device_label(label, sizeof label, opt.device),
-                    clg_cli_describe(msg, sizeof msg, NULL, st));
-            return CLG_EXIT_ERROR;
-        }
-        if (clg_cli_params(ctx, "onnx-test", msg, sizeof msg) != CLG_EXIT_OK) {
-            clg_context_destroy(ctx);
-            return CLG_EXIT_ERROR;
-        }
-        fprintf(stderr, "clgather onnx-test: device: %s\n",
-                clg_context_device_name(ctx));
-    } else {
-        fprintf(stderr, "clgather onnx-test: CPU reference only\n");
+    rc = open_device(&opt, &ctx);
+    if (json) {
+        opt.json = &j;
+        json_head(&j, &opt, ctx);
     }
-    for (int a = optind; a < argc; a++)
+    for (int a = optind; a < argc && (ctx != NULL || opt.reference_only); a++)
         rc = worst(rc, run_dir(ctx, &opt, argv[a], &t));
-    fprintf(stderr, "clgather onnx-test: %zu passed, %zu failed, %zu errors\n",
-            t.passed, t.failed, t.errors);
+    fprintf(stderr,
+            "clgather onnx-test: %zu passed, %zu failed, %zu errors, %zu "
+            "skipped (not Gather or GatherElements)\n",
+            t.passed, t.failed, t.errors, t.skipped);
+    if (json)
+        json_tail(&j, &t, rc);
     clg_context_destroy(ctx);
     return rc;
 }

@@ -12,7 +12,9 @@
 #include "cli.h"
 #include "compare.h"
 #include "io_tensor.h"
+#include "json_out.h"
 #include "node_test.h"
+#include "tensor_file.h"
 
 static void usage(FILE *out)
 {
@@ -20,12 +22,13 @@ static void usage(FILE *out)
             "Usage: clgather run (gather|gather-elements) --data FILE "
             "--indices FILE\n"
             "                    [--axis N] [--output FILE] [--device SPEC] "
-            "[--repeat N] "
-            "[--check]\n"
+            "[--repeat N]\n"
+            "                    [--check] [--json]\n"
             "Run ONNX Gather or GatherElements on the device. FILEs are NumPy "
             ".npy\n"
             "(numeric dtypes, bool, float16, byte strings 'S<n>') or ONNX "
-            "TensorProto .pb.\n"
+            "TensorProto .pb;\n"
+            "- reads one of them from standard input.\n"
             "Prints the output dtype and shape, the device and the time of "
             "the first call\n"
             "(host memory in and out), which includes building its kernels "
@@ -36,23 +39,32 @@ static void usage(FILE *out)
             "  --data FILE        data tensor, rank >= 1\n"
             "  --indices FILE     indices tensor, int32 or int64\n"
             "  --axis N           axis, in [-r, r-1] (default 0)\n"
-            "  -o, --output FILE  write the output: .pb as an ONNX "
-            "TensorProto, else .npy;\n"
-            "                     checked before the run, replaced whole "
-            "(an existing\n"
-            "                     FILE stays as it was if writing fails)\n"
+            "  -o, --output FILE  write the output: FILE.npy as NumPy, "
+            "FILE.pb as an ONNX\n"
+            "                     TensorProto, - as .npy on standard output "
+            "(the report\n"
+            "                     then goes to standard error); checked "
+            "before the run,\n"
+            "                     never an input, replaced whole (an "
+            "existing FILE stays\n"
+            "                     as it was if writing fails or is "
+            "interrupted)\n"
             "  -d, --device SPEC  OpenCL device (see clgather --help)\n"
             "  -c, --check        also run the CPU reference and compare bit "
             "for bit\n"
-            "  --repeat N         time N more calls and print the fastest\n"
+            "  --repeat N         time N more calls (1 to %d) and print the "
+            "fastest\n"
+            "  --json             print the report as one JSON document "
+            "(docs/cli.md)\n"
             "  -h, --help         show this help\n"
             "\n"
             "Exit status: 0 success, 1 device != reference (--check), 2 the "
             "operator\n"
-            "rejected its input, 3 usage, file or environment problems.\n");
+            "rejected its input, 3 usage, file or environment problems.\n",
+            CLG_CLI_REPEAT_MAX);
 }
 
-enum { OPT_DATA = 256, OPT_INDICES, OPT_AXIS, OPT_REPEAT };
+enum { OPT_DATA = 256, OPT_INDICES, OPT_AXIS, OPT_REPEAT, OPT_JSON };
 
 /* What `clgather run` was asked to do. */
 typedef struct run_options {
@@ -62,19 +74,33 @@ typedef struct run_options {
     const char *output_path; /* --output, or NULL */
     const char *device;      /* --device, or NULL for the default */
     int64_t axis;
-    int64_t repeat; /* timed calls after the first */
-    int check;      /* --check */
+    int64_t repeat;         /* timed calls after the first */
+    int check;              /* --check */
+    int json;               /* --json */
+    int seen[OPT_JSON + 1]; /* single-value options met so far */
 } run_options;
 
 /* The tensors of a run: inputs as read, the device's output and the CPU
- * reference's, with the views the operators take. */
+ * reference's, with the views the operators take; what the report says. */
 typedef struct run_tensors {
     clg_io_tensor data, indices, out, ref;
     clg_cli_call call; /* over data and indices */
     clg_tensor ov;
     int64_t shape[CLG_MAX_RANK]; /* of the output */
     size_t rank;
+    int loaded, ran; /* inputs read; calls made */
+    double first_ms, best_ms;
+    char cache[96];     /* what the program cache did for the first call */
+    int checked, agree; /* --check done, and its verdict */
+    int64_t position;   /* first differing element, or -1 */
+    char detail[1200];  /* the difference */
 } run_tensors;
+
+/* Marks an option that takes one value; -1 (printed) when met again. */
+static int once(run_options *opt, int c, const char *name)
+{
+    return clg_cli_once("run", name, &opt->seen[c]);
+}
 
 /* One option c (with optarg) into *opt; parse_options' return values. */
 static int parse_option(int c, run_options *opt)
@@ -82,10 +108,10 @@ static int parse_option(int c, run_options *opt)
     switch (c) {
     case OPT_DATA:
         opt->data_path = optarg;
-        return 0;
+        return once(opt, c, "--data");
     case OPT_INDICES:
         opt->indices_path = optarg;
-        return 0;
+        return once(opt, c, "--indices");
     case OPT_AXIS:
         if (clg_cli_parse_int64(optarg, &opt->axis) != 0) {
             fprintf(stderr,
@@ -94,23 +120,21 @@ static int parse_option(int c, run_options *opt)
                     optarg);
             return -1;
         }
-        return 0;
+        return once(opt, c, "--axis");
     case OPT_REPEAT:
-        if (clg_cli_parse_int64(optarg, &opt->repeat) != 0 ||
-            opt->repeat < 0) {
-            fprintf(stderr,
-                    "clgather run: --repeat '%s' is not a "
-                    "count\n",
-                    optarg);
+        if (clg_cli_parse_repeat("run", optarg, CLG_CLI_REPEAT_MAX,
+                                 &opt->repeat) != 0)
             return -1;
-        }
+        return once(opt, c, "--repeat");
+    case OPT_JSON:
+        opt->json = 1;
         return 0;
     case 'o':
         opt->output_path = optarg;
-        return 0;
+        return once(opt, c, "--output");
     case 'd':
         opt->device = optarg;
-        return 0;
+        return once(opt, c, "--device");
     case 'c':
         opt->check = 1;
         return 0;
@@ -148,6 +172,26 @@ static int parse_operator(int argc, char **argv, run_options *opt)
     return 0;
 }
 
+/* Standard input and output: one input at most, and no JSON report
+ * beside a tensor on standard output. -1 (printed) when misused. */
+static int check_streams(const run_options *opt)
+{
+    int out_stdout = opt->output_path != NULL &&
+                     strcmp(opt->output_path, "-") == 0;
+    if (strcmp(opt->data_path, "-") == 0 &&
+        strcmp(opt->indices_path, "-") == 0) {
+        fprintf(stderr, "clgather run: --data and --indices cannot both be "
+                        "- (standard input)\n");
+        return -1;
+    }
+    if (out_stdout && opt->json) {
+        fprintf(stderr, "clgather run: --json and --output - both write "
+                        "standard output\n");
+        return -1;
+    }
+    return 0;
+}
+
 /* Returns 0 to run, 1 after --help (printed), -1 on a usage error
  * (printed). */
 static int parse_options(int argc, char **argv, run_options *opt)
@@ -160,6 +204,7 @@ static int parse_options(int argc, char **argv, run_options *opt)
         {"device", required_argument, NULL, 'd'},
         {"check", no_argument, NULL, 'c'},
         {"repeat", required_argument, NULL, OPT_REPEAT},
+        {"json", no_argument, NULL, OPT_JSON},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int c, rc;
@@ -174,7 +219,33 @@ static int parse_options(int argc, char **argv, run_options *opt)
         fprintf(stderr, "clgather run: --data and --indices are required\n");
         return -1;
     }
-    return 0;
+    return check_streams(opt);
+}
+
+/* Before any work: the output is a known format, can be written, and is
+ * neither input (by device and inode, whatever the names). Returns an
+ * exit status. */
+static int check_output(const run_options *opt)
+{
+    clg_io_error err;
+    const char *out = opt->output_path;
+    if (out == NULL)
+        return CLG_EXIT_OK;
+    if (clg_io_check_output_name(out, &err) != CLG_IO_OK ||
+        clg_io_check_writable(out, &err) != CLG_IO_OK) {
+        clg_cli_fail("run", "%s", err.message);
+        return CLG_EXIT_ERROR;
+    }
+    if (clg_io_same_file(out, opt->data_path) ||
+        clg_io_same_file(out, opt->indices_path)) {
+        clg_cli_fail("run", "%s: the output is the input file %s: refused",
+                     out,
+                     clg_io_same_file(out, opt->data_path)
+                         ? opt->data_path
+                         : opt->indices_path);
+        return CLG_EXIT_ERROR;
+    }
+    return CLG_EXIT_OK;
 }
 
 /* Reads the inputs and allocates the output. Returns an exit status. */
@@ -187,22 +258,22 @@ static int load_tensors(const run_options *opt, run_tensors *t)
     if (clg_io_read_tensor_file(opt->data_path, &t->data, &err) != CLG_IO_OK ||
         clg_io_read_tensor_file(opt->indices_path, &t->indices, &err) !=
             CLG_IO_OK) {
-        fprintf(stderr, "clgather run: %s\n", err.message);
+        clg_cli_fail("run", "%s", err.message);
         return CLG_EXIT_ERROR;
     }
+    t->loaded = 1;
     t->call.elements = opt->elements;
     t->call.axis = opt->axis;
     t->call.data = clg_io_tensor_view(&t->data);
     t->call.indices = clg_io_tensor_view(&t->indices);
     st = clg_cli_call_output_shape(&t->call, t->shape, &t->rank);
     if (st != CLG_STATUS_OK) {
-        fprintf(stderr, "clgather run: %s\n",
-                clg_cli_describe(msg, sizeof msg, NULL, st));
+        clg_cli_fail("run", "%s", clg_cli_describe(msg, sizeof msg, NULL, st));
         return clg_cli_exit_for_status(st);
     }
     if (clg_io_tensor_alloc(&t->out, t->data.dtype, t->rank, t->shape,
                             "output", &err) != CLG_IO_OK) {
-        fprintf(stderr, "clgather run: %s\n", err.message);
+        clg_cli_fail("run", "%s", err.message);
         return CLG_EXIT_ERROR;
     }
     t->ov = clg_io_tensor_view(&t->out);
@@ -234,11 +305,9 @@ static void describe_cache(clg_context *ctx, const clg_cache_info *before,
 }
 
 /* The first call, then opt->repeat more; their times in milliseconds
- * (*best_ms: the fastest of the more), and what the program cache did for
- * the first into `cache`. Returns an exit status. */
-static int time_calls(clg_context *ctx, const run_options *opt, run_tensors *t,
-                      double *first_ms, double *best_ms, char *cache,
-                      size_t cap)
+ * (t->best_ms: the fastest of the more), and what the program cache did
+ * for the first into t->cache. Returns an exit status. */
+static int time_calls(clg_context *ctx, const run_options *opt, run_tensors *t)
 {
     char msg[1200];
     clg_cache_info before;
@@ -249,36 +318,39 @@ static int time_calls(clg_context *ctx, const run_options *opt, run_tensors *t,
         clg_status st = clg_cli_call_device(ctx, &t->call, &t->ov);
         ms = (clg_cli_now() - t0) * 1e3;
         if (st != CLG_STATUS_OK) {
-            fprintf(stderr, "clgather run: %s\n",
-                    clg_cli_describe(msg, sizeof msg, ctx, st));
+            clg_cli_fail("run", "%s",
+                         clg_cli_describe(msg, sizeof msg, ctx, st));
             if (st == CLG_STATUS_BUILD_FAILED)
                 fprintf(stderr, "build log:\n%s\n",
                         clg_context_build_log(ctx));
             return clg_cli_exit_for_status(st);
         }
         if (r == 0) {
-            *first_ms = ms;
-            describe_cache(ctx, &before, cache, cap);
-        } else if (r == 1 || ms < *best_ms)
-            *best_ms = ms;
+            t->first_ms = ms;
+            describe_cache(ctx, &before, t->cache, sizeof t->cache);
+        } else if (r == 1 || ms < t->best_ms)
+            t->best_ms = ms;
     }
+    t->ran = 1;
     return CLG_EXIT_OK;
 }
 
-static void print_run(const clg_context *ctx, const run_options *opt,
-                      const run_tensors *t, double first_ms, double best_ms,
-                      const char *cache)
+/* The text report, on `report` (standard error when the output tensor
+ * goes to standard output). */
+static void print_run(FILE *report, const clg_context *ctx,
+                      const run_options *opt, const run_tensors *t)
 {
     char text[512];
-    printf("output: %s %s\n", clg_dtype_name(t->out.dtype),
-           clg_io_format_shape(text, sizeof text, t->out.shape, t->out.rank));
-    printf("device: %s\n", clg_context_device_name(ctx));
-    printf("time: %.3f ms (first call; program cache: %s)", first_ms, cache);
+    fprintf(report, "output: %s %s\n", clg_dtype_name(t->out.dtype),
+            clg_io_format_shape(text, sizeof text, t->out.shape, t->out.rank));
+    fprintf(report, "device: %s\n", clg_context_device_name(ctx));
+    fprintf(report, "time: %.3f ms (first call; program cache: %s)",
+            t->first_ms, t->cache);
     if (opt->repeat > 0)
-        printf(", %.3f ms (best of %lld more)", best_ms,
-               (long long)opt->repeat);
-    printf("\n");
-    fflush(stdout);
+        fprintf(report, ", %.3f ms (best of %lld more)", t->best_ms,
+                (long long)opt->repeat);
+    fprintf(report, "\n");
+    fflush(report);
 }
 
 /* --check: the CPU reference against the device's output, bit for bit.
@@ -292,24 +364,128 @@ static int check_reference(clg_context *ctx, run_tensors *t)
 
     if (clg_io_tensor_alloc(&t->ref, t->data.dtype, t->rank, t->shape,
                             "reference", &err) != CLG_IO_OK) {
-        fprintf(stderr, "clgather run: %s\n", err.message);
+        clg_cli_fail("run", "%s", err.message);
         return CLG_EXIT_ERROR;
     }
     rv = clg_io_tensor_view(&t->ref);
     st = clg_cli_call_reference(ctx, &t->call, &rv);
+    t->checked = 1;
+    t->position = -1;
     if (st != CLG_STATUS_OK) {
-        printf("device != reference: the device accepted the input, the "
-               "CPU reference rejected it: %s\n",
-               clg_cli_describe(msg, sizeof msg, ctx, st));
+        snprintf(t->detail, sizeof t->detail,
+                 "the device accepted the input, the CPU reference rejected "
+                 "it: %s",
+                 clg_cli_describe(msg, sizeof msg, ctx, st));
         return CLG_EXIT_DIFFER;
     }
-    if (clg_io_compare(&rv, &t->ov, msg, sizeof msg, NULL)) {
-        printf("device == reference\n");
-        return CLG_EXIT_OK;
-    }
     /* "expected" is the reference, "got" the device. */
-    printf("device != reference: %s\n", msg);
-    return CLG_EXIT_DIFFER;
+    t->agree = clg_io_compare(&rv, &t->ov, t->detail, sizeof t->detail,
+                              &t->position);
+    return t->agree ? CLG_EXIT_OK : CLG_EXIT_DIFFER;
+}
+
+static void print_check(FILE *report, const run_tensors *t)
+{
+    if (t->agree)
+        fprintf(report, "device == reference\n");
+    else
+        fprintf(report, "device != reference: %s\n", t->detail);
+}
+
+/* {"path", "dtype", "shape"} of a tensor read or written. */
+static void json_tensor(clg_json *j, const char *key, const char *path,
+                        const clg_io_tensor *t, int known)
+{
+    if (!known) {
+        clg_json_null(j, key);
+        return;
+    }
+    clg_json_begin_object(j, key);
+    clg_json_string(j, "path", path);
+    clg_json_string(j, "dtype", clg_dtype_name(t->dtype));
+    clg_json_shape(j, "shape", t->shape, t->rank);
+    clg_json_end_object(j);
+}
+
+/* The --json document (docs/cli.md, "JSON output"). */
+static void json_run(const clg_context *ctx, const run_options *opt,
+                     const run_tensors *t, int rc)
+{
+    clg_json j;
+    clg_cli_json_begin(&j, "run");
+    clg_json_string(&j, "operator",
+                    opt->elements ? "GatherElements" : "Gather");
+    clg_json_int(&j, "axis", opt->axis);
+    json_tensor(&j, "data", opt->data_path, &t->data, t->loaded);
+    json_tensor(&j, "indices", opt->indices_path, &t->indices, t->loaded);
+    json_tensor(&j, "output", opt->output_path, &t->out, t->ran);
+    if (ctx == NULL) {
+        clg_json_null(&j, "device");
+    } else {
+        clg_json_begin_object(&j, "device");
+        clg_json_string(&j, "spec", opt->device);
+        clg_json_string(&j, "name", clg_context_device_name(ctx));
+        clg_json_string(&j, "vendor", clg_context_device_vendor(ctx));
+        clg_json_string(&j, "version", clg_context_device_version(ctx));
+        clg_json_end_object(&j);
+    }
+    if (!t->ran) {
+        clg_json_null(&j, "time");
+    } else {
+        clg_json_begin_object(&j, "time");
+        clg_json_number(&j, "first_call_ms", 1, t->first_ms);
+        clg_json_bool(&j, "first_call_includes_build", 1);
+        clg_json_string(&j, "program_cache", t->cache);
+        clg_json_int(&j, "more_calls", opt->repeat);
+        clg_json_number(&j, "best_more_ms", opt->repeat > 0, t->best_ms);
+        clg_json_end_object(&j);
+    }
+    if (!t->checked) {
+        clg_json_null(&j, "check");
+    } else {
+        clg_json_begin_object(&j, "check");
+        clg_json_bool(&j, "agree", t->agree);
+        if (t->agree) {
+            clg_json_null(&j, "first_difference");
+        } else {
+            clg_json_begin_object(&j, "first_difference");
+            if (t->position >= 0)
+                clg_json_int(&j, "flat_index", t->position);
+            else
+                clg_json_null(&j, "flat_index");
+            clg_json_string(&j, "detail", t->detail);
+            clg_json_end_object(&j);
+        }
+        clg_json_end_object(&j);
+    }
+    clg_cli_json_end(&j, rc);
+}
+
+/* Device, calls, output file, check. Returns an exit status. */
+static int run_device(clg_context **ctx, const run_options *opt,
+                      run_tensors *t)
+{
+    clg_io_error err;
+    char msg[1200], label[300];
+    int rc;
+    clg_status st = clg_context_create(ctx, opt->device);
+    if (st != CLG_STATUS_OK) {
+        clg_cli_fail("run", "cannot use device %s: %s",
+                     clg_cli_device_label(label, sizeof label, opt->device),
+                     clg_cli_describe(msg, sizeof msg, NULL, st));
+        return CLG_EXIT_ERROR;
+    }
+    if ((rc = clg_cli_params(*ctx, "run", msg, sizeof msg)) != CLG_EXIT_OK ||
+        (rc = time_calls(*ctx, opt, t)) != CLG_EXIT_OK)
+        return rc;
+    /* Written (atomically) before "output:" is printed as done. */
+    if (opt->output_path != NULL &&
+        clg_io_write_tensor_file(opt->output_path, &t->ov,
+                                 t->data.string_width, &err) != CLG_IO_OK) {
+        clg_cli_fail("run", "%s", err.message);
+        return CLG_EXIT_ERROR;
+    }
+    return opt->check ? check_reference(*ctx, t) : CLG_EXIT_OK;
 }
 
 int clg_cli_run(int argc, char **argv)
@@ -317,12 +493,10 @@ int clg_cli_run(int argc, char **argv)
     run_options opt;
     run_tensors t;
     clg_context *ctx = NULL;
-    clg_io_error err;
-    clg_status st;
-    double first_ms = 0.0, best_ms = 0.0;
-    char msg[1200], label[300], cache[96] = "off";
+    FILE *report = stdout;
     int rc;
 
+    memset(&t, 0, sizeof t);
     clg_io_tensor_init(&t.data);
     clg_io_tensor_init(&t.indices);
     clg_io_tensor_init(&t.out);
@@ -332,39 +506,23 @@ int clg_cli_run(int argc, char **argv)
         rc = rc > 0 ? CLG_EXIT_OK : CLG_EXIT_ERROR;
         goto cleanup;
     }
+    if (opt.output_path != NULL && strcmp(opt.output_path, "-") == 0)
+        report = stderr;
     /* A path that cannot be written fails now, not after the work. */
-    if (opt.output_path != NULL &&
-        clg_io_check_writable(opt.output_path, &err) != CLG_IO_OK) {
-        fprintf(stderr, "clgather run: %s\n", err.message);
-        rc = CLG_EXIT_ERROR;
-        goto cleanup;
+    if ((rc = check_output(&opt)) != CLG_EXIT_OK ||
+        (rc = load_tensors(&opt, &t)) != CLG_EXIT_OK ||
+        (rc = clg_cli_check_env("run")) != CLG_EXIT_OK)
+        goto report;
+    rc = run_device(&ctx, &opt, &t);
+    if (!opt.json && t.ran && (rc == CLG_EXIT_OK || t.checked)) {
+        print_run(report, ctx, &opt, &t);
+        if (t.checked)
+            print_check(report, &t);
     }
-    if ((rc = load_tensors(&opt, &t)) != CLG_EXIT_OK)
-        goto cleanup;
-    st = clg_context_create(&ctx, opt.device);
-    if (st != CLG_STATUS_OK) {
-        fprintf(stderr, "clgather run: cannot use device %s: %s\n",
-                clg_cli_device_label(label, sizeof label, opt.device),
-                clg_cli_describe(msg, sizeof msg, NULL, st));
-        rc = CLG_EXIT_ERROR;
-        goto cleanup;
-    }
-    if ((rc = clg_cli_params(ctx, "run", msg, sizeof msg)) != CLG_EXIT_OK ||
-        (rc = time_calls(ctx, &opt, &t, &first_ms, &best_ms, cache,
-                         sizeof cache)) != CLG_EXIT_OK)
-        goto cleanup;
-    /* Written (atomically) before "output:" is printed as done. */
-    if (opt.output_path != NULL &&
-        clg_io_write_tensor_file(opt.output_path, &t.ov, t.data.string_width,
-                                 &err) != CLG_IO_OK) {
-        fprintf(stderr, "clgather run: %s\n", err.message);
-        rc = CLG_EXIT_ERROR;
-        goto cleanup;
-    }
-    print_run(ctx, &opt, &t, first_ms, best_ms, cache);
-    if (opt.check)
-        rc = check_reference(ctx, &t);
 
+report:
+    if (opt.json)
+        json_run(ctx, &opt, &t, rc);
 cleanup:
     fflush(stdout);
     clg_context_destroy(ctx);

@@ -3,12 +3,8 @@
  * devices from the command line, and check the results against ONNX's
  * expected outputs and the library's CPU reference.
  *
- *   clgather devices
- *   clgather onnx-test [--device SPEC] [--reference] DIR...
- *   clgather run (gather|gather-elements) --data FILE --indices FILE ...
- *   clgather compare [--device SPEC]... (DIR... | --data FILE ...)
- *   clgather bench ...
- *   clgather cache [--dir DIR] [--clear]
+ * One command table below; each command is one file (cmd_*.c here, bench
+ * and tune in bench/). docs/cli.md describes every command.
  *
  * Exit statuses (a contract): 0 success; 1 an output differed; 2 the
  * operator rejected its input; 3 usage, file or environment problems.
@@ -19,28 +15,31 @@
 
 #include <clgather/clgather.h>
 
-#include "bench.h"
 #include "cli.h"
+
+/* The command table (cli.h, CLG_CLI_COMMANDS): the usage text is printed
+ * from it and commands are found in it. */
+static const struct command {
+    const char *name;
+    const char *summary; /* one line */
+    int (*run)(int argc, char **argv);
+} commands[] = {
+#define CLG_CLI_ROW_(name, function, summary) {name, summary, function},
+    CLG_CLI_COMMANDS(CLG_CLI_ROW_)
+#undef CLG_CLI_ROW_
+};
+#define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 
 static void usage(FILE *out)
 {
+    fprintf(out, "Usage: clgather COMMAND [OPTIONS]\n"
+                 "Run the ONNX operators Gather and GatherElements on OpenCL "
+                 "devices.\n"
+                 "\n"
+                 "Commands:\n");
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        fprintf(out, "  %-11s  %s\n", commands[i].name, commands[i].summary);
     fprintf(out,
-            "Usage: clgather COMMAND [OPTIONS]\n"
-            "Run the ONNX operators Gather and GatherElements on OpenCL "
-            "devices.\n"
-            "\n"
-            "Commands:\n"
-            "  devices      list every OpenCL platform and device\n"
-            "  onnx-test    run ONNX backend node tests (model.onnx and "
-            "test_data_set_*)\n"
-            "  run          run one operator on .npy or ONNX .pb tensors\n"
-            "  compare      run node tests or tensor files on several "
-            "devices and compare\n"
-            "               each with the CPU reference\n"
-            "  bench        measure bandwidth\n"
-            "  tune         search the device parameters and print the best "
-            "entry\n"
-            "  cache        show or clear the persistent program cache\n"
             "\n"
             "Options:\n"
             "  -h, --help     show this help (COMMAND --help for a "
@@ -67,6 +66,7 @@ int main(int argc, char **argv)
     const char *command;
     int c;
 
+    clg_cli_protect_writes();
     /* '+': stop at the command name; its options are its own. */
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+hV", options, NULL)) != -1) {
@@ -105,20 +105,9 @@ int main(int argc, char **argv)
     snprintf(name, sizeof name, "clgather %s", command);
     argv[0] = name;
 
-    if (strcmp(command, "devices") == 0)
-        return clg_cli_devices(argc, argv);
-    if (strcmp(command, "onnx-test") == 0)
-        return clg_cli_onnx_test(argc, argv);
-    if (strcmp(command, "run") == 0)
-        return clg_cli_run(argc, argv);
-    if (strcmp(command, "compare") == 0)
-        return clg_cli_compare(argc, argv);
-    if (strcmp(command, "bench") == 0)
-        return clg_cli_bench(argc, argv);
-    if (strcmp(command, "tune") == 0)
-        return clg_cli_tune(argc, argv);
-    if (strcmp(command, "cache") == 0)
-        return clg_cli_cache(argc, argv);
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        if (strcmp(command, commands[i].name) == 0)
+            return commands[i].run(argc, argv);
     if (strcmp(command, "help") == 0) {
         usage(stdout);
         return CLG_EXIT_OK;

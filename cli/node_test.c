@@ -22,6 +22,58 @@ clg_status clg_cli_call_output_shape(const clg_cli_call *call, int64_t *shape,
                                    shape, CLG_MAX_RANK, rank);
 }
 
+/* Gather's call with data's dimensions other than the axis set to 1, its
+ * data shape in data_shape: the same index values and axis size, an output
+ * of as many elements as the indices. Data is the same memory: a non-empty
+ * data holds at least the axis size's elements; an empty one with an
+ * output to fill has an axis of size 0, and so has the reduced data. */
+static clg_cli_call reduced_call(const clg_cli_call *call, int64_t *data_shape)
+{
+    clg_cli_call r = *call;
+    size_t axis = (size_t)(call->axis < 0
+                               ? call->axis + (int64_t)call->data.rank
+                               : call->axis);
+    for (size_t d = 0; d < call->data.rank; d++)
+        data_shape[d] = d == axis ? call->data.shape[d] : 1;
+    r.data.shape = data_shape;
+    return r;
+}
+
+clg_status clg_cli_call_prepare(clg_cli_call *call, int64_t *data_shape,
+                                int64_t *shape, size_t *rank)
+{
+    int64_t out_count = 0, index_count = 0, probe_shape[CLG_MAX_RANK];
+    size_t probe_rank = 0;
+    clg_io_tensor out;
+    clg_tensor view;
+    clg_cli_call probe;
+    clg_status st = clg_cli_call_output_shape(call, shape, rank);
+
+    /* Validated: both counts fit. */
+    if (st != CLG_STATUS_OK || call->elements ||
+        clg_shape_count(shape, *rank, &out_count) != CLG_STATUS_OK ||
+        clg_shape_count(call->indices.shape, call->indices.rank,
+                        &index_count) != CLG_STATUS_OK ||
+        out_count <= index_count)
+        return st;
+    probe = reduced_call(call, data_shape);
+    clg_io_tensor_init(&out);
+    if (clg_cli_call_output_shape(&probe, probe_shape, &probe_rank) !=
+            CLG_STATUS_OK ||
+        clg_io_tensor_alloc(&out, probe.data.dtype, probe_rank, probe_shape,
+                            "output", NULL) != CLG_IO_OK)
+        return st; /* the full call reports what is wrong */
+    view = clg_io_tensor_view(&out);
+    if (clg_cli_call_reference(NULL, &probe, &view) ==
+        CLG_STATUS_INDEX_OUT_OF_RANGE) {
+        *call = probe;
+        memcpy(shape, probe_shape, probe_rank * sizeof *shape);
+        *rank = probe_rank;
+    }
+    clg_io_tensor_free(&out);
+    return st;
+}
+
 clg_status clg_cli_call_device(clg_context *ctx, const clg_cli_call *call,
                                const clg_tensor *out)
 {
@@ -170,6 +222,9 @@ int clg_node_dir_open(const char *arg, clg_node_dir *d, char *msg, size_t cap)
     snprintf(path, sizeof path, "%s/model.onnx", d->path);
     if (clg_onnx_read_model(path, &d->model, &err) != CLG_IO_OK) {
         snprintf(msg, cap, "%s", err.message);
+        d->other_operator =
+            clg_onnx_model_other_operator(path, d->other_op_type,
+                                          sizeof d->other_op_type);
         return CLG_EXIT_ERROR;
     }
     if (list_sets(d) != 0) {

@@ -33,6 +33,24 @@ typedef struct clg_cli_call {
 clg_status clg_cli_call_output_shape(const clg_cli_call *call, int64_t *shape,
                                      size_t *rank);
 
+/* The output shape of the call, as clg_cli_call_output_shape, once the
+ * index values are known to be worth an output that size. Gather's output
+ * is a product of its inputs' sizes: a 13-byte file claiming data
+ * [0, 100000000] and four indices asks for 1.6 GB, although no index can
+ * be valid. When the output would hold more elements than the indices,
+ * the CPU reference first runs the same indices against the same axis
+ * size on a reduced call: data's other dimensions set to 1 (same memory,
+ * fewer elements read), so that its output is no larger than the indices.
+ * When that call refuses an index (INDEX_OUT_OF_RANGE), every conforming
+ * implementation refuses the full call the same way, with the same
+ * message: *call becomes the reduced call (its data shape in
+ * data_shape[CLG_MAX_RANK], which must outlive it) and shape and rank are
+ * its output's, so that the command runs and reports the refusal without
+ * allocating the full output (docs/design.md, "Tensor files"). Returns the
+ * status of clg_cli_call_output_shape on the call as given. */
+clg_status clg_cli_call_prepare(clg_cli_call *call, int64_t *data_shape,
+                                int64_t *shape, size_t *rank);
+
 /* The host-memory call on ctx's device, or the CPU reference (ctx may then
  * be NULL), into out. */
 clg_status clg_cli_call_device(clg_context *ctx, const clg_cli_call *call,
@@ -47,12 +65,17 @@ typedef struct clg_node_dir {
     clg_onnx_model model;
     char **sets; /* malloc'd names ("test_data_set_0"), nsets of them */
     size_t nsets;
+    /* When opening failed because model.onnx holds a node of another
+     * operator (another operator's test): 1, and that node's op_type. */
+    int other_operator;
+    char other_op_type[128];
 } clg_node_dir;
 
 /* Opens `arg`: checks it is a directory, reads its model.onnx, lists its
  * data sets (at least one). Returns CLG_EXIT_OK, or CLG_EXIT_ERROR with
  * the reason in msg ("no such directory", "not a directory", the model
- * reader's message, "no test_data_set_* directories", ...); d->path is
+ * reader's message, "no test_data_set_* directories", ...), and
+ * d->other_operator set when the model is another operator's; d->path is
  * then "" when arg itself does not fit. Free d with clg_node_dir_free
  * either way. */
 int clg_node_dir_open(const char *arg, clg_node_dir *d, char *msg, size_t cap);

@@ -1,7 +1,8 @@
 # The build options and what each one needs. Included by the top-level
 # CMakeLists.txt after project().
 #
-#   CLGATHER_BUILD_CLI    the `clgather` tool and its I/O library (cli/):
+#   CLGATHER_BUILD_CLI    the `clgather` tool (cli/), its I/O library (io/)
+#                         and the benchmark (bench/):
 #                         the protobuf-c runtime (pkg-config libprotobuf-c),
 #                         protoc-c and ONNX's onnx.proto
 #   CLGATHER_BUILD_TESTS  the cmocka test suite (tests/) and the run of

@@ -46,56 +46,9 @@ typedef struct disk_header {
 
 /* ------------------------------------------------------------ settings */
 
-/* A byte count with an optional K, M or G (powers of 1024); 0 on error. */
-static uint64_t parse_bytes(const char *text)
-{
-    size_t digits = strspn(text, "0123456789");
-    const char *suffix = text + digits;
-    unsigned shift = !*suffix               ? 0
-                     : !strcmp(suffix, "K") ? 10
-                     : !strcmp(suffix, "M") ? 20
-                     : !strcmp(suffix, "G") ? 30
-                                            : 99;
-    if (digits == 0 || digits > 12 || shift == 99)
-        return 0;
-    return strtoull(text, NULL, 10) << shift;
-}
-
-clg_status clg_disk_read_env(clg_disk_settings *s, char *msg, size_t cap)
-{
-    const char *on = getenv("CLGATHER_CACHE");
-    const char *dir = getenv("CLGATHER_CACHE_DIR");
-    const char *max = getenv("CLGATHER_CACHE_MAX");
-    const char *hook = getenv("CLGATHER_TEST_DRIVER_VERSION");
-    const char *base = getenv("XDG_CACHE_HOME");
-    const char *tail = "clgather";
-    memset(s, 0, sizeof *s);
-    s->max_bytes = CLG_DISK_DEFAULT_MAX;
-    if (on && *on && strcmp(on, "0") && strcmp(on, "1")) {
-        snprintf(msg, cap, "CLGATHER_CACHE=\"%s\" is not \"0\" or \"1\"", on);
-        return CLG_STATUS_INVALID_ARGUMENT;
-    }
-    if (max && *max && !(s->max_bytes = parse_bytes(max))) {
-        snprintf(msg, cap,
-                 "CLGATHER_CACHE_MAX=\"%s\" is not a byte count > 0 (K, M "
-                 "or G may follow)",
-                 max);
-        return CLG_STATUS_INVALID_ARGUMENT;
-    }
-    snprintf(s->driver_override, sizeof s->driver_override, "%s",
-             hook ? hook : "");
-    if (dir && *dir)
-        base = dir, tail = NULL;
-    else if (!base || *base != '/')
-        base = getenv("HOME"), tail = ".cache/clgather";
-    /* No folder (no HOME), or one too long: the cache is off. */
-    s->on = !(on && !strcmp(on, "0")) && base && *base &&
-            snprintf(s->dir, sizeof s->dir, "%s%s%s", base, tail ? "/" : "",
-                     tail ? tail : "") < (int)sizeof s->dir;
-    if (!s->on)
-        s->dir[0] = '\0';
-    return CLG_STATUS_OK;
-}
+/* The settings come from host/env.c (clg_env_read_cache): a context's
+ * are read once at its creation, the context-less calls below read them
+ * when called. */
 
 /* ------------------------------------------------------------ keys */
 
@@ -485,7 +438,7 @@ clg_status clg_cache_environment(clg_cache_info *info)
     char msg[512];
     if (!info)
         return clg_fail(NULL, CLG_STATUS_NULL_POINTER, "info is NULL");
-    clg_status st = clg_disk_read_env(&s, msg, sizeof msg);
+    clg_status st = clg_env_read_cache(&s, msg, sizeof msg);
     if (st != CLG_STATUS_OK)
         return clg_fail(NULL, st, "%s", msg);
     info_from(&s, info);
@@ -548,7 +501,7 @@ static const char *folder(const char *dir, clg_disk_settings *s)
     char msg[512];
     if (dir)
         return dir;
-    clg_status st = clg_disk_read_env(s, msg, sizeof msg);
+    clg_status st = clg_env_read_cache(s, msg, sizeof msg);
     if (st != CLG_STATUS_OK) {
         clg_fail(NULL, st, "%s", msg);
         return NULL;

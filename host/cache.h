@@ -17,7 +17,8 @@
 #define CLG_DISK_DEFAULT_MAX (UINT64_C(512) << 20)
 #define CLG_DISK_IDENT_MAX 2048
 
-/* What the environment says (clg_disk_read_env). */
+/* What the environment says (clg_env_read_cache, host/env.c), or the
+ * context-level API (clg_context_set_cache_dir, _max). */
 typedef struct clg_disk_settings {
     int on;
     char dir[CLG_CACHE_PATH_MAX];
@@ -33,11 +34,6 @@ typedef struct clg_disk {
     atomic_uint_fast64_t hits, misses, stores, rejected;
     atomic_uint_fast64_t temp_counter;
 } clg_disk;
-
-/* Reads CLGATHER_CACHE, CLGATHER_CACHE_DIR, CLGATHER_CACHE_MAX (and
- * XDG_CACHE_HOME, HOME) into *s. On a malformed value writes the reason
- * to msg (size cap) and returns INVALID_ARGUMENT. */
-clg_status clg_disk_read_env(clg_disk_settings *s, char *msg, size_t cap);
 
 /* The program of `key` (everything but the device description; see
  * clg_disk_key) loaded from its binary and built with `options`; NULL on

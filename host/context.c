@@ -52,75 +52,28 @@ static clg_status query_device(clg_context *ctx)
     return CLG_STATUS_OK;
 }
 
-/* CLGATHER_MAX_ALLOC (bytes) lowers the size of one buffer, so that the
- * split paths can be exercised with small tensors. */
-static clg_status apply_max_alloc(clg_context *ctx)
+/* Applies the environment read at creation (host/env.c). */
+static void apply_env(clg_context *ctx)
 {
-    const char *cap = getenv("CLGATHER_MAX_ALLOC");
-    if (!cap || !*cap)
-        return CLG_STATUS_OK;
-    /* Digits only (strtoull alone takes "-1" and leading spaces), and at
-     * most 19 of them so that the value cannot overflow. Below 1 KiB the
-     * pieces and windows multiply into millions of launches for megabyte
-     * tensors, with nothing more to test. */
-    size_t digits = strspn(cap, "0123456789");
-    unsigned long long v = digits ? strtoull(cap, NULL, 10) : 0;
-    if (digits != strlen(cap) || digits > 19 || v < 1024)
-        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
-                        "CLGATHER_MAX_ALLOC=\"%s\" is not a byte count "
-                        ">= 1024",
-                        cap);
-    if (v < ctx->facts.max_alloc)
-        ctx->facts.max_alloc = v;
-    return CLG_STATUS_OK;
-}
-
-/* CLGATHER_TEST_PLAN=gpu (test-only) plans as on a GPU: see
- * clg_device_facts. "device", unset or empty keep the device's own. */
-static clg_status apply_test_plan(clg_context *ctx)
-{
-    const char *plan = getenv("CLGATHER_TEST_PLAN");
-    if (!plan || !*plan || !strcmp(plan, "device"))
-        return CLG_STATUS_OK;
-    if (!strcmp(plan, "gpu")) {
+    if (ctx->env.max_alloc && ctx->env.max_alloc < ctx->facts.max_alloc)
+        ctx->facts.max_alloc = ctx->env.max_alloc;
+    if (ctx->env.plan == CLG_ENV_PLAN_GPU) {
         ctx->facts.plan_type = CLG_DEVICE_TYPE_GPU;
         ctx->facts.host_unified = 0;
-        return CLG_STATUS_OK;
     }
-    return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
-                    "CLGATHER_TEST_PLAN=\"%s\" is not \"gpu\" or \"device\"",
-                    plan);
-}
-
-/* CLGATHER_VALIDATE=1 compares every host-memory call with the
- * reference; 0, unset or empty do not. */
-static clg_status apply_validate(clg_context *ctx)
-{
-    const char *v = getenv("CLGATHER_VALIDATE");
-    if (!v || !*v || !strcmp(v, "0"))
-        return CLG_STATUS_OK;
-    if (!strcmp(v, "1")) {
+    if (ctx->env.plan == CLG_ENV_PLAN_CPU)
+        ctx->facts.plan_type = CLG_DEVICE_TYPE_CPU;
+    if (ctx->env.validate)
         atomic_store(&ctx->validation, CLG_RT_VALIDATE);
-        return CLG_STATUS_OK;
-    }
-    return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
-                    "CLGATHER_VALIDATE=\"%s\" is not \"0\" or \"1\"", v);
-}
-
-/* CLGATHER_CACHE, CLGATHER_CACHE_DIR, CLGATHER_CACHE_MAX: the persistent
- * program cache's folder and cap (host/cache.c). */
-static clg_status apply_cache(clg_context *ctx)
-{
-    char msg[512];
-    clg_status st = clg_disk_read_env(&ctx->disk.set, msg, sizeof msg);
-    return st == CLG_STATUS_OK ? st : clg_fail(ctx, st, "%s", msg);
+    ctx->disk.set = ctx->env.cache; /* the program cache's folder and cap */
 }
 
 /* The locks (once; destroy releases them only then). */
 static clg_status init_locks(clg_context *ctx)
 {
     pthread_mutex_t *locks[] = {&ctx->cache_lock, &ctx->launch_lock,
-                                &ctx->epoch_lock, &ctx->finish_lock};
+                                &ctx->epoch_lock, &ctx->finish_lock,
+                                &ctx->params_lock};
     for (size_t i = 0; i < sizeof locks / sizeof locks[0]; i++)
         if (pthread_mutex_init(locks[i], NULL) != 0) {
             while (i-- > 0)
@@ -132,20 +85,17 @@ static clg_status init_locks(clg_context *ctx)
     return CLG_STATUS_OK;
 }
 
-/* Queries the device and its queue, applies the environment, creates the
- * locks and the sink slot. */
+/* Queries the device and its queue, applies the environment read at
+ * creation, creates the locks and the sink slot. */
 static clg_status setup_context(clg_context *ctx)
 {
     cl_int err;
     clg_status st;
     cl_command_queue_properties props = 0;
     if ((st = init_locks(ctx)) != CLG_STATUS_OK ||
-        (st = query_device(ctx)) != CLG_STATUS_OK ||
-        (st = apply_max_alloc(ctx)) != CLG_STATUS_OK ||
-        (st = apply_test_plan(ctx)) != CLG_STATUS_OK ||
-        (st = apply_validate(ctx)) != CLG_STATUS_OK ||
-        (st = apply_cache(ctx)) != CLG_STATUS_OK)
+        (st = query_device(ctx)) != CLG_STATUS_OK)
         return st;
+    apply_env(ctx);
     if ((err = clGetCommandQueueInfo(ctx->queue, CL_QUEUE_PROPERTIES,
                                      sizeof props, &props, NULL)) !=
         CL_SUCCESS)
@@ -195,8 +145,10 @@ clg_status clg_context_create(clg_context **out, const char *device_spec)
         return clg_fail(NULL, CLG_STATUS_OUT_OF_MEMORY,
                         "out of host memory creating a context");
     ctx->id = atomic_fetch_add(&next_context_id, 1);
-    st = clg_devices_select(device_spec, &platform, &ctx->device, msg,
-                            sizeof msg);
+    st = clg_env_read(&ctx->env, msg, sizeof msg);
+    if (st == CLG_STATUS_OK)
+        st = clg_devices_select(device_spec, ctx->env.device, &platform,
+                                &ctx->device, msg, sizeof msg);
     if (st != CLG_STATUS_OK) {
         clg_fail(NULL, st, "%s", msg);
         goto cleanup;
@@ -255,6 +207,13 @@ clg_status clg_context_create_from_cl(clg_context **out, cl_context context,
     ctx->queue = queue;
     clRetainContext(context);
     clRetainCommandQueue(queue);
+    char msg[CLG_ERROR_CAPACITY];
+    clg_status st = clg_env_read(&ctx->env, msg, sizeof msg);
+    if (st != CLG_STATUS_OK) {
+        clg_fail(NULL, st, "%s", msg);
+        clg_context_destroy(ctx);
+        return st;
+    }
     return finish_context(ctx, out);
 }
 
@@ -278,6 +237,7 @@ void clg_context_destroy(clg_context *ctx)
         pthread_mutex_destroy(&ctx->launch_lock);
         pthread_mutex_destroy(&ctx->epoch_lock);
         pthread_mutex_destroy(&ctx->finish_lock);
+        pthread_mutex_destroy(&ctx->params_lock);
     }
     free(ctx);
 }
@@ -285,6 +245,27 @@ void clg_context_destroy(clg_context *ctx)
 const clg_device_facts *clg_rt_facts(const clg_context *ctx)
 {
     return &ctx->facts;
+}
+
+clg_rt_params *clg_rt_params_lock(clg_context *ctx)
+{
+    pthread_mutex_lock(&ctx->params_lock);
+    return &ctx->params;
+}
+
+void clg_rt_params_unlock(clg_context *ctx)
+{
+    pthread_mutex_unlock(&ctx->params_lock);
+}
+
+const char *clg_rt_env_params(const clg_context *ctx)
+{
+    return ctx->env.params;
+}
+
+const char *clg_context_params_env(const clg_context *ctx)
+{
+    return ctx && ctx->env.params[0] ? ctx->env.params : NULL;
 }
 
 uint64_t clg_rt_id(const clg_context *ctx)

@@ -24,6 +24,34 @@
 
 #define CLG_ERROR_CAPACITY 1024
 
+/* CLGATHER_TEST_PLAN's values: the device's own plan, or a GPU's or a
+ * CPU's forced (test-only). */
+enum { CLG_ENV_PLAN_DEVICE, CLG_ENV_PLAN_GPU, CLG_ENV_PLAN_CPU };
+
+/* The CLGATHER_* variables as read at creation (host/env.c). */
+#define CLG_ENV_TEXT_CAP 512
+typedef struct clg_env {
+    char device[CLG_ENV_TEXT_CAP]; /* CLGATHER_DEVICE; "" unset */
+    char params[CLG_ENV_TEXT_CAP]; /* CLGATHER_PARAMS; "" unset */
+    uint64_t max_alloc;            /* CLGATHER_MAX_ALLOC; 0 unset */
+    int plan;                      /* CLGATHER_TEST_PLAN: CLG_ENV_PLAN_* */
+    int validate;                  /* CLGATHER_VALIDATE=1 */
+    clg_disk_settings cache;       /* CLGATHER_CACHE*, XDG_CACHE_HOME, HOME */
+} clg_env;
+
+/* Reads every CLGATHER_* variable into *env (host/env.c, the only file
+ * that reads the environment); on a bad value writes a message naming
+ * the variable to msg and fails with INVALID_ARGUMENT. */
+clg_status clg_env_read(clg_env *env, char *msg, size_t cap);
+
+/* The program cache's variables alone into *s (host/env.c; for the
+ * context-less cache calls); on a malformed value writes the reason to
+ * msg and fails with INVALID_ARGUMENT. */
+clg_status clg_env_read_cache(clg_disk_settings *s, char *msg, size_t cap);
+
+/* CLGATHER_DEVICE into buf ("" when unset or too long). */
+void clg_env_device(char *buf, size_t cap);
+
 /* One kernel of a cached program. */
 typedef struct clg_cached_kernel {
     char name[64];
@@ -127,15 +155,22 @@ struct clg_context {
     atomic_uint validation; /* CLG_RT_VALIDATE | CLG_RT_TEST_CORRUPT */
 
     clg_disk disk; /* the persistent program cache (host/cache.c) */
+    clg_env env;   /* the environment, read once at creation */
+    /* The device parameters (src/params.c), resolved on first use from
+     * the row and env.params, or set by clg_context_set_params. */
+    pthread_mutex_t params_lock;
+    clg_rt_params params;
 };
 
 /* Maps CL_DEVICE_TYPE_* bits to clg_device_type (host/devices.c). */
 clg_device_type clg_device_type_from_cl(cl_device_type type);
 
-/* Chooses the device `spec` names (docs/design.md, "Choosing a device");
- * host/devices.c. On failure writes the reason to msg. */
-clg_status clg_devices_select(const char *spec, cl_platform_id *platform,
-                              cl_device_id *device, char *msg, size_t cap);
+/* Chooses the device `spec` names (docs/design.md, "Choosing a device"),
+ * `env_spec` (CLGATHER_DEVICE as read at creation) when spec is NULL or
+ * empty; host/devices.c. On failure writes the reason to msg. */
+clg_status clg_devices_select(const char *spec, const char *env_spec,
+                              cl_platform_id *platform, cl_device_id *device,
+                              char *msg, size_t cap);
 
 /* Releases the cached programs and their kernels (host/program.c). */
 void clg_programs_release(clg_context *ctx);

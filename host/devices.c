@@ -120,6 +120,26 @@ static int contains_nocase(const char *hay, const char *needle)
     return n == 0;
 }
 
+/* spec without leading and trailing white space, into buf (cap bytes);
+ * NULL for NULL. A spec too long for buf is cut: no device name is that
+ * long. */
+static const char *trim_spec(const char *spec, char *buf, size_t cap)
+{
+    size_t n;
+    if (!spec)
+        return NULL;
+    while (isspace((unsigned char)*spec))
+        spec++;
+    n = strlen(spec);
+    while (n > 0 && isspace((unsigned char)spec[n - 1]))
+        n--;
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(buf, spec, n);
+    buf[n] = '\0';
+    return buf;
+}
+
 /* Index into t of the device `spec` names, -1 when none, -2 when the spec
  * is a malformed "P:D". */
 static long find_device(const device_table *t, const char *spec)
@@ -137,16 +157,22 @@ static long find_device(const device_table *t, const char *spec)
         want = CL_DEVICE_TYPE_CPU;
     else if (!strcmp(spec, "accelerator") || !strcmp(spec, "ACCELERATOR"))
         want = CL_DEVICE_TYPE_ACCELERATOR;
+    /* The type clgather reports for the device: Oclgrind's claims every
+     * type bit, and clgather lists it as a GPU only. */
     if (want) {
         for (size_t i = 0; i < t->count; i++)
-            if (device_type_of(t->device[i]) & want)
+            if (clg_device_type_from_cl(device_type_of(t->device[i])) ==
+                clg_device_type_from_cl(want))
                 return (long)i;
         return -1;
     }
-    /* Anything made of digits, signs and one colon is meant as "P:D" and
-     * must be exactly that. */
-    if (strchr(spec, ':') && strspn(spec, "0123456789:+-") == strlen(spec)) {
+    /* Anything made of digits, signs and colons is meant as "P:D" and
+     * must be exactly that: a bare "0" is an error, not the first device
+     * whose version string contains a 0 ("OpenCL 3.0"). */
+    if (strspn(spec, "0123456789:+-") == strlen(spec)) {
         const char *colon = strchr(spec, ':');
+        if (colon == NULL)
+            return -2;
         size_t plen = (size_t)(colon - spec), dlen = strlen(colon + 1);
         if (plen == 0 || dlen == 0 || plen > 9 || dlen > 9 ||
             strspn(spec, "0123456789") != plen ||
@@ -182,16 +208,16 @@ static long find_device(const device_table *t, const char *spec)
     return -1;
 }
 
-static const char *effective_spec(const char *spec)
+static const char *effective_spec(const char *spec, const char *env_spec)
 {
     if (spec && *spec)
         return spec;
-    const char *env = getenv("CLGATHER_DEVICE");
-    return (env && *env) ? env : NULL;
+    return (env_spec && *env_spec) ? env_spec : NULL;
 }
 
-clg_status clg_devices_select(const char *spec, cl_platform_id *platform,
-                              cl_device_id *device, char *msg, size_t cap)
+clg_status clg_devices_select(const char *spec, const char *env_spec,
+                              cl_platform_id *platform, cl_device_id *device,
+                              char *msg, size_t cap)
 {
     device_table *tp = malloc(sizeof *tp);
     if (!tp) {
@@ -200,7 +226,9 @@ clg_status clg_devices_select(const char *spec, cl_platform_id *platform,
     }
     clg_status st = CLG_STATUS_OK;
     cl_int err = enumerate(tp);
-    const char *eff = effective_spec(spec);
+    char trimmed[CLG_ENV_TEXT_CAP];
+    const char *eff = trim_spec(effective_spec(spec, env_spec), trimmed,
+                                sizeof trimmed);
     if (err != CL_SUCCESS) {
         snprintf(msg, cap, "clGetPlatformIDs/clGetDeviceIDs failed: %s (%d)",
                  clg_cl_error_name(err), (int)err);
@@ -269,7 +297,10 @@ clg_status clg_devices_list(clg_device_info *infos, size_t capacity,
                       "no OpenCL device found");
         goto cleanup;
     }
-    long def = find_device(t, effective_spec(NULL));
+    char env_spec[CLG_ENV_TEXT_CAP], trimmed[CLG_ENV_TEXT_CAP];
+    clg_env_device(env_spec, sizeof env_spec);
+    long def = find_device(t, trim_spec(effective_spec(NULL, env_spec),
+                                        trimmed, sizeof trimmed));
     for (size_t i = 0; i < t->count && i < capacity; i++) {
         clg_device_info *d = &infos[i];
         memset(d, 0, sizeof *d);

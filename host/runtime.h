@@ -50,7 +50,9 @@ clg_status clg_prefix_error(clg_context *ctx, clg_status status,
 /* What plans are made from. `plan_type` and `host_unified` are the device's
  * own, except under the test-only CLGATHER_TEST_PLAN=gpu, which makes any
  * device plan as a GPU does (GPU kernels and work-groups, copies instead of
- * host memory used in place) so that POCL compiles and checks them. */
+ * host memory used in place) so that POCL compiles and checks them, and
+ * CLGATHER_TEST_PLAN=cpu, which makes plan_type CPU (the CPU kernels on a
+ * GPU-like device such as Oclgrind's). */
 typedef struct clg_device_facts {
     clg_device_type plan_type;
     int host_unified;   /* host memory may be used in place */
@@ -60,6 +62,22 @@ typedef struct clg_device_facts {
 } clg_device_facts;
 
 const clg_device_facts *clg_rt_facts(const clg_context *ctx);
+
+/* A context's device parameters, kept by host/ for src/params.c, which
+ * resolves them: `state` 0 until first used, then 1. */
+typedef struct clg_rt_params {
+    int state;
+    clg_params value;
+    clg_status status; /* OK, or INVALID_ARGUMENT for a bad CLGATHER_PARAMS */
+    char message[640];
+} clg_rt_params;
+
+/* Locks ctx's parameters and returns them; clg_rt_params_unlock ends. */
+clg_rt_params *clg_rt_params_lock(clg_context *ctx);
+void clg_rt_params_unlock(clg_context *ctx);
+
+/* CLGATHER_PARAMS as read when ctx was created; "" when unset. */
+const char *clg_rt_env_params(const clg_context *ctx);
 
 /* The context's id, unique in the process (never reused, unlike its
  * address): a key for caches of what never changes in a context. */

@@ -116,7 +116,7 @@ static clg_status enqueue_problem(const clg_routine *r, clg_rt_call *c,
         return p->index_count == 0
                    ? CLG_STATUS_OK
                    : clg_index_pass(c, p, indices->buffer, NULL);
-    r->plan(p, clg_rt_facts(c->ctx), 16, &plan);
+    r->plan(p, clg_rt_facts(c->ctx), CLG_MAX_ELEMENT_SIZE, &plan);
     clg_box box = {0, plan.outer, 0, plan.n, 0, plan.inner};
     clg_windows w = {.data = data->buffer,
                      .indices = indices->buffer,
@@ -210,10 +210,10 @@ typedef struct host_call {
     clg_pieces pc;
 } host_call;
 
-/* Largest power of two (<= 16) dividing an address. */
+/* Largest power of two (<= CLG_MAX_ELEMENT_SIZE) dividing an address. */
 static size_t address_alignment(const void *ptr)
 {
-    uintptr_t a = (uintptr_t)ptr | 16;
+    uintptr_t a = (uintptr_t)ptr | CLG_MAX_ELEMENT_SIZE;
     return (size_t)(a & (~a + 1));
 }
 
@@ -254,29 +254,15 @@ static void io_release(host_call *hc, clg_scratch_slot slot, cl_mem *buf)
  * parallel, rather than on the host. */
 static int device_checks(const host_call *hc)
 {
-    const clg_problem *p = hc->p;
-    return hc->in_place && p->index_count > CLG_HOST_CHECK_LIMIT &&
-           index_bytes(p) <= clg_rt_facts(hc->ctx)->max_alloc;
+    return clg_check_indices_on_device(hc->ctx, hc->p, hc->in_place);
 }
 
 /* Checks every index before a kernel may write the caller's memory. */
 static clg_status prevalidate(host_call *hc)
 {
-    clg_context *ctx = hc->ctx;
-    const clg_problem *p = hc->p;
-    uint64_t bytes = index_bytes(p);
-    if (!device_checks(hc))
-        return clg_check_indices_host(ctx, p, hc->indices);
-    /* Large indices: the device checks them in place, in parallel. */
-    cl_mem buf = NULL;
-    int raised = 0;
-    clg_status st = clg_rt_wrap(ctx, hc->indices, (size_t)bytes, 0, &buf);
-    if (st == CLG_STATUS_OK)
-        st = clg_check_indices_device(ctx, p, buf, &raised);
-    clg_rt_release(&buf);
-    if (st == CLG_STATUS_OK && raised)
-        st = clg_check_indices_host(ctx, p, hc->indices);
-    return st;
+    clg_index_check ran;
+    return clg_check_indices_first(hc->ctx, hc->p, hc->indices, hc->in_place,
+                                   &ran);
 }
 
 /* Launches over each data window of piece `box`'s footprint [f0, f1). */
@@ -454,7 +440,7 @@ static clg_status run_dry(host_call *hc)
 static clg_status run_host(host_call *hc)
 {
     const clg_device_facts *dev = clg_rt_facts(hc->ctx);
-    size_t align = 16;
+    size_t align = CLG_MAX_ELEMENT_SIZE;
     if (hc->in_place) {
         align = address_alignment(hc->data);
         if (address_alignment(hc->output) < align)
@@ -480,8 +466,8 @@ static clg_status host_launch(const clg_routine *r, clg_context *ctx,
     /* In place needs element-aligned caller memory (GatherElements moves
      * whole elements; indices are read as int32/int64). */
     size_t need = r->op == CLG_OP_GATHER ? 1 : p->elem_size;
-    if (need > 16)
-        need = 16;
+    if (need > CLG_MAX_ELEMENT_SIZE)
+        need = CLG_MAX_ELEMENT_SIZE;
     host_call hc = {.r = r,
                     .ctx = ctx,
                     .p = p,

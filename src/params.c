@@ -1,5 +1,5 @@
-/* The device parameter table and CLGATHER_PARAMS (docs/design.md, "Device
- * parameters"). */
+/* The device parameter table, CLGATHER_PARAMS and the public parameter
+ * calls (docs/design.md, "Device parameters"). */
 #include "params.h"
 
 #include <ctype.h>
@@ -187,15 +187,90 @@ const clg_params_entry *clg_params_entry_of(clg_context *ctx)
     return cached;
 }
 
-clg_status clg_params_get(clg_context *ctx, clg_params *out)
+/* The row with CLGATHER_PARAMS applied, into *rp (locked). */
+static void resolve(clg_context *ctx, clg_rt_params *rp)
 {
     const clg_params_entry *e = clg_params_entry_of(ctx);
-    const char *env = getenv("CLGATHER_PARAMS");
+    const char *env = clg_rt_env_params(ctx);
     char msg[256];
-    *out = e->params;
-    if (env && *env &&
-        !clg_params_parse(env, e->builtins, out, msg, sizeof msg))
+    rp->value = e->params;
+    rp->status = CLG_STATUS_OK;
+    rp->message[0] = '\0';
+    if (*env &&
+        !clg_params_parse(env, e->builtins, &rp->value, msg, sizeof msg)) {
+        rp->status = CLG_STATUS_INVALID_ARGUMENT;
+        snprintf(rp->message, sizeof rp->message,
+                 "CLGATHER_PARAMS=\"%.300s\": %s", env, msg);
+    }
+    rp->state = 1;
+}
+
+clg_status clg_params_get(clg_context *ctx, clg_params *out)
+{
+    char msg[sizeof((clg_rt_params *)0)->message];
+    clg_rt_params *rp = clg_rt_params_lock(ctx);
+    if (!rp->state)
+        resolve(ctx, rp);
+    clg_status st = rp->status;
+    *out = rp->value;
+    memcpy(msg, rp->message, sizeof msg);
+    clg_rt_params_unlock(ctx);
+    if (st != CLG_STATUS_OK)
+        return clg_fail(ctx, st, "%s", msg);
+    return CLG_STATUS_OK;
+}
+
+const clg_params_entry *clg_context_params_entry(clg_context *ctx)
+{
+    return ctx ? clg_params_entry_of(ctx) : NULL;
+}
+
+clg_status clg_context_get_params(clg_context *ctx, clg_params *out)
+{
+    if (!ctx || !out)
+        return clg_fail(ctx, CLG_STATUS_NULL_POINTER, "%s is NULL",
+                        !ctx ? "ctx" : "out");
+    clg_status st = clg_params_get(ctx, out);
+    if (st == CLG_STATUS_OK)
+        clg_clear_error(ctx);
+    return st;
+}
+
+clg_status clg_context_parse_params(clg_context *ctx, const char *text,
+                                    clg_params *params)
+{
+    char msg[256];
+    if (!ctx || !text || !params)
+        return clg_fail(ctx, CLG_STATUS_NULL_POINTER, "%s is NULL",
+                        !ctx    ? "ctx"
+                        : !text ? "text"
+                                : "params");
+    if (!clg_params_parse(text, clg_params_entry_of(ctx)->builtins, params,
+                          msg, sizeof msg))
+        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT, "%s", msg);
+    clg_clear_error(ctx);
+    return CLG_STATUS_OK;
+}
+
+clg_status clg_context_set_params(clg_context *ctx, const clg_params *params)
+{
+    char text[256], msg[256];
+    if (!ctx || !params)
+        return clg_fail(ctx, CLG_STATUS_NULL_POINTER, "%s is NULL",
+                        !ctx ? "ctx" : "params");
+    /* Checked as CLGATHER_PARAMS is: every field, written out. */
+    clg_params checked = *params;
+    clg_params_format(params, text, sizeof text);
+    if (!clg_params_parse(text, clg_params_entry_of(ctx)->builtins, &checked,
+                          msg, sizeof msg))
         return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
-                        "CLGATHER_PARAMS=\"%s\": %s", env, msg);
+                        "clg_context_set_params: %s", msg);
+    clg_rt_params *rp = clg_rt_params_lock(ctx);
+    rp->value = *params;
+    rp->status = CLG_STATUS_OK;
+    rp->message[0] = '\0';
+    rp->state = 1;
+    clg_rt_params_unlock(ctx);
+    clg_clear_error(ctx);
     return CLG_STATUS_OK;
 }

@@ -1,8 +1,8 @@
 /* Device parameters: one table keyed by device type and vendor, after
  * CLBlast's database (docs/design.md, "Device parameters"). Each routine
  * reads its launch choices (work-group size, strips, units, prefetching,
- * non-temporal stores) from the entry of its device; CLGATHER_PARAMS
- * overrides fields of that entry for tuning. */
+ * non-temporal stores) from the entry of its device; CLGATHER_PARAMS and
+ * clg_context_set_params override fields of that entry per context. */
 #ifndef CLG_PARAMS_H
 #define CLG_PARAMS_H
 
@@ -34,25 +34,13 @@
       "Gather lean bodies: normalise the indices in a pass first on outputs " \
       "of norm KiB or more, 0 never")
 
-typedef struct clg_params {
-#define CLG_PARAM_MEMBER_(field, min, max, flags, meaning) unsigned field;
-    CLG_PARAM_FIELDS(CLG_PARAM_MEMBER_)
-#undef CLG_PARAM_MEMBER_
-} clg_params;
-
-/* One row of the table: the devices it matches and its parameters. A row
- * matches a device of its type whose vendor or CL_DEVICE_VERSION contains
- * `match` (case-insensitive; "" matches all); the last row matches every
- * device, whatever its type. `builtins`: the device compiler is clang and takes
- * __builtin_prefetch and __builtin_nontemporal_store (POCL); prefetch and
- * nt need it. The first matching row is the device's. */
-typedef struct clg_params_entry {
-    const char *name;
-    clg_device_type type;
-    const char *match;
-    int builtins;
-    clg_params params;
-} clg_params_entry;
+/* clg_params and clg_params_entry are public (clgather.h); the fields
+ * above describe every member, in order. */
+#define CLG_PARAM_COUNT_(field, min, max, flags, meaning) +1
+_Static_assert(sizeof(clg_params) ==
+                   (0 CLG_PARAM_FIELDS(CLG_PARAM_COUNT_)) * sizeof(unsigned),
+               "CLG_PARAM_FIELDS lists every member of clg_params");
+#undef CLG_PARAM_COUNT_
 
 extern const clg_params_entry clg_params_table[];
 extern const size_t clg_params_table_size;
@@ -70,12 +58,10 @@ const clg_params_entry *clg_params_lookup(clg_device_type type,
 int clg_params_parse(const char *text, int builtins, clg_params *p, char *msg,
                      size_t cap);
 
-/* Writes p as "wg=4096,strip=256,...", the syntax of CLGATHER_PARAMS. */
-void clg_params_format(const clg_params *p, char *buf, size_t cap);
-
-/* The parameters of ctx's device as its plans see it (under
- * CLGATHER_TEST_PLAN=gpu, a GPU's), with CLGATHER_PARAMS applied; fails
- * with INVALID_ARGUMENT naming the bad item. */
+/* The parameters ctx's calls use (clg_context_get_params): resolved once
+ * per context from its row and CLGATHER_PARAMS as read at creation, or
+ * set by clg_context_set_params; fails with INVALID_ARGUMENT naming the
+ * bad item of CLGATHER_PARAMS. */
 clg_status clg_params_get(clg_context *ctx, clg_params *out);
 
 /* The row of ctx's device (its plan type: CLGATHER_TEST_PLAN=gpu gives the

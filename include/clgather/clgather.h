@@ -57,12 +57,12 @@ extern "C" {
 /** The version, in one place: CMakeLists.txt reads these three numbers for
  *  project(VERSION), and the macros below are derived from them. */
 #define CLG_VERSION_MAJOR 0
-#define CLG_VERSION_MINOR 1
+#define CLG_VERSION_MINOR 2
 #define CLG_VERSION_PATCH 0
 /** MAJOR * 10000 + MINOR * 100 + PATCH, comparable with clg_version(). */
 #define CLG_VERSION_NUMBER                                                    \
     (CLG_VERSION_MAJOR * 10000 + CLG_VERSION_MINOR * 100 + CLG_VERSION_PATCH)
-/** "MAJOR.MINOR.PATCH", e.g. "0.1.0", quoted from the three numbers (two
+/** "MAJOR.MINOR.PATCH", e.g. "0.2.0", quoted from the three numbers (two
  *  steps, so that the macros are expanded before # quotes them). */
 #define CLG_VERSION_STRING                                                    \
     CLG_VERSION_EXPAND_(CLG_VERSION_MAJOR, CLG_VERSION_MINOR,                 \
@@ -76,7 +76,7 @@ extern "C" {
  *  shared library. */
 CLG_API unsigned clg_version(void);
 
-/** Version string of the library actually linked, e.g. "0.1.0". Static. */
+/** Version string of the library actually linked, e.g. "0.2.0". Static. */
 CLG_API const char *clg_version_string(void);
 
 /* ======================================================================
@@ -123,26 +123,50 @@ CLG_API const char *clg_status_message(clg_status status);
  * 3. Data types and tensors
  * ==================================================================== */
 
-/** Element types, numbered as ONNX TensorProto.DataType. */
+/** The one table of element types, in ONNX order: X(name, number, size,
+ *  kind), where
+ *  - name gives the enum value CLG_DTYPE_<name> and clg_dtype_name();
+ *  - number is its ONNX TensorProto.DataType value (pinned);
+ *  - size is the bytes of one element, clg_dtype_size() (STRING: one
+ *    clg_string descriptor, declared below);
+ *  - kind says what the bytes hold, in NumPy's letters where NumPy has one:
+ *    'f' an IEEE 754 binary float, 'i' a signed and 'u' an unsigned
+ *    integer, 'b' a bool (one byte, 0 or 1), 'c' a complex number (two 'f'
+ *    of size / 2 bytes, real part first), 'B' a bfloat16 (the upper half of
+ *    a FLOAT), 'S' a STRING descriptor.
+ *  Kernels are chosen by size only. Numbers, sizes and kinds are those
+ *  the ONNX and NumPy file formats use, little-endian. */
+#define CLG_DTYPE_TABLE(X)                                                    \
+    X(FLOAT, 1, 4, 'f')                                                       \
+    X(UINT8, 2, 1, 'u')                                                       \
+    X(INT8, 3, 1, 'i')                                                        \
+    X(UINT16, 4, 2, 'u')                                                      \
+    X(INT16, 5, 2, 'i')                                                       \
+    X(INT32, 6, 4, 'i')                                                       \
+    X(INT64, 7, 8, 'i')                                                       \
+    X(STRING, 8, sizeof(clg_string), 'S')                                     \
+    X(BOOL, 9, 1, 'b')                                                        \
+    X(FLOAT16, 10, 2, 'f')                                                    \
+    X(DOUBLE, 11, 8, 'f')                                                     \
+    X(UINT32, 12, 4, 'u')                                                     \
+    X(UINT64, 13, 8, 'u')                                                     \
+    X(COMPLEX64, 14, 8, 'c')                                                  \
+    X(COMPLEX128, 15, 16, 'c')                                                \
+    X(BFLOAT16, 16, 2, 'B')
+
+/** The largest size in CLG_DTYPE_TABLE: the widest element, and the widest
+ *  unit a kernel moves. */
+#define CLG_MAX_ELEMENT_SIZE 16
+
+#define CLG_DTYPE_ENUM_ENTRY_(name, number, size, kind)                       \
+    CLG_DTYPE_##name = number,
+/** Element types, numbered as ONNX TensorProto.DataType (CLG_DTYPE_TABLE);
+ *  0 is no type. */
 typedef enum clg_dtype {
     CLG_DTYPE_UNDEFINED = 0,
-    CLG_DTYPE_FLOAT = 1,
-    CLG_DTYPE_UINT8 = 2,
-    CLG_DTYPE_INT8 = 3,
-    CLG_DTYPE_UINT16 = 4,
-    CLG_DTYPE_INT16 = 5,
-    CLG_DTYPE_INT32 = 6,
-    CLG_DTYPE_INT64 = 7,
-    CLG_DTYPE_STRING = 8,
-    CLG_DTYPE_BOOL = 9,
-    CLG_DTYPE_FLOAT16 = 10,
-    CLG_DTYPE_DOUBLE = 11,
-    CLG_DTYPE_UINT32 = 12,
-    CLG_DTYPE_UINT64 = 13,
-    CLG_DTYPE_COMPLEX64 = 14,
-    CLG_DTYPE_COMPLEX128 = 15,
-    CLG_DTYPE_BFLOAT16 = 16
+    CLG_DTYPE_TABLE(CLG_DTYPE_ENUM_ENTRY_)
 } clg_dtype;
+#undef CLG_DTYPE_ENUM_ENTRY_
 
 /** One STRING element: a byte string of `length` bytes at `data` (NUL bytes
  *  allowed, no terminator required). A STRING tensor is an array of these
@@ -154,9 +178,9 @@ typedef struct clg_string {
     size_t length;
 } clg_string;
 
-/** Size in bytes of one element of `dtype` (1, 2, 4, 8 or 16; STRING is
- *  sizeof(clg_string)); 0 for CLG_DTYPE_UNDEFINED or a value that is not an
- *  ONNX TensorProto data type. */
+/** Size in bytes of one element of `dtype` (its CLG_DTYPE_TABLE size: 1,
+ *  2, 4, 8 or 16; STRING is sizeof(clg_string)); 0 for CLG_DTYPE_UNDEFINED
+ *  or a value that is not an ONNX TensorProto data type. */
 CLG_API size_t clg_dtype_size(clg_dtype dtype);
 
 /** ONNX name of `dtype`, e.g. "FLOAT", "BFLOAT16". Static, never NULL;
@@ -229,7 +253,9 @@ typedef struct clg_device_info {
 /** Lists every device of every OpenCL platform. Writes up to `capacity`
  *  entries to `infos` (may be NULL when capacity is 0) and the total number
  *  of devices to *count. The default device is the one clg_context_create
- *  would choose for a NULL spec, CLGATHER_DEVICE included.
+ *  would choose for a NULL spec, CLGATHER_DEVICE included; when
+ *  CLGATHER_DEVICE matches no device (or is a malformed "P:D"), no entry
+ *  has is_default set.
  *  Errors: NULL_POINTER (count NULL, or infos NULL with capacity > 0),
  *  DEVICE_NOT_FOUND (no OpenCL platform or device at all; *count = 0),
  *  OPENCL_ERROR. */
@@ -250,31 +276,38 @@ typedef struct clg_context clg_context;
  *    device version or platform vendor does (so "pocl" finds POCL);
  *  - NULL or "": the environment variable CLGATHER_DEVICE, read as a spec;
  *    if it is unset or empty, the first GPU, else the first device.
+ *  Leading and trailing white space of a spec is ignored (" 0:0" is
+ *  "0:0"). A spec made only of digits, signs and colons is a "P:D" and
+ *  must be exactly that: a bare number ("0") is INVALID_ARGUMENT, never a
+ *  search of the names and versions.
  *  The environment variable CLGATHER_MAX_ALLOC (a byte count >= 1024), when
  *  set, lowers the largest buffer the context creates below the device's
  *  CL_DEVICE_MAX_MEM_ALLOC_SIZE; tensors larger than that are processed in
  *  pieces (useful to test the split path, or to leave device memory free).
  *  The test-only environment variable CLGATHER_TEST_PLAN=gpu makes the
- *  context plan as on a GPU (see clg_context_uses_host_memory); "device"
- *  or unset keeps the device's own plans. CLGATHER_VALIDATE=1 starts the
+ *  context plan as on a GPU (see clg_context_uses_host_memory), "cpu" as
+ *  on a CPU (CPU kernel variants and work-groups; host memory in place
+ *  only where the device shares it); "device" or unset keeps the device's
+ *  own plans. CLGATHER_VALIDATE=1 starts the
  *  context in validation mode (clg_context_set_validate); "0", empty or unset
  *  does not. CLGATHER_PARAMS="field=value,..." overrides fields of the
- *  device's row of the parameter table (docs/design.md, "Device
- *  parameters"); it is read by every operator call that launches a
- *  kernel (a call on empty tensors launches none and does not read it),
- *  and a malformed value fails that call with INVALID_ARGUMENT naming the
+ *  device's row of the parameter table (clg_context_get_params); a
+ *  malformed value fails every operator call that launches a kernel (a
+ *  call on empty tensors launches none) with INVALID_ARGUMENT naming the
  *  item. CLGATHER_CACHE, CLGATHER_CACHE_DIR and CLGATHER_CACHE_MAX set
- *  the persistent program cache (section 8).
+ *  the persistent program cache (section 8). These variables are read
+ *  here, once: setting them later does not change an existing context.
  *  On success *ctx receives a new context (destroy with
  *  clg_context_destroy). On failure *ctx is NULL and, when the failure
  *  concerns the device, clg_context_last_error(NULL) on the same thread
  *  names the spec and the devices seen.
  *  Errors: NULL_POINTER, DEVICE_NOT_FOUND (no device or no match),
- *  INVALID_ARGUMENT (a malformed "P:D": digits, signs and a colon that are
- *  not two unsigned numbers; CLGATHER_MAX_ALLOC not a byte count >= 1024;
- *  CLGATHER_TEST_PLAN not "gpu" or "device"; CLGATHER_VALIDATE not "0" or
- *  "1"; CLGATHER_CACHE not "0" or "1"; CLGATHER_CACHE_MAX not a byte
- *  count), OUT_OF_MEMORY, OPENCL_ERROR. */
+ *  INVALID_ARGUMENT (a malformed "P:D": digits, signs and colons that are
+ *  not two unsigned numbers joined by one colon, a bare number included;
+ *  CLGATHER_MAX_ALLOC not a byte count >= 1024; CLGATHER_TEST_PLAN not
+ *  "gpu", "cpu" or "device"; CLGATHER_VALIDATE not "0" or "1";
+ *  CLGATHER_CACHE not "0" or "1"; CLGATHER_CACHE_MAX not a byte count),
+ *  OUT_OF_MEMORY, OPENCL_ERROR. */
 CLG_API clg_status clg_context_create(clg_context **ctx,
                                       const char *device_spec);
 
@@ -341,6 +374,122 @@ CLG_API clg_status clg_context_set_validate(clg_context *ctx, int on);
 
 /** 1 while validation mode is on, else 0 (also for NULL). */
 CLG_API int clg_context_validates(const clg_context *ctx);
+
+/** Reads the CLGATHER_* environment variables as clg_context_create does
+ *  and checks the values that do not depend on a device: CLGATHER_VALIDATE
+ *  ("0", "1", empty or unset), CLGATHER_MAX_ALLOC (a byte count >= 1024),
+ *  CLGATHER_TEST_PLAN ("gpu", "cpu", "device", empty or unset),
+ *  CLGATHER_CACHE ("0", "1", empty or unset) and CLGATHER_CACHE_MAX (a
+ *  byte count > 0, K, M or G may follow). Lets a program
+ *  tell a bad variable from a device problem before it creates a context;
+ *  nothing is kept. On failure clg_context_last_error(NULL) on the same
+ *  thread names the variable and its value, e.g.
+ *  `CLGATHER_VALIDATE="2" is not "0" or "1"`.
+ *  Errors: INVALID_ARGUMENT. */
+CLG_API clg_status clg_environment_check(void);
+
+/* ======================================================================
+ * 4b. Device parameters
+ * ==================================================================== */
+
+/** The launch choices of a context's operator calls (docs/design.md,
+ *  "Device parameters"). Each device matches one row of the library's
+ *  parameter table; CLGATHER_PARAMS="field=value,..." (read when the
+ *  context is created) and clg_context_set_params override it per context.
+ *  Valid ranges (clg_context_set_params refuses others by name):
+ *    wg       [1, 4096]  work-items per work-group (at most the device's
+ *                        limit);
+ *    strip    [0, 65536] GatherElements off the last axis: bytes of a row
+ *                        per strip, 0 none;
+ *    pack     [0, 1]     1: each strip is packed contiguously first;
+ *    chunk    [0, 4096]  strips packed and gathered per pass, 0 all;
+ *    unit     [1, 64]    a power of two: bytes one Gather work-item moves
+ *                        on the lean rows body;
+ *    prefetch [0, 64]    positions prefetched ahead, 0 none;
+ *    nt       [0, 1]     1: non-temporal stores of the output;
+ *    norm     [0, 999999] Gather lean bodies: normalise the indices in a
+ *                        pass first on outputs of norm KiB or more, 0 never.
+ *  prefetch and nt other than 0 need a device compiler with clang's
+ *  built-ins (the row's `builtins`, POCL). Parameters change speed only:
+ *  every valid setting gives the same bytes. */
+typedef struct clg_params {
+    unsigned wg, strip, pack, chunk, unit, prefetch, nt, norm;
+} clg_params;
+
+/** A row of the parameter table: a device of `type` whose vendor or
+ *  CL_DEVICE_VERSION contains `match` (case-insensitive; "" matches all)
+ *  gets `params`; `builtins`: its compiler takes clang's built-ins. The
+ *  table's own strings, static. */
+typedef struct clg_params_entry {
+    const char *name;
+    clg_device_type type;
+    const char *match;
+    int builtins;
+    clg_params params;
+} clg_params_entry;
+
+/** The row of ctx's device (under CLGATHER_TEST_PLAN=gpu, the GPU row),
+ *  without CLGATHER_PARAMS or clg_context_set_params. Static; NULL only
+ *  for a NULL ctx. Thread-safe. */
+CLG_API const clg_params_entry *clg_context_params_entry(clg_context *ctx);
+
+/** The parameters ctx's calls use now: the last clg_context_set_params,
+ *  else the row with CLGATHER_PARAMS applied. Thread-safe.
+ *  Errors: NULL_POINTER; INVALID_ARGUMENT when CLGATHER_PARAMS (as read at
+ *  creation) is malformed, the message naming the variable and the item
+ *  (every operator call that launches a kernel fails the same way until
+ *  clg_context_set_params sets valid parameters). */
+CLG_API clg_status clg_context_get_params(clg_context *ctx, clg_params *out);
+
+/** Validates *params as CLGATHER_PARAMS is validated (every field in its
+ *  range, unit a power of two, prefetch and nt only where the row has
+ *  built-ins); on success calls that start after it returns use them.
+ *  Thread-safe. Errors: NULL_POINTER, INVALID_ARGUMENT (the message names
+ *  the field and its range; the parameters in use are unchanged). */
+CLG_API clg_status clg_context_set_params(clg_context *ctx,
+                                          const clg_params *params);
+
+/** Applies "field=value,field=value" (the syntax of CLGATHER_PARAMS) onto
+ *  *params, validated for ctx's device as clg_context_set_params does;
+ *  ctx is not changed. Errors: NULL_POINTER, INVALID_ARGUMENT (the message
+ *  names the bad item; *params is then partly updated). */
+CLG_API clg_status clg_context_parse_params(clg_context *ctx, const char *text,
+                                            clg_params *params);
+
+/** CLGATHER_PARAMS as read when ctx was created, NULL when it was unset or
+ *  empty (also for a NULL ctx). Owned by the context. */
+CLG_API const char *clg_context_params_env(const clg_context *ctx);
+
+/** Writes *params as "wg=4096,strip=256,...", the syntax of
+ *  CLGATHER_PARAMS, into buf (size cap, always terminated when cap > 0). */
+CLG_API void clg_params_format(const clg_params *params, char *buf,
+                               size_t cap);
+
+/** Which index check a host-memory call runs before its first launch. */
+typedef enum clg_index_check {
+    CLG_INDEX_CHECK_NONE = 0,  /* none: each kernel checks its own index */
+    CLG_INDEX_CHECK_HOST = 1,  /* a scan of the indices on the host */
+    CLG_INDEX_CHECK_DEVICE = 2 /* the check kernel over the indices in place */
+} clg_index_check;
+
+/** Runs on host `indices` (INT32 or INT64) the index check that a
+ *  host-memory call (clg_gather, clg_gather_elements) with these indices
+ *  runs before a kernel may write the caller's memory, and writes to *ran
+ *  which one it ran, so that a benchmark can time it apart:
+ *  - on a context that uses host memory (clg_context_uses_host_memory):
+ *    up to 65536 values, or indices larger than one buffer, are scanned on
+ *    the host; more, by the check kernel over the indices in place;
+ *  - on other contexts: a host scan, which a host-memory call runs only
+ *    when it processes a tensor larger than clg_context_max_alloc_size in
+ *    pieces (otherwise its kernels check each index themselves).
+ *  `axis` and `axis_size` (s) are the operator's: values must lie in
+ *  [-s, s-1]. Thread-safe; blocks until the check is done.
+ *  Errors: NULL_POINTER, UNSUPPORTED_DTYPE, INDEX_OUT_OF_RANGE (the message
+ *  names the first bad position, as the operators' do), OUT_OF_MEMORY,
+ *  OPENCL_ERROR, BUILD_FAILED. */
+CLG_API clg_status clg_check_indices(clg_context *ctx,
+                                     const clg_tensor *indices, size_t axis,
+                                     int64_t axis_size, clg_index_check *ran);
 
 /* ======================================================================
  * 5. Operators

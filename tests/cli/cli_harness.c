@@ -43,6 +43,11 @@ char *cli_read_text(const char *path)
     return text;
 }
 
+/* Most arguments a run passes, the program's name and the terminating
+ * NULL included: a whole ONNX node-test folder (about 930 directories)
+ * fits. */
+#define CLI_MAX_ARGS 2048
+
 /* argv for the tool: CLG_CLI_EXE, then args (NULL-terminated), cut to
  * fit `cap` entries with the terminating NULL. */
 static void make_argv(const char *const *args, const char **argv, size_t cap)
@@ -63,7 +68,7 @@ int cli_run(cli_result *r, const char *const *args)
     int out_fd = -1, err_fd = -1;
     posix_spawn_file_actions_t actions;
     int have_actions = 0;
-    const char *argv[64];
+    const char *argv[CLI_MAX_ARGS];
     pid_t pid;
     int wstatus = 0;
     int rc = -1;
@@ -234,7 +239,7 @@ static int collect(int out_fd, int err_fd, cli_result *r)
 int cli_run_limited(cli_result *r, const char *const *args,
                     const cli_limits *limits)
 {
-    const char *argv[64];
+    const char *argv[CLI_MAX_ARGS];
     int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
     char **env = environ, **asan_env = NULL;
     pid_t pid = -1;

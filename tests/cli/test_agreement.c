@@ -1,5 +1,5 @@
 /*
- * clg_io_agreement (cli/compare.h): the verdict of a `clgather compare`
+ * clg_io_agreement (io/compare.h): the verdict of a `clgather compare`
  * row, "agree" or the first difference with its position and both
  * values, for the dtypes whose bits `==` would miss (-0.0, NaN payloads,
  * strings at other addresses), a dtype or shape that differs, and a

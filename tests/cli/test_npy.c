@@ -18,6 +18,7 @@
 
 #include "compare.h"
 #include "io_tensor.h"
+#include "tensor_file.h"
 #include "npy.h"
 #include "npy_samples.h"
 
@@ -482,6 +483,34 @@ static void test_string_width_kept(void **state)
     free(bytes);
 }
 
+/* An empty byte-string array keeps its width too: np.zeros(0, 'S5')
+ * read and written back is '|S5', not '|S1'. */
+static void test_empty_string_width_kept(void **state)
+{
+    const char *header = "{'descr': '|S5', 'fortran_order': False, "
+                         "'shape': (0,), }\n";
+    unsigned char buf[256], *bytes = NULL;
+    size_t size = make_npy(buf, header, NULL, 0), out_size = 0;
+    clg_io_tensor back;
+    clg_tensor view;
+    clg_io_error err;
+    (void)state;
+
+    clg_io_tensor_init(&back);
+    if (clg_npy_decode(buf, size, "e.npy", &back, &err) != CLG_IO_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(back.dtype, CLG_DTYPE_STRING);
+    assert_int_equal(back.count, 0);
+    assert_int_equal(back.string_width, 5);
+    view = clg_io_tensor_view(&back);
+    assert_int_equal(clg_npy_encode(&view, back.string_width, &bytes,
+                                    &out_size, NULL),
+                     CLG_IO_OK);
+    assert_non_null(strstr((const char *)bytes + 10, "'descr': '|S5'"));
+    free(bytes);
+    clg_io_tensor_free(&back);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -497,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_zero_byte_strings),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_string_width_kept),
+        cmocka_unit_test(test_empty_string_width_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

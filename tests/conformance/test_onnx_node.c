@@ -163,11 +163,68 @@ static void test_all_in_one_run(void **state)
     cli_result_free(&r);
 }
 
-/* A GatherND model is not one of ours: exit 3 and an ERROR line. */
+/* The whole node-test folder in one run, as a user types it: every
+ * other operator's directory is skipped and counted, not an ERROR line
+ * each; the Gather and GatherElements sets all pass; exit 0. */
+static void test_whole_folder_skips_others(void **state)
+{
+    DIR *d = opendir(CLG_ONNX_TESTDATA_DIR);
+    struct dirent *e;
+    const char **args = NULL;
+    size_t n = 0, cap = 64, sets = 0, lines = 0;
+    char summary[128];
+    cli_result r;
+    (void)state;
+
+    assert_non_null(d);
+    args = calloc(cap, sizeof *args);
+    assert_non_null(args);
+    args[n++] = "onnx-test";
+    args[n++] = "--reference";
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (n + 2 > cap) {
+            cap *= 2;
+            args = realloc(args, cap * sizeof *args);
+            assert_non_null(args);
+        }
+        args[n++] = cli_path(CLG_ONNX_TESTDATA_DIR, e->d_name);
+    }
+    closedir(d);
+    args[n] = NULL;
+    for (size_t k = 0; k < g_ndirs; k++)
+        sets += count_sets(g_dirs[k]);
+    assert_int_equal(cli_run(&r, args), 0);
+    if (r.status != 0)
+        cli_result_dump(&r);
+    assert_int_equal(r.status, 0);
+    for (const char *p = r.out; (p = strstr(p, "PASS ")) != NULL; p += 5)
+        lines++;
+    if (lines != sets)
+        cli_result_dump(&r);
+    assert_int_equal(lines, sets);
+    assert_null(strstr(r.out, "ERROR"));
+    snprintf(summary, sizeof summary,
+             "clgather onnx-test: %zu passed, 0 failed, 0 errors, %zu "
+             "skipped (not Gather or GatherElements)",
+             sets, n - 2 - g_ndirs);
+    if (!cli_has_line(r.err, summary))
+        cli_result_dump(&r);
+    assert_true(cli_has_line(r.err, summary));
+    assert_true(n - 2 - g_ndirs > 0);
+    cli_result_free(&r);
+    for (size_t k = 2; k < n; k++)
+        free((char *)args[k]);
+    free(args);
+}
+
+/* A GatherND model is not one of ours: with --strict, exit 3 and an
+ * ERROR line. */
 static void test_gathernd_is_rejected(void **state)
 {
     char *dir = cli_path(CLG_ONNX_TESTDATA_DIR, "test_gathernd_example_int32");
-    const char *args[] = {"onnx-test", "--reference", dir, NULL};
+    const char *args[] = {"onnx-test", "--strict", "--reference", dir, NULL};
     cli_result r;
     (void)state;
 
@@ -185,7 +242,7 @@ static void test_gathernd_is_rejected(void **state)
 
 int main(void)
 {
-    struct CMUnitTest tests[MAX_DIRS + 3];
+    struct CMUnitTest tests[MAX_DIRS + 4];
     char names[MAX_DIRS][96];
     size_t n = 0;
     int rc;
@@ -210,6 +267,8 @@ int main(void)
         n++;
     }
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_all_in_one_run);
+    tests[n++] =
+        (struct CMUnitTest)cmocka_unit_test(test_whole_folder_skips_others);
     tests[n++] =
         (struct CMUnitTest)cmocka_unit_test(test_gathernd_is_rejected);
 

@@ -279,6 +279,62 @@ static void test_environment_variable(void **state)
     }
 }
 
+/* A bare number is not a device spec: "0" once matched the first device
+ * whose version string holds a 0 ("OpenCL 3.0"). It is INVALID_ARGUMENT
+ * naming the P:D form, as an argument and from CLGATHER_DEVICE; white
+ * space around a spec is ignored; a variable that matches nothing leaves
+ * clg_devices_list with no default. */
+static void test_spec_bare_number_and_space(void **state)
+{
+    (void)state;
+    const char *old = getenv("CLGATHER_DEVICE");
+    char *saved = old != NULL ? strdup(old) : NULL;
+    const char *bare[] = {"0", "1", "+0", "00"};
+    clg_context *c = NULL;
+    size_t count = 0;
+
+    unsetenv("CLGATHER_DEVICE");
+    for (size_t i = 0; i < CLG_TEST_ARRAY_LEN(bare); i++) {
+        c = (clg_context *)&c;
+        clg_test_set_case("spec \"%s\"", bare[i]);
+        CLG_ASSERT_STATUS(NULL, clg_context_create(&c, bare[i]),
+                          CLG_STATUS_INVALID_ARGUMENT);
+        assert_null(c);
+        CLG_ASSERT_CONTAINS(clg_context_last_error(NULL),
+                            "is not of the form P:D");
+    }
+    assert_int_equal(setenv("CLGATHER_DEVICE", "0", 1), 0);
+    CLG_ASSERT_STATUS(NULL, clg_context_create(&c, NULL),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    assert_null(c);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(NULL),
+                        "device spec \"0\" is not of the form P:D");
+
+    assert_int_equal(setenv("CLGATHER_DEVICE", " 0:0 ", 1), 0);
+    CLG_ASSERT_OK(NULL, clg_context_create(&c, NULL));
+    clg_context_destroy(c);
+    c = NULL;
+    CLG_ASSERT_OK(NULL, clg_context_create(&c, "\t0:0 "));
+    clg_context_destroy(c);
+    c = NULL;
+
+    assert_int_equal(setenv("CLGATHER_DEVICE", "no-such-device-zzz", 1), 0);
+    CLG_ASSERT_OK(NULL, clg_devices_list(NULL, 0, &count));
+    clg_device_info *infos = calloc(count, sizeof *infos);
+    assert_non_null(infos);
+    CLG_ASSERT_OK(NULL, clg_devices_list(infos, count, &count));
+    for (size_t i = 0; i < count; i++)
+        assert_int_equal(infos[i].is_default, 0);
+    free(infos);
+
+    if (saved != NULL) {
+        setenv("CLGATHER_DEVICE", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("CLGATHER_DEVICE");
+    }
+}
+
 static cl_uint ref_count_context(cl_context c)
 {
     cl_uint n = 0;
@@ -428,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_devices_list),
         cmocka_unit_test(test_create_by_spec),
         cmocka_unit_test(test_environment_variable),
+        cmocka_unit_test(test_spec_bare_number_and_space),
         cmocka_unit_test(test_create_from_cl),
         cmocka_unit_test(test_create_from_cl_errors),
         cmocka_unit_test(test_last_error_lifecycle),

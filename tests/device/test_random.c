@@ -16,7 +16,6 @@
 #include <inttypes.h>
 
 #include "clg_test_cache.h" /* the program cache, to count the variants built */
-#include "params.h"         /* the device's parameter entry */
 
 #define CASES 2048
 #define DEFAULT_SEED UINT64_C(0x5eed0001c1a7e5)
@@ -77,9 +76,9 @@ static void test_device_matches_reference(void **state)
     }
 }
 
-/* The kernel variants the cases above built, and under
- * CLGATHER_TEST_PLAN=gpu that they are the GPU's: 32-bit offsets among
- * them, no CPU-only entry point. */
+/* The kernel variants the cases above built, and that they are the plan's
+ * (the device's, or CLGATHER_TEST_PLAN's): on a GPU plan 32-bit offsets
+ * among them and no CPU-only entry point, on a CPU plan the reverse. */
 static void test_variants_built(void **state)
 {
     clg_context *ctx = *state;
@@ -94,14 +93,13 @@ static void test_variants_built(void **state)
                         strstr(p->kernels[k].name, "normed") ||
                         strstr(p->kernels[k].name, "_normalize");
     }
-    const char *plan = getenv("CLGATHER_TEST_PLAN");
-    int gpu_plan = plan && !strcmp(plan, "gpu");
+    int gpu_plan = ctx->facts.plan_type != CLG_DEVICE_TYPE_CPU;
     print_message("%s plan: %zu programs built (%zu with 32-bit offsets), "
                   "%zu kernels (%zu CPU-only)\n",
-                  gpu_plan ? "GPU" : "device", ctx->program_count, narrow,
+                  gpu_plan ? "GPU" : "CPU", ctx->program_count, narrow,
                   kernels, cpu_only);
     assert_true(ctx->program_count >= 20);
-    if (gpu_plan || clg_context_device_type(ctx) == CLG_DEVICE_TYPE_GPU) {
+    if (gpu_plan) {
         assert_true(narrow >= 10);
         assert_int_equal(cpu_only, 0);
     } else {
@@ -129,7 +127,9 @@ static void run_cases_with(clg_context *ctx, const char *setting,
                            uint64_t stream, size_t count)
 {
     clg_test_rng rng = {seed ^ stream};
-    assert_int_equal(setenv("CLGATHER_PARAMS", setting, 1), 0);
+    clg_params p = clg_context_params_entry(ctx)->params;
+    CLG_ASSERT_OK(ctx, clg_context_parse_params(ctx, setting, &p));
+    CLG_ASSERT_OK(ctx, clg_context_set_params(ctx, &p));
     for (size_t i = 0; i < count; i++) {
         clg_test_spec spec;
         clg_test_random_case rc;
@@ -149,7 +149,7 @@ static void run_cases_with(clg_context *ctx, const char *setting,
 static void test_device_parameters(void **state)
 {
     clg_context *ctx = *state;
-    const clg_params_entry *e = clg_params_entry_of(ctx);
+    const clg_params_entry *e = clg_context_params_entry(ctx);
     for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(portable_settings); k++)
         run_cases_with(ctx, portable_settings[k], k + 1, 512);
     for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(builtin_settings); k++) {
@@ -163,12 +163,21 @@ static void test_device_parameters(void **state)
         clg_tensor D = {CLG_DTYPE_FLOAT, 1, shape, d};
         clg_tensor I = {CLG_DTYPE_INT64, 1, shape, i};
         clg_tensor O = {CLG_DTYPE_FLOAT, 1, shape, o};
-        assert_int_equal(setenv("CLGATHER_PARAMS", builtin_settings[k], 1), 0);
-        CLG_ASSERT_STATUS(ctx, clg_gather(ctx, &D, &I, 0, &O),
+        clg_params p = e->params;
+        CLG_ASSERT_STATUS(ctx,
+                          clg_context_parse_params(ctx, builtin_settings[k],
+                                                   &p),
                           CLG_STATUS_INVALID_ARGUMENT);
         CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), "clang's built-ins");
+        p = e->params;
+        p.nt = 1;
+        CLG_ASSERT_STATUS(ctx, clg_context_set_params(ctx, &p),
+                          CLG_STATUS_INVALID_ARGUMENT);
+        CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), "clang's built-ins");
+        /* The refused setting left the parameters in use as they were. */
+        CLG_ASSERT_OK(ctx, clg_gather(ctx, &D, &I, 0, &O));
     }
-    unsetenv("CLGATHER_PARAMS");
+    CLG_ASSERT_OK(ctx, clg_context_set_params(ctx, &e->params));
     size_t normed = clg_test_kernels_named(ctx, "_normed");
     print_message("entry \"%s\": %zu settings with built-ins %s; %zu "
                   "trusted Gather bodies built\n",

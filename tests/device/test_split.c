@@ -10,8 +10,6 @@
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "clg_test_random.h"
 
-#include "params.h" /* the device's parameter entry */
-
 #define CAP_BYTES 1024
 
 static void test_buffers_are_capped(void **state)
@@ -48,9 +46,11 @@ static void test_random_cases_split_params(void **state)
     clg_test_rng rng = {clg_test_seed(0x5b118)};
     /* The row of the plan in use: under CLGATHER_TEST_PLAN=gpu, the GPU
      * row, which has no built-ins. */
-    int builtins = clg_params_entry_of(ctx)->builtins;
-    for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(settings) - !builtins; k++) {
-        assert_int_equal(setenv("CLGATHER_PARAMS", settings[k], 1), 0);
+    const clg_params_entry *e = clg_context_params_entry(ctx);
+    for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(settings) - !e->builtins; k++) {
+        clg_params p = e->params;
+        CLG_ASSERT_OK(ctx, clg_context_parse_params(ctx, settings[k], &p));
+        CLG_ASSERT_OK(ctx, clg_context_set_params(ctx, &p));
         for (size_t i = 0; i < 256; i++) {
             clg_test_spec spec;
             clg_test_random_case rc;
@@ -62,7 +62,7 @@ static void test_random_cases_split_params(void **state)
             clg_test_random_case_free(&rc);
         }
     }
-    unsetenv("CLGATHER_PARAMS");
+    CLG_ASSERT_OK(ctx, clg_context_set_params(ctx, &e->params));
 }
 
 /* Rows far larger than one buffer: Gather pieces of columns, data windows

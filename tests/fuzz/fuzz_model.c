@@ -1,12 +1,15 @@
 /* libFuzzer target: the model loader of `clgather onnx-test`,
- * clg_onnx_decode_model (cli/onnx_io.h): one Gather or GatherElements node,
+ * clg_onnx_decode_model (io/onnx_io.h): one Gather or GatherElements node,
  * its operands resolved to graph inputs or initializers.
  *
  * Single allocations are bounded by the input's size. The verdict and
  * what is read are checked against an oracle written here from
  * onnx_io.h's rules over protobuf-c's own unpacking of the same bytes:
  * the node, its opset and axis, which operand is which graph input or
- * initializer, and each initializer's values (fuzz_proto.h). A model read
+ * initializer, and each initializer's values (fuzz_proto.h); a file nested
+ * deeper than CLG_ONNX_MAX_NESTING is refused as such, exactly when the
+ * oracle's own walk of the bytes finds it (the oracle unpacks only the
+ * others: protobuf-c recurses without a limit). A model read
  * with two initializers is then run on the CPU reference, as onnx-test
  * would, on exact-size buffers. */
 #include <stddef.h>
@@ -143,9 +146,13 @@ static const char *node_rule(expect *e)
     return NULL;
 }
 
-static void oracle(const Onnx__ModelProto *m, expect *e)
+static void oracle(const Onnx__ModelProto *m, int too_deep, expect *e)
 {
     memset(e, 0, sizeof *e);
+    if (too_deep) {
+        e->rule = "messages nested too deep";
+        return;
+    }
     if (m == NULL) {
         e->rule = "malformed protobuf";
         return;
@@ -255,11 +262,12 @@ static void run_reference(const clg_onnx_model *m)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char name[] = "model.onnx";
-    Onnx__ModelProto *proto;
+    Onnx__ModelProto *proto = NULL;
     clg_onnx_model m;
     clg_io_error err;
     clg_io_status st;
     expect e;
+    int too_deep, refused_deep;
 
     clg_onnx_model_init(&m);
     fuzz_error_reset(&err);
@@ -267,8 +275,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     st = clg_onnx_decode_model(data, size, name, &m, &err);
     fuzz_alloc_unwatch();
 
-    proto = onnx__model_proto__unpack(NULL, size, data);
-    oracle(proto, &e);
+    /* protobuf-c's unpacking recurses without a limit: the oracle unpacks
+     * only what its own walk finds shallow enough. */
+    too_deep = fuzz_proto_too_deep(&onnx__model_proto__descriptor, data, size);
+    refused_deep = st == CLG_IO_UNSUPPORTED &&
+                   strstr(err.message, ": nested too deep: ") != NULL;
+    FUZZ_CHECK(too_deep == refused_deep,
+               "nested too deep: %d by the oracle's walk; the reader: %s",
+               too_deep, st == CLG_IO_OK ? "OK" : err.message);
+    if (!too_deep)
+        proto = onnx__model_proto__unpack(NULL, size, data);
+    oracle(proto, too_deep, &e);
     if (st != CLG_IO_OK) {
         fuzz_check_failure(st, &err, name);
         check_reset(&m);

@@ -1,4 +1,4 @@
-/* libFuzzer target: the .npy reader, clg_npy_decode (cli/npy.h).
+/* libFuzzer target: the .npy reader, clg_npy_decode (io/npy.h).
  *
  * Every input is decoded from libFuzzer's exact-size copy of it, with
  * single allocations bounded by the input's size (fuzz_alloc_limit: a

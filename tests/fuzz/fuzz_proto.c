@@ -269,3 +269,75 @@ void fuzz_proto_check_values(const Onnx__TensorProto *tp,
     else
         check_typed(tp, t, what);
 }
+
+/* ---------------------------------------------------------------- nesting */
+
+/* A varint of at most `max` bytes at b[*at .. end) into *v; 0 when it does
+ * not end within them. */
+static int varint(const uint8_t *b, size_t end, size_t *at, size_t max,
+                  uint64_t *v)
+{
+    *v = 0;
+    for (size_t i = 0; i < max && *at < end; i++) {
+        uint8_t byte = b[(*at)++];
+        *v |= (uint64_t)(byte & 0x7f) << (7 * i);
+        if ((byte & 0x80) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The fields of a message of `d` in b[*at .. end), `level` below the top,
+ * by protobuf-c's wire rules: 1 when a message deeper than
+ * CLG_ONNX_MAX_NESTING comes first, -1 when a wire error does, else 0.
+ * The recursion stops at the limit, so its depth is bounded. */
+static int walk(const ProtobufCMessageDescriptor *d, const uint8_t *b,
+                size_t end, size_t *at, int level)
+{
+    while (*at < end) {
+        const ProtobufCFieldDescriptor *f;
+        uint64_t key, v;
+        size_t width;
+        int r;
+        if ((b[*at] & 0xf8) == 0 || !varint(b, end, at, 5, &key))
+            return -1;
+        switch (key & 7) {
+        case 0:
+            if (!varint(b, end, at, 10, &v))
+                return -1;
+            break;
+        case 1:
+        case 5:
+            width = (key & 7) == 1 ? 8 : 4;
+            if (end - *at < width)
+                return -1;
+            *at += width;
+            break;
+        case 2:
+            if (!varint(b, end, at, 5, &v) || v > INT32_MAX || v > end - *at)
+                return -1;
+            f = protobuf_c_message_descriptor_get_field(d,
+                                                        (unsigned)(key >> 3));
+            if (f == NULL || f->type != PROTOBUF_C_TYPE_MESSAGE) {
+                *at += (size_t)v;
+                break;
+            }
+            if (level == CLG_ONNX_MAX_NESTING)
+                return 1;
+            r = walk(f->descriptor, b, *at + (size_t)v, at, level + 1);
+            if (r != 0)
+                return r;
+            break;
+        default:
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int fuzz_proto_too_deep(const ProtobufCMessageDescriptor *top,
+                        const uint8_t *bytes, size_t size)
+{
+    size_t at = 0;
+    return walk(top, bytes, size, &at, 0) == 1;
+}

@@ -1,5 +1,5 @@
 /* libFuzzer target: the TensorProto reader, clg_onnx_decode_tensor
- * (cli/onnx_io.h).
+ * (io/onnx_io.h).
  *
  * Single allocations are bounded by the input's size (dims alone must not
  * claim memory). The verdict is checked against fuzz_proto.h's oracle over

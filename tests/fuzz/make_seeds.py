@@ -11,8 +11,9 @@ Standard library only; run once by hand after changing it, never by CI:
 - corpus/tensor/: the TensorProto files of ONNX's own Gather and
   GatherElements node tests (DIR, default Debian's libonnx-testdata), and
   TensorProtos encoded here for each typed field;
-- corpus/model/: those tests' model.onnx files, and single-node models
-  encoded here whose operands are initializers;
+- corpus/model/: those tests' model.onnx files, single-node models
+  encoded here whose operands are initializers, and models nesting
+  subgraphs or sequence types up to the nesting limit and past it;
 - corpus/gather/: inputs of the shape and reference target, in its own
   encoding (fuzz_gather.c, decode()).
 """
@@ -170,6 +171,43 @@ def model(op, inputs, output, opset, initializers=(), graph_inputs=None,
             ldelim(7, graph))
 
 
+def nested(levels, field_at):
+    """A ModelProto whose deepest message, empty, sits `levels` below it,
+    each message held by its parent's field field_at(level)."""
+    payload = b""
+    for level in range(levels, 1, -1):
+        payload = ldelim(field_at(level), payload)
+    return (vint(1, 8) + ldelim(7, payload) +
+            ldelim(8, ldelim(1, "") + vint(2, 13)))
+
+
+def subgraph_field(level):
+    # GraphProto.node (1), NodeProto.attribute (5), AttributeProto.g (6)
+    return {2: 1, 0: 5, 1: 6}[level % 3]
+
+
+def type_field(level):
+    # GraphProto.input (11), ValueInfoProto.type (2), then
+    # TypeProto.sequence_type (4) and TypeProto.Sequence.elem_type (1)
+    if level < 4:
+        return {2: 11, 3: 2}[level]
+    return 4 if level % 2 == 0 else 1
+
+
+def deep_seeds():
+    # Messages nested up to CLG_ONNX_MAX_NESTING (100) levels below the
+    # ModelProto are read; deeper ones are refused before protobuf-c
+    # unpacks them (docs/design.md, "Tensor files"). The 3,000 subgraphs
+    # (30 KB) overflowed the stack before; ci/fuzz.sh's -max_len for this
+    # target keeps them whole.
+    return {
+        "nested_subgraphs_100.onnx": nested(100, subgraph_field),
+        "nested_subgraphs_101.onnx": nested(101, subgraph_field),
+        "nested_subgraphs_3000.onnx": nested(3 * 3000 + 1, subgraph_field),
+        "nested_sequence_types_101.onnx": nested(101, type_field),
+    }
+
+
 def model_seeds():
     data = tensor(FLOAT, [3, 2], "data", raw=struct.pack("<6f", *range(6)))
     idx = tensor(INT64, [2], "idx", field=7, values=[2, -1])
@@ -270,7 +308,7 @@ def main():
     tensors, models = copy_onnx_tests(args.onnx_data)
     write("npy", npy_seeds())
     write("tensor", {**tensor_seeds(), **tensors})
-    write("model", {**model_seeds(), **models})
+    write("model", {**model_seeds(), **deep_seeds(), **models})
     write("gather", gather_seeds())
 
 

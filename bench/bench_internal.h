@@ -6,8 +6,8 @@
  *   bench.c            the options and the command: parse them, run each
  *                      selected workload at each scale, report.
  *   bench_workloads.c  the workload table, input generation, --scale.
- *   bench_baseline.c   the copy kernels, the host copy and the check pass
- *                      the workloads are set beside.
+ *   bench_baseline.c   the copy kernels and the host copy the workloads
+ *                      are set beside.
  *   bench_measure.c    timing and the run of one workload.
  *   bench_report.c     the tables, linearity, targets and the JSON file.
  */
@@ -154,13 +154,13 @@ typedef struct bench_copy_kernel {
     size_t local; /* work-group size */
 } bench_copy_kernel;
 
-/* The benchmark's own kernels (copy variants, check, empty) on the
+/* The benchmark's own kernels (copy variants, empty) on the
  * context's device. */
 typedef struct bench_cl {
     cl_context context; /* borrowed from the clg_context */
     cl_device_id device;
     cl_command_queue queue;
-    int is_gpu;
+    unsigned wg;      /* the library's work-group size for the device's row */
     int host_threads; /* threads of the host copy: the online CPUs */
     cl_program program;
     cl_kernel empty;
@@ -169,10 +169,6 @@ typedef struct bench_cl {
     size_t copy_count;
     char copy_unavailable[160]; /* variants the compiler refused, "a, b" */
     char params[256]; /* the device parameters in use (clg_cli_params) */
-    cl_program check_program[2];
-    cl_kernel check[2]; /* kernels/check.cl for 4- and 8-byte indices */
-    size_t check_local[2];
-    cl_mem flag; /* the check kernel's error flag */
 } bench_cl;
 
 /* Builds the kernels into *b (zeroed first by the caller); prints what
@@ -182,7 +178,7 @@ typedef struct bench_cl {
 /* Operations per pipelined series (pipelined_us). */
 #define BENCH_PIPELINE 1000
 
-int bench_cl_init(bench_cl *b, const clg_context *ctx);
+int bench_cl_init(bench_cl *b, clg_context *ctx);
 
 /* Prints "clgather bench: WHAT failed: CL_NAME (code)"; returns
  * CLG_EXIT_ERROR. */
@@ -200,11 +196,6 @@ cl_int bench_time_copy(const bench_cl *b, size_t v, cl_mem src, cl_mem dst,
  * seconds to *t (thread start and join included). 0, or pthread's error. */
 int bench_time_host_copy(const bench_cl *b, void *dst, const void *src,
                          uint64_t bytes, double *t);
-
-/* The library's device check before an in-place launch (wrap, check.cl,
- * flag read, release); *raised when some value is out of range. */
-cl_int bench_check_device(const bench_cl *b, void *indices, int wide,
-                          int64_t count, int64_t s, int *raised);
 
 /* Progress lines go to stderr, rewritten in place when it is a terminal. */
 void bench_progress_init(void);

@@ -11,6 +11,11 @@
  * COMPLEX128), uint64_data (UINT32, UINT64) and string_data (STRING).
  * External data, segments and data types clgather does not know are
  * CLG_IO_UNSUPPORTED, with a message naming the file and the field.
+ *
+ * Every reader below first checks how deeply the file's messages nest and
+ * refuses, as CLG_IO_UNSUPPORTED, a file nesting deeper than
+ * CLG_ONNX_MAX_NESTING: protobuf-c unpacks nested messages by recursion,
+ * with no limit of its own (docs/design.md, "Tensor files").
  */
 #ifndef CLG_CLI_ONNX_IO_H
 #define CLG_CLI_ONNX_IO_H
@@ -23,6 +28,12 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/** How many levels of messages a file may nest below its top message:
+ *  Google protobuf's default recursion limit, so that every file ONNX's
+ *  own tools read is read here too. A model nesting subgraphs
+ *  (Graph -> Node -> Attribute -> Graph) takes three levels per subgraph. */
+#define CLG_ONNX_MAX_NESTING 100
 
 /** Reads a serialized TensorProto file into *out (freed first). */
 clg_io_status clg_onnx_read_tensor(const char *path, clg_io_tensor *out,
@@ -96,6 +107,15 @@ clg_io_status clg_onnx_read_model(const char *path, clg_onnx_model *m,
 clg_io_status clg_onnx_decode_model(const void *bytes, size_t size,
                                     const char *name, clg_onnx_model *m,
                                     clg_io_error *err);
+
+/** 1 when the file at path is a model whose graph holds a node of
+ *  another operator than Gather and GatherElements (another operator's
+ *  node test, its function expanded into several nodes included, which
+ *  `clgather onnx-test` skips), with that node's op_type into op_type;
+ *  0 otherwise: a graph of Gather and GatherElements nodes alone
+ *  (whatever else is wrong with it), or a file that cannot be read or
+ *  decoded. */
+int clg_onnx_model_other_operator(const char *path, char *op_type, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,8 @@
 /*
- * clgather I/O: owned host tensors and error reporting shared by the NumPy
- * (.npy) and ONNX (TensorProto, ModelProto) readers and writers.
+ * clgather I/O, its base (docs/design.md, "Layers"): owned host tensors,
+ * error reporting, whole-file reads, atomic writes and shape formatting,
+ * shared by the NumPy (.npy) and ONNX (TensorProto, ModelProto) readers
+ * and writers above it. It includes no other header of io/.
  *
  * Part of the clgather_io static library that the `clgather` tool, its
  * tests and the benchmark link. Not installed, not part of the library API.
@@ -103,7 +105,8 @@ clg_io_status clg_io_tensor_copy(clg_io_tensor *dst, const clg_tensor *src,
                                  clg_io_error *err);
 
 /** Reads a whole file into a malloc'd buffer (*bytes, freed by the
- *  caller; never NULL on success, even for an empty file). */
+ *  caller; never NULL on success, even for an empty file). Path "-" reads
+ *  standard input to its end. */
 clg_io_status clg_io_read_file(const char *path, unsigned char **bytes,
                                size_t *size, clg_io_error *err);
 
@@ -115,10 +118,31 @@ clg_io_status clg_io_read_file(const char *path, unsigned char **bytes,
  *  (not its owner); a new one gets 0666 less the umask. A symbolic link
  *  is followed: the file it names is replaced. A device, a pipe, or a
  *  symbolic link under /dev or /proc (/dev/stdout, /dev/fd/N: an open
- *  descriptor, not a file) is written in place. Errors: FILE_ERROR (the messages of
+ *  descriptor, not a file) is written in place, and so is "-", standard
+ *  output (clg_io_check_writable accepts it). The temporary file is the
+ *  one clg_io_remove_pending_temp removes. Errors: FILE_ERROR (the messages of
  *  clg_io_check_writable, or "write error: <reason>"), NO_MEMORY. */
 clg_io_status clg_io_write_file(const char *path, const void *bytes,
                                 size_t size, clg_io_error *err);
+
+/** 1 when a and b both exist and are the same file (same device and
+ *  inode, whatever the names: links and "./" included); 0 otherwise, and
+ *  always for "-". */
+int clg_io_same_file(const char *a, const char *b);
+
+/** Removes the temporary file clg_io_write_file is writing, if any (it
+ *  is then never renamed over its target). Async-signal-safe: for a
+ *  handler of SIGINT, SIGTERM or SIGHUP that then ends the process, so
+ *  that an interrupted write leaves its target as it was and no
+ *  temporary file behind. One write at a time is tracked (the tool
+ *  writes one file at a time). */
+void clg_io_remove_pending_temp(void);
+
+/** Test hook: `pause` (NULL: none) is called by clg_io_write_file once
+ *  the temporary file holds every byte, before it is synced and renamed.
+ *  The tool sets it from CLGATHER_TEST_WRITE_PAUSE so that a test can
+ *  signal it in the middle of a write (docs/cli.md). */
+void clg_io_set_write_pause(void (*pause)(void));
 
 /** Checks, before any work, that clg_io_write_file(path) can create its
  *  file: path's directory exists and takes a new file (a temporary one is
@@ -127,10 +151,17 @@ clg_io_status clg_io_write_file(const char *path, const void *bytes,
  *  "out/x.npy: cannot write: directory 'out' does not exist". */
 clg_io_status clg_io_check_writable(const char *path, clg_io_error *err);
 
-/** Reads a tensor file: NumPy .npy when the file starts with the NumPy
- *  magic, else an ONNX TensorProto (.pb). */
-clg_io_status clg_io_read_tensor_file(const char *path, clg_io_tensor *out,
-                                      clg_io_error *err);
+/** The kind letter of `dtype` in CLG_DTYPE_TABLE ('f', 'i', 'u', 'b',
+ *  'c', 'B', 'S'); 0 for UNDEFINED and values outside the table. */
+char clg_io_dtype_kind(clg_dtype dtype);
+
+/** The dtype of CLG_DTYPE_TABLE with this kind letter and size, or
+ *  UNDEFINED. */
+clg_dtype clg_io_dtype_of(char kind, size_t size);
+
+/** Bytes of one little-endian word of `dtype` as files store it: the
+ *  element, one part of a complex number, 1 for STRING bytes. */
+size_t clg_io_word_size(clg_dtype dtype);
 
 /** 1 when the host stores integers little-endian (as .npy "<" and ONNX
  *  raw_data do). */
@@ -139,11 +170,6 @@ int clg_io_host_is_little_endian(void);
 /** Reverses the bytes of each `unit`-byte word of p[0 .. nbytes) in place
  *  (nothing for unit < 2). */
 void clg_io_swap_words(unsigned char *p, size_t nbytes, size_t unit);
-
-/** Writes a tensor: ONNX TensorProto when path ends in ".pb", else .npy
- *  (STRING as 'S<n>', n >= string_width: see clg_npy_encode). */
-clg_io_status clg_io_write_tensor_file(const char *path, const clg_tensor *t,
-                                       size_t string_width, clg_io_error *err);
 
 /** Formats a shape as "[2, 3]" ("[]" for rank 0) into buf; always
  *  terminated. Returns buf. */

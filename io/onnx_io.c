@@ -8,21 +8,6 @@
 
 #include "onnx.pb-c.h"
 
-/* Bytes per little-endian word of a dtype's raw_data (complex: one part). */
-static size_t word_size(clg_dtype dtype)
-{
-    switch (dtype) {
-    case CLG_DTYPE_COMPLEX64:
-        return 4;
-    case CLG_DTYPE_COMPLEX128:
-        return 8;
-    case CLG_DTYPE_STRING:
-        return 1;
-    default:
-        return clg_dtype_size(dtype);
-    }
-}
-
 static const char *safe(const char *s)
 {
     return s != NULL ? s : "";
@@ -32,15 +17,175 @@ static const char *safe(const char *s)
  * rejection says what the file holds. */
 static const char *onnx_type_name(int32_t t)
 {
-    static const char *const later[] = {"FLOAT8E4M3FN", "FLOAT8E4M3FNUZ",
-                                        "FLOAT8E5M2",   "FLOAT8E5M2FNUZ",
-                                        "UINT4",        "INT4",
-                                        "FLOAT4E2M1"};
-    if (t >= 0 && t <= 16)
+    static const struct {
+        int32_t number;
+        const char *name;
+    } later[] = {{17, "FLOAT8E4M3FN"}, {18, "FLOAT8E4M3FNUZ"},
+                 {19, "FLOAT8E5M2"},   {20, "FLOAT8E5M2FNUZ"},
+                 {21, "UINT4"},        {22, "INT4"},
+                 {23, "FLOAT4E2M1"}};
+    if (t == 0 || (t > 0 && clg_dtype_size((clg_dtype)t) != 0))
         return clg_dtype_name((clg_dtype)t);
-    if (t >= 17 && t < 17 + (int32_t)(sizeof later / sizeof later[0]))
-        return later[t - 17];
+    for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
+        if (later[i].number == t)
+            return later[i].name;
     return "unknown";
+}
+
+/* ---------------------------------------------------------------- nesting */
+
+/* protobuf-c unpacks a nested message by recursion, a stack frame or more
+ * per level, with no limit of its own, and onnx.proto's messages recurse
+ * (GraphProto -> NodeProto -> AttributeProto -> GraphProto, TypeProto ->
+ * TypeProto.Sequence -> TypeProto): a 30 KB model nesting subgraphs 3,000
+ * deep overflows the stack. So before unpacking, one loop walks the wire
+ * format with a stack of its own, CLG_ONNX_MAX_NESTING + 1 entries, and
+ * refuses a file that nests deeper (docs/design.md, "Tensor files"). The
+ * generated descriptors say which fields are messages. The walk reads the
+ * wire format by protobuf-c's own rules, so that what it calls malformed
+ * protobuf-c refuses too. */
+
+/* An open message: its descriptor and the offset where its bytes end. */
+typedef struct nest_level {
+    const ProtobufCMessageDescriptor *desc;
+    size_t end;
+} nest_level;
+
+typedef enum nest_result {
+    NEST_OK,
+    NEST_MALFORMED,
+    NEST_TOO_DEEP
+} nest_result;
+
+/* A varint of at most `max` bytes at b[*at .. end) into *v, *at past it;
+ * 0 when it does not end within them. */
+static int read_varint(const uint8_t *b, size_t end, size_t *at, size_t max,
+                       uint64_t *v)
+{
+    uint64_t x = 0;
+    for (size_t i = 0; i < max && *at + i < end; i++) {
+        x |= (uint64_t)(b[*at + i] & 0x7f) << (7 * i);
+        if ((b[*at + i] & 0x80) == 0) {
+            *at += i + 1;
+            *v = x;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* One field's key at b[*at .. end): protobuf-c reads at most 5 bytes and
+ * refuses a one-byte key of field 0. */
+static int read_key(const uint8_t *b, size_t end, size_t *at, uint32_t *field,
+                    unsigned *wire)
+{
+    uint64_t key;
+    if ((b[*at] & 0xf8) == 0 || !read_varint(b, end, at, 5, &key))
+        return 0;
+    *field = (uint32_t)(key >> 3);
+    *wire = (unsigned)(key & 7);
+    return 1;
+}
+
+/* Past the value of a field of wire type `wire` at b[*at .. end), except a
+ * length-delimited one's payload: *len gets its size (0 for the others).
+ * 0 when malformed. */
+static int skip_value(const uint8_t *b, size_t end, size_t *at, unsigned wire,
+                      size_t *len)
+{
+    uint64_t v;
+    *len = 0;
+    switch (wire) {
+    case 0: /* varint: at most 10 bytes */
+        return read_varint(b, end, at, 10, &v);
+    case 1: /* 64-bit */
+    case 5: /* 32-bit */
+        if (end - *at < (wire == 1 ? 8u : 4u))
+            return 0;
+        *at += wire == 1 ? 8 : 4;
+        return 1;
+    case 2: /* length-delimited: a prefix of at most 5 bytes, <= INT_MAX */
+        if (!read_varint(b, end, at, 5, &v) || v > INT32_MAX || v > end - *at)
+            return 0;
+        *len = (size_t)v;
+        return 1;
+    default: /* groups, and wire types 6 and 7: protobuf-c refuses them */
+        return 0;
+    }
+}
+
+/* The nesting of the message `top` in b[0 .. size). On NEST_TOO_DEEP,
+ * *what names the message that went past the limit and *where its offset. */
+static nest_result scan_nesting(const ProtobufCMessageDescriptor *top,
+                                const uint8_t *b, size_t size,
+                                const char **what, size_t *where)
+{
+    nest_level stack[CLG_ONNX_MAX_NESTING + 1];
+    size_t depth = 0, at = 0;
+
+    stack[0].desc = top;
+    stack[0].end = size;
+    for (;;) {
+        const ProtobufCFieldDescriptor *f;
+        uint32_t field;
+        unsigned wire;
+        size_t len, start = at;
+        while (depth > 0 && at == stack[depth].end)
+            depth--;
+        if (at == stack[depth].end)
+            return NEST_OK;
+        if (!read_key(b, stack[depth].end, &at, &field, &wire) ||
+            !skip_value(b, stack[depth].end, &at, wire, &len))
+            return NEST_MALFORMED;
+        f = protobuf_c_message_descriptor_get_field(stack[depth].desc, field);
+        if (wire != 2 || f == NULL || f->type != PROTOBUF_C_TYPE_MESSAGE) {
+            at += len;
+            continue;
+        }
+        if (depth == CLG_ONNX_MAX_NESTING) {
+            *what = ((const ProtobufCMessageDescriptor *)f->descriptor)->name;
+            *where = start;
+            return NEST_TOO_DEEP;
+        }
+        depth++;
+        stack[depth].desc = f->descriptor;
+        stack[depth].end = at + len;
+    }
+}
+
+/* `top` unpacked from bytes once their nesting is checked; NULL with the
+ * message in err when they nest too deep or are malformed. `kind` names
+ * the message in that message ("ONNX model"). */
+static ProtobufCMessage *unpack_bounded(const ProtobufCMessageDescriptor *top,
+                                        const void *bytes, size_t size,
+                                        const char *name, const char *kind,
+                                        clg_io_status *st, clg_io_error *err)
+{
+    ProtobufCMessage *msg = NULL;
+    const char *what = "";
+    size_t where = 0;
+    nest_result r = scan_nesting(top, bytes, size, &what, &where);
+
+    if (r == NEST_TOO_DEEP) {
+        clg_io_error_set(err,
+                         "%s: nested too deep: the %s at byte %zu is %d "
+                         "levels below the top message; clgather reads at "
+                         "most %d",
+                         name, what, where, CLG_ONNX_MAX_NESTING + 1,
+                         CLG_ONNX_MAX_NESTING);
+        *st = CLG_IO_UNSUPPORTED;
+        return NULL;
+    }
+    if (r == NEST_OK)
+        msg = protobuf_c_message_unpack(top, NULL, size, bytes);
+    if (msg == NULL) {
+        clg_io_error_set(err,
+                         "%s: not a valid %s (malformed or truncated "
+                         "protobuf, %zu bytes)",
+                         name, kind, size);
+        *st = CLG_IO_FORMAT_ERROR;
+    }
+    return msg;
 }
 
 /* ---------------------------------------------------------------- tensors */
@@ -56,30 +201,30 @@ typedef enum typed_field {
     FIELD_STRING
 } typed_field;
 
+/* onnx.proto's rule, from the dtype's kind and size: floats of 4 and 8
+ * bytes (complex: per part) in float_data and double_data, the other
+ * integers, bools and 16-bit floats in int32_data (INT64 in int64_data,
+ * UINT32 and UINT64 in uint64_data), strings in string_data. */
 static typed_field field_for(clg_dtype dtype)
 {
-    switch (dtype) {
-    case CLG_DTYPE_FLOAT:
-    case CLG_DTYPE_COMPLEX64:
-        return FIELD_FLOAT;
-    case CLG_DTYPE_INT32:
-    case CLG_DTYPE_INT16:
-    case CLG_DTYPE_INT8:
-    case CLG_DTYPE_UINT16:
-    case CLG_DTYPE_UINT8:
-    case CLG_DTYPE_BOOL:
-    case CLG_DTYPE_FLOAT16:
-    case CLG_DTYPE_BFLOAT16:
+    char kind = clg_io_dtype_kind(dtype);
+    size_t size = clg_dtype_size(dtype);
+    size_t part = kind == 'c' ? size / 2 : size;
+    switch (kind) {
+    case 'f':
+    case 'c':
+        return part == 4   ? FIELD_FLOAT
+               : part == 8 ? FIELD_DOUBLE
+               : part == 2 ? FIELD_INT32
+                           : FIELD_NONE;
+    case 'b':
+    case 'B':
         return FIELD_INT32;
-    case CLG_DTYPE_INT64:
-        return FIELD_INT64;
-    case CLG_DTYPE_DOUBLE:
-    case CLG_DTYPE_COMPLEX128:
-        return FIELD_DOUBLE;
-    case CLG_DTYPE_UINT32:
-    case CLG_DTYPE_UINT64:
-        return FIELD_UINT64;
-    case CLG_DTYPE_STRING:
+    case 'i':
+        return size <= 4 ? FIELD_INT32 : FIELD_INT64;
+    case 'u':
+        return size <= 2 ? FIELD_INT32 : FIELD_UINT64;
+    case 'S':
         return FIELD_STRING;
     default:
         return FIELD_NONE;
@@ -167,8 +312,7 @@ static clg_io_status proto_type(const Onnx__TensorProto *tp, const char *name,
                          name);
         return CLG_IO_FORMAT_ERROR;
     }
-    if (tp->data_type < 0 || tp->data_type > 16 ||
-        clg_dtype_size((clg_dtype)tp->data_type) == 0) {
+    if (tp->data_type < 0 || clg_dtype_size((clg_dtype)tp->data_type) == 0) {
         clg_io_error_set(err,
                          "%s: field data_type: %d (%s) is not supported by "
                          "clgather",
@@ -249,7 +393,8 @@ static void copy_raw(const Onnx__TensorProto *tp, clg_io_tensor *out)
     if (out->nbytes > 0) {
         memcpy(out->data, tp->raw_data.data, out->nbytes);
         if (!clg_io_host_is_little_endian())
-            clg_io_swap_words(out->data, out->nbytes, word_size(out->dtype));
+            clg_io_swap_words(out->data, out->nbytes,
+                              clg_io_word_size(out->dtype));
     }
 }
 
@@ -261,10 +406,7 @@ static clg_io_status check_value_count(const Onnx__TensorProto *tp,
 {
     typed_field want = field_for(out->dtype);
     size_t n_values = field_count(tp, want);
-    size_t per_elem = (out->dtype == CLG_DTYPE_COMPLEX64 ||
-                       out->dtype == CLG_DTYPE_COMPLEX128)
-                          ? 2
-                          : 1;
+    size_t per_elem = clg_io_dtype_kind(out->dtype) == 'c' ? 2 : 1;
     char s[512];
     if (n_values == (size_t)out->count * per_elem)
         return CLG_IO_OK;
@@ -296,34 +438,28 @@ static clg_io_status check_value_count(const Onnx__TensorProto *tp,
 static int narrow_range(clg_dtype dtype, int64_t *lo, int64_t *hi,
                         const char **note)
 {
+    char kind = clg_io_dtype_kind(dtype);
+    size_t size = clg_dtype_size(dtype);
     *note = "";
-    switch (dtype) {
-    case CLG_DTYPE_INT8:
-        *lo = INT8_MIN, *hi = INT8_MAX;
-        return 1;
-    case CLG_DTYPE_UINT8:
-        *lo = 0, *hi = UINT8_MAX;
-        return 1;
-    case CLG_DTYPE_INT16:
-        *lo = INT16_MIN, *hi = INT16_MAX;
-        return 1;
-    case CLG_DTYPE_UINT16:
-        *lo = 0, *hi = UINT16_MAX;
-        return 1;
-    case CLG_DTYPE_BOOL:
-        *lo = 0, *hi = 1;
-        return 1;
-    case CLG_DTYPE_FLOAT16:
-    case CLG_DTYPE_BFLOAT16:
+    if ((kind == 'f' && size == 2) || kind == 'B') {
         *lo = 0, *hi = UINT16_MAX;
         *note = ", a 16-bit pattern";
         return 1;
-    case CLG_DTYPE_UINT32:
-        *lo = 0, *hi = UINT32_MAX;
-        return 1;
-    default:
-        return 0;
     }
+    if (kind == 'b') {
+        *lo = 0, *hi = 1;
+        return 1;
+    }
+    if (kind == 'i' && size < 4) {
+        *hi = ((int64_t)1 << (8 * size - 1)) - 1;
+        *lo = -*hi - 1;
+        return 1;
+    }
+    if (kind == 'u' && size <= 4) {
+        *lo = 0, *hi = ((int64_t)1 << (8 * size)) - 1;
+        return 1;
+    }
+    return 0;
 }
 
 /* "<name>: tensor '<t>': <field>[i] = <value> (element [..]) is out of
@@ -370,7 +506,7 @@ static clg_io_status check_value_range(const Onnx__TensorProto *tp,
 
     if (!narrow_range(out->dtype, &lo, &hi, &note))
         return CLG_IO_OK;
-    if (out->dtype == CLG_DTYPE_UINT32) {
+    if (field_for(out->dtype) == FIELD_UINT64) {
         for (size_t i = 0; i < tp->n_uint64_data; i++)
             if (tp->uint64_data[i] > (uint64_t)hi) {
                 snprintf(value, sizeof value, "%llu",
@@ -451,7 +587,7 @@ static clg_io_status copy_values(const Onnx__TensorProto *tp, const char *name,
         memcpy(out->data, tp->int64_data, tp->n_int64_data * sizeof(int64_t));
         break;
     case FIELD_UINT64:
-        if (out->dtype == CLG_DTYPE_UINT64)
+        if (clg_dtype_size(out->dtype) == sizeof(uint64_t))
             memcpy(out->data, tp->uint64_data,
                    tp->n_uint64_data * sizeof(uint64_t));
         else
@@ -516,14 +652,11 @@ clg_io_status clg_onnx_decode_tensor(const void *bytes, size_t size,
     clg_io_status st;
 
     clg_io_tensor_free(out);
-    tp = onnx__tensor_proto__unpack(NULL, size, bytes);
-    if (tp == NULL) {
-        clg_io_error_set(err,
-                         "%s: not a valid ONNX TensorProto (malformed or "
-                         "truncated protobuf, %zu bytes)",
-                         name, size);
-        return CLG_IO_FORMAT_ERROR;
-    }
+    tp = (Onnx__TensorProto *)unpack_bounded(&onnx__tensor_proto__descriptor,
+                                             bytes, size, name,
+                                             "ONNX TensorProto", &st, err);
+    if (tp == NULL)
+        return st;
     st = tensor_from_proto(tp, name, out, err);
     onnx__tensor_proto__free_unpacked(tp, NULL);
     return st;
@@ -611,7 +744,7 @@ static clg_io_status set_raw_data(Onnx__TensorProto *tp, const clg_tensor *t,
     if (*raw == NULL)
         return CLG_IO_NO_MEMORY;
     memcpy(*raw, t->data, nbytes);
-    clg_io_swap_words(*raw, nbytes, word_size(t->dtype));
+    clg_io_swap_words(*raw, nbytes, clg_io_word_size(t->dtype));
     tp->raw_data.data = *raw;
     return CLG_IO_OK;
 }
@@ -923,14 +1056,10 @@ clg_io_status clg_onnx_decode_model(const void *bytes, size_t size,
     clg_io_status st = CLG_IO_OK;
 
     clg_onnx_model_free(m);
-    model = onnx__model_proto__unpack(NULL, size, bytes);
-    if (model == NULL) {
-        clg_io_error_set(err,
-                         "%s: not a valid ONNX model (malformed or truncated "
-                         "protobuf, %zu bytes)",
-                         name, size);
-        st = CLG_IO_FORMAT_ERROR;
-    } else if (model->graph == NULL) {
+    model = (Onnx__ModelProto *)unpack_bounded(&onnx__model_proto__descriptor,
+                                               bytes, size, name, "ONNX model",
+                                               &st, err);
+    if (model != NULL && model->graph == NULL) {
         clg_io_error_set(err, "%s: the model has no graph", name);
         st = CLG_IO_FORMAT_ERROR;
     }
@@ -964,4 +1093,37 @@ clg_io_status clg_onnx_read_model(const char *path, clg_onnx_model *m,
         st = clg_onnx_decode_model(bytes, size, path, m, err);
     free(bytes);
     return st;
+}
+
+int clg_onnx_model_other_operator(const char *path, char *op_type, size_t cap)
+{
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    Onnx__ModelProto *model = NULL;
+    clg_io_status st = CLG_IO_OK;
+    int other = 0;
+
+    if (cap > 0)
+        op_type[0] = '\0';
+    if (clg_io_read_file(path, &bytes, &size, NULL) != CLG_IO_OK)
+        return 0;
+    model = (Onnx__ModelProto *)unpack_bounded(&onnx__model_proto__descriptor,
+                                               bytes, size, path, "ONNX model",
+                                               &st, NULL);
+    /* the first node of another operator, if any */
+    for (size_t i = 0; model != NULL && model->graph != NULL &&
+                       i < model->graph->n_node && !other;
+         i++) {
+        const Onnx__NodeProto *n = model->graph->node[i];
+        const char *op = n != NULL ? safe(n->op_type) : "";
+        if (strcmp(op, "Gather") != 0 && strcmp(op, "GatherElements") != 0) {
+            other = 1;
+            if (cap > 0)
+                snprintf(op_type, cap, "%s", op);
+        }
+    }
+    if (model != NULL)
+        onnx__model_proto__free_unpacked(model, NULL);
+    free(bytes);
+    return other;
 }

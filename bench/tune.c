@@ -8,8 +8,8 @@
  * The search is coordinate-wise: starting from the device's entry, each
  * field in turn takes each of its candidate values with the others fixed,
  * and keeps the value with the lowest sum over the workloads of their
- * best device-buffer call times. Candidates are passed to the library
- * through CLGATHER_PARAMS, which it reads on every call.
+ * best device-buffer call times. Candidates are set on the context with
+ * clg_context_set_params, validated as CLGATHER_PARAMS is.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -20,7 +20,6 @@
 
 #include "bench_internal.h"
 #include "cli.h"
-#include "params.h"
 
 /* One workload's tensors on the device and its reference output. */
 typedef struct tune_case {
@@ -130,7 +129,7 @@ static void case_release(tune_case *c)
     memset(c, 0, sizeof *c);
 }
 
-/* The best call time of one case under the current CLGATHER_PARAMS, or a
+/* The best call time of one case under the context's parameters, or a
  * negative value when a call failed (-1) or its output differed (-2). */
 static double time_case(tune_run *t, tune_case *c)
 {
@@ -161,7 +160,10 @@ static double time_params(tune_run *t, const clg_params *p)
     char text[256];
     double sum = 0;
     clg_params_format(p, text, sizeof text);
-    setenv("CLGATHER_PARAMS", text, 1);
+    if (clg_context_set_params(t->ctx, p) != CLG_STATUS_OK) {
+        fprintf(stderr, "clgather tune: %s\n", clg_context_last_error(t->ctx));
+        return -1;
+    }
     for (size_t k = 0; k < t->count; k++) {
         double s = time_case(t, &t->cases[k]);
         if (s < 0) {
@@ -226,18 +228,22 @@ static int search(tune_run *t, clg_params *best)
     return differed ? -2 : failed ? -3 : 0;
 }
 
-/* The entry in the syntax of clg_params_table (src/params.c). */
+/* The entry in the syntax of the library's parameter table
+ * (docs/design.md, "Device parameters"), then as CLGATHER_PARAMS. */
 static void print_entry(const clg_params_entry *e, const clg_params *p)
 {
     char text[256];
-    printf("    {\"%s\", CLG_DEVICE_TYPE_%s, \"%s\", %d,\n     {", e->name,
-           clg_cli_device_type_name(e->type), e->match, e->builtins);
-#define CLG_TUNE_PRINT_(field, min, max, flags, meaning)                      \
-    printf("%s.%s = %u", strcmp(#field, "wg") ? ", " : "", #field, p->field);
-    CLG_PARAM_FIELDS(CLG_TUNE_PRINT_)
-#undef CLG_TUNE_PRINT_
-    printf("}},\n");
     clg_params_format(p, text, sizeof text);
+    printf("    {\"%s\", CLG_DEVICE_TYPE_%s, \"%s\", %d,\n     {.", e->name,
+           clg_cli_device_type_name(e->type), e->match, e->builtins);
+    for (const char *c = text; *c; c++)
+        if (*c == ',')
+            printf(", .");
+        else if (*c == '=')
+            printf(" = ");
+        else
+            putchar(*c);
+    printf("}},\n");
     printf("CLGATHER_PARAMS=%s\n", text);
 }
 
@@ -293,20 +299,21 @@ int clg_cli_tune(int argc, char **argv)
     int rc = parse_args(argc, argv, &device, &scale, &t.repeat);
     if (rc)
         return rc > 0 ? CLG_EXIT_OK : CLG_EXIT_ERROR;
-    const char *given = getenv("CLGATHER_PARAMS");
-    if (given && *given)
-        fprintf(stderr,
-                "clgather tune: CLGATHER_PARAMS=\"%s\" is ignored: the "
-                "search starts from the device's entry\n",
-                given);
-    unsetenv("CLGATHER_PARAMS"); /* the search starts from the entry */
+    if (clg_cli_check_env("tune") != CLG_EXIT_OK)
+        return CLG_EXIT_ERROR;
     clg_status st = clg_context_create(&t.ctx, device);
     if (st != CLG_STATUS_OK) {
         fprintf(stderr, "clgather tune: %s\n",
                 clg_cli_describe(msg, sizeof msg, NULL, st));
         return CLG_EXIT_ERROR;
     }
-    const clg_params_entry *e = clg_params_entry_of(t.ctx);
+    const char *given = clg_context_params_env(t.ctx);
+    if (given)
+        fprintf(stderr,
+                "clgather tune: CLGATHER_PARAMS=\"%s\" is ignored: the "
+                "search starts from the device's entry\n",
+                given);
+    const clg_params_entry *e = clg_context_params_entry(t.ctx);
     clg_params best = e->params;
     t.builtins = e->builtins;
     for (size_t wi = 0; wi < BENCH_WORKLOAD_COUNT; wi++)
@@ -326,6 +333,5 @@ int clg_cli_tune(int argc, char **argv)
     for (size_t k = 0; k < t.count; k++)
         case_release(&t.cases[k]);
     clg_context_destroy(t.ctx);
-    unsetenv("CLGATHER_PARAMS");
     return rc == 0 ? CLG_EXIT_OK : rc == -2 ? CLG_EXIT_DIFFER : CLG_EXIT_ERROR;
 }

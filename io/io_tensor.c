@@ -6,15 +6,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include "npy.h"
-#include "onnx_io.h"
 
 void clg_io_error_set(clg_io_error *err, const char *fmt, ...)
 {
@@ -203,7 +201,7 @@ clg_io_status clg_io_read_file(const char *path, unsigned char **bytes,
 
     *bytes = NULL;
     *size = 0;
-    f = fopen(path, "rb");
+    f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (f == NULL) {
         clg_io_error_set(err, "%s: cannot open: %s", path, strerror(errno));
         st = CLG_IO_FILE_ERROR;
@@ -236,9 +234,18 @@ clg_io_status clg_io_read_file(const char *path, unsigned char **bytes,
 
 cleanup:
     free(buf);
-    if (f != NULL)
+    if (f != NULL && f != stdin)
         fclose(f);
     return st;
+}
+
+int clg_io_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0 || stat(a, &sa) != 0 ||
+        stat(b, &sb) != 0)
+        return 0;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 /* ---------------------------------------------------------------- writing
@@ -360,6 +367,41 @@ static int target_in_place(const out_target *t)
     return t->in_place || (t->exists && !S_ISREG(t->sb.st_mode));
 }
 
+/* The temporary file being written, for clg_io_remove_pending_temp (a
+ * signal handler): its path is copied in while `pending` is 0, then
+ * `pending` is set; a handler reads the path only while it is set. */
+static char pending_path[4096];
+static volatile sig_atomic_t pending;
+static void (*write_pause)(void);
+
+static void pending_set(const char *tmp)
+{
+    size_t n = strlen(tmp);
+    pending = 0;
+    if (n >= sizeof pending_path)
+        return; /* not removable on a signal; a path this long is rare */
+    memcpy(pending_path, tmp, n + 1);
+    pending = 1;
+}
+
+static void pending_clear(void)
+{
+    pending = 0;
+}
+
+void clg_io_remove_pending_temp(void)
+{
+    if (pending) {
+        pending = 0;
+        unlink(pending_path);
+    }
+}
+
+void clg_io_set_write_pause(void (*pause)(void))
+{
+    write_pause = pause;
+}
+
 /* Creates "<dir>/.<base>.<pid>.<n>.tmp" (mode 0666 less the umask, as a
  * new output gets). Returns its descriptor and its malloc'd path in *tmp,
  * or -1 with errno set. */
@@ -379,6 +421,8 @@ static int temp_create(const out_target *t, char **tmp)
         snprintf(*tmp, cap, "%s/.%.180s.%ld.%u.tmp", t->dir, t->base,
                  (long)getpid(), counter++);
         fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0)
+            pending_set(*tmp);
         if (fd < 0 && errno != EEXIST)
             break;
     }
@@ -396,7 +440,11 @@ clg_io_status clg_io_check_writable(const char *path, clg_io_error *err)
     out_target t;
     char *tmp = NULL;
     int fd;
-    clg_io_status st = target_open(&t, path, err);
+    clg_io_status st;
+
+    if (strcmp(path, "-") == 0)
+        return CLG_IO_OK;
+    st = target_open(&t, path, err);
 
     if (st == CLG_IO_OK && !target_in_place(&t)) {
         fd = temp_create(&t, &tmp);
@@ -407,6 +455,7 @@ clg_io_status clg_io_check_writable(const char *path, clg_io_error *err)
         } else {
             close(fd);
             unlink(tmp);
+            pending_clear();
         }
     }
     free(tmp);
@@ -463,6 +512,8 @@ static clg_io_status commit_temp(const out_target *t, int *fd, const char *tmp,
         e = errno;
     else if (write_all(*fd, bytes, size) != 0)
         e = errno;
+    else if (write_pause != NULL && (write_pause(), 0))
+        e = 0; /* a test's pause, with the temporary file written */
     else if (fsync(*fd) != 0)
         e = errno;
     if (close(*fd) != 0 && e == 0)
@@ -474,6 +525,20 @@ static clg_io_status commit_temp(const out_target *t, int *fd, const char *tmp,
     }
     if (rename(tmp, t->file) != 0) {
         clg_io_error_set(err, "%s: cannot replace: %s", t->path,
+                         strerror(errno));
+        return CLG_IO_FILE_ERROR;
+    }
+    pending_clear();
+    return CLG_IO_OK;
+}
+
+/* "-": standard output, written as it is (stdio's buffer flushed
+ * first, so that bytes written through it come before). */
+static clg_io_status write_stdout(const void *bytes, size_t size,
+                                  clg_io_error *err)
+{
+    if (fflush(stdout) != 0 || write_all(STDOUT_FILENO, bytes, size) != 0) {
+        clg_io_error_set(err, "standard output: write error: %s",
                          strerror(errno));
         return CLG_IO_FILE_ERROR;
     }
@@ -497,8 +562,11 @@ clg_io_status clg_io_write_file(const char *path, const void *bytes,
     out_target t;
     char *tmp = NULL;
     int fd = -1;
-    clg_io_status st = target_open(&t, path, err);
+    clg_io_status st;
 
+    if (strcmp(path, "-") == 0)
+        return write_stdout(bytes, size, err);
+    st = target_open(&t, path, err);
     if (st != CLG_IO_OK)
         goto cleanup;
     if (target_in_place(&t)) {
@@ -519,48 +587,13 @@ clg_io_status clg_io_write_file(const char *path, const void *bytes,
 cleanup:
     if (fd >= 0)
         close(fd);
-    if (tmp != NULL && st != CLG_IO_OK)
+    if (tmp != NULL && st != CLG_IO_OK) {
         unlink(tmp);
+        pending_clear();
+    }
     free(tmp);
     target_free(&t);
     return st;
-}
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s);
-    size_t m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-clg_io_status clg_io_read_tensor_file(const char *path, clg_io_tensor *out,
-                                      clg_io_error *err)
-{
-    unsigned char *bytes = NULL;
-    size_t size = 0;
-    clg_io_status st;
-
-    st = clg_io_read_file(path, &bytes, &size, err);
-    if (st != CLG_IO_OK)
-        return st;
-    if (clg_npy_is_npy(bytes, size))
-        st = clg_npy_decode(bytes, size, path, out, err);
-    else if (ends_with(path, ".npy")) {
-        clg_io_error_set(err, "%s: not a NumPy file (no \\x93NUMPY magic)",
-                         path);
-        st = CLG_IO_FORMAT_ERROR;
-    } else
-        st = clg_onnx_decode_tensor(bytes, size, path, out, err);
-    free(bytes);
-    return st;
-}
-
-clg_io_status clg_io_write_tensor_file(const char *path, const clg_tensor *t,
-                                       size_t string_width, clg_io_error *err)
-{
-    if (ends_with(path, ".pb"))
-        return clg_onnx_write_tensor(path, t, "output", err);
-    return clg_npy_write(path, t, string_width, err);
 }
 
 char *clg_io_format_shape(char *buf, size_t cap, const int64_t *shape,
@@ -577,6 +610,37 @@ char *clg_io_format_shape(char *buf, size_t cap, const int64_t *shape,
     if (at < cap)
         snprintf(buf + at, cap - at, "]");
     return buf;
+}
+
+char clg_io_dtype_kind(clg_dtype dtype)
+{
+    switch (dtype) {
+#define CLG_IO_KIND_(name, number, size, kind)                                \
+    case CLG_DTYPE_##name:                                                    \
+        return kind;
+        CLG_DTYPE_TABLE(CLG_IO_KIND_)
+#undef CLG_IO_KIND_
+    case CLG_DTYPE_UNDEFINED:
+        break;
+    }
+    return 0;
+}
+
+clg_dtype clg_io_dtype_of(char kind, size_t size)
+{
+#define CLG_IO_MATCH_(name, number, sz, k)                                    \
+    if (kind == k && size == sz)                                              \
+        return CLG_DTYPE_##name;
+    CLG_DTYPE_TABLE(CLG_IO_MATCH_)
+#undef CLG_IO_MATCH_
+    return CLG_DTYPE_UNDEFINED;
+}
+
+size_t clg_io_word_size(clg_dtype dtype)
+{
+    char kind = clg_io_dtype_kind(dtype);
+    size_t size = clg_dtype_size(dtype);
+    return kind == 'c' ? size / 2 : kind == 'S' ? 1 : size;
 }
 
 int clg_io_host_is_little_endian(void)

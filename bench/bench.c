@@ -5,7 +5,6 @@
  * bench_measure.c). This file holds the options and the command; see
  * bench_internal.h for the other parts.
  */
-#include "bench.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -279,7 +278,7 @@ static int report(const clg_context *ctx, const bench_cl *b,
     return rc;
 }
 
-/* Parses the options, opens the device and measures; see bench.h. */
+/* `clgather bench`: parses the options, opens the device and measures. */
 int clg_cli_bench(int argc, char **argv)
 {
     bench_options opt;
@@ -309,6 +308,8 @@ int clg_cli_bench(int argc, char **argv)
         return bench_first_calls(&opt);
     bench_progress_init();
     if (opt.json_path && probe_json(opt.json_path) != CLG_EXIT_OK)
+        return CLG_EXIT_ERROR;
+    if (clg_cli_check_env("bench") != CLG_EXIT_OK)
         return CLG_EXIT_ERROR;
     st = clg_context_create(&ctx, opt.device);
     if (st != CLG_STATUS_OK) {

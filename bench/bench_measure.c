@@ -1,7 +1,7 @@
 /*
  * `clgather bench`: the measurement. The timing and the run of one
- * workload at one scale; the baselines (copy kernels, host copy, check
- * pass) are in bench_baseline.c.
+ * workload at one scale, the check pass (the library's clg_check_indices)
+ * included; the copy kernels and the host copy are in bench_baseline.c.
  *
  * For each workload (the names and shapes are a contract, see
  * bench_workloads.c) and each --scale:
@@ -65,7 +65,6 @@
 
 #include "bench_internal.h"
 #include "cli.h"
-#include "op.h" /* clg_find_bad_index, CLG_HOST_CHECK_LIMIT: the library's */
 
 #define BENCH_MICRO_MIN_ROUNDS 100
 /* Per-call figures stop above this many bytes of tensors: a pipelined
@@ -277,18 +276,15 @@ static void note_oversized(bench_result *r, uint64_t max_alloc)
         }
 }
 
-/* The library's rule (docs/design.md, "Host memory and device buffers"):
- * in place, up to CLG_HOST_CHECK_LIMIT indices are scanned on the host and more by the
- * check kernel (when they fit one buffer); copied, only a call split into
- * pieces checks first, on the host. */
+/* Whether the host-memory call checks its indices before its first
+ * launch (clg_check_indices): in place, always (which check runs is what
+ * clg_check_indices reports when timed); copied, only a call split into
+ * pieces. */
 static bench_check_kind check_kind(const clg_context *ctx,
-                                   const bench_result *r, uint64_t max_alloc)
+                                   const bench_result *r)
 {
-    const uint64_t count = r->index_bytes / clg_dtype_size(r->w->index_dtype);
     if (clg_context_uses_host_memory(ctx))
-        return count > CLG_HOST_CHECK_LIMIT && r->index_bytes <= max_alloc
-                   ? BENCH_CHECK_DEVICE
-                   : BENCH_CHECK_HOST;
+        return BENCH_CHECK_HOST;
     return r->has_kernel ? BENCH_CHECK_NONE : BENCH_CHECK_HOST;
 }
 
@@ -313,7 +309,7 @@ static int run_plan(bench_run *run, size_t wi, double scale)
         run->copy_half = 64;
     r->copy_bytes = 2 * run->copy_half;
     note_oversized(r, max_alloc);
-    r->check_kind = check_kind(run->ctx, r, max_alloc);
+    r->check_kind = check_kind(run->ctx, r);
     return CLG_EXIT_OK;
 }
 
@@ -561,37 +557,34 @@ static int timed_host_copy(bench_run *run, double *t)
     return CLG_EXIT_ERROR;
 }
 
-/* The index check of the host-memory call, as check_kind says it runs.
- * The inputs are valid, so a bad index found is a bug of the bench. */
+/* The index check of the host-memory call: the library's own
+ * (clg_check_indices), which says which check it ran. The inputs are
+ * valid, so a bad index found is a bug of the bench. */
 static int timed_check(bench_run *run, double *t)
 {
-    const bench_result *r = run->r;
+    bench_result *r = run->r;
     const bench_workload *w = r->w;
-    const int wide = w->index_dtype == CLG_DTYPE_INT64;
-    const int64_t count = (int64_t)(r->index_bytes / (wide ? 8 : 4));
-    const int64_t s =
-        r->data_shape[w->axis < 0 ? (int64_t)w->data_rank + w->axis : w->axis];
-    int bad = 0;
+    const size_t axis = (size_t)(w->axis < 0 ? (int64_t)w->data_rank + w->axis
+                                             : w->axis);
+    const clg_tensor indices = {w->index_dtype, w->index_rank, r->index_shape,
+                                run->indices.data};
+    clg_index_check ran = CLG_INDEX_CHECK_NONE;
     double t0 = now_s();
-    if (r->check_kind == BENCH_CHECK_DEVICE) {
-        cl_int err = bench_check_device(run->b, run->indices.data, wide, count,
-                                        s, &bad);
-        if (err != CL_SUCCESS)
-            return bench_cl_failed(err, "the check kernel");
-    } else {
-        int64_t value = 0;
-        bad = clg_find_bad_index(run->indices.data, w->index_dtype, count, s,
-                                 &value) >= 0;
-    }
+    clg_status st = clg_check_indices(run->ctx, &indices, axis,
+                                      r->data_shape[axis], &ran);
     *t = now_s() - t0;
-    if (!bad)
+    r->check_kind = ran == CLG_INDEX_CHECK_DEVICE ? BENCH_CHECK_DEVICE
+                                                  : BENCH_CHECK_HOST;
+    if (st == CLG_STATUS_OK)
         return CLG_EXIT_OK;
     bench_progress_clear();
     fprintf(stderr,
-            "clgather bench: %s (scale %g): the %s found an index "
-            "out of range among valid ones\n",
-            w->name, r->scale, bench_check_name(r->check_kind));
-    return CLG_EXIT_DIFFER;
+            "clgather bench: %s (scale %g): the %s failed among valid "
+            "indices: %s\n",
+            w->name, r->scale, bench_check_name(r->check_kind),
+            clg_context_last_error(run->ctx));
+    return st == CLG_STATUS_INDEX_OUT_OF_RANGE ? CLG_EXIT_DIFFER
+                                               : CLG_EXIT_ERROR;
 }
 
 /* A device-buffer call. A size the device cannot take drops the

@@ -2,7 +2,6 @@
  * `clgather bench`: the report. The results table, the linearity table,
  * the targets and the JSON file.
  */
-#include <math.h> /* isfinite: a macro only, no libm */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include "bench_internal.h"
 #include "cli.h"
 #include "io_tensor.h"
+#include "json_out.h"
 
 static double result_gbps(const bench_result *r)
 {
@@ -50,7 +50,7 @@ void bench_print_header(const clg_context *ctx, const bench_cl *b,
            "%d call%s in a row, the best kept); GB = 1e9 bytes\n",
            (unsigned long long)opt->seed, BENCH_CACHE_CONDITIONS, opt->repeat,
            opt->repeat == 1 ? "" : "s");
-    const char *env = getenv("CLGATHER_PARAMS");
+    const char *env = clg_context_params_env(ctx);
     printf("device parameters: %s", b->params);
     if (env)
         printf(" (with CLGATHER_PARAMS=%s)", env);
@@ -339,46 +339,15 @@ void bench_print_targets(const clg_context *ctx, const bench_result *res,
     }
 }
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-static void json_number(FILE *f, int present, double v)
-{
-    if (present && isfinite(v))
-        fprintf(f, "%.6g", v);
-    else
-        fputs("null", f);
-}
-
-static void json_shape(FILE *f, const int64_t *shape, size_t rank)
-{
-    fputc('[', f);
-    for (size_t i = 0; i < rank; i++)
-        fprintf(f, "%s%lld", i ? ", " : "", (long long)shape[i]);
-    fputc(']', f);
-}
-
 static void json_device(FILE *f, const clg_context *ctx, const bench_cl *b,
                         const bench_options *opt)
 {
     fputs("{\n  \"device\": ", f);
-    json_string(f, clg_context_device_name(ctx));
+    clg_json_write_string(f, clg_context_device_name(ctx));
     fputs(",\n  \"device_vendor\": ", f);
-    json_string(f, clg_context_device_vendor(ctx));
+    clg_json_write_string(f, clg_context_device_vendor(ctx));
     fputs(",\n  \"device_version\": ", f);
-    json_string(f, clg_context_device_version(ctx));
+    clg_json_write_string(f, clg_context_device_version(ctx));
     fprintf(f,
             ",\n  \"host_unified_memory\": %s,\n  \"max_alloc_bytes\": %llu,"
             "\n  \"seed\": %llu,\n  \"repeat\": %d,\n  \"statistic\": "
@@ -390,15 +359,15 @@ static void json_device(FILE *f, const clg_context *ctx, const bench_cl *b,
             b->host_threads);
     for (size_t v = 0; v < b->copy_count; v++) {
         fputs(v ? ", " : "", f);
-        json_string(f, b->copy[v].name);
+        clg_json_write_string(f, b->copy[v].name);
     }
     fputs("],\n  \"copy_variants_refused\": ", f);
-    json_string(f, b->copy_unavailable);
+    clg_json_write_string(f, b->copy_unavailable);
     fputs(",\n  \"params\": ", f);
-    json_string(f, b->params);
+    clg_json_write_string(f, b->params);
     fputs(",\n  \"params_env\": ", f);
-    if (getenv("CLGATHER_PARAMS"))
-        json_string(f, getenv("CLGATHER_PARAMS"));
+    if (clg_context_params_env(ctx))
+        clg_json_write_string(f, clg_context_params_env(ctx));
     else
         fputs("null", f);
     fputs(",\n  \"workloads\": [", f);
@@ -411,21 +380,24 @@ static void json_baselines(FILE *f, const bench_result *r, const bench_cl *b)
     int m = r->measured;
     fputs(", \"copy_variant\": ", f);
     if (m)
-        json_string(f, b->copy[r->copy_best].name);
+        clg_json_write_string(f, b->copy[r->copy_best].name);
     else
         fputs("null", f);
     fputs(", \"copy_variants_gbps\": {", f);
     for (size_t v = 0; v < b->copy_count; v++) {
         fprintf(f, "%s\"%s\": ", v ? ", " : "", b->copy[v].name);
-        json_number(f, m, (double)r->copy_bytes / r->copy_variant_s[v] * 1e-9);
+        clg_json_write_number(f, m,
+                              (double)r->copy_bytes / r->copy_variant_s[v] *
+                                  1e-9);
     }
     fputs("}, \"host_copy_gbps\": ", f);
-    json_number(f, m, m ? result_host_copy_gbps(r) : 0);
+    clg_json_write_number(f, m, m ? result_host_copy_gbps(r) : 0);
     fputs(", \"check_ms\": ", f);
-    json_number(f, m && r->check_kind != BENCH_CHECK_NONE, r->check_s * 1e3);
+    clg_json_write_number(f, m && r->check_kind != BENCH_CHECK_NONE,
+                          r->check_s * 1e3);
     fputs(", \"check_pass\": ", f);
     if (m && r->check_kind != BENCH_CHECK_NONE)
-        json_string(f, bench_check_name(r->check_kind));
+        clg_json_write_string(f, bench_check_name(r->check_kind));
     else
         fputs("null", f);
 }
@@ -435,29 +407,30 @@ static void json_figures(FILE *f, const bench_result *r)
 {
     int m = r->measured, k = m && r->has_kernel;
     fputs(", \"kernel_ms\": ", f);
-    json_number(f, k, r->kernel_s * 1e3);
+    clg_json_write_number(f, k, r->kernel_s * 1e3);
     fputs(", \"end_to_end_ms\": ", f);
-    json_number(f, m, r->e2e_s * 1e3);
+    clg_json_write_number(f, m, r->e2e_s * 1e3);
     fprintf(f, ", \"bytes\": %llu, \"gbps\": ", (unsigned long long)r->bytes);
-    json_number(f, k, k ? result_gbps(r) : 0);
+    clg_json_write_number(f, k, k ? result_gbps(r) : 0);
     fputs(", \"copy_gbps\": ", f);
-    json_number(f, m, m ? result_copy_gbps(r) : 0);
+    clg_json_write_number(f, m, m ? result_copy_gbps(r) : 0);
     fputs(", \"efficiency\": ", f);
-    json_number(f, k, k ? result_efficiency(r) : 0);
+    clg_json_write_number(f, k, k ? result_efficiency(r) : 0);
     fputs(", \"end_to_end_efficiency\": ", f);
-    json_number(f, m, m ? result_e2e_efficiency(r) : 0);
+    clg_json_write_number(f, m, m ? result_e2e_efficiency(r) : 0);
     fputs(", \"call_us\": ", f);
-    json_number(f, m && r->has_micro, r->call_s * 1e6);
+    clg_json_write_number(f, m && r->has_micro, r->call_s * 1e6);
     fputs(", \"launch_us\": ", f);
-    json_number(f, m && r->has_micro, r->launch_s * 1e6);
+    clg_json_write_number(f, m && r->has_micro, r->launch_s * 1e6);
     fputs(", \"enqueue_us\": ", f);
-    json_number(f, m && r->has_pipeline, r->enqueue_s * 1e6);
+    clg_json_write_number(f, m && r->has_pipeline, r->enqueue_s * 1e6);
     fputs(", \"pipelined_us\": ", f);
-    json_number(f, m && r->has_pipeline, r->pipelined_s * 1e6);
+    clg_json_write_number(f, m && r->has_pipeline, r->pipelined_s * 1e6);
     fputs(", \"launch_pipelined_us\": ", f);
-    json_number(f, m && r->has_pipeline, r->launch_pipelined_s * 1e6);
+    clg_json_write_number(f, m && r->has_pipeline,
+                          r->launch_pipelined_s * 1e6);
     fputs(", \"args_pipelined_us\": ", f);
-    json_number(f, m && r->has_pipeline, r->args_pipelined_s * 1e6);
+    clg_json_write_number(f, m && r->has_pipeline, r->args_pipelined_s * 1e6);
 }
 
 /* What was run (operator, shapes, copy bytes) and why not, if not. */
@@ -469,21 +442,21 @@ static void json_setup(FILE *f, const bench_result *r)
             "\"data_dtype\": \"%s\", \"data_shape\": ",
             r->scale, bench_op_name(w->op), (long long)w->axis,
             clg_dtype_name(w->data_dtype));
-    json_shape(f, r->data_shape, w->data_rank);
+    clg_json_write_shape(f, r->data_shape, w->data_rank);
     fprintf(f, ", \"indices_dtype\": \"%s\", \"indices_shape\": ",
             clg_dtype_name(w->index_dtype));
-    json_shape(f, r->index_shape, w->index_rank);
+    clg_json_write_shape(f, r->index_shape, w->index_rank);
     fputs(", \"output_shape\": ", f);
-    json_shape(f, r->out_shape, r->out_rank);
+    clg_json_write_shape(f, r->out_shape, r->out_rank);
     fprintf(f, ", \"copy_bytes\": %llu, \"skipped\": ",
             (unsigned long long)r->copy_bytes);
     if (r->measured)
         fputs("null", f);
     else
-        json_string(f, r->skipped);
+        clg_json_write_string(f, r->skipped);
     fputs(", \"note\": ", f);
     if (r->measured && r->note[0])
-        json_string(f, r->note);
+        clg_json_write_string(f, r->note);
     else
         fputs("null", f);
 }
@@ -493,7 +466,7 @@ static void json_workloads(FILE *f, const bench_result *res, size_t n,
 {
     for (size_t i = 0; i < n; i++) {
         fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-        json_string(f, res[i].w->name);
+        clg_json_write_string(f, res[i].w->name);
         json_figures(f, &res[i]);
         json_baselines(f, &res[i], b);
         json_setup(f, &res[i]);
@@ -509,20 +482,21 @@ static void json_linearity_row(FILE *f, const bench_result *r,
     const double kr = linearity_ratio(r->kernel_s, ref->kernel_s, r, ref);
     const double er = linearity_ratio(r->e2e_s, ref->e2e_s, r, ref);
     const int verdict = linearity_verdict(r, ref);
-    json_string(f, r->w->name);
+    clg_json_write_string(f, r->w->name);
     fprintf(f,
             ", \"scale\": %.6g, \"reference_scale\": %.6g, "
             "\"bytes_ratio\": %.6g, \"kernel_ns_per_byte\": ",
             r->scale, ref->scale, (double)r->bytes / (double)ref->bytes);
-    json_number(f, r->has_kernel, r->kernel_s * 1e9 / (double)r->bytes);
+    clg_json_write_number(f, r->has_kernel,
+                          r->kernel_s * 1e9 / (double)r->bytes);
     fprintf(f,
             ", \"end_to_end_ns_per_byte\": %.6g, "
             "\"copy_ns_per_byte\": %.6g, \"kernel_ratio\": ",
             r->e2e_s * 1e9 / (double)r->bytes,
             r->copy_s * 1e9 / (double)r->copy_bytes);
-    json_number(f, k, kr);
+    clg_json_write_number(f, k, kr);
     fputs(", \"kernel_deviation\": ", f);
-    json_number(f, k, kr - 1);
+    clg_json_write_number(f, k, kr - 1);
     fprintf(f,
             ", \"end_to_end_ratio\": %.6g, \"end_to_end_deviation\": %.6g, "
             "\"copy_ratio\": %.6g, \"within_25pct\": %s}",

@@ -13,11 +13,8 @@
  *                 POCL: within +-10% either way over six runs.)
  *   host copy     memcpy on the host, the bytes split into one contiguous
  *                 part per thread (one thread per online CPU).
- *   check pass    what the host-memory call does before a kernel may write
- *                 the caller's memory in place: the library's check
- *                 kernel (kernels/check.cl, built here from the sources
- *                 the library embeds) over the indices wrapped in place,
- *                 or the library's own host scan (bench_measure.c).
+ * The check pass a host-memory call runs first is the library's own
+ * (clg_check_indices), timed in bench_measure.c.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -28,11 +25,11 @@
 #include <clgather/clgather.h>
 
 #include "bench_internal.h"
+#include "bench_kernels.h"
 #include "cli.h"
-#include "kernels_embedded.h"
 
 /* The copy variants, in the order they are tried; "16B" is the portable
- * kernel the efficiency was once measured against. */
+ * one, which every device compiler must build. */
 static const struct {
     const char *name;
     unsigned unit, nontemporal;
@@ -44,36 +41,18 @@ _Static_assert(sizeof copy_variants / sizeof copy_variants[0] <=
                    BENCH_COPY_MAX,
                "BENCH_COPY_MAX holds every copy variant");
 
-static const char copy_source[] =
-    "#if CLG_BENCH_UNIT == 16\n"
-    "typedef uint4 clg_unit;\n"
-    "#elif CLG_BENCH_UNIT == 32\n"
-    "typedef uint8 clg_unit;\n"
-    "#elif CLG_BENCH_UNIT == 64\n"
-    "typedef uint16 clg_unit;\n"
-    "#else\n"
-    "#error \"CLG_BENCH_UNIT must be 16, 32 or 64\"\n"
-    "#endif\n"
-    "__kernel void clg_bench_copy(__global const clg_unit *restrict src,\n"
-    "                             __global clg_unit *restrict dst, ulong n)\n"
-    "{\n"
-    "    size_t i = get_global_id(0);\n"
-    "    if (i >= n)\n"
-    "        return;\n"
-    "#if CLG_BENCH_NT\n"
-    "    __builtin_nontemporal_store(src[i], &dst[i]);\n"
-    "#else\n"
-    "    dst[i] = src[i];\n"
-    "#endif\n"
-    "}\n";
-
 /* Builds `nsrc` sources with `options`; NULL (and *err) when it fails,
  * the build log into log when there is one. */
 static cl_program build(const bench_cl *b, const char **src, cl_uint nsrc,
                         const char *options, char *log, size_t cap,
                         cl_int *err)
 {
-    cl_program p = clCreateProgramWithSource(b->context, nsrc, src, NULL, err);
+    cl_program p;
+    *err = CL_INVALID_VALUE; /* a source the build does not embed */
+    for (cl_uint i = 0; i < nsrc; i++)
+        if (!src[i])
+            return NULL;
+    p = clCreateProgramWithSource(b->context, nsrc, src, NULL, err);
     if (!p)
         return NULL;
     *err = clBuildProgram(p, 1, &b->device, options, NULL, NULL);
@@ -89,16 +68,16 @@ static cl_program build(const bench_cl *b, const char **src, cl_uint nsrc,
     return NULL;
 }
 
-/* The work-group size the library picks for a 1-D launch: 256 on GPUs,
- * 4096 on CPUs (POCL runs a group as loops on one thread), at most the
- * kernel's limit. */
+/* The work-group size of the device's row of the library's parameter
+ * table (clg_context_params_entry: 256 on GPUs, 4096 on CPUs, where POCL
+ * runs a group as loops on one thread), at most the kernel's limit. */
 static cl_int pick_local(const bench_cl *b, cl_kernel k, size_t *local)
 {
     size_t max_wg = 0;
     cl_int err = clGetKernelWorkGroupInfo(k, b->device,
                                           CL_KERNEL_WORK_GROUP_SIZE,
                                           sizeof max_wg, &max_wg, NULL);
-    *local = b->is_gpu ? 256 : 4096;
+    *local = b->wg;
     if (*local > max_wg)
         *local = max_wg;
     if (*local == 0)
@@ -112,7 +91,7 @@ static int add_copy_variant(bench_cl *b, size_t v)
 {
     bench_copy_kernel *c = &b->copy[b->copy_count];
     char options[128], log[4096];
-    const char *src = copy_source;
+    const char *src = bench_kernel_text("copy.cl");
     cl_int err;
 
     snprintf(options, sizeof options, "-DCLG_BENCH_UNIT=%u -DCLG_BENCH_NT=%u",
@@ -141,69 +120,19 @@ static int add_copy_variant(bench_cl *b, size_t v)
     return CLG_EXIT_OK;
 }
 
-/* Builds the check kernel for 4- and 8-byte indices from the library's
- * embedded common.cl and check.cl, and the flag it raises. */
-static int init_check(bench_cl *b)
+const char *bench_kernel_text(const char *name)
 {
-    const char *src[2] = {NULL, NULL};
-    const cl_int zero = 0;
-    char log[4096];
-    cl_int err;
-    for (size_t i = 0; i < clg_kernel_source_count; i++) {
-        if (!strcmp(clg_kernel_sources[i].name, "common.cl"))
-            src[0] = clg_kernel_sources[i].text;
-        if (!strcmp(clg_kernel_sources[i].name, "check.cl"))
-            src[1] = clg_kernel_sources[i].text;
-    }
-    if (!src[0] || !src[1]) {
-        fprintf(stderr, "clgather bench: the library embeds no check.cl\n");
-        return CLG_EXIT_ERROR;
-    }
-    for (int w = 0; w < 2; w++) {
-        const char *opt = w ? "-DCLG_INDEX_BYTES=8" : "-DCLG_INDEX_BYTES=4";
-        b->check_program[w] = build(b, src, 2, opt, log, sizeof log, &err);
-        if (!b->check_program[w]) {
-            fprintf(stderr,
-                    "clgather bench: building check.cl (%s) failed: "
-                    "%s\n%s\n",
-                    opt, clg_cl_error_name(err), log);
-            return CLG_EXIT_ERROR;
-        }
-        b->check[w] = clCreateKernel(b->check_program[w], "clg_check_indices",
-                                     &err);
-        if (!b->check[w])
-            return bench_cl_failed(err, "clCreateKernel(clg_check_indices)");
-        if ((err = pick_local(b, b->check[w], &b->check_local[w])) != 0)
-            return bench_cl_failed(err, "clGetKernelWorkGroupInfo");
-    }
-    /* An error slot as the library's: [0] the flag, [1] a sink. */
-    b->flag = clCreateBuffer(b->context, CL_MEM_READ_WRITE, 2 * sizeof(cl_int),
-                             NULL, &err);
-    if (!b->flag)
-        return bench_cl_failed(err, "clCreateBuffer(flag)");
-    err = clEnqueueWriteBuffer(b->queue, b->flag, CL_TRUE, 0, sizeof zero,
-                               &zero, 0, NULL, NULL);
-    return err == CL_SUCCESS ? CLG_EXIT_OK
-                             : bench_cl_failed(err, "zeroing the flag");
+    for (size_t i = 0; i < bench_kernel_source_count; i++)
+        if (!strcmp(bench_kernel_sources[i].name, name))
+            return bench_kernel_sources[i].text;
+    return NULL;
 }
 
-/* An empty kernel, and one with the argument list of the library's
- * Gather kernels (data, indices, output, error slot, ten ulongs), which
- * shows what the arguments alone cost a launch. */
-static const char empty_source[] =
-    "__kernel void clg_bench_empty(void)\n"
-    "{\n"
-    "}\n"
-    "__kernel void clg_bench_empty_args(__global const uchar *d,\n"
-    "    __global const long *i, __global uchar *o, __global int *e,\n"
-    "    ulong a0, ulong a1, ulong a2, ulong a3, ulong a4, ulong a5,\n"
-    "    ulong a6, ulong a7, ulong a8, ulong a9)\n"
-    "{\n"
-    "}\n";
-
-int bench_cl_init(bench_cl *b, const clg_context *ctx)
+/* The empty kernels of bench/kernels/empty.cl: one without arguments and
+ * one with the Gather kernels' argument list. */
+int bench_cl_init(bench_cl *b, clg_context *ctx)
 {
-    const char *src = empty_source;
+    const char *src = bench_kernel_text("empty.cl");
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     cl_int err;
     int rc;
@@ -211,7 +140,7 @@ int bench_cl_init(bench_cl *b, const clg_context *ctx)
     b->context = clg_context_cl_context(ctx);
     b->device = clg_context_cl_device(ctx);
     b->queue = clg_context_cl_queue(ctx);
-    b->is_gpu = clg_context_device_type(ctx) == CLG_DEVICE_TYPE_GPU;
+    b->wg = clg_context_params_entry(ctx)->params.wg;
     b->host_threads = cpus < 1                   ? 1
                       : cpus > BENCH_MAX_THREADS ? BENCH_MAX_THREADS
                                                  : (int)cpus;
@@ -227,7 +156,7 @@ int bench_cl_init(bench_cl *b, const clg_context *ctx)
     for (size_t v = 0; v < sizeof copy_variants / sizeof copy_variants[0]; v++)
         if ((rc = add_copy_variant(b, v)) != CLG_EXIT_OK)
             return rc;
-    return init_check(b);
+    return CLG_EXIT_OK;
 }
 
 void bench_cl_release(bench_cl *b)
@@ -236,14 +165,6 @@ void bench_cl_release(bench_cl *b)
         clReleaseKernel(b->copy[i].kernel);
         clReleaseProgram(b->copy[i].program);
     }
-    for (int w = 0; w < 2; w++) {
-        if (b->check[w])
-            clReleaseKernel(b->check[w]);
-        if (b->check_program[w])
-            clReleaseProgram(b->check_program[w]);
-    }
-    if (b->flag)
-        clReleaseMemObject(b->flag);
     if (b->empty)
         clReleaseKernel(b->empty);
     if (b->empty_args)
@@ -321,47 +242,6 @@ int bench_time_host_copy(const bench_cl *b, void *dst, const void *src,
 }
 
 /* ------------------------------------------------------------ check pass */
-
-/* The device check as the library runs it before an in-place launch: wrap
- * the caller's indices (CL_MEM_USE_HOST_PTR), launch check.cl, read the
- * flag (which waits for the kernel), release the wrapper. *raised is 1
- * when some index is out of range. */
-cl_int bench_check_device(const bench_cl *b, void *indices, int wide,
-                          int64_t count, int64_t s, int *raised)
-{
-    cl_kernel k = b->check[wide ? 1 : 0];
-    size_t local = b->check_local[wide ? 1 : 0];
-    size_t bytes = (size_t)count * (wide ? 8 : 4);
-    size_t global = ((size_t)count + local - 1) / local * local;
-    cl_ulong n = (cl_ulong)count, size = (cl_ulong)s;
-    cl_int flag = 0, err;
-    cl_mem buf = clCreateBuffer(b->context,
-                                CL_MEM_USE_HOST_PTR | CL_MEM_READ_ONLY, bytes,
-                                indices, &err);
-    if (!buf)
-        return err;
-    err = clSetKernelArg(k, 0, sizeof buf, &buf);
-    if (err == CL_SUCCESS)
-        err = clSetKernelArg(k, 1, sizeof b->flag, &b->flag);
-    if (err == CL_SUCCESS)
-        err = clSetKernelArg(k, 2, sizeof n, &n);
-    if (err == CL_SUCCESS)
-        err = clSetKernelArg(k, 3, sizeof size, &size);
-    if (err == CL_SUCCESS)
-        err = clEnqueueNDRangeKernel(b->queue, k, 1, NULL, &global, &local, 0,
-                                     NULL, NULL);
-    if (err == CL_SUCCESS)
-        err = clEnqueueReadBuffer(b->queue, b->flag, CL_TRUE, 0, sizeof flag,
-                                  &flag, 0, NULL, NULL);
-    *raised = flag != 0;
-    if (err == CL_SUCCESS && flag != 0) {
-        flag = 0;
-        err = clEnqueueWriteBuffer(b->queue, b->flag, CL_TRUE, 0, sizeof flag,
-                                   &flag, 0, NULL, NULL);
-    }
-    clReleaseMemObject(buf);
-    return err;
-}
 
 const char *bench_check_name(bench_check_kind k)
 {

@@ -1,0 +1,24 @@
+/* The benchmark's copy kernel (bench_baseline.c): one unit of
+ * CLG_BENCH_UNIT bytes per work-item, with non-temporal stores when
+ * CLG_BENCH_NT is 1. */
+#if CLG_BENCH_UNIT == 16
+typedef uint4 clg_unit;
+#elif CLG_BENCH_UNIT == 32
+typedef uint8 clg_unit;
+#elif CLG_BENCH_UNIT == 64
+typedef uint16 clg_unit;
+#else
+#error "CLG_BENCH_UNIT must be 16, 32 or 64"
+#endif
+__kernel void clg_bench_copy(__global const clg_unit *restrict src,
+                             __global clg_unit *restrict dst, ulong n)
+{
+    size_t i = get_global_id(0);
+    if (i >= n)
+        return;
+#if CLG_BENCH_NT
+    __builtin_nontemporal_store(src[i], &dst[i]);
+#else
+    dst[i] = src[i];
+#endif
+}
