@@ -64,6 +64,7 @@ typedef struct bench_options {
     size_t scale_count;
     int selected[BENCH_WORKLOAD_COUNT];
     const char *json_path;
+    int seen[128]; /* single-value options met, by their short name */
 } bench_options;
 
 /* ------------------------------------------------------------ results */
