@@ -220,6 +220,11 @@ static int parse_options(int argc, char **argv, bench_options *opt)
 static int probe_json(const char *path)
 {
     clg_io_error err;
+    if (strcmp(path, "-") == 0) {
+        /* the tables go to standard output already */
+        fprintf(stderr, "clgather bench: --json needs a file name, not -\n");
+        return CLG_EXIT_ERROR;
+    }
     if (clg_io_check_writable(path, &err) != CLG_IO_OK) {
         fprintf(stderr, "clgather bench: %s\n", err.message);
         return CLG_EXIT_ERROR;

@@ -199,6 +199,12 @@ static void test_refused_outputs(void **state)
     expect_err_line(&r, "clgather run: --json and --output - both write "
                         "standard output");
     cli_result_free(&r);
+    {
+        const char *bench[] = {"bench", "--json", "-", NULL};
+        expect_run(&r, 3, bench);
+        expect_err_line(&r, "clgather bench: --json needs a file name, not -");
+        cli_result_free(&r);
+    }
     free(data_before);
     free(alias);
     free(npz);
