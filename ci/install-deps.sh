@@ -13,7 +13,10 @@
 #                                    with its libFuzzer and sanitizer
 #                                    runtimes (ci/fuzz.sh, ci/sanitize.sh,
 #                                    ci/tsan.sh) and llvm-14 for
-#                                    llvm-symbolizer (the sanitizer reports)
+#                                    llvm-symbolizer (the sanitizer reports),
+#                                    oclgrind (ci/oclgrind.sh) and
+#                                    python3-venv (the private venvs of
+#                                    ci/install-intel.sh and ci/python.sh)
 #
 # Idempotent: each package is checked with dpkg -s, and apt-get (update,
 # then install) runs only when something is missing. Uses sudo only when
@@ -40,6 +43,8 @@ test_packages=(
   clang-14
   libclang-rt-14-dev
   llvm-14
+  oclgrind
+  python3-venv
 )
 case "${1:-}" in
   "") ;;

@@ -5,8 +5,9 @@
 # with the GPU plan forced (CLGATHER_TEST_PLAN=gpu, so that every kernel
 # variant a GPU can use is compiled and checked on POCL), check the
 # library-only install (ci/install_check.sh), then run the fuzzing lane
-# (ci/fuzz.sh), the sanitizer lane (ci/sanitize.sh) and the
-# ThreadSanitizer lane (ci/tsan.sh). Fails
+# (ci/fuzz.sh), the sanitizer lane (ci/sanitize.sh), the
+# ThreadSanitizer lane (ci/tsan.sh), the Intel CPU runtime lane
+# (ci/intel.sh) and the Oclgrind lane (ci/oclgrind.sh). Fails
 # when a test fails, when no test ran, or when any test was skipped: a test
 # binary skips (exit 77) only when no OpenCL device exists, and CI installs
 # POCL, so a skip here means the device is broken.
@@ -93,3 +94,15 @@ echo "ci/test.sh: the sanitizer lane passed"
 echo "--- ThreadSanitizer"
 bash ci/tsan.sh
 echo "ci/test.sh: the ThreadSanitizer lane passed"
+
+# The same device, conformance and cli tests, and the GPU plan, on Intel's
+# OpenCL runtime for CPUs (installed from PyPI into a private venv).
+echo "--- Intel CPU runtime"
+bash ci/intel.sh
+echo "ci/test.sh: the Intel CPU runtime lane passed"
+
+# The device tests and the ONNX node tests under Oclgrind's checks
+# (bounds, API, data races, uninitialised values); fails on any report.
+echo "--- Oclgrind"
+bash ci/oclgrind.sh
+echo "ci/test.sh: the Oclgrind lane passed"

@@ -21,7 +21,7 @@ enum {
 /* The tool's commands, one row each: X(name, function, one-line summary).
  * main.c prints the usage from this table and finds commands in it;
  * adding a command is its file, one row here and its line in
- * cli/CMakeLists.txt (docs/design.md, "Layout"). Each function takes the
+ * cli/CMakeLists.txt (docs/design.md, "Layers"). Each function takes the
  * arguments from the command's name on and returns an exit status. */
 #define CLG_CLI_COMMANDS(X)                                                   \
     X("devices", clg_cli_devices, "list every OpenCL platform and device")    \

@@ -35,7 +35,7 @@ clg_status clg_cli_call_output_shape(const clg_cli_call *call, int64_t *shape,
 
 /* The output shape of the call, as clg_cli_call_output_shape, once the
  * index values are known to be worth an output that size. Gather's output
- * is a product of its inputs' sizes: a 15-byte file claiming data
+ * is a product of its inputs' sizes: a 13-byte file claiming data
  * [0, 100000000] and four indices asks for 1.6 GB, although no index can
  * be valid. When the output would hold more elements than the indices,
  * the CPU reference first runs the same indices against the same axis

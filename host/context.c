@@ -57,10 +57,12 @@ static void apply_env(clg_context *ctx)
 {
     if (ctx->env.max_alloc && ctx->env.max_alloc < ctx->facts.max_alloc)
         ctx->facts.max_alloc = ctx->env.max_alloc;
-    if (ctx->env.plan_gpu) {
+    if (ctx->env.plan == CLG_ENV_PLAN_GPU) {
         ctx->facts.plan_type = CLG_DEVICE_TYPE_GPU;
         ctx->facts.host_unified = 0;
     }
+    if (ctx->env.plan == CLG_ENV_PLAN_CPU)
+        ctx->facts.plan_type = CLG_DEVICE_TYPE_CPU;
     if (ctx->env.validate)
         atomic_store(&ctx->validation, CLG_RT_VALIDATE);
 }

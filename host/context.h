@@ -23,13 +23,17 @@
 
 #define CLG_ERROR_CAPACITY 1024
 
+/* CLGATHER_TEST_PLAN's values: the device's own plan, or a GPU's or a
+ * CPU's forced (test-only). */
+enum { CLG_ENV_PLAN_DEVICE, CLG_ENV_PLAN_GPU, CLG_ENV_PLAN_CPU };
+
 /* The CLGATHER_* variables as read at creation (host/env.c). */
 #define CLG_ENV_TEXT_CAP 512
 typedef struct clg_env {
     char device[CLG_ENV_TEXT_CAP]; /* CLGATHER_DEVICE; "" unset */
     char params[CLG_ENV_TEXT_CAP]; /* CLGATHER_PARAMS; "" unset */
     uint64_t max_alloc;            /* CLGATHER_MAX_ALLOC; 0 unset */
-    int plan_gpu;                  /* CLGATHER_TEST_PLAN=gpu */
+    int plan;                      /* CLGATHER_TEST_PLAN: CLG_ENV_PLAN_* */
     int validate;                  /* CLGATHER_VALIDATE=1 */
 } clg_env;
 

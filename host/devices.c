@@ -157,9 +157,12 @@ static long find_device(const device_table *t, const char *spec)
         want = CL_DEVICE_TYPE_CPU;
     else if (!strcmp(spec, "accelerator") || !strcmp(spec, "ACCELERATOR"))
         want = CL_DEVICE_TYPE_ACCELERATOR;
+    /* The type clgather reports for the device: Oclgrind's claims every
+     * type bit, and clgather lists it as a GPU only. */
     if (want) {
         for (size_t i = 0; i < t->count; i++)
-            if (device_type_of(t->device[i]) & want)
+            if (clg_device_type_from_cl(device_type_of(t->device[i])) ==
+                clg_device_type_from_cl(want))
                 return (long)i;
         return -1;
     }

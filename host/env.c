@@ -48,16 +48,27 @@ static clg_status read_max_alloc(clg_env *env, char *msg, size_t cap)
     return CLG_STATUS_OK;
 }
 
-/* CLGATHER_TEST_PLAN=gpu (test-only) plans as on a GPU: see
+/* CLGATHER_TEST_PLAN=gpu (test-only) plans as on a GPU, =cpu as on a CPU
+ * (the CPU-only kernels on a GPU-like device, for the Oclgrind lane): see
  * clg_device_facts. "device", unset or empty keep the device's own. */
 static clg_status read_test_plan(clg_env *env, char *msg, size_t cap)
 {
     const char *v = getenv("CLGATHER_TEST_PLAN");
-    env->plan_gpu = v && !strcmp(v, "gpu");
-    if (!v || !*v || !strcmp(v, "device") || env->plan_gpu)
+    env->plan = CLG_ENV_PLAN_DEVICE;
+    if (!v || !*v || !strcmp(v, "device"))
         return CLG_STATUS_OK;
+    if (!strcmp(v, "gpu")) {
+        env->plan = CLG_ENV_PLAN_GPU;
+        return CLG_STATUS_OK;
+    }
+    if (!strcmp(v, "cpu")) {
+        env->plan = CLG_ENV_PLAN_CPU;
+        return CLG_STATUS_OK;
+    }
     snprintf(msg, cap,
-             "CLGATHER_TEST_PLAN=\"%.200s\" is not \"gpu\" or \"device\"", v);
+             "CLGATHER_TEST_PLAN=\"%.200s\" is not \"gpu\", \"cpu\" or "
+             "\"device\"",
+             v);
     return CLG_STATUS_INVALID_ARGUMENT;
 }
 

@@ -50,7 +50,9 @@ clg_status clg_prefix_error(clg_context *ctx, clg_status status,
 /* What plans are made from. `plan_type` and `host_unified` are the device's
  * own, except under the test-only CLGATHER_TEST_PLAN=gpu, which makes any
  * device plan as a GPU does (GPU kernels and work-groups, copies instead of
- * host memory used in place) so that POCL compiles and checks them. */
+ * host memory used in place) so that POCL compiles and checks them, and
+ * CLGATHER_TEST_PLAN=cpu, which makes plan_type CPU (the CPU kernels on a
+ * GPU-like device such as Oclgrind's). */
 typedef struct clg_device_facts {
     clg_device_type plan_type;
     int host_unified;   /* host memory may be used in place */

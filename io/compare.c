@@ -64,9 +64,9 @@ static void format_string(char *buf, size_t cap, const clg_string *s)
 #undef PUT
 }
 
-/* Floating-point dtypes: the value, then its bits. 0 when dtype is not
- * one of them. */
-static int format_floating(char *buf, size_t cap, clg_dtype dtype,
+/* Floating-point kinds ('f', 'B', 'c'): the value, then its bits. 0 for
+ * other kinds and sizes. */
+static int format_floating(char *buf, size_t cap, char kind, size_t size,
                            const unsigned char *p)
 {
     float f, re, im;
@@ -75,99 +75,80 @@ static int format_floating(char *buf, size_t cap, clg_dtype dtype,
     uint32_t u, ure, uim;
     uint64_t u64, u64re, u64im;
 
-    switch (dtype) {
-    case CLG_DTYPE_FLOAT:
+    if (kind == 'f' && size == 4) {
         memcpy(&f, p, 4);
         memcpy(&u, p, 4);
         snprintf(buf, cap, "%.9g (0x%08x)", (double)f, (unsigned)u);
-        return 1;
-    case CLG_DTYPE_DOUBLE:
+    } else if (kind == 'f' && size == 8) {
         memcpy(&d, p, 8);
         memcpy(&u64, p, 8);
         snprintf(buf, cap, "%.17g (0x%016llx)", d, (unsigned long long)u64);
-        return 1;
-    case CLG_DTYPE_FLOAT16:
-    case CLG_DTYPE_BFLOAT16:
+    } else if ((kind == 'f' || kind == 'B') && size == 2) {
         memcpy(&u16, p, 2);
-        f = dtype == CLG_DTYPE_FLOAT16 ? clg_io_half_to_float(u16)
-                                       : clg_io_bfloat16_to_float(u16);
+        f = kind == 'f' ? clg_io_half_to_float(u16)
+                        : clg_io_bfloat16_to_float(u16);
         snprintf(buf, cap, "%.9g (0x%04x)", (double)f, (unsigned)u16);
-        return 1;
-    case CLG_DTYPE_COMPLEX64:
+    } else if (kind == 'c' && size == 2 * sizeof(float)) {
         memcpy(&re, p, 4);
         memcpy(&im, p + 4, 4);
         memcpy(&ure, p, 4);
         memcpy(&uim, p + 4, 4);
         snprintf(buf, cap, "(%.9g, %.9g) (0x%08x, 0x%08x)", (double)re,
                  (double)im, (unsigned)ure, (unsigned)uim);
-        return 1;
-    case CLG_DTYPE_COMPLEX128:
+    } else if (kind == 'c' && size == 2 * sizeof(double)) {
         memcpy(&dre, p, 8);
         memcpy(&dim, p + 8, 8);
         memcpy(&u64re, p, 8);
         memcpy(&u64im, p + 8, 8);
         snprintf(buf, cap, "(%.17g, %.17g) (0x%016llx, 0x%016llx)", dre, dim,
                  (unsigned long long)u64re, (unsigned long long)u64im);
-        return 1;
-    default:
+    } else {
         return 0;
     }
+    return 1;
 }
 
-/* Integer dtypes and BOOL (true, false, else its byte). 0 when dtype is
- * not one of them. */
-static int format_integer(char *buf, size_t cap, clg_dtype dtype,
+/* Integer kinds ('i', 'u' of 1, 2, 4 or 8 bytes) and bools (true, false,
+ * else its byte). 0 for other kinds and sizes. */
+static int format_integer(char *buf, size_t cap, char kind, size_t size,
                           const unsigned char *p)
 {
-    int8_t i8;
-    int16_t i16;
-    uint16_t u16;
-    int32_t i32;
-    uint32_t u32;
-    int64_t i64;
-    uint64_t u64;
-
-    switch (dtype) {
-    case CLG_DTYPE_BOOL:
+    if (kind == 'b' && size == 1) {
         if (p[0] <= 1)
             snprintf(buf, cap, "%s", p[0] ? "true" : "false");
         else
             snprintf(buf, cap, "0x%02x", (unsigned)p[0]);
         return 1;
-    case CLG_DTYPE_INT8:
-        memcpy(&i8, p, 1);
-        snprintf(buf, cap, "%d", (int)i8);
-        return 1;
-    case CLG_DTYPE_UINT8:
-        snprintf(buf, cap, "%u", (unsigned)p[0]);
-        return 1;
-    case CLG_DTYPE_INT16:
-        memcpy(&i16, p, 2);
-        snprintf(buf, cap, "%d", (int)i16);
-        return 1;
-    case CLG_DTYPE_UINT16:
-        memcpy(&u16, p, 2);
-        snprintf(buf, cap, "%u", (unsigned)u16);
-        return 1;
-    case CLG_DTYPE_INT32:
-        memcpy(&i32, p, 4);
-        snprintf(buf, cap, "%ld", (long)i32);
-        return 1;
-    case CLG_DTYPE_UINT32:
-        memcpy(&u32, p, 4);
-        snprintf(buf, cap, "%lu", (unsigned long)u32);
-        return 1;
-    case CLG_DTYPE_INT64:
-        memcpy(&i64, p, 8);
-        snprintf(buf, cap, "%lld", (long long)i64);
-        return 1;
-    case CLG_DTYPE_UINT64:
-        memcpy(&u64, p, 8);
-        snprintf(buf, cap, "%llu", (unsigned long long)u64);
-        return 1;
-    default:
-        return 0;
     }
+    if ((kind != 'i' && kind != 'u') ||
+        (size != 1 && size != 2 && size != 4 && size != 8))
+        return 0;
+    /* Loaded at its own width in host order, as the tensor holds it. */
+    uint64_t u = 0;
+    int64_t v = 0;
+#define CLG_LOAD_(U, S)                                                       \
+    do {                                                                      \
+        U x;                                                                  \
+        S y;                                                                  \
+        memcpy(&x, p, sizeof x);                                              \
+        memcpy(&y, p, sizeof y);                                              \
+        u = x;                                                                \
+        v = y;                                                                \
+    } while (0)
+    if (size == 1)
+        CLG_LOAD_(uint8_t, int8_t);
+    else if (size == 2)
+        CLG_LOAD_(uint16_t, int16_t);
+    else if (size == 4)
+        CLG_LOAD_(uint32_t, int32_t);
+    else
+        CLG_LOAD_(uint64_t, int64_t);
+#undef CLG_LOAD_
+    if (kind == 'u')
+        snprintf(buf, cap, "%llu", (unsigned long long)u);
+    else
+        snprintf(buf, cap, "%lld", (long long)v);
+    return 1;
 }
 
 char *clg_io_format_value(char *buf, size_t cap, clg_dtype dtype,
@@ -176,8 +157,10 @@ char *clg_io_format_value(char *buf, size_t cap, clg_dtype dtype,
     const unsigned char *p = elem;
     if (cap == 0)
         return buf;
-    if (format_floating(buf, cap, dtype, p) ||
-        format_integer(buf, cap, dtype, p))
+    char kind = clg_io_dtype_kind(dtype);
+    size_t size = clg_dtype_size(dtype);
+    if (format_floating(buf, cap, kind, size, p) ||
+        format_integer(buf, cap, kind, size, p))
         return buf;
     if (dtype == CLG_DTYPE_STRING) {
         clg_string s;

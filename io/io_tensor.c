@@ -612,6 +612,37 @@ char *clg_io_format_shape(char *buf, size_t cap, const int64_t *shape,
     return buf;
 }
 
+char clg_io_dtype_kind(clg_dtype dtype)
+{
+    switch (dtype) {
+#define CLG_IO_KIND_(name, number, size, kind)                                \
+    case CLG_DTYPE_##name:                                                    \
+        return kind;
+        CLG_DTYPE_TABLE(CLG_IO_KIND_)
+#undef CLG_IO_KIND_
+    case CLG_DTYPE_UNDEFINED:
+        break;
+    }
+    return 0;
+}
+
+clg_dtype clg_io_dtype_of(char kind, size_t size)
+{
+#define CLG_IO_MATCH_(name, number, sz, k)                                    \
+    if (kind == k && size == sz)                                              \
+        return CLG_DTYPE_##name;
+    CLG_DTYPE_TABLE(CLG_IO_MATCH_)
+#undef CLG_IO_MATCH_
+    return CLG_DTYPE_UNDEFINED;
+}
+
+size_t clg_io_word_size(clg_dtype dtype)
+{
+    char kind = clg_io_dtype_kind(dtype);
+    size_t size = clg_dtype_size(dtype);
+    return kind == 'c' ? size / 2 : kind == 'S' ? 1 : size;
+}
+
 int clg_io_host_is_little_endian(void)
 {
     const uint16_t probe = 1;

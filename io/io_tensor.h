@@ -1,5 +1,5 @@
 /*
- * clgather I/O, its base (docs/design.md, "Layout"): owned host tensors,
+ * clgather I/O, its base (docs/design.md, "Layers"): owned host tensors,
  * error reporting, whole-file reads, atomic writes and shape formatting,
  * shared by the NumPy (.npy) and ONNX (TensorProto, ModelProto) readers
  * and writers above it. It includes no other header of io/.
@@ -150,6 +150,18 @@ void clg_io_set_write_pause(void (*pause)(void));
  *  existing file without write permission. Errors: FILE_ERROR, e.g.
  *  "out/x.npy: cannot write: directory 'out' does not exist". */
 clg_io_status clg_io_check_writable(const char *path, clg_io_error *err);
+
+/** The kind letter of `dtype` in CLG_DTYPE_TABLE ('f', 'i', 'u', 'b',
+ *  'c', 'B', 'S'); 0 for UNDEFINED and values outside the table. */
+char clg_io_dtype_kind(clg_dtype dtype);
+
+/** The dtype of CLG_DTYPE_TABLE with this kind letter and size, or
+ *  UNDEFINED. */
+clg_dtype clg_io_dtype_of(char kind, size_t size);
+
+/** Bytes of one little-endian word of `dtype` as files store it: the
+ *  element, one part of a complex number, 1 for STRING bytes. */
+size_t clg_io_word_size(clg_dtype dtype);
 
 /** 1 when the host stores integers little-endian (as .npy "<" and ONNX
  *  raw_data do). */

@@ -8,55 +8,21 @@
 
 static const unsigned char npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
-static size_t swap_unit(clg_dtype dtype, size_t elem)
-{
-    if (dtype == CLG_DTYPE_COMPLEX64 || dtype == CLG_DTYPE_COMPLEX128)
-        return elem / 2;
-    if (dtype == CLG_DTYPE_STRING)
-        return 1;
-    return elem;
-}
-
 int clg_npy_is_npy(const void *bytes, size_t size)
 {
     return size >= sizeof npy_magic &&
            memcmp(bytes, npy_magic, sizeof npy_magic) == 0;
 }
 
-const char *clg_npy_descr(clg_dtype dtype)
+const char *clg_npy_descr(clg_dtype dtype, char *buf, size_t cap)
 {
-    switch (dtype) {
-    case CLG_DTYPE_FLOAT:
-        return "<f4";
-    case CLG_DTYPE_UINT8:
-        return "|u1";
-    case CLG_DTYPE_INT8:
-        return "|i1";
-    case CLG_DTYPE_UINT16:
-        return "<u2";
-    case CLG_DTYPE_INT16:
-        return "<i2";
-    case CLG_DTYPE_INT32:
-        return "<i4";
-    case CLG_DTYPE_INT64:
-        return "<i8";
-    case CLG_DTYPE_BOOL:
-        return "|b1";
-    case CLG_DTYPE_FLOAT16:
-        return "<f2";
-    case CLG_DTYPE_DOUBLE:
-        return "<f8";
-    case CLG_DTYPE_UINT32:
-        return "<u4";
-    case CLG_DTYPE_UINT64:
-        return "<u8";
-    case CLG_DTYPE_COMPLEX64:
-        return "<c8";
-    case CLG_DTYPE_COMPLEX128:
-        return "<c16";
-    default:
+    char kind = clg_io_dtype_kind(dtype);
+    size_t size = clg_dtype_size(dtype);
+    /* NumPy's kinds; bfloat16 and STRING descriptors have none. */
+    if (kind == 0 || !strchr("fiubc", kind))
         return NULL;
-    }
+    snprintf(buf, cap, "%c%c%zu", size == 1 ? '|' : '<', kind, size);
+    return buf;
 }
 
 /* ---------------------------------------------------------------- header */
@@ -290,35 +256,19 @@ static clg_dtype dtype_for(char kind, unsigned long long size, int have_size,
     switch (kind) {
     case '?':
         return !have_size || size == 1 ? CLG_DTYPE_BOOL : CLG_DTYPE_UNDEFINED;
-    case 'b':
-        return size == 1 ? CLG_DTYPE_BOOL : CLG_DTYPE_UNDEFINED;
-    case 'i':
-        return size == 1   ? CLG_DTYPE_INT8
-               : size == 2 ? CLG_DTYPE_INT16
-               : size == 4 ? CLG_DTYPE_INT32
-               : size == 8 ? CLG_DTYPE_INT64
-                           : CLG_DTYPE_UNDEFINED;
-    case 'u':
-        return size == 1   ? CLG_DTYPE_UINT8
-               : size == 2 ? CLG_DTYPE_UINT16
-               : size == 4 ? CLG_DTYPE_UINT32
-               : size == 8 ? CLG_DTYPE_UINT64
-                           : CLG_DTYPE_UNDEFINED;
-    case 'f':
-        return size == 2   ? CLG_DTYPE_FLOAT16
-               : size == 4 ? CLG_DTYPE_FLOAT
-               : size == 8 ? CLG_DTYPE_DOUBLE
-                           : CLG_DTYPE_UNDEFINED;
-    case 'c':
-        return size == 8    ? CLG_DTYPE_COMPLEX64
-               : size == 16 ? CLG_DTYPE_COMPLEX128
-                            : CLG_DTYPE_UNDEFINED;
     case 'S':
     case 'a':
         if (!have_size)
             return CLG_DTYPE_UNDEFINED;
         *string_width = (size_t)size;
         return CLG_DTYPE_STRING;
+    case 'b':
+    case 'i':
+    case 'u':
+    case 'f':
+    case 'c':
+        return have_size ? clg_io_dtype_of(kind, (size_t)size)
+                         : CLG_DTYPE_UNDEFINED;
     default:
         return CLG_DTYPE_UNDEFINED;
     }
@@ -569,7 +519,7 @@ clg_io_status clg_npy_decode(const void *bytes, size_t size, const char *name,
         if (out->nbytes > 0)
             memcpy(out->data, b + data_at, out->nbytes);
         if (swap)
-            clg_io_swap_words(out->data, out->nbytes, swap_unit(dtype, elem));
+            clg_io_swap_words(out->data, out->nbytes, clg_io_word_size(dtype));
     } else if (count > 0) {
         st = copy_strings(b + data_at, (size_t)count * elem, width, name, out,
                           err);
@@ -606,7 +556,6 @@ static clg_io_status npy_dtype(const clg_tensor *t, size_t string_width,
                                int64_t count, char *descr, size_t cap,
                                size_t *elem, clg_io_error *err)
 {
-    const char *d;
     if (t->dtype == CLG_DTYPE_STRING) {
         const clg_string *s = t->data;
         size_t width = string_width;
@@ -619,16 +568,15 @@ static clg_io_status npy_dtype(const clg_tensor *t, size_t string_width,
         *elem = width;
         return CLG_IO_OK;
     }
-    d = clg_npy_descr(t->dtype);
-    if (d == NULL) {
+    if (clg_npy_descr(t->dtype, descr, cap) == NULL) {
+        /* A dtype of the table that NumPy lacks (BFLOAT16) has ONNX. */
         clg_io_error_set(err, "npy: data type %s has no NumPy dtype%s",
                          clg_dtype_name(t->dtype),
-                         t->dtype == CLG_DTYPE_BFLOAT16
+                         clg_dtype_size(t->dtype) != 0
                              ? "; write an ONNX .pb file instead"
                              : "");
         return CLG_IO_UNSUPPORTED;
     }
-    snprintf(descr, cap, "%s", d);
     *elem = clg_dtype_size(t->dtype);
     return CLG_IO_OK;
 }
@@ -683,7 +631,7 @@ static void npy_data(unsigned char *d, const clg_tensor *t, int64_t count,
     } else if (data_size > 0) {
         memcpy(d, t->data, data_size);
         if (!clg_io_host_is_little_endian())
-            clg_io_swap_words(d, data_size, swap_unit(t->dtype, elem));
+            clg_io_swap_words(d, data_size, clg_io_word_size(t->dtype));
     }
 }
 

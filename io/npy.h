@@ -58,10 +58,11 @@ clg_io_status clg_npy_encode(const clg_tensor *t, size_t string_width,
 clg_io_status clg_npy_write(const char *path, const clg_tensor *t,
                             size_t string_width, clg_io_error *err);
 
-/** NumPy descriptor clgather writes for `dtype`, e.g. "<f4", "|b1";
- *  NULL for STRING (its width depends on the data), BFLOAT16 and
- *  unknown values. */
-const char *clg_npy_descr(clg_dtype dtype);
+/** NumPy descriptor clgather writes for `dtype`, e.g. "<f4", "|b1", from
+ *  its CLG_DTYPE_TABLE kind and size, into buf (cap bytes; 8 suffice).
+ *  Returns buf, or NULL for STRING (its width depends on the data),
+ *  BFLOAT16 (NumPy has no such kind) and unknown values. */
+const char *clg_npy_descr(clg_dtype dtype, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -8,21 +8,6 @@
 
 #include "onnx.pb-c.h"
 
-/* Bytes per little-endian word of a dtype's raw_data (complex: one part). */
-static size_t word_size(clg_dtype dtype)
-{
-    switch (dtype) {
-    case CLG_DTYPE_COMPLEX64:
-        return 4;
-    case CLG_DTYPE_COMPLEX128:
-        return 8;
-    case CLG_DTYPE_STRING:
-        return 1;
-    default:
-        return clg_dtype_size(dtype);
-    }
-}
-
 static const char *safe(const char *s)
 {
     return s != NULL ? s : "";
@@ -32,14 +17,18 @@ static const char *safe(const char *s)
  * rejection says what the file holds. */
 static const char *onnx_type_name(int32_t t)
 {
-    static const char *const later[] = {"FLOAT8E4M3FN", "FLOAT8E4M3FNUZ",
-                                        "FLOAT8E5M2",   "FLOAT8E5M2FNUZ",
-                                        "UINT4",        "INT4",
-                                        "FLOAT4E2M1"};
-    if (t >= 0 && t <= 16)
+    static const struct {
+        int32_t number;
+        const char *name;
+    } later[] = {{17, "FLOAT8E4M3FN"}, {18, "FLOAT8E4M3FNUZ"},
+                 {19, "FLOAT8E5M2"},   {20, "FLOAT8E5M2FNUZ"},
+                 {21, "UINT4"},        {22, "INT4"},
+                 {23, "FLOAT4E2M1"}};
+    if (t == 0 || (t > 0 && clg_dtype_size((clg_dtype)t) != 0))
         return clg_dtype_name((clg_dtype)t);
-    if (t >= 17 && t < 17 + (int32_t)(sizeof later / sizeof later[0]))
-        return later[t - 17];
+    for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
+        if (later[i].number == t)
+            return later[i].name;
     return "unknown";
 }
 
@@ -212,30 +201,30 @@ typedef enum typed_field {
     FIELD_STRING
 } typed_field;
 
+/* onnx.proto's rule, from the dtype's kind and size: floats of 4 and 8
+ * bytes (complex: per part) in float_data and double_data, the other
+ * integers, bools and 16-bit floats in int32_data (INT64 in int64_data,
+ * UINT32 and UINT64 in uint64_data), strings in string_data. */
 static typed_field field_for(clg_dtype dtype)
 {
-    switch (dtype) {
-    case CLG_DTYPE_FLOAT:
-    case CLG_DTYPE_COMPLEX64:
-        return FIELD_FLOAT;
-    case CLG_DTYPE_INT32:
-    case CLG_DTYPE_INT16:
-    case CLG_DTYPE_INT8:
-    case CLG_DTYPE_UINT16:
-    case CLG_DTYPE_UINT8:
-    case CLG_DTYPE_BOOL:
-    case CLG_DTYPE_FLOAT16:
-    case CLG_DTYPE_BFLOAT16:
+    char kind = clg_io_dtype_kind(dtype);
+    size_t size = clg_dtype_size(dtype);
+    size_t part = kind == 'c' ? size / 2 : size;
+    switch (kind) {
+    case 'f':
+    case 'c':
+        return part == 4   ? FIELD_FLOAT
+               : part == 8 ? FIELD_DOUBLE
+               : part == 2 ? FIELD_INT32
+                           : FIELD_NONE;
+    case 'b':
+    case 'B':
         return FIELD_INT32;
-    case CLG_DTYPE_INT64:
-        return FIELD_INT64;
-    case CLG_DTYPE_DOUBLE:
-    case CLG_DTYPE_COMPLEX128:
-        return FIELD_DOUBLE;
-    case CLG_DTYPE_UINT32:
-    case CLG_DTYPE_UINT64:
-        return FIELD_UINT64;
-    case CLG_DTYPE_STRING:
+    case 'i':
+        return size <= 4 ? FIELD_INT32 : FIELD_INT64;
+    case 'u':
+        return size <= 2 ? FIELD_INT32 : FIELD_UINT64;
+    case 'S':
         return FIELD_STRING;
     default:
         return FIELD_NONE;
@@ -323,8 +312,7 @@ static clg_io_status proto_type(const Onnx__TensorProto *tp, const char *name,
                          name);
         return CLG_IO_FORMAT_ERROR;
     }
-    if (tp->data_type < 0 || tp->data_type > 16 ||
-        clg_dtype_size((clg_dtype)tp->data_type) == 0) {
+    if (tp->data_type < 0 || clg_dtype_size((clg_dtype)tp->data_type) == 0) {
         clg_io_error_set(err,
                          "%s: field data_type: %d (%s) is not supported by "
                          "clgather",
@@ -405,7 +393,8 @@ static void copy_raw(const Onnx__TensorProto *tp, clg_io_tensor *out)
     if (out->nbytes > 0) {
         memcpy(out->data, tp->raw_data.data, out->nbytes);
         if (!clg_io_host_is_little_endian())
-            clg_io_swap_words(out->data, out->nbytes, word_size(out->dtype));
+            clg_io_swap_words(out->data, out->nbytes,
+                              clg_io_word_size(out->dtype));
     }
 }
 
@@ -417,10 +406,7 @@ static clg_io_status check_value_count(const Onnx__TensorProto *tp,
 {
     typed_field want = field_for(out->dtype);
     size_t n_values = field_count(tp, want);
-    size_t per_elem = (out->dtype == CLG_DTYPE_COMPLEX64 ||
-                       out->dtype == CLG_DTYPE_COMPLEX128)
-                          ? 2
-                          : 1;
+    size_t per_elem = clg_io_dtype_kind(out->dtype) == 'c' ? 2 : 1;
     char s[512];
     if (n_values == (size_t)out->count * per_elem)
         return CLG_IO_OK;
@@ -452,34 +438,28 @@ static clg_io_status check_value_count(const Onnx__TensorProto *tp,
 static int narrow_range(clg_dtype dtype, int64_t *lo, int64_t *hi,
                         const char **note)
 {
+    char kind = clg_io_dtype_kind(dtype);
+    size_t size = clg_dtype_size(dtype);
     *note = "";
-    switch (dtype) {
-    case CLG_DTYPE_INT8:
-        *lo = INT8_MIN, *hi = INT8_MAX;
-        return 1;
-    case CLG_DTYPE_UINT8:
-        *lo = 0, *hi = UINT8_MAX;
-        return 1;
-    case CLG_DTYPE_INT16:
-        *lo = INT16_MIN, *hi = INT16_MAX;
-        return 1;
-    case CLG_DTYPE_UINT16:
-        *lo = 0, *hi = UINT16_MAX;
-        return 1;
-    case CLG_DTYPE_BOOL:
-        *lo = 0, *hi = 1;
-        return 1;
-    case CLG_DTYPE_FLOAT16:
-    case CLG_DTYPE_BFLOAT16:
+    if ((kind == 'f' && size == 2) || kind == 'B') {
         *lo = 0, *hi = UINT16_MAX;
         *note = ", a 16-bit pattern";
         return 1;
-    case CLG_DTYPE_UINT32:
-        *lo = 0, *hi = UINT32_MAX;
-        return 1;
-    default:
-        return 0;
     }
+    if (kind == 'b') {
+        *lo = 0, *hi = 1;
+        return 1;
+    }
+    if (kind == 'i' && size < 4) {
+        *hi = ((int64_t)1 << (8 * size - 1)) - 1;
+        *lo = -*hi - 1;
+        return 1;
+    }
+    if (kind == 'u' && size <= 4) {
+        *lo = 0, *hi = ((int64_t)1 << (8 * size)) - 1;
+        return 1;
+    }
+    return 0;
 }
 
 /* "<name>: tensor '<t>': <field>[i] = <value> (element [..]) is out of
@@ -526,7 +506,7 @@ static clg_io_status check_value_range(const Onnx__TensorProto *tp,
 
     if (!narrow_range(out->dtype, &lo, &hi, &note))
         return CLG_IO_OK;
-    if (out->dtype == CLG_DTYPE_UINT32) {
+    if (field_for(out->dtype) == FIELD_UINT64) {
         for (size_t i = 0; i < tp->n_uint64_data; i++)
             if (tp->uint64_data[i] > (uint64_t)hi) {
                 snprintf(value, sizeof value, "%llu",
@@ -607,7 +587,7 @@ static clg_io_status copy_values(const Onnx__TensorProto *tp, const char *name,
         memcpy(out->data, tp->int64_data, tp->n_int64_data * sizeof(int64_t));
         break;
     case FIELD_UINT64:
-        if (out->dtype == CLG_DTYPE_UINT64)
+        if (clg_dtype_size(out->dtype) == sizeof(uint64_t))
             memcpy(out->data, tp->uint64_data,
                    tp->n_uint64_data * sizeof(uint64_t));
         else
@@ -764,7 +744,7 @@ static clg_io_status set_raw_data(Onnx__TensorProto *tp, const clg_tensor *t,
     if (*raw == NULL)
         return CLG_IO_NO_MEMORY;
     memcpy(*raw, t->data, nbytes);
-    clg_io_swap_words(*raw, nbytes, word_size(t->dtype));
+    clg_io_swap_words(*raw, nbytes, clg_io_word_size(t->dtype));
     tp->raw_data.data = *raw;
     return CLG_IO_OK;
 }

@@ -1,6 +1,6 @@
 /*
  * clgather I/O: tensor files by format, the top of the I/O library
- * (docs/design.md, "Layout"): a .npy or ONNX TensorProto file is read by
+ * (docs/design.md, "Layers"): a .npy or ONNX TensorProto file is read by
  * its contents and written by its name. Above io_tensor.h, npy.h and
  * onnx_io.h; nothing in io/ includes this header.
  */

@@ -38,7 +38,11 @@
  *                           (POCL), from the device parameter table.
  *
  * Which entry point runs is not an option: each file has one __kernel per
- * NDRange shape (see the file), chosen by name.
+ * NDRange shape and body (see the file), defined for every legal option
+ * set. The entry table in src/variant.h gives each one's NDRange, its
+ * argument list and the option values a plan needs to use it (whole
+ * tensors for the lean, trusted and packed bodies, for instance); the
+ * host refuses a variant that breaks them before anything is built.
  *
  * Every work-item checks its own index against [-s, s-1]. A bad one raises
  * *err, which the host reads back, and never moves an access outside its

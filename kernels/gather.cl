@@ -4,7 +4,8 @@
  * CLG_SPAN, CLG_PREFETCH, CLG_NT (the last three used by the lean bodies
  * only; `prefetch` is their distance).
  *
- * Entry points (one work-item per output unit; NDRange in global
+ * Entry points (one work-item per output unit; their rows in the entry
+ * table of src/variant.h say when a plan may use each; NDRange in global
  * coordinates, the host uses global work offsets for pieces; dimensions 0
  * and 1 are padded to whole work-groups and bounds-checked):
  *   clg_gather             (c, j, o)  inner > 1
@@ -42,19 +43,26 @@
 #error "CLG_OUTER_DIMS and CLG_INNER_DIMS are GatherElements options"
 #endif
 
-#define CLG_GATHER_PARAMS                                                    \
-    __global const clg_unit *restrict data,                                  \
-        __global const clg_index *restrict indices,                          \
-        __global clg_unit *restrict out, __global volatile int *restrict err, \
+/* The kernels' pointers are restrict; the inline bodies' are not, so
+ * that inlining a body adds no scoped no-alias declarations, which
+ * Oclgrind cannot run; the kernel's own restrict covers the inlined
+ * accesses (docs/design.md, "Kernels"). */
+#define CLG_GATHER_PARAMS_Q(q)                                               \
+    __global const clg_unit *q data,                                         \
+        __global const clg_index *q indices,                                 \
+        __global clg_unit *q out, __global volatile int *q err,              \
         ulong n, ulong axis_size, ulong inner, ulong data_base,              \
         ulong data_len, ulong index_base, ulong index_len, ulong out_base,   \
         ulong out_len, ulong prefetch
+#define CLG_GATHER_PARAMS CLG_GATHER_PARAMS_Q(restrict)
+#define CLG_GATHER_BODY_PARAMS CLG_GATHER_PARAMS_Q()
 #define CLG_GATHER_ARGS                                                      \
     data, indices, out, err, n, axis_size, inner, data_base, data_len,       \
         index_base, index_len, out_base, out_len, prefetch
 
 /* The general body: one output unit at (c, j, o), every bound checked. */
-inline void clg_gather_move(clg_off c, clg_off j, clg_off o, CLG_GATHER_PARAMS)
+inline void clg_gather_move(clg_off c, clg_off j, clg_off o,
+                            CLG_GATHER_BODY_PARAMS)
 {
     clg_off dst = (o * (clg_off)n + j) * (clg_off)inner + c - (clg_off)out_base;
 #if CLG_WINDOWS
@@ -98,7 +106,6 @@ __kernel void clg_gather_units(CLG_GATHER_PARAMS)
     clg_gather_move(0, j, o, CLG_GATHER_ARGS);
 }
 
-#if !CLG_WINDOWS
 /* The span one work-item of clg_gather_lean moves: CLG_SPAN units. */
 #if CLG_SPAN == 1
 typedef clg_unit clg_span_unit;
@@ -202,4 +209,3 @@ __kernel void clg_gather_units_normed(CLG_GATHER_PARAMS)
     clg_store(&out[o * (clg_off)n + j],
               data[o * (clg_off)axis_size + (clg_off)indices[j]]);
 }
-#endif

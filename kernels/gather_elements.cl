@@ -8,7 +8,8 @@
  * CLG_OUTER_DIMS / CLG_INNER_DIMS: 0 (absent), 1 (one stride), 2 (ragged:
  * a list of (extent, stride) pairs in a geometry buffer).
  *
- * Entry points (one work-item per output element):
+ * Entry points (one work-item per output element; their rows in the entry
+ * table of src/variant.h say when a plan may use each):
  *   clg_gather_elements         (c, a, o)   inner > 1
  *   clg_gather_elements_units   (a, o)      inner == 1
  *   clg_gather_elements_strips  (x, a, o * strips + strip), with
@@ -55,16 +56,22 @@ inline clg_off clg_ragged_offset(__global const ulong *geom, clg_off pos)
 }
 #endif
 
-#define CLG_ELEMENTS_PARAMS                                                  \
-    __global const clg_unit *restrict data,                                  \
-        __global const clg_index *restrict indices,                          \
-        __global clg_unit *restrict out, __global volatile int *restrict err, \
+/* The kernels' pointers are restrict; the inline bodies' are not, so
+ * that inlining a body adds no scoped no-alias declarations, which
+ * Oclgrind cannot run; the kernel's own restrict covers the inlined
+ * accesses (docs/design.md, "Kernels"). */
+#define CLG_ELEMENTS_PARAMS_Q(q)                                             \
+    __global const clg_unit *q data,                                         \
+        __global const clg_index *q indices,                                 \
+        __global clg_unit *q out, __global volatile int *q err,              \
         ulong n, ulong axis_size, ulong inner, ulong data_base,              \
         ulong data_len, ulong index_base, ulong index_len, ulong out_base,   \
         ulong out_len, ulong axis_stride, ulong outer_stride,                \
-        ulong inner_stride, __global const ulong *restrict outer_geom,       \
-        __global const ulong *restrict inner_geom, ulong strip_width,        \
+        ulong inner_stride, __global const ulong *q outer_geom,              \
+        __global const ulong *q inner_geom, ulong strip_width,               \
         ulong strips, ulong prefetch
+#define CLG_ELEMENTS_PARAMS CLG_ELEMENTS_PARAMS_Q(restrict)
+#define CLG_ELEMENTS_BODY_PARAMS CLG_ELEMENTS_PARAMS_Q()
 #define CLG_ELEMENTS_ARGS                                                    \
     data, indices, out, err, n, axis_size, inner, data_base, data_len,       \
         index_base, index_len, out_base, out_len, axis_stride, outer_stride, \
@@ -72,7 +79,7 @@ inline clg_off clg_ragged_offset(__global const ulong *geom, clg_off pos)
 
 /* The general body: one output element at (c, a, o), every bound checked. */
 inline void clg_gather_elements_move(clg_off c, clg_off a, clg_off o,
-                                     CLG_ELEMENTS_PARAMS)
+                                     CLG_ELEMENTS_BODY_PARAMS)
 {
     clg_off pos = (o * (clg_off)n + a) * (clg_off)inner + c;
     clg_off dst = pos - (clg_off)out_base;
@@ -139,7 +146,6 @@ __kernel void clg_gather_elements_strips(CLG_ELEMENTS_PARAMS)
     clg_gather_elements_move(c, a, o, CLG_ELEMENTS_ARGS);
 }
 
-#if !CLG_WINDOWS && CLG_OUTER_DIMS <= 1 && CLG_INNER_DIMS == 1
 /* Packed strips (docs/design.md, "Kernels"): a pass covers strips
  * z0 .. z0 + count - 1 (z = o * strips + strip). clg_pack_strips copies
  * each strip's s rows of strip_width elements into pack[z - z0][r][x]; then
@@ -182,9 +188,7 @@ __kernel void clg_gather_elements_packed(CLG_ELEMENTS_PARAMS, ulong z0)
               data[((z - (clg_off)z0) * (clg_off)axis_size + (clg_off)v) *
                        (clg_off)strip_width + x]);
 }
-#endif
 
-#if !CLG_WINDOWS && CLG_OUTER_DIMS <= 1 && CLG_INNER_DIMS == 0
 /* No branch on the work-item's position and no clamp on dimension 0 (the
  * host launches it only when dimension 0 is exactly n), and the error
  * store is the only conditional: POCL then vectorises the work-item loop
@@ -212,4 +216,3 @@ __kernel void clg_gather_elements_lean(CLG_ELEMENTS_PARAMS)
     clg_store(&out[pos], data[o * (clg_off)outer_stride +
                               (clg_off)v * (clg_off)axis_stride]);
 }
-#endif

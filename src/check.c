@@ -94,8 +94,8 @@ clg_status clg_check_indices_host(clg_context *ctx, const clg_problem *p,
 clg_status clg_index_pass(clg_rt_call *c, const clg_problem *p, cl_mem indices,
                           cl_mem normed)
 {
-    clg_variant v = {CLG_FILE_CHECK,
-                     normed ? "clg_normalize_indices" : "clg_check_indices",
+    clg_variant v = {normed ? CLG_ENTRY_NORMALIZE_INDICES
+                            : CLG_ENTRY_CHECK_INDICES,
                      {0}};
     cl_kernel k = NULL;
     clg_geometry g;
@@ -104,16 +104,16 @@ clg_status clg_index_pass(clg_rt_call *c, const clg_problem *p, cl_mem indices,
     if (st != CLG_STATUS_OK)
         return st;
     cl_ulong count = (cl_ulong)p->index_count, s = (cl_ulong)p->axis_size;
-    clg_rt_arg args[5] = {{sizeof(cl_mem), &indices},
-                          {sizeof(cl_mem), &c->err}};
-    cl_uint n = 2;
-    if (normed)
-        args[n++] = (clg_rt_arg){sizeof(cl_mem), &normed};
-    args[n++] = (clg_rt_arg){sizeof count, &count};
-    args[n++] = (clg_rt_arg){sizeof s, &s};
+    clg_args a = {{{0}}};
+    a.at[CLG_ARG_INDICES] = (clg_rt_arg){sizeof(cl_mem), &indices};
+    a.at[CLG_ARG_ERR] = (clg_rt_arg){sizeof(cl_mem), &c->err};
+    a.at[CLG_ARG_NORMED] = (clg_rt_arg){sizeof(cl_mem), &normed};
+    a.at[CLG_ARG_COUNT] = (clg_rt_arg){sizeof count, &count};
+    a.at[CLG_ARG_AXIS_SIZE] = (clg_rt_arg){sizeof s, &s};
     size_t origin[3] = {0, 0, 0}, size[3] = {(size_t)p->index_count, 1, 1};
-    clg_geometry_make(clg_rt_facts(c->ctx), 1, origin, size, &g);
-    return clg_rt_launch(c, k, args, n, &g);
+    clg_geometry_make(clg_rt_facts(c->ctx), clg_entries[v.entry].dims, origin,
+                      size, &g);
+    return clg_entry_launch(c, v.entry, k, &a, &g);
 }
 
 clg_status clg_check_indices_device(clg_context *ctx, const clg_problem *p,

@@ -116,7 +116,7 @@ static clg_status enqueue_problem(const clg_routine *r, clg_rt_call *c,
         return p->index_count == 0
                    ? CLG_STATUS_OK
                    : clg_index_pass(c, p, indices->buffer, NULL);
-    r->plan(p, clg_rt_facts(c->ctx), 16, &plan);
+    r->plan(p, clg_rt_facts(c->ctx), CLG_MAX_ELEMENT_SIZE, &plan);
     clg_box box = {0, plan.outer, 0, plan.n, 0, plan.inner};
     clg_windows w = {.data = data->buffer,
                      .indices = indices->buffer,
@@ -210,10 +210,10 @@ typedef struct host_call {
     clg_pieces pc;
 } host_call;
 
-/* Largest power of two (<= 16) dividing an address. */
+/* Largest power of two (<= CLG_MAX_ELEMENT_SIZE) dividing an address. */
 static size_t address_alignment(const void *ptr)
 {
-    uintptr_t a = (uintptr_t)ptr | 16;
+    uintptr_t a = (uintptr_t)ptr | CLG_MAX_ELEMENT_SIZE;
     return (size_t)(a & (~a + 1));
 }
 
@@ -415,7 +415,7 @@ static clg_status run_staged(host_call *hc)
 static clg_status run_host(host_call *hc)
 {
     const clg_device_facts *dev = clg_rt_facts(hc->ctx);
-    size_t align = 16;
+    size_t align = CLG_MAX_ELEMENT_SIZE;
     if (hc->in_place) {
         align = address_alignment(hc->data);
         if (address_alignment(hc->output) < align)
@@ -438,8 +438,8 @@ static clg_status host_launch(const clg_routine *r, clg_context *ctx,
     /* In place needs element-aligned caller memory (GatherElements moves
      * whole elements; indices are read as int32/int64). */
     size_t need = r->op == CLG_OP_GATHER ? 1 : p->elem_size;
-    if (need > 16)
-        need = 16;
+    if (need > CLG_MAX_ELEMENT_SIZE)
+        need = CLG_MAX_ELEMENT_SIZE;
     host_call hc = {.r = r,
                     .ctx = ctx,
                     .p = p,

@@ -4,34 +4,28 @@
 #include <stdio.h>
 #include <string.h>
 
-_Static_assert(sizeof(clg_string) == 16,
-               "STRING elements are gathered as 16-byte units");
+/* Every size (STRING's clg_string too) is at most the widest, and the
+ * widest is one of them; the kernels have a unit of every size
+ * (CLG_UNIT_SIZES in src/variant.h). */
+#define CLG_DTYPE_FITS_(name, number, size, kind)                             \
+    _Static_assert(size <= CLG_MAX_ELEMENT_SIZE,                              \
+                   #name " is wider than CLG_MAX_ELEMENT_SIZE");
+CLG_DTYPE_TABLE(CLG_DTYPE_FITS_)
+#undef CLG_DTYPE_FITS_
+#define CLG_DTYPE_IS_WIDEST_(name, number, size, kind)                        \
+    || size == CLG_MAX_ELEMENT_SIZE
+_Static_assert(0 CLG_DTYPE_TABLE(CLG_DTYPE_IS_WIDEST_),
+               "CLG_MAX_ELEMENT_SIZE is the size of a dtype");
+#undef CLG_DTYPE_IS_WIDEST_
 
 size_t clg_dtype_size(clg_dtype dtype)
 {
     switch (dtype) {
-    case CLG_DTYPE_UINT8:
-    case CLG_DTYPE_INT8:
-    case CLG_DTYPE_BOOL:
-        return 1;
-    case CLG_DTYPE_UINT16:
-    case CLG_DTYPE_INT16:
-    case CLG_DTYPE_FLOAT16:
-    case CLG_DTYPE_BFLOAT16:
-        return 2;
-    case CLG_DTYPE_FLOAT:
-    case CLG_DTYPE_INT32:
-    case CLG_DTYPE_UINT32:
-        return 4;
-    case CLG_DTYPE_INT64:
-    case CLG_DTYPE_UINT64:
-    case CLG_DTYPE_DOUBLE:
-    case CLG_DTYPE_COMPLEX64:
-        return 8;
-    case CLG_DTYPE_COMPLEX128:
-        return 16;
-    case CLG_DTYPE_STRING:
-        return sizeof(clg_string);
+#define CLG_DTYPE_SIZE_(name, number, size, kind)                             \
+    case CLG_DTYPE_##name:                                                    \
+        return size;
+        CLG_DTYPE_TABLE(CLG_DTYPE_SIZE_)
+#undef CLG_DTYPE_SIZE_
     case CLG_DTYPE_UNDEFINED:
         break;
     }
@@ -41,38 +35,11 @@ size_t clg_dtype_size(clg_dtype dtype)
 const char *clg_dtype_name(clg_dtype dtype)
 {
     switch (dtype) {
-    case CLG_DTYPE_FLOAT:
-        return "FLOAT";
-    case CLG_DTYPE_UINT8:
-        return "UINT8";
-    case CLG_DTYPE_INT8:
-        return "INT8";
-    case CLG_DTYPE_UINT16:
-        return "UINT16";
-    case CLG_DTYPE_INT16:
-        return "INT16";
-    case CLG_DTYPE_INT32:
-        return "INT32";
-    case CLG_DTYPE_INT64:
-        return "INT64";
-    case CLG_DTYPE_STRING:
-        return "STRING";
-    case CLG_DTYPE_BOOL:
-        return "BOOL";
-    case CLG_DTYPE_FLOAT16:
-        return "FLOAT16";
-    case CLG_DTYPE_DOUBLE:
-        return "DOUBLE";
-    case CLG_DTYPE_UINT32:
-        return "UINT32";
-    case CLG_DTYPE_UINT64:
-        return "UINT64";
-    case CLG_DTYPE_COMPLEX64:
-        return "COMPLEX64";
-    case CLG_DTYPE_COMPLEX128:
-        return "COMPLEX128";
-    case CLG_DTYPE_BFLOAT16:
-        return "BFLOAT16";
+#define CLG_DTYPE_NAME_(name, number, size, kind)                             \
+    case CLG_DTYPE_##name:                                                    \
+        return #name;
+        CLG_DTYPE_TABLE(CLG_DTYPE_NAME_)
+#undef CLG_DTYPE_NAME_
     case CLG_DTYPE_UNDEFINED:
         break;
     }

@@ -1,28 +1,10 @@
-/* ONNX Gather (opsets 1, 11, 13): shape rules, plan, kernel choice and
- * launch, and the public entry points (docs/design.md, "Kernels"). */
+/* ONNX Gather (opsets 1, 11, 13): plan, kernel choice and launch, and the
+ * public entry points (docs/design.md, "Kernels"); its shape rules are in
+ * src/shape.c. */
 #include "op.h"
 #include "variant.h"
 
 #include <string.h>
-
-clg_status clg_gather_infer(clg_context *ctx, clg_problem *p)
-{
-    p->out_rank = p->index_rank + p->data_rank - 1;
-    if (p->out_rank > CLG_MAX_RANK)
-        return clg_fail(ctx, CLG_STATUS_INVALID_RANK,
-                        "output rank %zu (indices rank %zu + data rank %zu - "
-                        "1) is above CLG_MAX_RANK (%d)",
-                        p->out_rank, p->index_rank, p->data_rank,
-                        CLG_MAX_RANK);
-    size_t k = 0;
-    for (size_t d = 0; d < p->axis; d++)
-        p->out_shape[k++] = p->data_shape[d];
-    for (size_t d = 0; d < p->index_rank; d++)
-        p->out_shape[k++] = p->index_shape[d];
-    for (size_t d = p->axis + 1; d < p->data_rank; d++)
-        p->out_shape[k++] = p->data_shape[d];
-    return CLG_STATUS_OK;
-}
 
 /* Data [outer, s, inner] in the widest unit that divides the contiguous
  * inner block and the alignment of both base addresses. */
@@ -36,7 +18,7 @@ static void gather_plan(const clg_problem *p, const clg_device_facts *dev,
     for (size_t d = p->axis + 1; d < p->data_rank; d++)
         inner *= p->data_shape[d];
     uint64_t block = (uint64_t)inner * p->elem_size;
-    size_t unit = 16;
+    size_t unit = CLG_MAX_ELEMENT_SIZE;
     while (unit > 1 && (block % unit != 0 || align % unit != 0))
         unit /= 2;
     /* On CPU devices POCL vectorises the work-item loop over dimension 0,
@@ -83,10 +65,10 @@ int clg_gather_span(const clg_plan *plan, const clg_params *prm)
     return span;
 }
 
-/* The NDRange of a launch: (c, j, o) for rows of several units, c in spans
- * of `span` units; else (j, o). */
+/* The NDRange of a launch of an entry of `dims` dimensions: (c, j, o),
+ * c in spans of `span` units; or (j, o). */
 static void gather_geometry(const clg_device_facts *dev, const clg_params *prm,
-                            const clg_plan *plan, const clg_box *box, int span,
+                            const clg_box *box, int span, unsigned dims,
                             clg_geometry *g)
 {
     size_t origin[3] = {(size_t)box->c0 / (size_t)span, (size_t)box->j0,
@@ -94,10 +76,8 @@ static void gather_geometry(const clg_device_facts *dev, const clg_params *prm,
     size_t size[3] = {(size_t)(box->c1 - box->c0) / (size_t)span,
                       (size_t)(box->j1 - box->j0),
                       (size_t)(box->o1 - box->o0)};
-    if (plan->inner > 1)
-        clg_geometry_make_wg(dev, prm->wg, 3, origin, size, g);
-    else
-        clg_geometry_make_wg(dev, prm->wg, 2, origin + 1, size + 1, g);
+    clg_geometry_make_wg(dev, prm->wg, dims, origin + (3 - dims),
+                         size + (3 - dims), g);
 }
 
 /* The trusted bodies read positions that clg_normalize_indices wrote into
@@ -115,37 +95,42 @@ static int gather_normed(const clg_problem *p, const clg_plan *plan,
            (uint64_t)p->out_count * p->elem_size >= (uint64_t)prm->norm * 1024;
 }
 
-/* The lean bodies need a whole-tensor launch and, for rows, a dimension 0
- * that fills its work-groups exactly; only they take spans, prefetching
- * and non-temporal stores (docs/design.md, "Kernels"). */
+/* The entry points of a launch, by rows (inner > 1) or units, and body:
+ * general, lean, trusted (normed). */
+static const clg_entry gather_entries[2][3] = {
+    {CLG_ENTRY_GATHER_UNITS, CLG_ENTRY_GATHER_UNITS_LEAN,
+     CLG_ENTRY_GATHER_UNITS_NORMED},
+    {CLG_ENTRY_GATHER, CLG_ENTRY_GATHER_LEAN, CLG_ENTRY_GATHER_LEAN_NORMED}};
+
+/* The lean bodies need what their row of the entry table says (whole
+ * tensors) and, for rows, a dimension 0 that fills its work-groups
+ * exactly; only they take spans, prefetching and non-temporal stores
+ * (docs/design.md, "Kernels"). */
 static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
                                 const clg_plan *plan, const clg_box *box,
                                 const clg_windows *w)
 {
     const clg_device_facts *dev = clg_rt_facts(ctx);
     int rows = plan->inner > 1, whole = clg_launch_is_whole(plan, box, w);
+    const clg_entry *entries = gather_entries[rows];
+    unsigned dims = clg_entries[entries[0]].dims;
     clg_params prm;
     clg_geometry g;
     clg_status st = clg_params_get(ctx, &prm);
     if (st != CLG_STATUS_OK)
         return st;
+    clg_variant v = clg_plan_variant(entries[0], p, plan, whole);
     int span = whole ? clg_gather_span(plan, &prm) : 1;
-    gather_geometry(dev, &prm, plan, box, span, &g);
-    int lean = plan->lean && whole &&
+    gather_geometry(dev, &prm, box, span, dims, &g);
+    int lean = plan->lean && clg_entry_fits(entries[1], &v) &&
                (!rows ||
                 g.global[0] * (size_t)span == (size_t)(box->c1 - box->c0));
     if (!lean && span > 1) {
         span = 1;
-        gather_geometry(dev, &prm, plan, box, span, &g);
+        gather_geometry(dev, &prm, box, span, dims, &g);
     }
     int normed = gather_normed(p, plan, &prm, &g, lean);
-    const char *name = rows ? (normed ? "clg_gather_lean_normed"
-                               : lean ? "clg_gather_lean"
-                                      : "clg_gather")
-                            : (normed ? "clg_gather_units_normed"
-                               : lean ? "clg_gather_units_lean"
-                                      : "clg_gather_units");
-    clg_variant v = clg_plan_variant(CLG_FILE_GATHER, name, p, plan, whole);
+    v.entry = entries[normed ? 2 : lean ? 1 : 0];
     v.value[CLG_OPT_SPAN] = (unsigned)span;
     v.value[CLG_OPT_PREFETCH] = lean && !normed && prm.prefetch > 0;
     v.value[CLG_OPT_NT] = lean && prm.nt;
@@ -165,10 +150,10 @@ static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
     }
     clg_base_scalars sc;
     cl_ulong ahead = prm.prefetch;
-    clg_rt_arg args[CLG_BASE_ARG_COUNT + 1];
-    clg_base_args(plan, &wn, &sc, args);
-    args[CLG_BASE_ARG_COUNT] = (clg_rt_arg){sizeof ahead, &ahead};
-    st = clg_rt_launch(w->call, k, args, CLG_BASE_ARG_COUNT + 1, &g);
+    clg_args a = {{{0}}};
+    clg_base_args(plan, &wn, &sc, &a);
+    a.at[CLG_ARG_PREFETCH] = (clg_rt_arg){sizeof ahead, &ahead};
+    st = clg_entry_launch(w->call, v.entry, k, &a, &g);
     /* OpenCL defers the release until the launch is done. */
     if (normed)
         clg_rt_release(&wn.indices);

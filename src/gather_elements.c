@@ -1,30 +1,10 @@
-/* ONNX GatherElements (opsets 11, 13): shape rules, plan, kernel choice
- * and launch, and the public entry points (docs/design.md, "Kernels"). */
+/* ONNX GatherElements (opsets 11, 13): plan, kernel choice and launch, and
+ * the public entry points (docs/design.md, "Kernels"); its shape rules are
+ * in src/shape.c. */
 #include "op.h"
 #include "variant.h"
 
 #include <string.h>
-
-clg_status clg_gather_elements_infer(clg_context *ctx, clg_problem *p)
-{
-    if (p->index_rank != p->data_rank)
-        return clg_fail(ctx, CLG_STATUS_RANK_MISMATCH,
-                        "indices rank %zu differs from data rank %zu; "
-                        "GatherElements needs equal ranks",
-                        p->index_rank, p->data_rank);
-    for (size_t d = 0; d < p->data_rank; d++)
-        if (d != p->axis && p->index_shape[d] > p->data_shape[d])
-            return clg_fail(ctx, CLG_STATUS_SHAPE_MISMATCH,
-                            "indices.shape[%zu] = %lld exceeds "
-                            "data.shape[%zu] "
-                            "= %lld (only the axis %zu dimension of indices "
-                            "may be larger)",
-                            d, (long long)p->index_shape[d], d,
-                            (long long)p->data_shape[d], p->axis);
-    p->out_rank = p->index_rank;
-    memcpy(p->out_shape, p->index_shape, p->index_rank * sizeof(int64_t));
-    return CLG_STATUS_OK;
-}
 
 /* Output/indices [outer, n, inner] in elements, with the off-axis dims
  * coalesced into (extent, data stride) lists. */
@@ -95,6 +75,20 @@ static void elements_footprint(const clg_plan *plan, const clg_box *b,
            1;
 }
 
+/* The variant of a launch of `entry`. */
+static clg_variant elements_variant(const clg_problem *p, const clg_plan *plan,
+                                    clg_entry entry, int whole)
+{
+    clg_variant v = clg_plan_variant(entry, p, plan, whole);
+    v.value[CLG_OPT_OUTER_DIMS] = plan->outer_dims > 1
+                                      ? 2u
+                                      : (unsigned)plan->outer_dims;
+    v.value[CLG_OPT_INNER_DIMS] = plan->inner_dims > 1
+                                      ? 2u
+                                      : (unsigned)plan->inner_dims;
+    return v;
+}
+
 void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
                          const clg_params *prm, const clg_box *b, int whole,
                          uint64_t max_alloc, clg_elements_choice *ch)
@@ -102,15 +96,18 @@ void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
     int64_t width = (int64_t)(prm->strip / p->elem_size);
     int full_rows = b->j0 == 0 && b->j1 == plan->n && b->c0 == 0 &&
                     b->c1 == plan->inner;
+    /* Whether a body may take this plan is its row of the entry table. */
+    clg_variant v = elements_variant(p, plan, CLG_ENTRY_ELEMENTS, whole);
     memset(ch, 0, sizeof *ch);
-    ch->walk = plan->inner > 1 ? CLG_WALK_ROWS : CLG_WALK_UNITS;
-    if (ch->walk == CLG_WALK_UNITS && plan->lean && whole &&
-        plan->outer_dims <= 1 && plan->inner_dims == 0)
-        ch->walk = CLG_WALK_LEAN;
+    ch->entry = plan->inner > 1 ? CLG_ENTRY_ELEMENTS
+                                : CLG_ENTRY_ELEMENTS_UNITS;
+    if (ch->entry == CLG_ENTRY_ELEMENTS_UNITS && plan->lean &&
+        clg_entry_fits(CLG_ENTRY_ELEMENTS_LEAN, &v))
+        ch->entry = CLG_ENTRY_ELEMENTS_LEAN;
     /* Strips: the axis not innermost, rows wider than a strip. */
     if (width < 1 || plan->inner <= width || plan->n < 2 || !full_rows)
         return;
-    ch->walk = CLG_WALK_STRIPS;
+    ch->entry = CLG_ENTRY_ELEMENTS_STRIPS;
     ch->strip_width = width;
     ch->strips = (plan->inner + width - 1) / width;
     uint64_t strip_bytes = (uint64_t)plan->axis_size * (uint64_t)width *
@@ -120,11 +117,11 @@ void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
     int64_t even = width;
     while (even > 1 && 2 * even > width && plan->inner % even != 0)
         even--;
-    if (!prm->pack || !whole || plan->outer_dims > 1 ||
-        plan->inner_dims != 1 || plan->inner % even != 0 || 2 * even < width ||
-        strip_bytes > max_alloc)
+    if (!prm->pack || !clg_entry_fits(CLG_ENTRY_PACK_STRIPS, &v) ||
+        !clg_entry_fits(CLG_ENTRY_ELEMENTS_PACKED, &v) ||
+        plan->inner % even != 0 || 2 * even < width || strip_bytes > max_alloc)
         return;
-    ch->walk = CLG_WALK_PACKED;
+    ch->entry = CLG_ENTRY_ELEMENTS_PACKED;
     ch->strip_width = even;
     ch->strips = plan->inner / even;
     strip_bytes = (uint64_t)plan->axis_size * (uint64_t)even * p->elem_size;
@@ -134,13 +131,8 @@ void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
         ch->chunk = (int64_t)(max_alloc / strip_bytes);
 }
 
-static const char *const walk_kernels[] = {"clg_gather_elements",
-                                           "clg_gather_elements_units",
-                                           "clg_gather_elements_lean",
-                                           "clg_gather_elements_strips",
-                                           "clg_gather_elements_packed"};
-
-/* The NDRange of a walk over box b (packed: of its first pass). */
+/* The NDRange of the chosen entry over box b (packed: of its first
+ * pass). */
 static void elements_geometry(const clg_device_facts *dev,
                               const clg_params *prm,
                               const clg_elements_choice *ch, const clg_box *b,
@@ -149,18 +141,18 @@ static void elements_geometry(const clg_device_facts *dev,
     size_t origin[3] = {(size_t)b->c0, (size_t)b->j0, (size_t)b->o0};
     size_t size[3] = {(size_t)(b->c1 - b->c0), (size_t)(b->j1 - b->j0),
                       (size_t)(b->o1 - b->o0)};
-    if (ch->walk == CLG_WALK_STRIPS || ch->walk == CLG_WALK_PACKED) {
+    if (ch->entry == CLG_ENTRY_ELEMENTS_STRIPS ||
+        ch->entry == CLG_ENTRY_ELEMENTS_PACKED) {
         origin[0] = 0;
         size[0] = (size_t)ch->strip_width;
         origin[2] *= (size_t)ch->strips;
         size[2] *= (size_t)ch->strips;
-        if (ch->walk == CLG_WALK_PACKED)
+        if (ch->entry == CLG_ENTRY_ELEMENTS_PACKED)
             size[2] = (size_t)ch->chunk;
     }
-    if (ch->walk == CLG_WALK_UNITS || ch->walk == CLG_WALK_LEAN)
-        clg_geometry_make_wg(dev, prm->wg, 2, origin + 1, size + 1, g);
-    else
-        clg_geometry_make_wg(dev, prm->wg, 3, origin, size, g);
+    unsigned dims = clg_entries[ch->entry].dims;
+    clg_geometry_make_wg(dev, prm->wg, dims, origin + (3 - dims),
+                         size + (3 - dims), g);
 }
 
 /* The (extent, stride) list of a ragged part in a small buffer:
@@ -178,35 +170,17 @@ static clg_status geom_buffer(clg_context *ctx, size_t dims,
     return clg_rt_const_buffer(ctx, g, (1 + 2 * dims) * sizeof(cl_ulong), out);
 }
 
-/* The variant of a launch; its entry point comes from elements_geometry. */
-static clg_variant elements_variant(const clg_problem *p, const clg_plan *plan,
-                                    const char *kernel, int whole)
-{
-    clg_variant v = clg_plan_variant(CLG_FILE_GATHER_ELEMENTS, kernel, p, plan,
-                                     whole);
-    v.value[CLG_OPT_OUTER_DIMS] = plan->outer_dims > 1
-                                      ? 2u
-                                      : (unsigned)plan->outer_dims;
-    v.value[CLG_OPT_INNER_DIMS] = plan->inner_dims > 1
-                                      ? 2u
-                                      : (unsigned)plan->inner_dims;
-    return v;
-}
-
-/* The arguments after the common ones (kernels/gather_elements.cl), and
- * the packed walk's pass start and pack kernel arguments. */
+/* The arguments after the common ones (kernels/gather_elements.cl): their
+ * values, which must outlive the launch. */
 typedef struct elements_extra {
     cl_ulong axis_stride, outer_stride, inner_stride, strip_width, strips;
-    cl_ulong prefetch, z0, axis_size, inner;
+    cl_ulong prefetch, z0;
     cl_mem outer_geom, inner_geom;
 } elements_extra;
 
-#define ELEMENTS_ARG_COUNT (CLG_BASE_ARG_COUNT + 8)
-#define PACK_ARG_COUNT 10
-
 static void elements_args(const clg_plan *plan, const clg_params *prm,
                           const clg_elements_choice *ch, elements_extra *x,
-                          clg_rt_arg *args)
+                          clg_args *a)
 {
     x->prefetch = prm->prefetch;
     x->axis_stride = (cl_ulong)plan->axis_stride;
@@ -216,58 +190,48 @@ static void elements_args(const clg_plan *plan, const clg_params *prm,
                                             : 0;
     x->strip_width = (cl_ulong)ch->strip_width;
     x->strips = (cl_ulong)ch->strips;
-    x->axis_size = (cl_ulong)plan->axis_size;
-    x->inner = (cl_ulong)plan->inner;
-    args[0] = (clg_rt_arg){sizeof x->axis_stride, &x->axis_stride};
-    args[1] = (clg_rt_arg){sizeof x->outer_stride, &x->outer_stride};
-    args[2] = (clg_rt_arg){sizeof x->inner_stride, &x->inner_stride};
-    args[3] = (clg_rt_arg){sizeof(cl_mem), &x->outer_geom};
-    args[4] = (clg_rt_arg){sizeof(cl_mem), &x->inner_geom};
-    args[5] = (clg_rt_arg){sizeof x->strip_width, &x->strip_width};
-    args[6] = (clg_rt_arg){sizeof x->strips, &x->strips};
-    args[7] = (clg_rt_arg){sizeof x->prefetch, &x->prefetch};
-    args[8] = (clg_rt_arg){sizeof x->z0, &x->z0};
-}
-
-/* clg_pack_strips's arguments, data and pack buffers at `bufs`. */
-static void pack_args(const cl_mem *bufs, elements_extra *x, clg_rt_arg *args)
-{
-    const cl_ulong *v[8] = {&x->axis_size,    &x->inner,
-                            &x->axis_stride,  &x->outer_stride,
-                            &x->inner_stride, &x->strip_width,
-                            &x->strips,       &x->z0};
-    args[0] = (clg_rt_arg){sizeof(cl_mem), &bufs[0]};
-    args[1] = (clg_rt_arg){sizeof(cl_mem), &bufs[1]};
-    for (int i = 0; i < 8; i++)
-        args[2 + i] = (clg_rt_arg){sizeof(cl_ulong), v[i]};
+    a->at[CLG_ARG_AXIS_STRIDE] = (clg_rt_arg){sizeof x->axis_stride,
+                                              &x->axis_stride};
+    a->at[CLG_ARG_OUTER_STRIDE] = (clg_rt_arg){sizeof x->outer_stride,
+                                               &x->outer_stride};
+    a->at[CLG_ARG_INNER_STRIDE] = (clg_rt_arg){sizeof x->inner_stride,
+                                               &x->inner_stride};
+    a->at[CLG_ARG_OUTER_GEOM] = (clg_rt_arg){sizeof(cl_mem), &x->outer_geom};
+    a->at[CLG_ARG_INNER_GEOM] = (clg_rt_arg){sizeof(cl_mem), &x->inner_geom};
+    a->at[CLG_ARG_STRIP_WIDTH] = (clg_rt_arg){sizeof x->strip_width,
+                                              &x->strip_width};
+    a->at[CLG_ARG_STRIPS] = (clg_rt_arg){sizeof x->strips, &x->strips};
+    a->at[CLG_ARG_PREFETCH] = (clg_rt_arg){sizeof x->prefetch, &x->prefetch};
+    a->at[CLG_ARG_Z0] = (clg_rt_arg){sizeof x->z0, &x->z0};
 }
 
 /* The packed walk over the whole tensors: per pass of ch->chunk strips, the
  * pack kernel copies them into one temporary buffer, then the gather reads
- * them from it (in order on the queue). args: the gather's, its data
- * argument replaced by the temporary. */
+ * them from it (in order on the queue). `a`: the gather's arguments; its
+ * data becomes the temporary, the pack kernel's data stays the tensor. */
 static clg_status packed_passes(clg_context *ctx, clg_rt_call *call,
                                 const clg_problem *p, const clg_plan *plan,
                                 const clg_params *prm,
                                 const clg_elements_choice *ch,
-                                const clg_variant *v, clg_rt_arg *args,
+                                const clg_variant *v, clg_args *a,
                                 elements_extra *x)
 {
-    cl_mem bufs[2] = {*(const cl_mem *)args[0].value, NULL};
-    clg_rt_arg pargs[PACK_ARG_COUNT];
+    cl_mem bufs[2] = {*(const cl_mem *)a->at[CLG_ARG_DATA].value, NULL};
     cl_kernel pack = NULL, gather = NULL;
     clg_variant pv = *v;
+    clg_args pa = *a;
     int64_t total = plan->outer * ch->strips;
     size_t bytes = (size_t)ch->chunk * (size_t)plan->axis_size *
                    (size_t)ch->strip_width * p->elem_size;
-    pv.kernel = "clg_pack_strips";
+    pv.entry = CLG_ENTRY_PACK_STRIPS;
     clg_status st = clg_variant_kernel(ctx, &pv, &pack);
     if (st == CLG_STATUS_OK)
         st = clg_variant_kernel(ctx, v, &gather);
     if (st == CLG_STATUS_OK)
         st = clg_rt_temp_buffer(ctx, bytes, &bufs[1]);
-    args[0] = (clg_rt_arg){sizeof(cl_mem), &bufs[1]};
-    pack_args(bufs, x, pargs);
+    pa.at[CLG_ARG_DATA] = (clg_rt_arg){sizeof(cl_mem), &bufs[0]};
+    pa.at[CLG_ARG_PACK] = (clg_rt_arg){sizeof(cl_mem), &bufs[1]};
+    a->at[CLG_ARG_DATA] = (clg_rt_arg){sizeof(cl_mem), &bufs[1]};
     for (int64_t z0 = 0; z0 < total && st == CLG_STATUS_OK; z0 += ch->chunk) {
         int64_t count = total - z0 < ch->chunk ? total - z0 : ch->chunk;
         size_t origin[3] = {0, 0, (size_t)z0};
@@ -277,14 +241,14 @@ static clg_status packed_passes(clg_context *ctx, clg_rt_call *call,
                               (size_t)count};
         clg_geometry gp, gg;
         x->z0 = (cl_ulong)z0;
-        clg_geometry_make_wg(clg_rt_facts(ctx), prm->wg, 3, origin, s_pack,
-                             &gp);
-        clg_geometry_make_wg(clg_rt_facts(ctx), prm->wg, 3, origin, s_gather,
+        clg_geometry_make_wg(clg_rt_facts(ctx), prm->wg,
+                             clg_entries[pv.entry].dims, origin, s_pack, &gp);
+        clg_geometry_make_wg(clg_rt_facts(ctx), prm->wg,
+                             clg_entries[v->entry].dims, origin, s_gather,
                              &gg);
-        st = clg_rt_launch(call, pack, pargs, PACK_ARG_COUNT, &gp);
+        st = clg_entry_launch(call, pv.entry, pack, &pa, &gp);
         if (st == CLG_STATUS_OK)
-            st = clg_rt_launch(call, gather, args, ELEMENTS_ARG_COUNT + 1,
-                               &gg);
+            st = clg_entry_launch(call, v->entry, gather, a, &gg);
     }
     clg_rt_release(&bufs[1]);
     return st;
@@ -300,7 +264,7 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
     clg_params prm;
     clg_elements_choice ch;
     elements_extra x = {0};
-    clg_rt_arg args[ELEMENTS_ARG_COUNT + 1];
+    clg_args a = {{{0}}};
     const clg_device_facts *dev = clg_rt_facts(ctx);
     int whole = clg_launch_is_whole(plan, box, w);
     clg_status st = clg_params_get(ctx, &prm);
@@ -308,19 +272,25 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
         return st;
     clg_elements_choose(p, plan, &prm, box, whole, dev->max_alloc, &ch);
     elements_geometry(dev, &prm, &ch, box, &g);
-    if (ch.walk == CLG_WALK_PACKED && g.global[0] != (size_t)ch.strip_width) {
-        ch.walk = CLG_WALK_STRIPS; /* the packed kernels take no padded x */
+    if (ch.entry == CLG_ENTRY_ELEMENTS_PACKED &&
+        g.global[0] != (size_t)ch.strip_width) {
+        ch.entry =
+            CLG_ENTRY_ELEMENTS_STRIPS; /* the packed kernels take no padded x */
         elements_geometry(dev, &prm, &ch, box, &g);
     }
-    if (ch.walk == CLG_WALK_LEAN && g.global[0] != (size_t)plan->n) {
-        ch.walk = CLG_WALK_UNITS; /* the lean kernel takes no padded a */
+    if (ch.entry == CLG_ENTRY_ELEMENTS_LEAN &&
+        g.global[0] != (size_t)plan->n) {
+        ch.entry =
+            CLG_ENTRY_ELEMENTS_UNITS; /* the lean kernel takes no padded a */
         elements_geometry(dev, &prm, &ch, box, &g);
     }
-    clg_variant v = elements_variant(p, plan, walk_kernels[ch.walk], whole);
-    v.value[CLG_OPT_PREFETCH] = ch.walk == CLG_WALK_LEAN && prm.prefetch > 0;
-    v.value[CLG_OPT_NT] =
-        (ch.walk == CLG_WALK_LEAN || ch.walk == CLG_WALK_PACKED) && prm.nt;
-    if (ch.walk != CLG_WALK_PACKED)
+    clg_variant v = elements_variant(p, plan, ch.entry, whole);
+    v.value[CLG_OPT_PREFETCH] = ch.entry == CLG_ENTRY_ELEMENTS_LEAN &&
+                                prm.prefetch > 0;
+    v.value[CLG_OPT_NT] = (ch.entry == CLG_ENTRY_ELEMENTS_LEAN ||
+                           ch.entry == CLG_ENTRY_ELEMENTS_PACKED) &&
+                          prm.nt;
+    if (ch.entry != CLG_ENTRY_ELEMENTS_PACKED)
         st = clg_variant_kernel(ctx, &v, &k);
     if (st == CLG_STATUS_OK && plan->outer_dims > 1)
         st = geom_buffer(ctx, plan->outer_dims, plan->outer_extent,
@@ -329,12 +299,11 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
         st = geom_buffer(ctx, plan->inner_dims, plan->inner_extent,
                          plan->inner_stride, &x.inner_geom);
     if (st == CLG_STATUS_OK) {
-        clg_base_args(plan, w, &sc, args);
-        elements_args(plan, &prm, &ch, &x, args + CLG_BASE_ARG_COUNT);
-        st = ch.walk == CLG_WALK_PACKED
-                 ? packed_passes(ctx, w->call, p, plan, &prm, &ch, &v, args,
-                                 &x)
-                 : clg_rt_launch(w->call, k, args, ELEMENTS_ARG_COUNT, &g);
+        clg_base_args(plan, w, &sc, &a);
+        elements_args(plan, &prm, &ch, &x, &a);
+        st = ch.entry == CLG_ENTRY_ELEMENTS_PACKED
+                 ? packed_passes(ctx, w->call, p, plan, &prm, &ch, &v, &a, &x)
+                 : clg_entry_launch(w->call, v.entry, k, &a, &g);
     }
     /* Release is deferred by OpenCL until the enqueued kernel is done. */
     clg_rt_release(&x.outer_geom);

@@ -23,12 +23,13 @@ static void position(char *buf, size_t cap, const clg_problem *p, int64_t at)
         snprintf(buf, cap, " (a scalar)");
 }
 
-/* Up to 16 bytes as hex pairs, in memory order. */
+/* Up to one element (CLG_MAX_ELEMENT_SIZE bytes) as hex pairs, in memory
+ * order. */
 static void hex_bytes(char *buf, size_t cap, const unsigned char *b, size_t n)
 {
     size_t len = 0;
     buf[0] = '\0';
-    for (size_t i = 0; i < n && i < 16 && len < cap; i++)
+    for (size_t i = 0; i < n && i < CLG_MAX_ELEMENT_SIZE && len < cap; i++)
         len += (size_t)snprintf(buf + len, cap - len, "%s%02x", i ? " " : "",
                                 b[i]);
 }
@@ -42,7 +43,8 @@ static clg_status compare(clg_context *ctx, const clg_problem *p,
                             *b = ref + (size_t)i * es;
         if (!memcmp(a, b, es))
             continue;
-        char where[CLG_MAX_RANK * 24 + 16], da[64], ra[64];
+        char where[CLG_MAX_RANK * 24 + 16], da[3 * CLG_MAX_ELEMENT_SIZE + 1],
+            ra[3 * CLG_MAX_ELEMENT_SIZE + 1];
         position(where, sizeof where, p, i);
         hex_bytes(da, sizeof da, a, es);
         hex_bytes(ra, sizeof ra, b, es);

@@ -76,9 +76,9 @@ clg_status clg_validate_host(clg_context *ctx, clg_op op,
                              int64_t axis, const clg_tensor *output,
                              clg_problem *p);
 
-/* Each operator's own shape rules and output shape (src/gather.c,
- * src/gather_elements.c), called by clg_validate once the common checks
- * passed; fills p->out_rank and p->out_shape. */
+/* Each operator's own shape rules and output shape (src/shape.c, below
+ * the operators), called by clg_validate once the common checks passed;
+ * fills p->out_rank and p->out_shape. */
 clg_status clg_gather_infer(clg_context *ctx, clg_problem *p);
 clg_status clg_gather_elements_infer(clg_context *ctx, clg_problem *p);
 
@@ -140,7 +140,7 @@ clg_status clg_check_indices_readback(clg_context *ctx, const clg_problem *p,
  * where each part is either one stride (simple) or a list of coalesced
  * (extent, stride) dims (ragged: indices smaller than data off the axis). */
 typedef struct clg_plan {
-    size_t unit;      /* bytes one work-item moves: 1, 2, 4, 8, 16 */
+    size_t unit;      /* bytes one work-item moves: a dtype size */
     int wide_offsets; /* 1: 64-bit offsets in the kernel */
     int lean;         /* CPU lean bodies allowed (whole tensors only) */
     int64_t outer, n, inner;
@@ -183,23 +183,21 @@ typedef struct clg_windows {
 int clg_launch_is_whole(const clg_plan *plan, const clg_box *box,
                         const clg_windows *w);
 
-/* The kernel arguments every operator kernel starts with, in order: data,
- * indices, output, err, n, axis_size, inner, then the six window bounds
- * (data_base, data_len, index_base, index_len, out_base, out_len).
- * clg_base_args fills args[0 .. CLG_BASE_ARG_COUNT-1], pointing into `w`
- * and into `scalars`, which must outlive the launch call (src/plan.c). */
-#define CLG_BASE_ARG_COUNT 13
+/* The kernel arguments every operator kernel starts with (the entry
+ * table's CLG_ARGS_OPERATOR_ list in src/variant.h): data, indices,
+ * output, err, n, axis_size, inner and the six window bounds.
+ * clg_base_args sets them in `a`, pointing into `w` and into `scalars`,
+ * which must outlive the launch call (src/plan.c). */
 typedef struct clg_base_scalars {
     cl_ulong n, axis_size, inner, win[6];
 } clg_base_scalars;
 void clg_base_args(const clg_plan *plan, const clg_windows *w,
-                   clg_base_scalars *scalars, clg_rt_arg *args);
+                   clg_base_scalars *scalars, clg_args *a);
 
-/* The variant of a launch of `kernel` in `file` with the options every
- * operator sets: index size, unit, offset width, windows (not whole). */
-clg_variant clg_plan_variant(clg_kernel_file file, const char *kernel,
-                             const clg_problem *p, const clg_plan *plan,
-                             int whole);
+/* The variant of a launch of `entry` with the options every operator
+ * sets: index size, unit, offset width, windows (not whole). */
+clg_variant clg_plan_variant(clg_entry entry, const clg_problem *p,
+                             const clg_plan *plan, int whole);
 
 /* The work-group and padded global size for an NDRange of `size` over
  * `dims` dimensions (origin[0 .. dims-1], size[0 .. dims-1]), for the
@@ -237,17 +235,14 @@ typedef struct clg_routine {
 
 /* How a GatherElements launch walks its box (src/gather_elements.c;
  * docs/design.md, "Kernels"), from the plan, the device parameters and the
- * box. */
-typedef enum clg_elements_walk {
-    CLG_WALK_ROWS,   /* clg_gather_elements (c, a, o) */
-    CLG_WALK_UNITS,  /* clg_gather_elements_units (a, o) */
-    CLG_WALK_LEAN,   /* clg_gather_elements_lean (a, o) */
-    CLG_WALK_STRIPS, /* clg_gather_elements_strips: strip order in place */
-    CLG_WALK_PACKED  /* per pass: clg_pack_strips, then _packed */
-} clg_elements_walk;
-
+ * box: the entry point it launches, one of
+ *   CLG_ENTRY_ELEMENTS          (c, a, o)
+ *   CLG_ENTRY_ELEMENTS_UNITS    (a, o)
+ *   CLG_ENTRY_ELEMENTS_LEAN     (a, o)
+ *   CLG_ENTRY_ELEMENTS_STRIPS   strip order in place
+ *   CLG_ENTRY_ELEMENTS_PACKED   per pass: CLG_ENTRY_PACK_STRIPS, then it */
 typedef struct clg_elements_choice {
-    clg_elements_walk walk;
+    clg_entry entry;     /* the entry point launched */
     int64_t strip_width; /* elements per strip (strips, packed) */
     int64_t strips;      /* strips per outer row */
     int64_t chunk;       /* strips per pass (packed) */

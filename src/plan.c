@@ -52,38 +52,41 @@ int clg_launch_is_whole(const clg_plan *plan, const clg_box *box,
            w->out_base == 0 && w->out_len == plan->out_units;
 }
 
-clg_variant clg_plan_variant(clg_kernel_file file, const char *kernel,
-                             const clg_problem *p, const clg_plan *plan,
-                             int whole)
+clg_variant clg_plan_variant(clg_entry entry, const clg_problem *p,
+                             const clg_plan *plan, int whole)
 {
-    clg_variant v = {file, kernel, {0}};
+    clg_variant v = {entry, {0}};
     v.value[CLG_OPT_INDEX_BYTES] = (unsigned)p->index_size;
     v.value[CLG_OPT_UNIT] = (unsigned)plan->unit;
     v.value[CLG_OPT_WIDE] = (unsigned)plan->wide_offsets;
     v.value[CLG_OPT_WINDOWS] = !whole;
-    if (file == CLG_FILE_GATHER)
+    if (clg_entries[entry].file == CLG_FILE_GATHER)
         v.value[CLG_OPT_SPAN] = 1;
     return v;
 }
 
 void clg_base_args(const clg_plan *plan, const clg_windows *w,
-                   clg_base_scalars *sc, clg_rt_arg *args)
+                   clg_base_scalars *sc, clg_args *a)
 {
+    static const clg_arg window_args[6] = {
+        CLG_ARG_DATA_BASE, CLG_ARG_DATA_LEN, CLG_ARG_INDEX_BASE,
+        CLG_ARG_INDEX_LEN, CLG_ARG_OUT_BASE, CLG_ARG_OUT_LEN};
     const int64_t win[6] = {w->data_base, w->data_len, w->index_base,
                             w->index_len, w->out_base, w->out_len};
     sc->n = (cl_ulong)plan->n;
     sc->axis_size = (cl_ulong)plan->axis_size;
     sc->inner = (cl_ulong)plan->inner;
-    args[0] = (clg_rt_arg){sizeof(cl_mem), &w->data};
-    args[1] = (clg_rt_arg){sizeof(cl_mem), &w->indices};
-    args[2] = (clg_rt_arg){sizeof(cl_mem), &w->output};
-    args[3] = (clg_rt_arg){sizeof(cl_mem), &w->call->err};
-    args[4] = (clg_rt_arg){sizeof sc->n, &sc->n};
-    args[5] = (clg_rt_arg){sizeof sc->axis_size, &sc->axis_size};
-    args[6] = (clg_rt_arg){sizeof sc->inner, &sc->inner};
+    a->at[CLG_ARG_DATA] = (clg_rt_arg){sizeof(cl_mem), &w->data};
+    a->at[CLG_ARG_INDICES] = (clg_rt_arg){sizeof(cl_mem), &w->indices};
+    a->at[CLG_ARG_OUT] = (clg_rt_arg){sizeof(cl_mem), &w->output};
+    a->at[CLG_ARG_ERR] = (clg_rt_arg){sizeof(cl_mem), &w->call->err};
+    a->at[CLG_ARG_N] = (clg_rt_arg){sizeof sc->n, &sc->n};
+    a->at[CLG_ARG_AXIS_SIZE] = (clg_rt_arg){sizeof sc->axis_size,
+                                            &sc->axis_size};
+    a->at[CLG_ARG_INNER] = (clg_rt_arg){sizeof sc->inner, &sc->inner};
     for (int i = 0; i < 6; i++) {
         sc->win[i] = (cl_ulong)win[i];
-        args[7 + i] = (clg_rt_arg){sizeof sc->win[i], &sc->win[i]};
+        a->at[window_args[i]] = (clg_rt_arg){sizeof sc->win[i], &sc->win[i]};
     }
 }
 

@@ -1,6 +1,6 @@
 /* Validation of the descriptors of a call, shared by the device paths and
- * the CPU reference; each operator's own shape rules are in src/gather.c
- * and src/gather_elements.c, index values in src/check.c. */
+ * the CPU reference; each operator's own shape rules are in src/shape.c,
+ * index values in src/check.c. */
 #include "op.h"
 
 #include <stdio.h>
@@ -100,7 +100,7 @@ clg_status clg_validate(clg_context *ctx, clg_op op, clg_dtype data_dtype,
                           &p->out_count)) != CLG_STATUS_OK)
         return st;
     /* Byte sizes must fit size_t and int64 for every tensor. */
-    int64_t limit = INT64_MAX / 16;
+    int64_t limit = INT64_MAX / CLG_MAX_ELEMENT_SIZE;
     if (p->data_count > limit || p->out_count > limit ||
         p->index_count > limit)
         return clg_fail(ctx, CLG_STATUS_TENSOR_TOO_LARGE,

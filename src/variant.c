@@ -20,86 +20,146 @@ const char *clg_kernel_file_name(clg_kernel_file file)
     return (unsigned)file < CLG_FILE_COUNT ? file_names[file] : "";
 }
 
+const char *const clg_arg_names[CLG_ARG_END] = {
+#define CLG_ARG_NAME_(name) #name,
+    CLG_KERNEL_ARGS(CLG_ARG_NAME_)
+#undef CLG_ARG_NAME_
+};
+
+const clg_entry_info clg_entries[CLG_ENTRY_COUNT] = {
+#define CLG_ENTRY_ROW_(id, file, name, dims, args, conditions)                \
+    {CLG_FILE_##file, #name, dims, (const clg_arg[]){args, CLG_ARG_END},      \
+     conditions},
+    CLG_ENTRIES(CLG_ENTRY_ROW_)
+#undef CLG_ENTRY_ROW_
+};
+
+/* The conditions of the entry table, as rows. */
+typedef struct condition {
+    clg_option option;
+    uint64_t set, clear;
+    const char *rule;
+} condition;
+
+static const condition conditions[CLG_CONDITION_COUNT] = {
+#define CLG_CONDITION_ROW_(name, option, set, clear, rule)                    \
+    {CLG_OPT_##option, set, clear, rule},
+    CLG_ENTRY_CONDITIONS(CLG_CONDITION_ROW_)
+#undef CLG_CONDITION_ROW_
+};
+
+static int legal(uint64_t mask, unsigned value)
+{
+    return value < 64 && (mask >> value) & 1u;
+}
+
 const char *clg_variant_check(const clg_variant *v)
 {
-    if ((unsigned)v->file >= CLG_FILE_COUNT || !v->kernel)
-        return "no such kernel file or no entry point";
+    if ((unsigned)v->entry >= CLG_ENTRY_COUNT)
+        return "no such entry point";
+    const clg_entry_info *e = &clg_entries[v->entry];
     for (int i = 0; i < CLG_OPT_COUNT; i++) {
         unsigned value = v->value[i];
-        if (!(clg_options[i].files & (1u << v->file))) {
+        if (!(clg_options[i].files & (1u << e->file))) {
             if (value != 0)
                 return "an option is set for a file that does not take it";
-        } else if (value > 16 || !(clg_options[i].legal & (1u << value))) {
+        } else if (!legal(clg_options[i].legal, value)) {
             return "an option has a value outside its legal values";
         }
     }
-    /* The lean bodies exist only for whole tensors (kernels/gather.cl,
-     * kernels/gather_elements.cl guard them with #if). */
-    int lean = strstr(v->kernel, "_lean") != NULL;
-    if (lean && v->value[CLG_OPT_WINDOWS])
-        return "a lean entry point takes whole tensors (CLG_WINDOWS=0)";
-    if (lean && v->file == CLG_FILE_GATHER_ELEMENTS &&
-        (v->value[CLG_OPT_OUTER_DIMS] > 1 ||
-         v->value[CLG_OPT_INNER_DIMS] != 0))
-        return "the lean GatherElements body takes at most one outer stride "
-               "and no inner dims";
-    /* The packed strips (kernels/gather_elements.cl) likewise. */
-    int packed = strstr(v->kernel, "_packed") != NULL ||
-                 strstr(v->kernel, "_pack_") != NULL;
-    if (packed &&
-        (v->value[CLG_OPT_WINDOWS] || v->value[CLG_OPT_OUTER_DIMS] > 1 ||
-         v->value[CLG_OPT_INNER_DIMS] != 1))
-        return "the packed strips take whole tensors, at most one outer "
-               "stride and one inner stride";
+    for (int k = 0; k < CLG_CONDITION_COUNT; k++) {
+        const condition *c = &conditions[k];
+        uint64_t mask = e->conditions & (1u << k) ? c->set : c->clear;
+        if ((clg_options[c->option].files & (1u << e->file)) &&
+            !legal(mask, v->value[c->option]))
+            return c->rule;
+    }
     return NULL;
+}
+
+int clg_entry_fits(clg_entry entry, const clg_variant *v)
+{
+    clg_variant w = *v;
+    w.entry = entry;
+    return clg_variant_check(&w) == NULL;
+}
+
+int clg_entry_args(clg_entry entry, const clg_args *a, clg_rt_arg *out,
+                   size_t cap, size_t *n)
+{
+    const clg_arg *list = clg_entries[entry].args;
+    size_t k = 0;
+    for (; list[k] != CLG_ARG_END; k++) {
+        if (k == cap || !a->at[list[k]].value)
+            return 0;
+        out[k] = a->at[list[k]];
+    }
+    *n = k;
+    return 1;
+}
+
+clg_status clg_entry_launch(clg_rt_call *c, clg_entry entry, cl_kernel kernel,
+                            const clg_args *a, const clg_geometry *g)
+{
+    clg_rt_arg args[CLG_ARG_END];
+    size_t n = 0;
+    if (!clg_entry_args(entry, a, args, CLG_ARG_END, &n))
+        return clg_fail(c->ctx, CLG_STATUS_BUILD_FAILED,
+                        "internal error: an argument of kernel %s is not set",
+                        clg_entries[entry].name);
+    return clg_rt_launch(c, kernel, args, n, g);
 }
 
 int clg_variant_options(const clg_variant *v, char *buf, size_t cap)
 {
     int len = snprintf(buf, cap, "-cl-std=CL1.2");
     for (int i = 0; i < CLG_OPT_COUNT && len > 0 && (size_t)len < cap; i++)
-        if (clg_options[i].files & (1u << v->file))
+        if (clg_options[i].files & (1u << clg_entries[v->entry].file))
             len += snprintf(buf + len, cap - (size_t)len, " -DCLG_%s=%u",
                             clg_options[i].name, v->value[i]);
     return len > 0 && (size_t)len < cap;
 }
 
-/* The memo key of a variant: file, option values, entry point name; 0
- * when it does not fit. */
+/* The memo key of a variant: entry point and option values. */
+#define MEMO_KEY_LEN (1 + 2 * CLG_OPT_COUNT)
+_Static_assert(MEMO_KEY_LEN <= CLG_MEMO_KEY_MAX, "a variant's memo key fits");
+_Static_assert(CLG_ENTRY_COUNT <= 256, "an entry point is one key byte");
+
 static size_t memo_key(const clg_variant *v, unsigned char *key)
 {
-    size_t len = 0, name = strlen(v->kernel);
-    if (1 + 2 * CLG_OPT_COUNT + name > CLG_MEMO_KEY_MAX)
-        return 0;
-    key[len++] = (unsigned char)v->file;
+    size_t len = 0;
+    key[len++] = (unsigned char)v->entry;
     for (int i = 0; i < CLG_OPT_COUNT; i++) {
         key[len++] = (unsigned char)(v->value[i] & 0xff);
         key[len++] = (unsigned char)(v->value[i] >> 8);
     }
-    memcpy(key + len, v->kernel, name);
-    return len + name;
+    return len;
 }
 
 clg_status clg_variant_kernel(clg_context *ctx, const clg_variant *v,
                               cl_kernel *out)
 {
     char options[256];
-    unsigned char key[CLG_MEMO_KEY_MAX];
-    size_t key_len = v->kernel ? memo_key(v, key) : 0;
-    if (key_len && clg_rt_kernel_memo(ctx, key, key_len, out))
+    unsigned char key[MEMO_KEY_LEN];
+    size_t key_len = memo_key(v, key);
+    if (clg_rt_kernel_memo(ctx, key, key_len, out))
         return CLG_STATUS_OK;
     const char *rule = clg_variant_check(v);
     if (rule)
         return clg_fail(ctx, CLG_STATUS_BUILD_FAILED,
-                        "internal error: kernel %s of %s: %s", v->kernel,
-                        clg_kernel_file_name(v->file), rule);
+                        "internal error: entry point %s: %s",
+                        (unsigned)v->entry < CLG_ENTRY_COUNT
+                            ? clg_entries[v->entry].name
+                            : "(none)",
+                        rule);
+    const clg_entry_info *e = &clg_entries[v->entry];
     if (!clg_variant_options(v, options, sizeof options))
         return clg_fail(ctx, CLG_STATUS_BUILD_FAILED,
                         "internal error: build options of %s do not fit",
-                        v->kernel);
-    const char *files[2] = {"common.cl", clg_kernel_file_name(v->file)};
-    clg_status st = clg_rt_kernel(ctx, files, 2, options, v->kernel, out);
-    if (st == CLG_STATUS_OK && key_len)
+                        e->name);
+    const char *files[2] = {"common.cl", clg_kernel_file_name(e->file)};
+    clg_status st = clg_rt_kernel(ctx, files, 2, options, e->name, out);
+    if (st == CLG_STATUS_OK)
         clg_rt_kernel_memo_store(ctx, key, key_len, *out);
     return st;
 }

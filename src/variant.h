@@ -1,17 +1,21 @@
-/* Kernel variants: the one table of build options (docs/design.md,
- * "Kernel variants"). kernels/common.cl lists the same options for the
- * kernels and stops a build with #error on values or files that cannot
- * occur; tests/unit/test_variant.c checks that the two tables agree.
+/* Kernel variants (docs/design.md, "Kernel variants"): the one table of
+ * build options and the one table of kernel entry points.
+ * kernels/common.cl lists the same options for the kernels and stops a
+ * build with #error on values or files that cannot occur;
+ * tests/unit/test_variant.c checks that the option lists agree and that
+ * every entry point's row matches its __kernel.
  *
  * Adding an option touches two places: a row here and its use in the
  * kernel file (plus the line in common.cl's list, which the test checks).
- * The routine that needs it sets its value. */
+ * The routine that needs it sets its value. Adding an entry point touches
+ * three: its __kernel, its row in CLG_ENTRIES and the routine's choice. */
 #ifndef CLG_VARIANT_H
 #define CLG_VARIANT_H
 
 #include "runtime.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* The kernel files (kernels/). Each program is common.cl + one of them. */
 typedef enum clg_kernel_file {
@@ -26,13 +30,19 @@ typedef enum clg_kernel_file {
 #define CLG_FILES_ELEMENTS 4u /* gather_elements.cl */
 #define CLG_FILES_GATHER 2u   /* gather.cl */
 
+/* The units a kernel moves: the sizes of CLG_DTYPE_TABLE, as a legal mask
+ * (kernels/common.cl has a unit type for each). */
+#define CLG_UNIT_SIZE_BIT_(name, number, size, kind) | (1ull << (size))
+#define CLG_UNIT_SIZES (0ull CLG_DTYPE_TABLE(CLG_UNIT_SIZE_BIT_))
+
 /* X(name, files, legal, meaning): `files` a mask of (1 << clg_kernel_file)
  * that take the option, `legal` a mask of (1 << value) of its legal
  * values. An option a file does not take is not passed to it. */
 #define CLG_VARIANT_OPTIONS(X)                                                \
     X(INDEX_BYTES, CLG_FILES_ALL, 0x110u,                                     \
       "index element: 4 int (ONNX INT32), 8 long (INT64)")                    \
-    X(UNIT, CLG_FILES_OPS, 0x10116u, "bytes one work-item moves")             \
+    X(UNIT, CLG_FILES_OPS, CLG_UNIT_SIZES,                                    \
+      "bytes one work-item moves: a dtype size")                              \
     X(WIDE, CLG_FILES_OPS, 0x3u,                                              \
       "1: 64-bit offsets; 0: 32-bit, only when every offset < 2^31")          \
     X(WINDOWS, CLG_FILES_OPS, 0x3u,                                           \
@@ -59,26 +69,215 @@ typedef enum clg_option {
 typedef struct clg_option_info {
     const char *name; /* without the CLG_ prefix */
     unsigned files;
-    unsigned legal;
+    uint64_t legal;
     const char *meaning;
 } clg_option_info;
 
 extern const clg_option_info clg_options[CLG_OPT_COUNT];
 
-/* A kernel variant: a file, an entry point and a value per option (those
- * the file does not take must be 0). Compared as a whole value. */
-typedef struct clg_variant {
+/* ------------------------------------------------------------ arguments */
+
+/* Every kernel argument, by the name its kernel parameter has
+ * (lower-cased): the one list the entry table's argument lists draw from. */
+#define CLG_KERNEL_ARGS(X)                                                    \
+    X(DATA)                                                                   \
+    X(INDICES)                                                                \
+    X(OUT)                                                                    \
+    X(ERR)                                                                    \
+    X(N)                                                                      \
+    X(AXIS_SIZE)                                                              \
+    X(INNER)                                                                  \
+    X(DATA_BASE)                                                              \
+    X(DATA_LEN)                                                               \
+    X(INDEX_BASE)                                                             \
+    X(INDEX_LEN)                                                              \
+    X(OUT_BASE)                                                               \
+    X(OUT_LEN)                                                                \
+    X(AXIS_STRIDE)                                                            \
+    X(OUTER_STRIDE)                                                           \
+    X(INNER_STRIDE)                                                           \
+    X(OUTER_GEOM)                                                             \
+    X(INNER_GEOM)                                                             \
+    X(STRIP_WIDTH)                                                            \
+    X(STRIPS)                                                                 \
+    X(PREFETCH)                                                               \
+    X(Z0)                                                                     \
+    X(PACK)                                                                   \
+    X(COUNT)                                                                  \
+    X(NORMED)
+
+typedef enum clg_arg {
+#define CLG_ARG_ENUM_(name) CLG_ARG_##name,
+    CLG_KERNEL_ARGS(CLG_ARG_ENUM_)
+#undef CLG_ARG_ENUM_
+        CLG_ARG_END /* ends an argument list; the number of arguments */
+} clg_arg;
+
+/* Each argument's name, e.g. "AXIS_SIZE" (its parameter, upper-cased). */
+extern const char *const clg_arg_names[CLG_ARG_END];
+
+/* The argument lists of the entry points, in parameter order. */
+#define CLG_ARGS_OPERATOR_                                                    \
+    CLG_ARG_DATA, CLG_ARG_INDICES, CLG_ARG_OUT, CLG_ARG_ERR, CLG_ARG_N,       \
+        CLG_ARG_AXIS_SIZE, CLG_ARG_INNER, CLG_ARG_DATA_BASE,                  \
+        CLG_ARG_DATA_LEN, CLG_ARG_INDEX_BASE, CLG_ARG_INDEX_LEN,              \
+        CLG_ARG_OUT_BASE, CLG_ARG_OUT_LEN
+#define CLG_ARGS_GATHER CLG_ARGS_OPERATOR_, CLG_ARG_PREFETCH
+#define CLG_ARGS_ELEMENTS                                                     \
+    CLG_ARGS_OPERATOR_, CLG_ARG_AXIS_STRIDE, CLG_ARG_OUTER_STRIDE,            \
+        CLG_ARG_INNER_STRIDE, CLG_ARG_OUTER_GEOM, CLG_ARG_INNER_GEOM,         \
+        CLG_ARG_STRIP_WIDTH, CLG_ARG_STRIPS, CLG_ARG_PREFETCH
+#define CLG_ARGS_PACKED CLG_ARGS_ELEMENTS, CLG_ARG_Z0
+#define CLG_ARGS_PACK                                                         \
+    CLG_ARG_DATA, CLG_ARG_PACK, CLG_ARG_AXIS_SIZE, CLG_ARG_INNER,             \
+        CLG_ARG_AXIS_STRIDE, CLG_ARG_OUTER_STRIDE, CLG_ARG_INNER_STRIDE,      \
+        CLG_ARG_STRIP_WIDTH, CLG_ARG_STRIPS, CLG_ARG_Z0
+#define CLG_ARGS_CHECK                                                        \
+    CLG_ARG_INDICES, CLG_ARG_ERR, CLG_ARG_COUNT, CLG_ARG_AXIS_SIZE
+#define CLG_ARGS_NORMALIZE                                                    \
+    CLG_ARG_INDICES, CLG_ARG_ERR, CLG_ARG_NORMED, CLG_ARG_COUNT,              \
+        CLG_ARG_AXIS_SIZE
+
+/* One launch's argument values, by argument: each {size, pointer to the
+ * value}, set by the routine for the arguments its entry point takes. */
+typedef struct clg_args {
+    clg_rt_arg at[CLG_ARG_END];
+} clg_args;
+
+/* ----------------------------------------------------------- conditions */
+
+/* The conditions an entry point sets on the options' values, beyond the
+ * option table's legal ones: X(name, option, set, clear, rule). An entry
+ * with CLG_COND_<name> in its conditions takes the values of mask `set`, one
+ * without it those of mask `clear` (masks of 1 << value). Conditions on an
+ * option its file does not take are not checked. */
+#define CLG_ENTRY_CONDITIONS(X)                                               \
+    X(WHOLE, WINDOWS, 0x1u, ~0ull,                                            \
+      "the entry point takes whole tensors only (CLG_WINDOWS=0)")             \
+    X(OUTER_STRIDE, OUTER_DIMS, 0x3u, ~0ull,                                  \
+      "the entry point takes at most one outer stride (CLG_OUTER_DIMS<=1)")   \
+    X(NO_INNER, INNER_DIMS, 0x1u, ~0ull,                                      \
+      "the entry point takes no inner dims (CLG_INNER_DIMS=0)")               \
+    X(INNER_STRIDE, INNER_DIMS, 0x2u, ~0ull,                                  \
+      "the entry point takes one inner stride (CLG_INNER_DIMS=1)")            \
+    X(INT_POSITIONS, INDEX_BYTES, 0x10u, ~0ull,                               \
+      "the entry point reads int positions (CLG_INDEX_BYTES=4)")              \
+    X(SPANS, SPAN, ~0ull, 0x2u,                                               \
+      "only the lean Gather rows bodies move spans (CLG_SPAN>1)")             \
+    X(PREFETCHES, PREFETCH, ~0ull, 0x1u,                                      \
+      "only the lean bodies prefetch (CLG_PREFETCH=1)")                       \
+    X(NT_STORES, NT, ~0ull, 0x1u,                                             \
+      "only the lean, trusted and packed bodies store non-temporally "        \
+      "(CLG_NT=1)")
+
+enum {
+#define CLG_CONDITION_BIT_(name, option, set, clear, rule) CLG_BIT_##name,
+    CLG_ENTRY_CONDITIONS(CLG_CONDITION_BIT_)
+#undef CLG_CONDITION_BIT_
+        CLG_CONDITION_COUNT
+};
+#define CLG_CONDITION_FLAG_(name, option, set, clear, rule)                   \
+    CLG_COND_##name = 1u << CLG_BIT_##name,
+enum { CLG_ENTRY_CONDITIONS(CLG_CONDITION_FLAG_) };
+#undef CLG_CONDITION_FLAG_
+
+/* ---------------------------------------------------------- entry points */
+
+/* The one table of kernel entry points: X(id, file, name, dims, args,
+ * conditions): CLG_ENTRY_<id> is `__kernel void name` of kernels/<file>
+ * (CLG_FILE_<file>), launched over an NDRange of `dims` dimensions with
+ * the arguments `args` (a CLG_ARGS_ list, in parameter order), and usable
+ * by a plan whose variant meets `conditions` (CLG_COND_ flags above). The
+ * kernel files define every entry point for every legal option set;
+ * tests/unit/test_variant.c checks that each row's entry point is in its
+ * file with that argument list, and that no file has one without a row.
+ * Which entry a launch uses is its routine's choice (docs/design.md,
+ * "Kernel variants"). */
+#define CLG_ENTRIES(X)                                                        \
+    X(CHECK_INDICES, CHECK, clg_check_indices, 1, CLG_ARGS_CHECK, 0)          \
+    X(NORMALIZE_INDICES, CHECK, clg_normalize_indices, 1, CLG_ARGS_NORMALIZE, \
+      0)                                                                      \
+    X(GATHER, GATHER, clg_gather, 3, CLG_ARGS_GATHER, 0)                      \
+    X(GATHER_UNITS, GATHER, clg_gather_units, 2, CLG_ARGS_GATHER, 0)          \
+    X(GATHER_LEAN, GATHER, clg_gather_lean, 3, CLG_ARGS_GATHER,               \
+      CLG_COND_WHOLE | CLG_COND_SPANS | CLG_COND_PREFETCHES |                 \
+          CLG_COND_NT_STORES)                                                 \
+    X(GATHER_UNITS_LEAN, GATHER, clg_gather_units_lean, 2, CLG_ARGS_GATHER,   \
+      CLG_COND_WHOLE | CLG_COND_PREFETCHES | CLG_COND_NT_STORES)              \
+    X(GATHER_LEAN_NORMED, GATHER, clg_gather_lean_normed, 3, CLG_ARGS_GATHER, \
+      CLG_COND_WHOLE | CLG_COND_INT_POSITIONS | CLG_COND_SPANS |              \
+          CLG_COND_NT_STORES)                                                 \
+    X(GATHER_UNITS_NORMED, GATHER, clg_gather_units_normed, 2,                \
+      CLG_ARGS_GATHER,                                                        \
+      CLG_COND_WHOLE | CLG_COND_INT_POSITIONS | CLG_COND_NT_STORES)           \
+    X(ELEMENTS, GATHER_ELEMENTS, clg_gather_elements, 3, CLG_ARGS_ELEMENTS,   \
+      0)                                                                      \
+    X(ELEMENTS_UNITS, GATHER_ELEMENTS, clg_gather_elements_units, 2,          \
+      CLG_ARGS_ELEMENTS, 0)                                                   \
+    X(ELEMENTS_STRIPS, GATHER_ELEMENTS, clg_gather_elements_strips, 3,        \
+      CLG_ARGS_ELEMENTS, 0)                                                   \
+    X(ELEMENTS_LEAN, GATHER_ELEMENTS, clg_gather_elements_lean, 2,            \
+      CLG_ARGS_ELEMENTS,                                                      \
+      CLG_COND_WHOLE | CLG_COND_OUTER_STRIDE | CLG_COND_NO_INNER |            \
+          CLG_COND_PREFETCHES | CLG_COND_NT_STORES)                           \
+    X(PACK_STRIPS, GATHER_ELEMENTS, clg_pack_strips, 3, CLG_ARGS_PACK,        \
+      CLG_COND_WHOLE | CLG_COND_OUTER_STRIDE | CLG_COND_INNER_STRIDE |        \
+          CLG_COND_NT_STORES)                                                 \
+    X(ELEMENTS_PACKED, GATHER_ELEMENTS, clg_gather_elements_packed, 3,        \
+      CLG_ARGS_PACKED,                                                        \
+      CLG_COND_WHOLE | CLG_COND_OUTER_STRIDE | CLG_COND_INNER_STRIDE |        \
+          CLG_COND_NT_STORES)
+
+typedef enum clg_entry {
+#define CLG_ENTRY_ENUM_(id, file, name, dims, args, conditions) CLG_ENTRY_##id,
+    CLG_ENTRIES(CLG_ENTRY_ENUM_)
+#undef CLG_ENTRY_ENUM_
+        CLG_ENTRY_COUNT
+} clg_entry;
+
+/* One row of the entry table. */
+typedef struct clg_entry_info {
     clg_kernel_file file;
-    const char *kernel;
+    const char *name;
+    unsigned dims;
+    const clg_arg *args; /* ends with CLG_ARG_END */
+    unsigned conditions; /* CLG_COND_ flags */
+} clg_entry_info;
+
+extern const clg_entry_info clg_entries[CLG_ENTRY_COUNT];
+
+/* Fills `out` with the values of `a` in the order of `entry`'s argument
+ * list; *n gets their number. 0 (out untouched past the first unset
+ * argument) when an argument of the list was not set or the list is longer
+ * than `cap`. */
+int clg_entry_args(clg_entry entry, const clg_args *a, clg_rt_arg *out,
+                   size_t cap, size_t *n);
+
+/* Launches `kernel` of `entry` with the arguments of `a` in its list's
+ * order (clg_rt_launch); BUILD_FAILED, naming the entry point, when an
+ * argument of its list was not set. */
+clg_status clg_entry_launch(clg_rt_call *c, clg_entry entry, cl_kernel kernel,
+                            const clg_args *a, const clg_geometry *g);
+
+/* A kernel variant: an entry point and a value per option (those its file
+ * does not take must be 0). Compared as a whole value. */
+typedef struct clg_variant {
+    clg_entry entry;
     unsigned value[CLG_OPT_COUNT];
 } clg_variant;
 
 /* The embedded file name of `file`, e.g. "gather.cl". */
 const char *clg_kernel_file_name(clg_kernel_file file);
 
-/* NULL when `v` is a combination the kernels accept, else a static
- * sentence saying which rule it breaks. */
+/* NULL when `v` is a combination the kernels accept (the option table's
+ * legal values and its entry's conditions), else a static sentence saying
+ * which rule it breaks. */
 const char *clg_variant_check(const clg_variant *v);
+
+/* 1 when a variant with entry point `entry` and the option values of `v`
+ * meets every rule of clg_variant_check: how a routine asks the table
+ * whether a plan may use an entry point. */
+int clg_entry_fits(clg_entry entry, const clg_variant *v);
 
 /* Writes the build options of `v` ("-cl-std=CL1.2 -DCLG_...") to buf;
  * returns 0 when they do not fit. */

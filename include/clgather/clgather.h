@@ -122,26 +122,50 @@ CLG_API const char *clg_status_message(clg_status status);
  * 3. Data types and tensors
  * ==================================================================== */
 
-/** Element types, numbered as ONNX TensorProto.DataType. */
+/** The one table of element types, in ONNX order: X(name, number, size,
+ *  kind), where
+ *  - name gives the enum value CLG_DTYPE_<name> and clg_dtype_name();
+ *  - number is its ONNX TensorProto.DataType value (pinned);
+ *  - size is the bytes of one element, clg_dtype_size() (STRING: one
+ *    clg_string descriptor, declared below);
+ *  - kind says what the bytes hold, in NumPy's letters where NumPy has one:
+ *    'f' an IEEE 754 binary float, 'i' a signed and 'u' an unsigned
+ *    integer, 'b' a bool (one byte, 0 or 1), 'c' a complex number (two 'f'
+ *    of size / 2 bytes, real part first), 'B' a bfloat16 (the upper half of
+ *    a FLOAT), 'S' a STRING descriptor.
+ *  Kernels are chosen by size only. Numbers, sizes and kinds are those
+ *  the ONNX and NumPy file formats use, little-endian. */
+#define CLG_DTYPE_TABLE(X)                                                    \
+    X(FLOAT, 1, 4, 'f')                                                       \
+    X(UINT8, 2, 1, 'u')                                                       \
+    X(INT8, 3, 1, 'i')                                                        \
+    X(UINT16, 4, 2, 'u')                                                      \
+    X(INT16, 5, 2, 'i')                                                       \
+    X(INT32, 6, 4, 'i')                                                       \
+    X(INT64, 7, 8, 'i')                                                       \
+    X(STRING, 8, sizeof(clg_string), 'S')                                     \
+    X(BOOL, 9, 1, 'b')                                                        \
+    X(FLOAT16, 10, 2, 'f')                                                    \
+    X(DOUBLE, 11, 8, 'f')                                                     \
+    X(UINT32, 12, 4, 'u')                                                     \
+    X(UINT64, 13, 8, 'u')                                                     \
+    X(COMPLEX64, 14, 8, 'c')                                                  \
+    X(COMPLEX128, 15, 16, 'c')                                                \
+    X(BFLOAT16, 16, 2, 'B')
+
+/** The largest size in CLG_DTYPE_TABLE: the widest element, and the widest
+ *  unit a kernel moves. */
+#define CLG_MAX_ELEMENT_SIZE 16
+
+#define CLG_DTYPE_ENUM_ENTRY_(name, number, size, kind)                       \
+    CLG_DTYPE_##name = number,
+/** Element types, numbered as ONNX TensorProto.DataType (CLG_DTYPE_TABLE);
+ *  0 is no type. */
 typedef enum clg_dtype {
     CLG_DTYPE_UNDEFINED = 0,
-    CLG_DTYPE_FLOAT = 1,
-    CLG_DTYPE_UINT8 = 2,
-    CLG_DTYPE_INT8 = 3,
-    CLG_DTYPE_UINT16 = 4,
-    CLG_DTYPE_INT16 = 5,
-    CLG_DTYPE_INT32 = 6,
-    CLG_DTYPE_INT64 = 7,
-    CLG_DTYPE_STRING = 8,
-    CLG_DTYPE_BOOL = 9,
-    CLG_DTYPE_FLOAT16 = 10,
-    CLG_DTYPE_DOUBLE = 11,
-    CLG_DTYPE_UINT32 = 12,
-    CLG_DTYPE_UINT64 = 13,
-    CLG_DTYPE_COMPLEX64 = 14,
-    CLG_DTYPE_COMPLEX128 = 15,
-    CLG_DTYPE_BFLOAT16 = 16
+    CLG_DTYPE_TABLE(CLG_DTYPE_ENUM_ENTRY_)
 } clg_dtype;
+#undef CLG_DTYPE_ENUM_ENTRY_
 
 /** One STRING element: a byte string of `length` bytes at `data` (NUL bytes
  *  allowed, no terminator required). A STRING tensor is an array of these
@@ -153,9 +177,9 @@ typedef struct clg_string {
     size_t length;
 } clg_string;
 
-/** Size in bytes of one element of `dtype` (1, 2, 4, 8 or 16; STRING is
- *  sizeof(clg_string)); 0 for CLG_DTYPE_UNDEFINED or a value that is not an
- *  ONNX TensorProto data type. */
+/** Size in bytes of one element of `dtype` (its CLG_DTYPE_TABLE size: 1,
+ *  2, 4, 8 or 16; STRING is sizeof(clg_string)); 0 for CLG_DTYPE_UNDEFINED
+ *  or a value that is not an ONNX TensorProto data type. */
 CLG_API size_t clg_dtype_size(clg_dtype dtype);
 
 /** ONNX name of `dtype`, e.g. "FLOAT", "BFLOAT16". Static, never NULL;
@@ -260,8 +284,10 @@ typedef struct clg_context clg_context;
  *  CL_DEVICE_MAX_MEM_ALLOC_SIZE; tensors larger than that are processed in
  *  pieces (useful to test the split path, or to leave device memory free).
  *  The test-only environment variable CLGATHER_TEST_PLAN=gpu makes the
- *  context plan as on a GPU (see clg_context_uses_host_memory); "device"
- *  or unset keeps the device's own plans. CLGATHER_VALIDATE=1 starts the
+ *  context plan as on a GPU (see clg_context_uses_host_memory), "cpu" as
+ *  on a CPU (CPU kernel variants and work-groups; host memory in place
+ *  only where the device shares it); "device" or unset keeps the device's
+ *  own plans. CLGATHER_VALIDATE=1 starts the
  *  context in validation mode (clg_context_set_validate); "0", empty or unset
  *  does not. CLGATHER_PARAMS="field=value,..." overrides fields of the
  *  device's row of the parameter table (clg_context_get_params); a
@@ -276,7 +302,7 @@ typedef struct clg_context clg_context;
  *  Errors: NULL_POINTER, DEVICE_NOT_FOUND (no device or no match),
  *  INVALID_ARGUMENT (a malformed "P:D": digits, signs and colons that are
  *  not two unsigned numbers joined by one colon, a bare number included; CLGATHER_MAX_ALLOC not a byte count >= 1024;
- *  CLGATHER_TEST_PLAN not "gpu" or "device"; CLGATHER_VALIDATE not "0" or
+ *  CLGATHER_TEST_PLAN not "gpu", "cpu" or "device"; CLGATHER_VALIDATE not "0" or
  *  "1"), OUT_OF_MEMORY, OPENCL_ERROR. */
 CLG_API clg_status clg_context_create(clg_context **ctx,
                                       const char *device_spec);

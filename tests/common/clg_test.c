@@ -511,6 +511,19 @@ uint64_t clg_test_seed(uint64_t fallback)
     return seed;
 }
 
+int clg_test_quick(void)
+{
+    const char *env = getenv("CLG_TEST_QUICK");
+    if (env == NULL || env[0] == '\0' || strcmp(env, "0") == 0) {
+        return 0;
+    }
+    if (strcmp(env, "1") != 0) {
+        print_error("CLG_TEST_QUICK=\"%s\" is not \"0\" or \"1\"\n", env);
+        exit(1);
+    }
+    return 1;
+}
+
 /* ------------------------------------------------------------ device */
 
 int clg_test_device_setup(void **state)

@@ -34,7 +34,9 @@
  * host output untouched (pre-filled with a pattern) and, on the host
  * paths, not written at all. A fault prints the case and the guard page
  * it hit before the binary dies, so reaching the end is the proof of 0
- * faults; the last test prints the number of calls made.
+ * faults; the last test prints the number of calls made. CLG_TEST_QUICK=1
+ * keeps every shape family and path but runs fewer element sizes and index
+ * patterns (for ci/oclgrind.sh).
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS; POSIX 2008: sigaction, setenv */
 #include "clg_test.h"
@@ -55,6 +57,7 @@
 
 static uint64_t seed;
 static size_t page;
+static int quick; /* CLG_TEST_QUICK=1 (clg_test_quick) */
 
 /* ------------------------------------------------------------ faults */
 
@@ -700,8 +703,10 @@ static void guard_case_free(guard_case *gc)
     guarded_free(&gc->output);
 }
 
-/* Runs every index pattern of a case (at most max_patterns) on the given
- * paths; the indices are read-only but while they are written. */
+/* Runs every index pattern of a case (at most max_patterns; under
+ * CLG_TEST_QUICK=1 the valid one and one bad one, in turn from case to
+ * case) on the given paths; the indices are read-only but while they are
+ * written. */
 static void run_case(clg_context *ctx, clg_test_rng *rng, const shape_case *sc,
                      clg_dtype idt, placement where, const path *paths,
                      size_t npaths, size_t max_patterns)
@@ -718,6 +723,9 @@ static void run_case(clg_context *ctx, clg_test_rng *rng, const shape_case *sc,
     gc.pattern = pattern;
     turn++;
     for (size_t k = 0; k < np && k < max_patterns; k++) {
+        if (quick && k != 0 && k != 1 + turn % (np - 1)) {
+            continue;
+        }
         make_pattern(rng, idt, s, k, turn, values, nidx, pattern,
                      sizeof pattern);
         guarded_protect(&gc.indices, PROT_READ | PROT_WRITE);
@@ -768,8 +776,8 @@ static int split_skips(int split, clg_test_op op, size_t e, size_t turn)
 }
 
 /* Ranks 1..4 and every axis, with every element size (on the split path,
- * Gather: one size per axis, in turn), each shape random; on the split path grown
- * until the cap cuts it. */
+ * Gather, and under CLG_TEST_QUICK=1: one size per axis, in turn), each
+ * shape random; on the split path grown until the cap cuts it. */
 static void run_rank_axis(clg_context *ctx, clg_test_rng *rng, clg_test_op op,
                           const path *paths, size_t npaths, int split)
 {
@@ -777,7 +785,8 @@ static void run_rank_axis(clg_context *ctx, clg_test_rng *rng, clg_test_op op,
     for (size_t r = 1; r <= 4; r++) {
         for (int64_t axis = -(int64_t)r; axis < (int64_t)r; axis++) {
             for (size_t e = 0; e < CLG_TEST_ARRAY_LEN(dtypes); e++) {
-                if (split_skips(split, op, e, turn)) {
+                if (split_skips(split, op, e, turn) ||
+                    (quick && e != turn % CLG_TEST_ARRAY_LEN(dtypes))) {
                     continue;
                 }
                 shape_case sc;
@@ -796,7 +805,8 @@ static void run_rank_axis(clg_context *ctx, clg_test_rng *rng, clg_test_op op,
  * bytes, odd blocks, blocks of 64 bytes and more (narrower units on CPUs)
  * and one of 4097 bytes (rows wider than one CPU work-group). On the split
  * path every block of 1-byte elements, and blocks of 1 and 3 elements of
- * the other sizes. */
+ * the other sizes; under CLG_TEST_QUICK=1 each block with one size, in
+ * turn. */
 static void run_inner_blocks(clg_context *ctx, clg_test_rng *rng,
                              const path *paths, size_t npaths, int split)
 {
@@ -805,7 +815,8 @@ static void run_inner_blocks(clg_context *ctx, clg_test_rng *rng,
     int flip = 0;
     for (size_t e = 0; e < CLG_TEST_ARRAY_LEN(dtypes); e++) {
         for (size_t i = 0; i < CLG_TEST_ARRAY_LEN(ks); i++) {
-            if (split && e > 0 && ks[i] != 1 && ks[i] != 3) {
+            if ((split && e > 0 && ks[i] != 1 && ks[i] != 3) ||
+                (quick && e != i % CLG_TEST_ARRAY_LEN(dtypes))) {
                 continue;
             }
             int64_t row = ks[i] * (int64_t)clg_test_dtype_size(dtypes[e]);
@@ -1007,13 +1018,15 @@ static void test_summary(void **state)
                   buffers_in_place, buffers_ok);
     const char *plan = getenv("CLGATHER_TEST_PLAN");
     print_message("guard pages: %zu cases run (%zu failing), 0 faults "
-                  "(%s plan, CLG_TEST_SEED=%" PRIu64 ")\n",
-                  total, bad, plan != NULL && plan[0] ? plan : "device", seed);
+                  "(%s plan%s, CLG_TEST_SEED=%" PRIu64 ")\n",
+                  total, bad, plan != NULL && plan[0] ? plan : "device",
+                  quick ? ", CLG_TEST_QUICK=1" : "", seed);
 }
 
 int main(void)
 {
     seed = clg_test_seed(DEFAULT_SEED);
+    quick = clg_test_quick();
     long ps = sysconf(_SC_PAGESIZE);
     assert_true(ps > 0);
     page = (size_t)ps;

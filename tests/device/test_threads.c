@@ -105,9 +105,15 @@ static void check_result(worker *w, const clg_test_random_case *rc,
     const char *message = clg_context_last_error(w->ctx);
     const char *where = path_names[p];
     if (st != rc->expect) {
-        failure(w, "case %zu (%s): status %s, expected %s (\"%s\"): %s",
+        /* A failed build's log says why (the compiler's words). */
+        const char *log = st == CLG_STATUS_BUILD_FAILED
+                              ? clg_context_build_log(w->ctx)
+                              : "";
+        failure(w,
+                "case %zu (%s): status %s, expected %s (\"%s\"): %s%s%.300s",
                 case_no, where, clg_status_name(st),
-                clg_status_name(rc->expect), message, rc->desc);
+                clg_status_name(rc->expect), message, rc->desc,
+                log[0] ? "; build log: " : "", log);
         return;
     }
     if (st == CLG_STATUS_OK) {

@@ -115,7 +115,8 @@ static void test_elements_plan_dims(void **state)
     assert_int_equal(plan.inner_dims, 0);
 }
 
-/* The walk of each GatherElements launch, from the device parameters. */
+/* The entry point of each GatherElements launch, from the device
+ * parameters. */
 static void test_elements_walks(void **state)
 {
     (void)state;
@@ -137,13 +138,13 @@ static void test_elements_walks(void **state)
     /* elements-axis0 on POCL: strips of 256 B = 64 floats, packed, four a
      * pass (two per core). */
     clg_elements_choose(&p, &plan, &pocl, &whole, 1, cpu.max_alloc, &ch);
-    assert_int_equal(ch.walk, CLG_WALK_PACKED);
+    assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_PACKED);
     assert_int_equal(ch.strip_width, 64);
     assert_int_equal(ch.strips, 64);
     assert_int_equal(ch.chunk, 4);
     /* A piece (windows): strips in place. */
     clg_elements_choose(&p, &plan, &pocl, &whole, 0, cpu.max_alloc, &ch);
-    assert_int_equal(ch.walk, CLG_WALK_STRIPS);
+    assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_STRIPS);
     /* Passes no larger than one allocation: 4 MiB holds 4 strips. */
     clg_params all = pocl;
     all.chunk = 0;
@@ -156,14 +157,14 @@ static void test_elements_walks(void **state)
     clg_gather_elements_routine.plan(&p, &cpu, 16, &plan);
     clg_box w2 = {0, 1, 0, 512, 0, 4099};
     clg_elements_choose(&p, &plan, &pocl, &w2, 1, cpu.max_alloc, &ch);
-    assert_int_equal(ch.walk, CLG_WALK_STRIPS);
+    assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_STRIPS);
     assert_int_equal(ch.strips, 65);
     /* GPUs: strip order in place, work-groups in strip order. */
     p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, d, CLG_DTYPE_INT32,
                 2, d, 0);
     clg_gather_elements_routine.plan(&p, &gpu, 16, &plan);
     clg_elements_choose(&p, &plan, &gpup, &whole, 1, gpu.max_alloc, &ch);
-    assert_int_equal(ch.walk, CLG_WALK_STRIPS);
+    assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_STRIPS);
     assert_int_equal(ch.strip_width, 64);
     /* The last axis: no strips; the lean body on CPUs. */
     p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, d, CLG_DTYPE_INT64,
@@ -171,10 +172,10 @@ static void test_elements_walks(void **state)
     clg_gather_elements_routine.plan(&p, &cpu, 16, &plan);
     clg_box w3 = {0, 4096, 0, 4096, 0, 1};
     clg_elements_choose(&p, &plan, &pocl, &w3, 1, cpu.max_alloc, &ch);
-    assert_int_equal(ch.walk, CLG_WALK_LEAN);
+    assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_LEAN);
     clg_gather_elements_routine.plan(&p, &gpu, 16, &plan);
     clg_elements_choose(&p, &plan, &gpup, &w3, 1, gpu.max_alloc, &ch);
-    assert_int_equal(ch.walk, CLG_WALK_UNITS);
+    assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_UNITS);
 }
 
 /* Spans of the lean Gather rows body. */

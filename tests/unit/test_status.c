@@ -82,7 +82,7 @@ static void test_status_unknown_values(void **state)
 static void test_version(void **state)
 {
     (void)state;
-    assert_int_equal(CLG_VERSION_NUMBER, 100);
+    assert_int_equal(CLG_VERSION_NUMBER, 200);
     assert_int_equal(clg_version(), CLG_VERSION_NUMBER);
     assert_non_null(clg_version_string());
     assert_string_equal(clg_version_string(), CLG_VERSION_STRING);

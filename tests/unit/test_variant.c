@@ -1,7 +1,11 @@
-/* The kernel variant table (src/variant.h) against the kernels' own list
- * (kernels/common.cl): the same options, build options formatted from the
- * table, impossible combinations refused. No device needed. */
+/* The kernel variant tables (src/variant.h) against the kernels: the same
+ * options as kernels/common.cl's list, every entry point of the entry
+ * table in its file with its argument list and every __kernel in a row,
+ * build options formatted from the table, impossible combinations
+ * refused. No device needed. */
 #include "clg_test.h"
+
+#include <ctype.h>
 
 #include "kernels_embedded.h"
 #include "variant.h"
@@ -67,11 +71,161 @@ static void test_kernels_test_only_table_options(void **state)
     assert_true(checked >= 20);
 }
 
+/* The text of #define `macro` in `file` (its continuation lines joined),
+ * or NULL. */
+static const char *macro_body(const char *file, const char *macro, char *buf,
+                              size_t cap)
+{
+    char head[96];
+    snprintf(head, sizeof head, "#define %s", macro);
+    const char *at = strstr(file, head);
+    size_t len = 0;
+    if (!at)
+        return NULL;
+    for (at += strlen(head); *at && *at != '\n' && len + 1 < cap; at++) {
+        if (*at == '\\' && at[1] == '\n')
+            at++;
+        else
+            buf[len++] = *at;
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+/* The parameter names of `__kernel void name(...)` in `file`, comma
+ * separated, into out; parameter macros of the file (CLG_GATHER_PARAMS)
+ * are expanded. 0 when the file has no such entry point. */
+static int kernel_params(const char *file, const char *name, char *out,
+                         size_t cap)
+{
+    char head[96], text[2048], body[2048];
+    snprintf(head, sizeof head, "__kernel void %s(", name);
+    const char *at = strstr(file, head);
+    size_t len = 0, n = 0;
+    if (!at)
+        return 0;
+    at += strlen(head);
+    const char *end = strchr(at, ')');
+    assert_non_null(end);
+    /* Expand the parameter macros into `text`. */
+    while (at < end && len + 1 < sizeof text) {
+        size_t id = strspn(at, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_");
+        if (id > 4 && !strncmp(at, "CLG_", 4)) {
+            char macro[64];
+            snprintf(macro, sizeof macro, "%.*s", (int)id, at);
+            const char *m = macro_body(file, macro, body, sizeof body);
+            assert_non_null(m);
+            len += (size_t)snprintf(text + len, sizeof text - len, "%s", m);
+            at += id;
+        } else {
+            text[len++] = *at++;
+        }
+    }
+    text[len] = '\0';
+    /* The last identifier before each comma is the parameter's name. */
+    out[0] = '\0';
+    for (char *p = strtok(text, ","); p; p = strtok(NULL, ",")) {
+        char *e = p + strlen(p);
+        while (e > p && !isalnum((unsigned char)e[-1]) && e[-1] != '_')
+            e--;
+        char *b = e;
+        while (b > p && (isalnum((unsigned char)b[-1]) || b[-1] == '_'))
+            b--;
+        n += (size_t)snprintf(out + n, cap - n, "%s%.*s", n ? "," : "",
+                              (int)(e - b), b);
+    }
+    return 1;
+}
+
+/* Every row of the entry table is a __kernel of its file whose parameters
+ * are the row's argument list, in order. */
+static void test_entries_are_in_their_files(void **state)
+{
+    (void)state;
+    for (int e = 0; e < CLG_ENTRY_COUNT; e++) {
+        const clg_entry_info *row = &clg_entries[e];
+        const char *text = kernel_text(clg_kernel_file_name(row->file));
+        char have[1024], want[1024];
+        size_t n = 0;
+        if (!kernel_params(text, row->name, have, sizeof have))
+            fail_msg("entry point %s of the entry table is not a __kernel "
+                     "of %s",
+                     row->name, clg_kernel_file_name(row->file));
+        want[0] = '\0';
+        for (const clg_arg *a = row->args; *a != CLG_ARG_END; a++) {
+            n += (size_t)snprintf(want + n, sizeof want - n, "%s%s",
+                                  n ? "," : "", clg_arg_names[*a]);
+        }
+        for (char *c = want; *c; c++)
+            *c = (char)tolower((unsigned char)*c);
+        if (strcmp(have, want))
+            fail_msg("%s: the kernel takes (%s), its row lists (%s)",
+                     row->name, have, want);
+        assert_true(row->dims >= 1 && row->dims <= 3);
+    }
+}
+
+/* Every __kernel of every file has a row, so no entry point is chosen
+ * outside the table. */
+static void test_every_kernel_has_a_row(void **state)
+{
+    (void)state;
+    size_t kernels = 0;
+    for (size_t f = 0; f < clg_kernel_source_count; f++) {
+        const char *t = clg_kernel_sources[f].text;
+        for (const char *at = strstr(t, "__kernel void "); at;
+             at = strstr(at + 1, "__kernel void ")) {
+            const char *name = at + strlen("__kernel void ");
+            size_t len = strcspn(name, "(");
+            int found = 0;
+            for (int e = 0; e < CLG_ENTRY_COUNT; e++)
+                found |= strlen(clg_entries[e].name) == len &&
+                         !strncmp(clg_entries[e].name, name, len) &&
+                         !strcmp(clg_kernel_file_name(clg_entries[e].file),
+                                 clg_kernel_sources[f].name);
+            if (!found)
+                fail_msg("%s defines %.*s, which has no row in the entry "
+                         "table",
+                         clg_kernel_sources[f].name, (int)len, name);
+            kernels++;
+        }
+    }
+    assert_int_equal(kernels, CLG_ENTRY_COUNT);
+}
+
+/* Arguments go in the row's order, whatever order the routine set them
+ * in; a missing one is refused. */
+static void test_arguments_follow_the_row(void **state)
+{
+    (void)state;
+    cl_ulong count = 7, s = 3;
+    cl_mem idx = NULL, err = NULL;
+    clg_args a = {{{0}}};
+    clg_rt_arg out[CLG_ARG_END];
+    size_t n = 0;
+    a.at[CLG_ARG_AXIS_SIZE] = (clg_rt_arg){sizeof s, &s};
+    a.at[CLG_ARG_COUNT] = (clg_rt_arg){sizeof count, &count};
+    a.at[CLG_ARG_ERR] = (clg_rt_arg){sizeof err, &err};
+    assert_false(clg_entry_args(CLG_ENTRY_CHECK_INDICES, &a, out, CLG_ARG_END,
+                                &n));
+    a.at[CLG_ARG_INDICES] = (clg_rt_arg){sizeof idx, &idx};
+    assert_true(clg_entry_args(CLG_ENTRY_CHECK_INDICES, &a, out, CLG_ARG_END,
+                               &n));
+    assert_int_equal(n, 4);
+    assert_ptr_equal(out[0].value, &idx);
+    assert_ptr_equal(out[1].value, &err);
+    assert_ptr_equal(out[2].value, &count);
+    assert_ptr_equal(out[3].value, &s);
+    assert_false(clg_entry_args(CLG_ENTRY_CHECK_INDICES, &a, out, 3, &n));
+    assert_false(clg_entry_args(CLG_ENTRY_NORMALIZE_INDICES, &a, out,
+                                CLG_ARG_END, &n));
+}
+
 static void test_options_come_from_the_table(void **state)
 {
     (void)state;
     char buf[256];
-    clg_variant g = {CLG_FILE_GATHER, "clg_gather", {0}};
+    clg_variant g = {CLG_ENTRY_GATHER, {0}};
     g.value[CLG_OPT_INDEX_BYTES] = 8;
     g.value[CLG_OPT_UNIT] = 4;
     g.value[CLG_OPT_WIDE] = 1;
@@ -81,7 +235,7 @@ static void test_options_come_from_the_table(void **state)
     assert_string_equal(buf, "-cl-std=CL1.2 -DCLG_INDEX_BYTES=8 -DCLG_UNIT=4 "
                              "-DCLG_WIDE=1 -DCLG_WINDOWS=0 -DCLG_SPAN=1 "
                              "-DCLG_PREFETCH=0 -DCLG_NT=0");
-    clg_variant e = {CLG_FILE_GATHER_ELEMENTS, "clg_gather_elements", {0}};
+    clg_variant e = {CLG_ENTRY_ELEMENTS, {0}};
     e.value[CLG_OPT_INDEX_BYTES] = 4;
     e.value[CLG_OPT_UNIT] = 16;
     e.value[CLG_OPT_WINDOWS] = 1;
@@ -92,7 +246,7 @@ static void test_options_come_from_the_table(void **state)
     assert_string_equal(buf, "-cl-std=CL1.2 -DCLG_INDEX_BYTES=4 -DCLG_UNIT=16 "
                              "-DCLG_WIDE=0 -DCLG_WINDOWS=1 -DCLG_OUTER_DIMS=2 "
                              "-DCLG_INNER_DIMS=1 -DCLG_PREFETCH=0 -DCLG_NT=0");
-    clg_variant c = {CLG_FILE_CHECK, "clg_check_indices", {0}};
+    clg_variant c = {CLG_ENTRY_CHECK_INDICES, {0}};
     c.value[CLG_OPT_INDEX_BYTES] = 4;
     assert_true(clg_variant_options(&c, buf, sizeof buf));
     assert_string_equal(buf, "-cl-std=CL1.2 -DCLG_INDEX_BYTES=4");
@@ -102,9 +256,7 @@ static void test_options_come_from_the_table(void **state)
 static void test_impossible_combinations_are_refused(void **state)
 {
     (void)state;
-    clg_variant ok = {CLG_FILE_GATHER_ELEMENTS,
-                      "clg_gather_elements_lean",
-                      {0}};
+    clg_variant ok = {CLG_ENTRY_ELEMENTS_LEAN, {0}};
     ok.value[CLG_OPT_INDEX_BYTES] = 8;
     ok.value[CLG_OPT_UNIT] = 2;
     ok.value[CLG_OPT_OUTER_DIMS] = 1;
@@ -127,18 +279,27 @@ static void test_impossible_combinations_are_refused(void **state)
     CLG_ASSERT_CONTAINS(clg_variant_check(&v), "at most one outer stride");
     v = ok;
     v.value[CLG_OPT_INNER_DIMS] = 1;
-    CLG_ASSERT_CONTAINS(clg_variant_check(&v), "at most one outer stride");
+    CLG_ASSERT_CONTAINS(clg_variant_check(&v), "no inner dims");
 
     v = ok;
-    v.kernel = "clg_gather_elements_packed";
-    CLG_ASSERT_CONTAINS(clg_variant_check(&v), "packed strips");
+    v.entry = CLG_ENTRY_ELEMENTS_PACKED;
+    CLG_ASSERT_CONTAINS(clg_variant_check(&v), "one inner stride");
     v.value[CLG_OPT_INNER_DIMS] = 1;
     assert_null(clg_variant_check(&v));
-    v.kernel = "clg_pack_strips";
+    assert_true(clg_entry_fits(CLG_ENTRY_PACK_STRIPS, &v));
+    assert_false(clg_entry_fits(CLG_ENTRY_ELEMENTS_LEAN, &v));
+    v.entry = CLG_ENTRY_PACK_STRIPS;
     v.value[CLG_OPT_WINDOWS] = 1;
-    CLG_ASSERT_CONTAINS(clg_variant_check(&v), "packed strips");
+    CLG_ASSERT_CONTAINS(clg_variant_check(&v), "whole tensors");
+    assert_true(clg_entry_fits(CLG_ENTRY_ELEMENTS_STRIPS, &v));
+    v = ok;
+    v.value[CLG_OPT_PREFETCH] = 1;
+    assert_null(clg_variant_check(&v));
+    v.entry = CLG_ENTRY_ELEMENTS_UNITS;
+    CLG_ASSERT_CONTAINS(clg_variant_check(&v),
+                        "only the lean bodies prefetch");
 
-    clg_variant g = {CLG_FILE_GATHER, "clg_gather", {0}};
+    clg_variant g = {CLG_ENTRY_GATHER, {0}};
     g.value[CLG_OPT_INDEX_BYTES] = 4;
     g.value[CLG_OPT_UNIT] = 1;
     g.value[CLG_OPT_SPAN] = 1;
@@ -148,13 +309,22 @@ static void test_impossible_combinations_are_refused(void **state)
     g.value[CLG_OPT_SPAN] = 1;
     g.value[CLG_OPT_OUTER_DIMS] = 1;
     CLG_ASSERT_CONTAINS(clg_variant_check(&g), "does not take it");
-    clg_variant c = {CLG_FILE_CHECK, "clg_check_indices", {0}};
+    clg_variant c = {CLG_ENTRY_CHECK_INDICES, {0}};
     c.value[CLG_OPT_INDEX_BYTES] = 8;
     assert_null(clg_variant_check(&c));
     c.value[CLG_OPT_UNIT] = 1;
     CLG_ASSERT_CONTAINS(clg_variant_check(&c), "does not take it");
-    clg_variant none = {CLG_FILE_GATHER, NULL, {0}};
-    CLG_ASSERT_CONTAINS(clg_variant_check(&none), "no entry point");
+    g.value[CLG_OPT_OUTER_DIMS] = 0;
+    g.value[CLG_OPT_SPAN] = 2;
+    CLG_ASSERT_CONTAINS(clg_variant_check(&g), "only the lean Gather rows");
+    g.entry = CLG_ENTRY_GATHER_LEAN;
+    assert_null(clg_variant_check(&g));
+    g.entry = CLG_ENTRY_GATHER_LEAN_NORMED;
+    assert_null(clg_variant_check(&g));
+    g.value[CLG_OPT_INDEX_BYTES] = 8;
+    CLG_ASSERT_CONTAINS(clg_variant_check(&g), "int positions");
+    clg_variant none = {CLG_ENTRY_COUNT, {0}};
+    CLG_ASSERT_CONTAINS(clg_variant_check(&none), "no such entry point");
     assert_string_equal(clg_kernel_file_name(CLG_FILE_GATHER_ELEMENTS),
                         "gather_elements.cl");
     assert_string_equal(clg_kernel_file_name(CLG_FILE_COUNT), "");
@@ -165,6 +335,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_matches_common_cl),
         cmocka_unit_test(test_kernels_test_only_table_options),
+        cmocka_unit_test(test_entries_are_in_their_files),
+        cmocka_unit_test(test_every_kernel_has_a_row),
+        cmocka_unit_test(test_arguments_follow_the_row),
         cmocka_unit_test(test_options_come_from_the_table),
         cmocka_unit_test(test_impossible_combinations_are_refused),
     };

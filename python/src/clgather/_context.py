@@ -1,0 +1,340 @@
+"""Context: one device, its programs, its settings; and the operators."""
+
+import ctypes
+import os
+import threading
+
+from . import _errors, _host, _lib
+
+lib = _lib.lib
+
+_DEVICE_TYPES = {0: "other", 1: "cpu", 2: "gpu", 3: "accelerator"}
+
+
+class _EnvLock:
+    """The library reads CLGATHER_PARAMS from the environment on every
+    operator call. A Context with its own parameters sets the variable for
+    the length of its call, alone (exclusive); every other call through
+    this package holds the lock shared, so no call sees another's value."""
+
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._readers = 0
+        self._writer = False
+
+    def run(self, params, fn):
+        if params is None:
+            with self._cond:
+                while self._writer:
+                    self._cond.wait()
+                self._readers += 1
+            try:
+                return fn()
+            finally:
+                with self._cond:
+                    self._readers -= 1
+                    self._cond.notify_all()
+        with self._cond:
+            while self._writer or self._readers:
+                self._cond.wait()
+            self._writer = True
+        old = os.environ.get("CLGATHER_PARAMS")
+        os.environ["CLGATHER_PARAMS"] = params
+        try:
+            return fn()
+        finally:
+            if old is None:
+                del os.environ["CLGATHER_PARAMS"]
+            else:
+                os.environ["CLGATHER_PARAMS"] = old
+            with self._cond:
+                self._writer = False
+                self._cond.notify_all()
+
+
+_env_lock = _EnvLock()
+
+
+class Context:
+    """One OpenCL device with the programs built for it so far.
+
+    ``Context(device=None, *, validate=None, params=None)``:
+
+    - ``device``: a device spec as the library reads it: "cpu", "gpu",
+      "accelerator", "P:D" (see ``clgather.devices()``), or a
+      case-insensitive part of the device or platform name ("pocl");
+      None reads CLGATHER_DEVICE, else takes the first GPU, else the
+      first device.
+    - ``validate``: True runs the CPU reference beside every host-memory
+      call and raises DeviceMismatchError on any difference; None keeps
+      the library's default (CLGATHER_VALIDATE).
+    - ``params``: device parameters for this context's calls, in
+      CLGATHER_PARAMS syntax ("wg=256,strip=512"); None keeps the
+      device's row (and CLGATHER_PARAMS from the environment).
+    - ``cache_dir``: the folder of the persistent program cache for this
+      context, False to turn it off; None keeps the environment's
+      (CLGATHER_CACHE_DIR, ...). Needs a library with the cache
+      (``cache_info()``).
+
+    The kernels a context builds are kept for its lifetime: reuse one
+    context (the module-level functions keep one per device spec).
+    Usable as a context manager; ``close()`` releases it (it waits for
+    what was enqueued through it).
+    """
+
+    def __init__(self, device=None, *, validate=None, params=None,
+                 cache_dir=None, _handle=None):
+        self._ptr = None
+        if _handle is None:
+            handle = _lib.c_ctx()
+            spec = None if device is None else str(device).encode()
+            _errors.check(lib.clg_context_create(ctypes.byref(handle), spec))
+            _handle = handle.value
+        self._ptr = _handle
+        self.params = params
+        if validate is not None:
+            self.validate = validate
+        if cache_dir is not None:
+            self.set_cache_dir(cache_dir)
+
+    @classmethod
+    def from_cl(cls, context, device, queue, **kwargs):
+        """A context over a caller's OpenCL objects, given as integer
+        handles (cl_context, cl_device_id, cl_command_queue); they are
+        retained by the context."""
+        handle = _lib.c_ctx()
+        _errors.check(lib.clg_context_create_from_cl(
+            ctypes.byref(handle), context, device, queue))
+        return cls(_handle=handle.value, **kwargs)
+
+    @classmethod
+    def from_pyopencl(cls, queue, **kwargs):
+        """A context over a pyopencl.CommandQueue (its context and
+        device)."""
+        return cls.from_cl(queue.context.int_ptr, queue.device.int_ptr,
+                           queue.int_ptr, **kwargs)
+
+    # -------------------------------------------------------- lifetime
+
+    @property
+    def handle(self):
+        """The clg_context pointer, as an integer."""
+        if self._ptr is None:
+            raise ValueError("the clgather Context is closed")
+        return self._ptr
+
+    def close(self):
+        """Waits for what was enqueued through the context and releases
+        it. Idempotent."""
+        ptr, self._ptr = self._ptr, None
+        if ptr is not None:
+            lib.clg_context_destroy(ptr)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        if getattr(self, "_ptr", None) is not None and lib is not None:
+            self.close()
+
+    def __repr__(self):
+        if self._ptr is None:
+            return "<clgather.Context closed>"
+        return "<clgather.Context %r (%s)>" % (self.device_name,
+                                               self.device_version)
+
+    # -------------------------------------------------------- facts
+
+    device_name = property(lambda self: _lib.text(
+        lib.clg_context_device_name(self.handle)))
+    device_vendor = property(lambda self: _lib.text(
+        lib.clg_context_device_vendor(self.handle)))
+    device_version = property(lambda self: _lib.text(
+        lib.clg_context_device_version(self.handle)))
+    device_type = property(lambda self: _DEVICE_TYPES.get(
+        lib.clg_context_device_type(self.handle), "other"))
+    uses_host_memory = property(lambda self: bool(
+        lib.clg_context_uses_host_memory(self.handle)))
+    max_alloc_size = property(lambda self: int(
+        lib.clg_context_max_alloc_size(self.handle)))
+    cl_context = property(lambda self: lib.clg_context_cl_context(
+        self.handle))
+    cl_device = property(lambda self: lib.clg_context_cl_device(self.handle))
+    cl_queue = property(lambda self: lib.clg_context_cl_queue(self.handle))
+
+    @property
+    def validate(self):
+        """Validation mode: every host-memory call also runs the CPU
+        reference and compares bit for bit (DeviceMismatchError)."""
+        return bool(lib.clg_context_validates(self.handle))
+
+    @validate.setter
+    def validate(self, on):
+        _errors.check(lib.clg_context_set_validate(self.handle, int(bool(on))),
+                      self.handle)
+
+    # -------------------------------------------------------- cache
+
+    def _need_cache(self):
+        if not _lib.HAS_CACHE:
+            raise NotImplementedError(
+                "the clgather library loaded (%s) has no persistent "
+                "program cache" % _lib.LIBRARY_PATH)
+
+    def set_cache_dir(self, directory):
+        """Sets the persistent program cache's folder for this context
+        (False or None: off)."""
+        self._need_cache()
+        path = os.fsencode(directory) if directory else None
+        _errors.check(lib.clg_context_set_cache_dir(self.handle, path),
+                      self.handle)
+
+    def cache_info(self):
+        """The program cache's settings and this context's counts, as a
+        dict: enabled, directory, max_bytes, hits, misses, stores,
+        rejected."""
+        self._need_cache()
+        info = _lib.CacheInfo()
+        _errors.check(lib.clg_context_cache_info(self.handle,
+                                                 ctypes.byref(info)),
+                      self.handle)
+        return {"enabled": bool(info.enabled),
+                "directory": os.fsdecode(info.directory),
+                "max_bytes": info.max_bytes, "hits": info.hits,
+                "misses": info.misses, "stores": info.stores,
+                "rejected": info.rejected}
+
+    # -------------------------------------------------------- operators
+
+    def gather(self, data, indices, axis=0, *, out=None, oob="raise",
+               events=None, sync=True):
+        """ONNX Gather on this context's device; see clgather.gather."""
+        return self._op("gather", data, indices, axis, out, oob, events,
+                        sync)
+
+    def gather_elements(self, data, indices, axis=0, *, out=None,
+                        oob="raise", events=None, sync=True):
+        """ONNX GatherElements on this context's device; see
+        clgather.gather_elements."""
+        return self._op("gather_elements", data, indices, axis, out, oob,
+                        events, sync)
+
+    def finish(self):
+        """Waits for every operation enqueued through this context and
+        raises the first deferred error among them (an out-of-range index
+        found on the device)."""
+        ptr = self.handle
+        _errors.check(lib.clg_context_finish(ptr), ptr)
+
+    def _op(self, op, data, indices, axis, out, oob, events, sync):
+        _host.check_oob(oob)
+        from . import _pyopencl
+        if _pyopencl.is_array(data) or _pyopencl.is_array(indices):
+            return _env_lock.run(self.params, lambda: _pyopencl.enqueue(
+                self, op, data, indices, axis, out, events, sync))
+        if events is not None:
+            raise TypeError("events applies to PyOpenCL arrays only")
+        ptr = self.handle
+        call = getattr(lib, "clg_" + op)
+        shape_fn = getattr(lib, "clg_%s_output_shape" % op)
+        return _env_lock.run(self.params, lambda: _host.run(
+            call, ptr, shape_fn, data, indices, axis, out))
+
+
+# ------------------------------------------------------------ defaults
+
+_defaults = {}
+_defaults_lock = threading.Lock()
+
+
+def default_context(device):
+    """The context the module-level functions use for a device spec:
+    created on first use, kept for the process."""
+    if isinstance(device, Context):
+        return device
+    with _defaults_lock:
+        ctx = _defaults.get(device)
+        if ctx is None:
+            ctx = _defaults[device] = Context(device)
+        return ctx
+
+
+def gather(data, indices, axis=0, *, device=None, out=None, oob="raise",
+           events=None, sync=True):
+    """ONNX Gather, like ``numpy.take(data, indices, axis)``.
+
+    - data: any ONNX dtype (see docs/python.md), rank >= 1.
+    - indices: integers, any rank; negative values count from the end;
+      a value outside [-s, s-1] (s = data.shape[axis]) raises
+      IndexOutOfRangeError (an IndexError) and leaves ``out`` as it was.
+    - axis: in [-r, r-1].
+    - device: a spec string (see Context), a Context, or None (the
+      default device); ignored for PyOpenCL arrays, which run on their
+      own queue (a Context from Context.from_pyopencl may be given).
+    - out: an array of the output's shape and data's dtype to write.
+    - oob: what an out-of-range index does; "raise".
+    - events, sync: PyOpenCL arrays only: events to wait for, and
+      whether to wait for the call and raise its index errors now
+      (sync=False: they surface from Context.finish()).
+    Returns the output: a NumPy array, or a PyOpenCL array whose
+    ``events`` hold the call's event.
+    """
+    from . import _pyopencl
+    ctx = _pyopencl.context_for(data, indices, device)
+    return ctx.gather(data, indices, axis, out=out, oob=oob, events=events,
+                      sync=sync)
+
+
+def gather_elements(data, indices, axis=0, *, device=None, out=None,
+                    oob="raise", events=None, sync=True):
+    """ONNX GatherElements, like ``numpy.take_along_axis(data, indices,
+    axis)`` (indices of data's rank, each non-axis dimension at most
+    data's). Arguments as gather."""
+    from . import _pyopencl
+    ctx = _pyopencl.context_for(data, indices, device)
+    return ctx.gather_elements(data, indices, axis, out=out, oob=oob,
+                               events=events, sync=sync)
+
+
+class Device:
+    """One OpenCL device as clgather sees it (clgather.devices())."""
+
+    __slots__ = ("spec", "platform_index", "device_index", "type",
+                 "is_default", "platform_name", "name", "vendor", "version",
+                 "global_mem_size", "max_alloc_size", "host_unified_memory")
+
+    def __init__(self, info):
+        self.platform_index = info.platform_index
+        self.device_index = info.device_index
+        self.spec = "%d:%d" % (info.platform_index, info.device_index)
+        self.type = _DEVICE_TYPES.get(info.type, "other")
+        self.is_default = bool(info.is_default)
+        for name in ("platform_name", "name", "vendor", "version"):
+            setattr(self, name, _lib.text(getattr(info, name)))
+        self.global_mem_size = info.global_mem_size
+        self.max_alloc_size = info.max_alloc_size
+        self.host_unified_memory = bool(info.host_unified_memory)
+
+    def __repr__(self):
+        return "<clgather.Device %s %s %r on %r%s>" % (
+            self.spec, self.type, self.name, self.platform_name,
+            " (default)" if self.is_default else "")
+
+
+def devices():
+    """Every OpenCL device, as a list of Device; [] when there is none."""
+    count = ctypes.c_size_t()
+    status = lib.clg_devices_list(None, 0, ctypes.byref(count))
+    if status == _errors.DeviceNotFoundError.status:
+        return []
+    _errors.check(status)
+    infos = (_lib.DeviceInfo * count.value)()
+    _errors.check(lib.clg_devices_list(infos, count.value,
+                                       ctypes.byref(count)))
+    return [Device(info) for info in infos[:count.value]]
+
+
+__all__ = ["Context", "Device", "devices", "gather", "gather_elements"]

@@ -1,0 +1,69 @@
+"""NumPy dtypes and the library's clg_dtype (ONNX TensorProto numbers).
+
+Gather only moves bytes, so a dtype is named by its kind and width; the
+byte order does not matter (a big-endian array comes back big-endian, its
+bytes unchanged).
+"""
+
+import numpy as np
+
+from . import _errors
+
+FLOAT, UINT8, INT8, UINT16, INT16, INT32, INT64, STRING, BOOL = range(1, 10)
+FLOAT16, DOUBLE, UINT32, UINT64, COMPLEX64, COMPLEX128, BFLOAT16 = \
+    range(10, 17)
+
+# (NumPy kind, itemsize) -> clg_dtype. Kind 'S' (bytes) is STRING for any
+# itemsize.
+_BY_KIND = {
+    ("b", 1): BOOL,
+    ("i", 1): INT8, ("i", 2): INT16, ("i", 4): INT32, ("i", 8): INT64,
+    ("u", 1): UINT8, ("u", 2): UINT16, ("u", 4): UINT32, ("u", 8): UINT64,
+    ("f", 2): FLOAT16, ("f", 4): FLOAT, ("f", 8): DOUBLE,
+    ("c", 8): COMPLEX64, ("c", 16): COMPLEX128,
+}
+
+try:
+    import ml_dtypes
+    _BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+except ImportError:  # bfloat16 needs ml_dtypes
+    _BFLOAT16 = None
+
+
+def clg_dtype(dtype):
+    """The clg_dtype of a NumPy dtype; UnsupportedDtypeError for one ONNX
+    does not have."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "S":
+        return STRING
+    if _BFLOAT16 is not None and dtype == _BFLOAT16:
+        return BFLOAT16
+    code = _BY_KIND.get((dtype.kind, dtype.itemsize))
+    if code is None:
+        _errors.raise_status(
+            "UNSUPPORTED_DTYPE",
+            "data dtype %s is not an ONNX tensor type (bool, int8-64, "
+            "uint8-64, float16/32/64, complex64/128, bytes 'S', bfloat16 "
+            "through ml_dtypes)" % dtype)
+    return code
+
+
+def index_array(indices):
+    """The indices as a C-contiguous native int32 or int64 array: int32
+    and int64 arrays as they are (copied once when not C-contiguous or not
+    native byte order), the other integer types widened to int64."""
+    indices = np.asarray(indices)
+    kind, size = indices.dtype.kind, indices.dtype.itemsize
+    if kind not in "iu" or (kind == "u" and size == 8):
+        _errors.raise_status(
+            "UNSUPPORTED_DTYPE",
+            "indices dtype %s: indices must be integers that fit int64 "
+            "(int32 and int64 are used as they are)" % indices.dtype)
+    if kind == "i" and size in (4, 8):
+        return np.require(indices, indices.dtype.newbyteorder("="), "C")
+    return np.require(indices.astype(np.int64), requirements="C")
+
+
+def index_code(indices):
+    """The clg_dtype of an index array made by index_array."""
+    return INT32 if indices.dtype.itemsize == 4 else INT64

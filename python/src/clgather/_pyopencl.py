@@ -1,0 +1,139 @@
+"""The device-buffer path: pyopencl.array.Array in, pyopencl.array.Array out.
+
+The operator is enqueued (clg_enqueue_gather, clg_enqueue_gather_elements)
+on the data array's own queue, after the arrays' pending events and the
+caller's, and its event is added to the output array's events: the data
+never leaves the device. PyOpenCL is imported only when an argument is
+one of its arrays.
+"""
+
+import ctypes
+import sys
+import threading
+
+from . import _dtypes, _errors, _host, _lib
+
+
+def is_array(obj):
+    """True for a pyopencl.array.Array (without importing PyOpenCL)."""
+    module = sys.modules.get("pyopencl.array")
+    return module is not None and isinstance(obj, module.Array)
+
+
+# (cl_context, cl_device_id) handles -> Context over them
+_contexts = {}
+_contexts_lock = threading.Lock()
+
+
+def context_for(data, indices, device):
+    """The Context the module-level functions use: `device` for host
+    arrays (see _context.default_context); for PyOpenCL arrays a given
+    Context, else one kept per cl_context and device of the data's
+    queue."""
+    from . import _context
+    if not (is_array(data) or is_array(indices)):
+        return _context.default_context(device)
+    if isinstance(device, _context.Context):
+        return device
+    if device is not None:
+        raise ValueError(
+            "device=%r: PyOpenCL arrays run on their own queue's device; "
+            "pass a clgather.Context.from_pyopencl(queue) or None" % device)
+    queue = _queue_of(data)
+    key = (queue.context.int_ptr, queue.device.int_ptr)
+    with _contexts_lock:
+        ctx = _contexts.get(key)
+        if ctx is None:
+            ctx = _contexts[key] = _context.Context.from_pyopencl(queue)
+        return ctx
+
+
+def finish(queue):
+    """Context.finish() of the context the module-level functions keep for
+    a pyopencl.CommandQueue's context and device: waits for the calls made
+    with sync=False on it and raises their first deferred error."""
+    key = (queue.context.int_ptr, queue.device.int_ptr)
+    with _contexts_lock:
+        ctx = _contexts.get(key)
+    if ctx is not None:
+        ctx.finish()
+
+
+def _queue_of(data):
+    if not is_array(data):
+        raise TypeError("data must be a pyopencl.array.Array when indices "
+                        "is one (both live on the device, or neither)")
+    if data.queue is None:
+        raise ValueError("data has no queue: give the PyOpenCL array one "
+                         "(array.with_queue(queue))")
+    return data.queue
+
+
+def _buffer_array(array, what):
+    """The array as clgather takes it: C-contiguous from offset 0 of its
+    buffer. An array at an offset is copied once, on the device."""
+    if not array.flags.c_contiguous:
+        raise ValueError("%s: a PyOpenCL array must be C-contiguous" % what)
+    if array.offset:
+        array = array.copy()
+    return array
+
+
+class _ClTensor:
+    def __init__(self, array, code):
+        self.array = array
+        self.shape = _host.shape_array(array.shape)
+        buffer = array.base_data.int_ptr if array.size else None
+        self.tensor = _lib.ClTensor(code, array.ndim, self.shape, buffer)
+
+
+def enqueue(ctx, op, data, indices, axis, out, events, sync):
+    import pyopencl as cl
+    import pyopencl.array as cl_array
+    queue = _queue_of(data)
+    if not is_array(indices):
+        raise TypeError("indices must be a pyopencl.array.Array when data "
+                        "is one (both live on the device, or neither)")
+    code = _dtypes.clg_dtype(data.dtype)
+    if code == _dtypes.STRING:
+        _errors.raise_status("UNSUPPORTED_DTYPE",
+                             "STRING data ('S' arrays) is host memory only")
+    if indices.dtype not in (_dtypes.np.int32, _dtypes.np.int64):
+        _errors.raise_status(
+            "UNSUPPORTED_DTYPE", "indices on the device must be int32 or "
+            "int64, not %s" % indices.dtype)
+    data_t = _ClTensor(_buffer_array(data, "data"), code)
+    index_t = _ClTensor(_buffer_array(indices, "indices"),
+                        _dtypes.index_code(indices))
+    axis = _host.check_axis(axis)
+    shape = _host.output_shape(
+        getattr(_lib.lib, "clg_%s_output_shape" % op),
+        _host.Descriptor(data.shape, code),
+        _host.Descriptor(indices.shape, index_t.tensor.dtype), axis)
+    if out is None:
+        out = cl_array.empty(queue, shape, data.dtype,
+                             allocator=data.allocator)
+    elif not is_array(out):
+        raise TypeError("out must be a pyopencl.array.Array for PyOpenCL "
+                        "inputs")
+    elif not out.flags.c_contiguous or out.offset:
+        raise ValueError("out: a PyOpenCL array that is C-contiguous from "
+                         "offset 0 of its buffer")
+    out_t = _ClTensor(out, _dtypes.clg_dtype(out.dtype))
+    waits = list(data.events) + list(indices.events) + list(out.events)
+    waits += list(events or [])
+    wait_list = (_lib.c_handle * max(len(waits), 1))(
+        *[e.int_ptr for e in waits])
+    event = _lib.c_handle()
+    ptr = ctx.handle
+    call = getattr(_lib.lib, "clg_enqueue_" + op)
+    _errors.check(call(ptr, queue.int_ptr, ctypes.byref(data_t.tensor),
+                       ctypes.byref(index_t.tensor), axis,
+                       ctypes.byref(out_t.tensor), len(waits),
+                       wait_list if waits else None, ctypes.byref(event)),
+                  ptr)
+    # The library's reference to the event passes to PyOpenCL.
+    out.add_event(cl.Event.from_int_ptr(event.value, retain=False))
+    if sync:
+        ctx.finish()
+    return out

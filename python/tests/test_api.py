@@ -1,0 +1,301 @@
+"""The binding's API: examples with known answers, errors, Context,
+dtypes, out=, copies."""
+
+import ctypes
+import os
+import threading
+
+import numpy as np
+import pytest
+
+import clgather
+from clgather import _errors, _lib
+
+DATA = np.arange(12, dtype=np.float32).reshape(3, 4)
+
+
+def test_readme_example():
+    data = np.array([[1.0, 1.2], [2.3, 3.4], [4.5, 5.7]], dtype=np.float32)
+    out = clgather.gather(data, [[0, 1], [1, 2]], axis=0)
+    assert out.shape == (2, 2, 2)
+    assert out.tobytes() == data[[[0, 1], [1, 2]]].tobytes()
+    assert clgather.gather_elements([[1, 2], [3, 4]], [[0, 0], [1, 0]],
+                                    axis=1).tolist() == [[1, 1], [4, 3]]
+
+
+def test_module_functions_and_reference_agree_with_spec_examples():
+    # ONNX Gather, example 2 (axis 1); GatherElements, example 1.
+    data = np.array([[1.0, 1.2, 1.9], [2.3, 3.4, 3.9], [4.5, 5.7, 5.9]],
+                    dtype=np.float32)
+    want = data[:, [0, 2]][:, None, :].tobytes()
+    for fn in (clgather.gather, clgather.reference.gather):
+        got = fn(data, np.array([[0, 2]]), axis=1)
+        assert got.shape == (3, 1, 2) and got.tobytes() == want
+    for fn in (clgather.gather_elements, clgather.reference.gather_elements):
+        got = fn(np.array([[1, 2], [3, 4]], np.int32),
+                 np.array([[0, 0], [1, 0]], np.int64), axis=1)
+        assert got.tolist() == [[1, 1], [4, 3]] and got.dtype == np.int32
+
+
+def test_status_table_matches_library():
+    names = [row[0] for row in _errors._STATUS_TABLE]
+    for name, value, cls_name, _ in _errors._STATUS_TABLE:
+        assert _lib.text(_lib.lib.clg_status_name(value)) == name
+        cls = getattr(clgather, cls_name)
+        assert cls.status == value and cls.status_name == name
+        assert issubclass(cls, clgather.Error)
+    after = len(names) + 1
+    assert _lib.text(_lib.lib.clg_status_name(after)) == "UNKNOWN_STATUS"
+
+
+@pytest.mark.parametrize("call, cls, builtin, words", [
+    (lambda: clgather.gather(DATA, [3], axis=0),
+     clgather.IndexOutOfRangeError, IndexError,
+     "indices[0] = 3 is out of range [-3, 2] for axis 0 of size 3"),
+    (lambda: clgather.gather(DATA, [0], axis=2), clgather.InvalidAxisError,
+     ValueError, "axis"),
+    (lambda: clgather.gather(np.float32(1), [0]), clgather.InvalidRankError,
+     ValueError, "rank"),
+    (lambda: clgather.gather_elements(DATA, [0, 1]),
+     clgather.RankMismatchError, ValueError, "rank"),
+    (lambda: clgather.gather_elements(DATA, np.zeros((1, 5), np.int64)),
+     clgather.ShapeMismatchError, ValueError, "5"),
+    (lambda: clgather.gather(DATA, [0.5]), clgather.UnsupportedDtypeError,
+     TypeError, "float64"),
+    (lambda: clgather.gather(np.zeros(3, np.float128), [0]),
+     clgather.UnsupportedDtypeError, TypeError, "float128"),
+    (lambda: clgather.gather(np.zeros(3, object), [0]),
+     clgather.UnsupportedDtypeError, TypeError, "object"),
+    (lambda: clgather.Context("no such device"),
+     clgather.DeviceNotFoundError, LookupError, "no such device"),
+    (lambda: clgather.reference.gather(DATA, [-4]),
+     clgather.IndexOutOfRangeError, IndexError, "indices[0] = -4"),
+])
+def test_errors_follow_the_status(call, cls, builtin, words):
+    with pytest.raises(cls) as info:
+        call()
+    assert isinstance(info.value, builtin)
+    assert isinstance(info.value, clgather.Error)
+    assert words in str(info.value)
+    assert info.value.message == str(info.value)
+
+
+def test_oob_modes():
+    assert clgather.gather(DATA, [1], oob="raise").tolist() == [
+        [4, 5, 6, 7]]
+    for mode in ("wrap", "clip", "fill", "nonsense"):
+        with pytest.raises(ValueError, match="oob=%r" % mode):
+            clgather.gather(DATA, [1], oob=mode)
+        with pytest.raises(ValueError, match="'raise'"):
+            clgather.reference.gather_elements(DATA, [[1]], oob=mode)
+
+
+def test_out_is_written_in_place_and_kept_on_error():
+    out = np.full((2, 4), -1.0, np.float32)
+    assert clgather.gather(DATA, [2, 0], out=out) is out
+    assert out.tobytes() == DATA[[2, 0]].tobytes()
+    out[...] = 7
+    with pytest.raises(clgather.IndexOutOfRangeError):
+        clgather.gather(DATA, [2, 5], out=out)
+    assert (out == 7).all()
+    # Not C-contiguous: gathered once into a temporary, then copied in.
+    wide = np.zeros((4, 4), np.float32)
+    assert clgather.gather(DATA, [1, 2], out=wide.T[:, :2].T) is not None
+    assert wide.T[:, :2].T.tobytes() == DATA[[1, 2]].tobytes()
+    with pytest.raises(clgather.ShapeMismatchError):
+        clgather.gather(DATA, [1], out=np.zeros((2, 4), np.float32))
+    with pytest.raises(clgather.UnsupportedDtypeError):
+        clgather.gather(DATA, [1], out=np.zeros((1, 4), np.float64))
+    with pytest.raises(clgather.InvalidArgumentError, match="overlap"):
+        clgather.gather(DATA.reshape(-1), np.zeros(12, np.int64),
+                        out=DATA.reshape(-1))
+
+
+def test_inputs_are_used_in_place_or_copied_once():
+    fortran = np.asfortranarray(DATA)
+    assert clgather.gather(fortran, [0, 2], axis=1).tobytes() == \
+        DATA[:, [0, 2]].tobytes()
+    strided = np.arange(24, dtype=np.int16)[::2].reshape(3, 4)
+    assert clgather.gather(strided, [1]).tolist() == [[8, 10, 12, 14]]
+    big_endian = DATA.astype(">f4")
+    got = clgather.gather(big_endian, [2, 1])
+    assert got.dtype == np.dtype(">f4")
+    assert got.tobytes() == big_endian[[2, 1]].tobytes()
+    idx = np.array([[0, 1, 2, 0]], dtype=">i8")
+    assert clgather.gather_elements(DATA, idx).tolist() == [[0, 5, 10, 3]]
+    for dtype in (np.int8, np.uint8, np.int16, np.uint16, np.uint32):
+        assert clgather.gather(DATA, np.array([2], dtype)).tolist() == [
+            [8, 9, 10, 11]]
+    with pytest.raises(clgather.UnsupportedDtypeError, match="uint64"):
+        clgather.gather(DATA, np.array([2], np.uint64))
+
+
+def test_strings_keep_their_bytes_and_width():
+    data = np.array([b"ab\x00c", b"", b"xyz\x00", b"\x00\x00\x00\x01"], "S4")
+    got = clgather.gather(data, [3, -4, 2, 1])
+    assert got.dtype == np.dtype("S4")
+    assert got.tobytes() == b"\x00\x00\x00\x01ab\x00cxyz\x00\x00\x00\x00\x00"
+    got = clgather.gather_elements(data.reshape(2, 2), [[1, 0]], axis=1)
+    assert got.tolist() == [[b"", b"ab\x00c"]]
+    empty = clgather.gather(np.zeros((0, 3), "S5"), np.zeros(0, np.int64),
+                            axis=0)
+    assert empty.dtype == np.dtype("S5") and empty.shape == (0, 3)
+    out = np.zeros(2, "S4")
+    assert clgather.gather(data, [0, 0], out=out) is out
+    assert out.tolist() == [b"ab\x00c"] * 2
+    with pytest.raises(clgather.ShapeMismatchError):
+        clgather.gather(data, [0], out=out)
+
+
+def test_bfloat16():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    bits = np.array([0x8000, 0x0001, 0x7FC1, 0x3F80], np.uint16)
+    data = bits.view(ml_dtypes.bfloat16)
+    got = clgather.gather(data, [2, 0, 1, 3])
+    assert got.dtype == np.dtype(ml_dtypes.bfloat16)
+    assert got.view(np.uint16).tolist() == [0x7FC1, 0x8000, 0x0001, 0x3F80]
+
+
+def test_scalar_and_empty_indices():
+    got = clgather.gather(DATA, np.int64(-1))
+    assert got.shape == (4,) and got.tolist() == [8, 9, 10, 11]
+    got = clgather.gather(DATA, np.zeros((2, 0), np.int32), axis=1)
+    assert got.shape == (3, 2, 0)
+
+
+def test_devices():
+    devices = clgather.devices()
+    assert devices, "CI has POCL: at least one device"
+    assert sum(d.is_default for d in devices) == 1
+    for d in devices:
+        assert d.spec == "%d:%d" % (d.platform_index, d.device_index)
+        assert d.type in ("cpu", "gpu", "accelerator", "other")
+        assert d.name and d.version.startswith("OpenCL")
+        with clgather.Context(d.spec) as ctx:
+            assert ctx.device_name == d.name
+            assert ctx.device_version == d.version
+
+
+def test_context_manager_and_close():
+    with clgather.Context("cpu") as ctx:
+        assert ctx.device_type == "cpu"
+        assert ctx.max_alloc_size > 0
+        assert ctx.cl_context and ctx.cl_queue and ctx.cl_device
+        assert ctx.gather(DATA, [1]).tolist() == [[4, 5, 6, 7]]
+        assert clgather.gather(DATA, [2], device=ctx).tolist() == [
+            [8, 9, 10, 11]]
+    with pytest.raises(ValueError, match="closed"):
+        ctx.gather(DATA, [1])
+    ctx.close()  # idempotent
+    assert "closed" in repr(ctx)
+
+
+def test_validation_mode():
+    with clgather.Context(validate=True) as ctx:
+        assert ctx.validate is True
+        assert ctx.gather(DATA, [0]).tolist() == [[0, 1, 2, 3]]
+        ctx.validate = False
+        assert ctx.validate is False
+
+
+def test_parameters():
+    with clgather.Context(params="wg=64") as ctx:
+        assert ctx.gather_elements(DATA, [[2, 1, 0, 0]]).tolist() == [
+            [8, 5, 2, 3]]
+    with clgather.Context(params="nosuchfield=1") as ctx:
+        with pytest.raises(clgather.InvalidArgumentError,
+                           match="nosuchfield"):
+            ctx.gather(DATA, [0])
+        # A call that launches no kernel does not read the parameters.
+        assert ctx.gather(DATA, np.zeros(0, np.int64)).shape == (0, 4)
+    # Other contexts never see them.
+    assert clgather.gather(DATA, [0]).shape == (1, 4)
+
+
+def test_threads_share_a_context():
+    rng = np.random.default_rng(7)
+    data = rng.standard_normal((64, 33))
+    errors = []
+
+    def work(seed):
+        r = np.random.default_rng(seed)
+        try:
+            for _ in range(20):
+                idx = r.integers(-64, 64, (5, 3))
+                got = clgather.gather(data, idx)
+                assert got.tobytes() == np.take(data, idx, 0).tobytes()
+        except Exception as e:  # reported below, in the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+def test_library_version():
+    assert clgather.__version__ == _lib.text(
+        _lib.lib.clg_version_string())
+    assert ctypes.sizeof(_lib.String) == 2 * ctypes.sizeof(ctypes.c_void_p)
+
+
+def test_library_source():
+    """CLGATHER_LIBRARY when set; else the bundled library, or the one
+    pkg-config found at build time when CI says where it expects it."""
+    expected = os.environ.get("CLGATHER_EXPECT_LIBRARY")
+    if os.environ.get("CLGATHER_LIBRARY"):
+        assert clgather.library_path == os.environ["CLGATHER_LIBRARY"]
+    elif expected:
+        assert clgather.library_path.startswith(expected + os.sep)
+    else:
+        assert os.path.dirname(clgather.library_path) == os.path.dirname(
+            clgather.__file__)
+
+
+def test_program_cache(tmp_path):
+    data = np.arange(40, dtype=np.uint16).reshape(5, 8)
+    if not _lib.HAS_CACHE:
+        with pytest.raises(NotImplementedError, match="no persistent"):
+            clgather.Context(cache_dir=str(tmp_path))
+        return
+    with clgather.Context(cache_dir=str(tmp_path)) as ctx:
+        assert ctx.gather(data, [4, 0]).tobytes() == data[[4, 0]].tobytes()
+        first = ctx.cache_info()
+    assert first["enabled"] and first["directory"] == str(tmp_path)
+    assert first["misses"] >= 1 and first["stores"] >= 1
+    assert first["hits"] == 0
+    with clgather.Context(cache_dir=str(tmp_path)) as ctx:
+        assert ctx.gather(data, [1, 2]).tobytes() == data[[1, 2]].tobytes()
+        again = ctx.cache_info()
+        assert again["hits"] >= 1 and again["misses"] == 0
+        ctx.set_cache_dir(False)
+        assert ctx.cache_info()["enabled"] is False
+
+
+def test_parameters_stay_with_their_context_across_threads():
+    bad = clgather.Context(params="nosuchfield=1")
+    good = clgather.Context()
+    failures = []
+
+    def loop(ctx, expect_error):
+        for _ in range(200):
+            try:
+                ctx.gather(DATA, [1])
+                if expect_error:
+                    failures.append("a bad-params call succeeded")
+            except clgather.InvalidArgumentError as e:
+                if not expect_error:
+                    failures.append("a plain call saw the params: %s" % e)
+
+    threads = [threading.Thread(target=loop, args=(bad, True)),
+               threading.Thread(target=loop, args=(good, False)),
+               threading.Thread(target=loop, args=(good, False))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    bad.close()
+    good.close()
+    assert failures == []

@@ -1,0 +1,118 @@
+"""PyOpenCL arrays: the device-buffer path on the arrays' own context and
+queue, PyOpenCL arrays out, events in and out, deferred errors."""
+
+import numpy as np
+import pytest
+
+import clgather
+
+cl = pytest.importorskip("pyopencl")
+cl_array = pytest.importorskip("pyopencl.array")
+
+
+def _devices():
+    """Every device PyOpenCL's ICD loader offers; POCL must be one."""
+    devices = [d for p in cl.get_platforms() for d in p.get_devices()]
+    if not any("portable computing language" in d.platform.name.lower()
+               for d in devices):
+        raise RuntimeError("POCL is not among PyOpenCL's platforms: %s" %
+                           cl.get_platforms())
+    return devices
+
+
+@pytest.fixture(scope="module", params=_devices(),
+                ids=lambda d: "%s:%s" % (d.platform.name, d.name))
+def queue(request):
+    # The test keeps the context object alive beside its queue: Intel's
+    # CPU runtime fails clRetainContext on a context that only a queue
+    # still holds (PyOpenCL's queue.context retains it).
+    context = cl.Context([request.param])
+    yield cl.CommandQueue(context)
+    del context
+
+
+def test_pipeline_stays_on_the_device(queue):
+    rng = np.random.default_rng(1)
+    host = rng.standard_normal((50, 40)).astype(np.float32)
+    host.view(np.uint32)[0, :3] = [0x80000000, 0x7FC00001, 0x00000001]
+    idx = rng.integers(-50, 50, (7,), dtype=np.int64)
+    idx_e = rng.integers(-40, 40, (50, 9)).astype(np.int32)
+    data = cl_array.to_device(queue, host)
+    out = clgather.gather(data, cl_array.to_device(queue, idx), axis=0)
+    assert isinstance(out, cl_array.Array)
+    assert out.queue is queue and out.context == queue.context
+    assert out.shape == (7, 40) and out.dtype == np.float32
+    assert isinstance(out.base_data, cl.Buffer)
+    # The next operator consumes the first one's output, on the device,
+    # after its event, without waiting on the host (sync=False).
+    out2 = clgather.gather_elements(
+        out, cl_array.to_device(queue, idx_e[:7]), axis=1, sync=False,
+        events=out.events)
+    assert any(isinstance(e, cl.Event) for e in out2.events)
+    clgather.finish(queue)
+    want = np.take_along_axis(np.take(host, idx, 0), idx_e[:7].astype(
+        np.int64), 1)
+    assert out.get().tobytes() == np.take(host, idx, 0).tobytes()
+    assert out2.get().tobytes() == want.tobytes()
+
+
+def test_out_array_and_offsets(queue):
+    host = np.arange(30, dtype=np.complex128).reshape(6, 5)
+    data = cl_array.to_device(queue, host)
+    out = cl_array.empty(queue, (6, 2), np.complex128)
+    got = clgather.gather(data, cl_array.to_device(
+        queue, np.array([4, 0], np.int32)), axis=1, out=out)
+    assert got is out
+    assert out.get().tobytes() == host[:, [4, 0]].tobytes()
+    # A view at an offset of its buffer is copied once on the device.
+    tail = data[2:]
+    assert tail.offset != 0
+    got = clgather.gather(tail, cl_array.to_device(
+        queue, np.array([3, -1], np.int64)))
+    assert got.get().tobytes() == host[2:][[3, -1]].tobytes()
+
+
+def test_user_event_orders_the_call(queue):
+    host = np.arange(8, dtype=np.int16)
+    data = cl_array.to_device(queue, host)
+    idx = cl_array.to_device(queue, np.array([7, 0, 3], np.int64))
+    gate = cl.UserEvent(queue.context)
+    out = clgather.gather(data, idx, events=[gate], sync=False)
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    assert out.get().tolist() == [7, 0, 3]
+    clgather.finish(queue)
+
+
+def test_index_errors(queue):
+    data = cl_array.to_device(queue, np.zeros((3, 4), np.float64))
+    bad = cl_array.to_device(queue, np.array([0, 3], np.int64))
+    with pytest.raises(clgather.IndexOutOfRangeError,
+                       match=r"indices\[1\] = 3 is out of range \[-3, 2\]"):
+        clgather.gather(data, bad)
+    ctx = clgather.Context.from_pyopencl(queue)
+    with ctx:
+        clgather.gather(data, bad, device=ctx, sync=False)
+        with pytest.raises(clgather.IndexOutOfRangeError, match="Gather #1"):
+            ctx.finish()
+        ctx.finish()  # reported once
+    clgather.gather(data, bad, sync=False)
+    with pytest.raises(clgather.IndexOutOfRangeError):
+        clgather.finish(queue)
+
+
+def test_refusals(queue):
+    data = cl_array.to_device(queue, np.zeros((3, 4), np.float32))
+    idx = cl_array.to_device(queue, np.array([0], np.int64))
+    with pytest.raises(TypeError, match="both live on the device"):
+        clgather.gather(data, np.array([0]))
+    with pytest.raises(ValueError, match="own queue"):
+        clgather.gather(data, idx, device="cpu")
+    with pytest.raises(clgather.UnsupportedDtypeError, match="int32 or"):
+        clgather.gather(data, cl_array.to_device(
+            queue, np.array([0], np.int16)))
+    with pytest.raises(clgather.UnsupportedDtypeError, match="host memory"):
+        clgather.gather(cl_array.to_device(queue, np.zeros(3, "S2")), idx)
+    with pytest.raises(ValueError, match="oob"):
+        clgather.gather(data, idx, oob="clip")
+    with pytest.raises(TypeError, match="PyOpenCL arrays only"):
+        clgather.gather(np.zeros(3), [0], events=[])

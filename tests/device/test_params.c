@@ -1,0 +1,164 @@
+/*
+ * The public device parameters, the first index check and the environment
+ * (docs/design.md, "Layers", "Environment"): parameters are validated as
+ * CLGATHER_PARAMS is and set per context; CLGATHER_* variables are read
+ * once, at creation; clg_check_indices runs the check a host-memory call
+ * runs first and names which.
+ */
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
+#include "clg_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void test_params_get_set_parse(void **state)
+{
+    clg_context *ctx = *state;
+    const clg_params_entry *e = clg_context_params_entry(ctx);
+    assert_non_null(e);
+    assert_null(clg_context_params_entry(NULL));
+    clg_params p, q;
+    CLG_ASSERT_OK(ctx, clg_context_get_params(ctx, &p));
+    assert_memory_equal(&p, &e->params, sizeof p);
+
+    CLG_ASSERT_OK(ctx, clg_context_parse_params(ctx, "wg=64,strip=8", &p));
+    assert_int_equal(p.wg, 64);
+    assert_int_equal(p.strip, 8);
+    assert_int_equal(p.unit, e->params.unit);
+    CLG_ASSERT_OK(ctx, clg_context_set_params(ctx, &p));
+    CLG_ASSERT_OK(ctx, clg_context_get_params(ctx, &q));
+    assert_memory_equal(&p, &q, sizeof p);
+    char text[256];
+    clg_params_format(&q, text, sizeof text);
+    CLG_ASSERT_CONTAINS(text, "wg=64,strip=8,");
+
+    /* Refused values name the field and leave the parameters in use. */
+    clg_params bad = p;
+    bad.unit = 3;
+    CLG_ASSERT_STATUS(ctx, clg_context_set_params(ctx, &bad),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
+                        "unit takes a power of two");
+    bad = p;
+    bad.wg = 0;
+    CLG_ASSERT_STATUS(ctx, clg_context_set_params(ctx, &bad),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
+                        "wg takes a number in [1, 4096]");
+    CLG_ASSERT_STATUS(ctx, clg_context_parse_params(ctx, "wg=1,,", &bad),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), "an empty item");
+    CLG_ASSERT_OK(ctx, clg_context_get_params(ctx, &q));
+    assert_memory_equal(&p, &q, sizeof p);
+
+    /* The results do not depend on the parameters. */
+    float data[6] = {1, 2, 3, 4, 5, 6}, out[4] = {0};
+    int64_t idx[4] = {2, 0, -1, 1};
+    const int64_t dshape[2] = {3, 2}, ishape[1] = {2}, oshape[2] = {2, 2};
+    clg_tensor d = {CLG_DTYPE_FLOAT, 2, dshape, data};
+    clg_tensor i = {CLG_DTYPE_INT64, 1, ishape, idx};
+    clg_tensor o = {CLG_DTYPE_FLOAT, 2, oshape, out};
+    CLG_ASSERT_OK(ctx, clg_gather(ctx, &d, &i, 0, &o));
+    const float want[4] = {5, 6, 1, 2};
+    assert_memory_equal(out, want, sizeof want);
+
+    CLG_ASSERT_OK(ctx, clg_context_set_params(ctx, &e->params));
+    CLG_ASSERT_STATUS(ctx, clg_context_get_params(ctx, NULL),
+                      CLG_STATUS_NULL_POINTER);
+    CLG_ASSERT_STATUS(NULL, clg_context_set_params(NULL, &p),
+                      CLG_STATUS_NULL_POINTER);
+}
+
+/* The environment is read when a context is created, not by calls. */
+static void test_environment_read_once(void **state)
+{
+    (void)state;
+    clg_context *c = NULL;
+    assert_int_equal(setenv("CLGATHER_PARAMS", "wg=32", 1), 0);
+    CLG_ASSERT_OK(NULL, clg_context_create(&c, NULL));
+    assert_int_equal(unsetenv("CLGATHER_PARAMS"), 0);
+    assert_string_equal(clg_context_params_env(c), "wg=32");
+    clg_params p;
+    CLG_ASSERT_OK(c, clg_context_get_params(c, &p));
+    assert_int_equal(p.wg, 32);
+    clg_context_destroy(c);
+
+    /* A malformed value fails the calls that need parameters, by name. */
+    assert_int_equal(setenv("CLGATHER_PARAMS", "wg=99999", 1), 0);
+    c = NULL;
+    CLG_ASSERT_OK(NULL, clg_context_create(&c, NULL));
+    assert_int_equal(unsetenv("CLGATHER_PARAMS"), 0);
+    CLG_ASSERT_STATUS(c, clg_context_get_params(c, &p),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(c),
+                        "CLGATHER_PARAMS=\"wg=99999\"");
+    /* Valid parameters set through the API replace it. */
+    CLG_ASSERT_OK(c, clg_context_set_params(c, &clg_context_params_entry(c)
+                                                    ->params));
+    CLG_ASSERT_OK(c, clg_context_get_params(c, &p));
+    assert_null(clg_context_params_env(NULL));
+    clg_context_destroy(c);
+
+    CLG_ASSERT_OK(NULL, clg_environment_check());
+    assert_int_equal(setenv("CLGATHER_VALIDATE", "2", 1), 0);
+    CLG_ASSERT_STATUS(NULL, clg_environment_check(),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    assert_string_equal(clg_context_last_error(NULL),
+                        "CLGATHER_VALIDATE=\"2\" is not \"0\" or \"1\"");
+    c = NULL;
+    CLG_ASSERT_STATUS(NULL, clg_context_create(&c, NULL),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    assert_null(c);
+    assert_int_equal(unsetenv("CLGATHER_VALIDATE"), 0);
+    CLG_ASSERT_OK(NULL, clg_environment_check());
+}
+
+/* Which check ran follows the host-memory call's rule. */
+static void test_check_indices(void **state)
+{
+    clg_context *ctx = *state;
+    const int64_t n = 70000; /* above the host scan's 65536 */
+    int32_t *idx = malloc((size_t)n * sizeof *idx);
+    assert_non_null(idx);
+    for (int64_t k = 0; k < n; k++)
+        idx[k] = (int32_t)(k % 6) - 3;
+    const int64_t big[1] = {n}, small[2] = {2, 3};
+    clg_tensor t = {CLG_DTYPE_INT32, 1, big, idx};
+    clg_index_check ran = CLG_INDEX_CHECK_NONE;
+    CLG_ASSERT_OK(ctx, clg_check_indices(ctx, &t, 0, 3, &ran));
+    const int shared = clg_context_uses_host_memory(ctx);
+    assert_int_equal(ran,
+                     shared ? CLG_INDEX_CHECK_DEVICE : CLG_INDEX_CHECK_HOST);
+    idx[n - 1] = 3;
+    CLG_ASSERT_STATUS(ctx, clg_check_indices(ctx, &t, 0, 3, &ran),
+                      CLG_STATUS_INDEX_OUT_OF_RANGE);
+    char want[96];
+    snprintf(want, sizeof want,
+             "indices[%lld] = 3 is out of range [-3, 2] for axis 0 of size 3",
+             (long long)(n - 1));
+    assert_string_equal(clg_context_last_error(ctx), want);
+
+    clg_tensor s = {CLG_DTYPE_INT32, 2, small, idx};
+    idx[4] = 9;
+    CLG_ASSERT_STATUS(ctx, clg_check_indices(ctx, &s, 1, 3, &ran),
+                      CLG_STATUS_INDEX_OUT_OF_RANGE);
+    assert_int_equal(ran, CLG_INDEX_CHECK_HOST);
+    assert_string_equal(clg_context_last_error(ctx),
+                        "indices[1][1] = 9 is out of range [-3, 2] for axis "
+                        "1 of size 3");
+    clg_tensor f = {CLG_DTYPE_FLOAT, 2, small, idx};
+    CLG_ASSERT_STATUS(ctx, clg_check_indices(ctx, &f, 0, 3, &ran),
+                      CLG_STATUS_UNSUPPORTED_DTYPE);
+    assert_int_equal(ran, CLG_INDEX_CHECK_NONE);
+    free(idx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_params_get_set_parse),
+        cmocka_unit_test(test_environment_read_once),
+        cmocka_unit_test(test_check_indices),
+    };
+    return CLG_RUN_DEVICE_TESTS(tests);
+}
