@@ -127,13 +127,8 @@ static int parse_workload(const char *name, bench_options *opt)
 static int parse_repeat(const char *text, bench_options *opt)
 {
     int64_t v;
-    if (clg_cli_parse_int64(text, &v) != 0 || v < 1 || v > 100000) {
-        fprintf(stderr,
-                "clgather bench: --repeat: '%s' is not a number in "
-                "[1, 100000]\n",
-                text);
+    if (clg_cli_parse_repeat("bench", text, 100000, &v) != 0)
         return -1;
-    }
     opt->repeat = (int)v;
     return 0;
 }
@@ -156,6 +151,12 @@ static int parse_seed(const char *text, bench_options *opt)
 /* One option c (with optarg); parse_options' return values. */
 static int parse_option(int c, bench_options *opt)
 {
+    static const char *const single[] = {"d--device", "r--repeat", "S--seed",
+                                         "j--json"};
+    for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
+        if (c == single[i][0] &&
+            clg_cli_once("bench", single[i] + 1, &opt->seen[c]) != 0)
+            return -1;
     switch (c) {
     case 'd':
         opt->device = optarg;
@@ -229,6 +230,11 @@ static int parse_options(int argc, char **argv, bench_options *opt)
 static int probe_json(const char *path)
 {
     clg_io_error err;
+    if (strcmp(path, "-") == 0) {
+        /* the tables go to standard output already */
+        fprintf(stderr, "clgather bench: --json needs a file name, not -\n");
+        return CLG_EXIT_ERROR;
+    }
     if (clg_io_check_writable(path, &err) != CLG_IO_OK) {
         fprintf(stderr, "clgather bench: %s\n", err.message);
         return CLG_EXIT_ERROR;

@@ -65,9 +65,10 @@ typedef struct bench_options {
     int selected[BENCH_WORKLOAD_COUNT];
     const char *json_path;
     int first_only; /* --first-call: the first-call table alone */
+    int seen[128]; /* single-value options met, by their short name */
 } bench_options;
 
-/* The first-call table (cli/bench_first.c): context creation, the first
+/* The first-call table (bench/bench_first.c): context creation, the first
  * call of a new context with the program cache empty and filled, and the
  * warm call, per operator. Returns an exit status. */
 int bench_first_calls(const bench_options *opt);

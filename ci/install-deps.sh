@@ -8,7 +8,8 @@
 #                                    (the program cache's hash), protobuf-c
 #                                    and ONNX (the tool), ONNX's node tests
 #   bash ci/install-deps.sh --tests  also what only the tests need
-#                                    (ci/test.sh): cmocka, clinfo,
+#                                    (ci/test.sh): cmocka, json-c (the
+#                                    tool's --json tests), clinfo,
 #                                    clang-format (ci/format.sh), clang-14
 #                                    with its libFuzzer and sanitizer
 #                                    runtimes (ci/fuzz.sh, ci/sanitize.sh,
@@ -39,6 +40,7 @@ packages=(
 test_packages=(
   clinfo
   libcmocka-dev
+  libjson-c-dev
   clang-format
   clang-14
   libclang-rt-14-dev
