@@ -71,10 +71,12 @@ run_pass() {
     failures+=("$name: $why (see $log)")
     return
   fi
-  # Every device test binary names its device; each must be Intel's.
+  # Every device test binary names its device ("device: name | vendor |
+  # version", from the test harness); each must be Intel's.
   local named others
-  named="$(grep -Ec '^[0-9]+: device: ' "$log" || true)"
-  others="$(grep -E '^[0-9]+: device: ' "$log" | grep -Fvc '| Intel(R) Corporation |' || true)"
+  named="$(grep -Ec '^[0-9]+: device: .* \| ' "$log" || true)"
+  others="$(grep -E '^[0-9]+: device: .* \| ' "$log" |
+    grep -Fvc '| Intel(R) Corporation |' || true)"
   if [ "$named" -eq 0 ] || [ "$others" -ne 0 ]; then
     failures+=("$name: $named test binaries named their device, $others of them not Intel's (see $log)")
   else
