@@ -65,7 +65,7 @@ typedef struct bench_options {
     int selected[BENCH_WORKLOAD_COUNT];
     const char *json_path;
     int first_only; /* --first-call: the first-call table alone */
-    int seen[128]; /* single-value options met, by their short name */
+    int seen[128];  /* single-value options met, by their short name */
 } bench_options;
 
 /* The first-call table (bench/bench_first.c): context creation, the first
