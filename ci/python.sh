@@ -29,6 +29,8 @@ python="$venv/bin/python"
 # Bytecode of the tests (and pytest's rewritten test modules) under the
 # build folder, not beside the sources.
 export PYTHONPYCACHEPREFIX="$build_dir/py-pycache"
+# The persistent program cache's folder, for a library that has one.
+export CLGATHER_CACHE_DIR="$build_dir/py-program-cache"
 
 echo "--- python: environment $venv"
 if [ ! -x "$python" ]; then

@@ -249,6 +249,9 @@ def test_parameters_and_the_environment(monkeypatch):
                                match="CLGATHER_PARAMS.*nosuchfield"):
                 call()
         assert broken.gather(DATA, np.zeros(0, np.int64)).shape == (0, 4)
+        with pytest.raises(clgather.InvalidArgumentError,
+                           match="nosuchfield"):
+            broken.params = None  # the variable, as read at creation
         broken.params = "wg=16"
         assert broken.params == dict(row, wg=16)
         assert broken.gather(DATA, [-1]).tolist() == [[8, 9, 10, 11]]

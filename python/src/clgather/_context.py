@@ -154,10 +154,11 @@ class Context:
         device's row, in place of CLGATHER_PARAMS, for the calls of this
         context that start afterwards; other contexts are not affected.
         "" (or {}) gives the row itself; None goes back to the row with
-        CLGATHER_PARAMS as read at creation. A malformed value raises InvalidArgumentError naming
-        the item and changes nothing. Reading it raises
-        InvalidArgumentError while CLGATHER_PARAMS, as read at creation,
-        is malformed and nothing valid was set since."""
+        CLGATHER_PARAMS as read at creation. A malformed value (None
+        included, when that CLGATHER_PARAMS was) raises
+        InvalidArgumentError naming the item and changes nothing. Reading
+        it raises InvalidArgumentError while CLGATHER_PARAMS, as read at
+        creation, is malformed and nothing valid was set since."""
         ptr = self.handle
         p = _lib.Params()
         _errors.check(lib.clg_context_get_params(ptr, ctypes.byref(p)), ptr)
