@@ -60,19 +60,33 @@ struct clg_slot_chunk {
     clg_slot_chunk *next;
 };
 
-/* One deferred call, kept until the next finish. */
+/* One deferred call, kept until the next finish with every event it
+ * depends on (docs/design.md, "Enqueue and deferred errors"). */
 typedef struct clg_deferred_rec {
     void *info; /* the operator layer's description, owned; NULL: none */
     cl_mem keep;
     struct clg_rt_slot *slot;
-    cl_event ev; /* the call's last command, owned; NULL: none enqueued */
+    cl_event ev;     /* the call's last command, owned; NULL: none enqueued */
+    cl_event *more;  /* owned: the wait list's events (retained, `ngates`),
+                      * then the earlier commands' events; NULL: none */
+    uint32_t nmore;  /* entries of `more` */
+    uint32_t ngates; /* of which the wait list's */
 } clg_deferred_rec;
+
+/* Operations one context holds between two finishes (docs/design.md,
+ * "Enqueue and deferred errors"): past it an enqueue is refused with
+ * PENDING_LIMIT. */
+#define CLG_MAX_PENDING 262144
+
+/* Free slot chunks a context keeps after a finish, for the next batch. */
+#define CLG_CHUNKS_KEPT 2
 
 /* Everything enqueued since the last finish. */
 typedef struct clg_epoch {
     clg_slot_chunk *chunks; /* head: the chunk slots are taken from */
     clg_deferred_rec *recs;
     size_t rec_count, rec_capacity;
+    size_t event_count; /* command events the records hold */
 } clg_epoch;
 
 /* A set of the copy path's scratch buffers, one per tensor role. */
@@ -130,9 +144,11 @@ struct clg_context {
 clg_device_type clg_device_type_from_cl(cl_device_type type);
 
 /* Chooses the device `spec` names (docs/design.md, "Choosing a device");
- * host/devices.c. On failure writes the reason to msg. */
+ * host/devices.c. On failure writes the reason to msg and the raw OpenCL
+ * code, if an OpenCL call failed, to *code (else CL_SUCCESS). */
 clg_status clg_devices_select(const char *spec, cl_platform_id *platform,
-                              cl_device_id *device, char *msg, size_t cap);
+                              cl_device_id *device, char *msg, size_t cap,
+                              cl_int *code);
 
 /* Releases the cached programs and their kernels (host/program.c). */
 void clg_programs_release(clg_context *ctx);

@@ -43,21 +43,26 @@ static clg_status report(clg_context *ctx, const clg_deferred_info *info,
     return clg_prefix_error(ctx, st, prefix);
 }
 
-/* A call whose commands did not complete (its last event's status is
- * negative: an event of its wait list failed, or the device). */
-static clg_status report_incomplete(clg_context *ctx,
-                                    const clg_deferred_info *info,
-                                    cl_int status)
+/* A call whose commands did not complete (a negative execution status:
+ * an event of its wait list failed, an earlier command on its in-order
+ * queue did, or the device), and how many later ones did not either. */
+static clg_status report_not_run(clg_context *ctx, const clg_rt_deferred *d,
+                                 size_t later)
 {
-    char prefix[2 * CLG_MAX_RANK * 24 + 128];
-    describe(prefix, sizeof prefix, info);
-    clg_fail(ctx, CLG_STATUS_OPENCL_ERROR,
-             "%sthe operation did not complete: its command ended with "
-             "execution status %d; its output was not written (did an event "
-             "of its wait list fail?)",
-             prefix, (int)status);
-    clg_set_cl_error(ctx, status);
-    return CLG_STATUS_OPENCL_ERROR;
+    char prefix[2 * CLG_MAX_RANK * 24 + 128], why[96] = "", more[96] = "";
+    describe(prefix, sizeof prefix, d->info);
+    if (d->failed_gate >= 0)
+        snprintf(why, sizeof why, " (event_wait_list[%d] failed)",
+                 d->failed_gate);
+    if (later > 0)
+        snprintf(more, sizeof more,
+                 "; %zu later operation%s did not run either", later,
+                 later == 1 ? "" : "s");
+    return clg_fail_exec(ctx, d->status,
+                         "%sthe operation did not run%s: its command ended "
+                         "with execution status %d, an error; its output "
+                         "was not written%s",
+                         prefix, why, (int)d->status, more);
 }
 
 clg_status clg_context_finish(clg_context *ctx)
@@ -67,14 +72,20 @@ clg_status clg_context_finish(clg_context *ctx)
     if (!ctx)
         return clg_fail(NULL, CLG_STATUS_NULL_POINTER, "ctx is NULL");
     clg_status st = clg_rt_collect(ctx, &list, &n);
-    for (size_t i = 0; st == CLG_STATUS_OK && i < n; i++) {
-        if (!list[i].info)
-            continue;
-        if (list[i].status < 0)
-            st = report_incomplete(ctx, list[i].info, list[i].status);
-        else if (list[i].raised)
+    /* An operation that did not run comes first: its output was never
+     * written, which no index error of another one can say. */
+    size_t first = n, later = 0;
+    for (size_t i = 0; st == CLG_STATUS_OK && i < n; i++)
+        if (list[i].info && list[i].status < 0) {
+            later += first < n;
+            if (first == n)
+                first = i;
+        }
+    if (first < n)
+        st = report_not_run(ctx, &list[first], later);
+    for (size_t i = 0; st == CLG_STATUS_OK && i < n; i++)
+        if (list[i].info && list[i].raised)
             st = report(ctx, list[i].info, list[i].keep);
-    }
     clg_rt_deferred_free(list, n);
     if (st == CLG_STATUS_OK)
         clg_clear_error(ctx);

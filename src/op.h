@@ -281,13 +281,19 @@ typedef struct clg_deferred_info {
     clg_problem p;
 } clg_deferred_info;
 
-/* src/mismatch.c: validation mode. Runs the reference over the same
- * host tensors and compares it with the device's output; DEVICE_MISMATCH
- * naming the first differing position and both values. */
+/* src/mismatch.c: validation mode. clg_validate_reserve allocates the
+ * reference's output (*ref, NULL when validation is off or the output
+ * empty) before the device may write the caller's output, so that a
+ * failed allocation leaves it untouched; clg_validate_result runs the
+ * reference over the same host tensors into *ref and compares it with the
+ * device's output: DEVICE_MISMATCH naming the first differing position
+ * and both values. The caller frees ref. */
+clg_status clg_validate_reserve(clg_context *ctx, const clg_problem *p,
+                                void **ref);
 clg_status clg_validate_result(const clg_routine *r, clg_context *ctx,
                                const clg_problem *p, const clg_tensor *data,
                                const clg_tensor *indices, int64_t axis,
-                               const clg_tensor *output);
+                               const clg_tensor *output, void *ref);
 
 /* ---------------------------------------------------------------- pieces */
 
