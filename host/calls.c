@@ -12,6 +12,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 static const cl_int zero_slot[2] = {0, 0};
 
@@ -746,8 +749,18 @@ static void retire_epoch(clg_context *ctx, clg_epoch *e, int lost)
         free_chunk(extra);
         extra = next;
     }
+    size_t count = e->rec_count;
     free(e->recs);
     memset(e, 0, sizeof *e);
+#if defined(__GLIBC__)
+    /* A large batch's records, events and commands were many small
+     * allocations, freed now; glibc keeps freed heap pages resident until
+     * trimmed. */
+    if (count >= CLG_TRIM_AFTER)
+        malloc_trim(0);
+#else
+    (void)count;
+#endif
 }
 
 static void release_record_events(clg_deferred_rec *rec)

@@ -81,6 +81,10 @@ typedef struct clg_deferred_rec {
 /* Free slot chunks a context keeps after a finish, for the next batch. */
 #define CLG_CHUNKS_KEPT 2
 
+/* A finish of at least this many operations gives freed heap memory back
+ * to the system (glibc's malloc_trim). */
+#define CLG_TRIM_AFTER 4096
+
 /* Everything enqueued since the last finish. */
 typedef struct clg_epoch {
     clg_slot_chunk *chunks; /* head: the chunk slots are taken from */
