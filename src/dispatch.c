@@ -153,8 +153,10 @@ clg_status clg_dispatch_enqueue(const clg_routine *r, clg_context *ctx,
         return st;
     info.sequence = clg_rt_sequence(&c);
     st = enqueue_problem(r, &c, &info.p, data, indices, output);
+    clg_deferred_info packed;
     if (st == CLG_STATUS_OK)
-        st = clg_rt_call_defer(&c, &info, sizeof info, indices->buffer, event);
+        st = clg_rt_call_defer(&c, &packed, clg_info_pack(&info, &packed),
+                               indices->buffer, event);
     clg_rt_call_close(&c, st != CLG_STATUS_OK);
     if (st == CLG_STATUS_OK)
         clg_clear_error(ctx);

@@ -8,8 +8,54 @@
  * wait list) is reported as such: its output was never written. */
 #include "op.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+
+/* The packed layout: the sequence, the problem's fields before its
+ * shapes, those after them, then each shape's used dimensions. */
+#define HEAD_END offsetof(clg_problem, data_shape)
+#define TAIL_START offsetof(clg_problem, axis)
+#define TAIL_SIZE (sizeof(clg_problem) - TAIL_START)
+
+size_t clg_info_pack(const clg_deferred_info *info, void *buf)
+{
+    const clg_problem *p = &info->p;
+    unsigned char *b = buf;
+    size_t at = 0;
+    memcpy(b + at, &info->sequence, sizeof info->sequence);
+    at += sizeof info->sequence;
+    memcpy(b + at, p, HEAD_END);
+    at += HEAD_END;
+    memcpy(b + at, (const unsigned char *)p + TAIL_START, TAIL_SIZE);
+    at += TAIL_SIZE;
+    memcpy(b + at, p->data_shape, p->data_rank * sizeof(int64_t));
+    at += p->data_rank * sizeof(int64_t);
+    memcpy(b + at, p->index_shape, p->index_rank * sizeof(int64_t));
+    at += p->index_rank * sizeof(int64_t);
+    memcpy(b + at, p->out_shape, p->out_rank * sizeof(int64_t));
+    at += p->out_rank * sizeof(int64_t);
+    return at;
+}
+
+void clg_info_unpack(const void *buf, clg_deferred_info *info)
+{
+    clg_problem *p = &info->p;
+    const unsigned char *b = buf;
+    size_t at = 0;
+    memset(info, 0, sizeof *info);
+    memcpy(&info->sequence, b + at, sizeof info->sequence);
+    at += sizeof info->sequence;
+    memcpy(p, b + at, HEAD_END);
+    at += HEAD_END;
+    memcpy((unsigned char *)p + TAIL_START, b + at, TAIL_SIZE);
+    at += TAIL_SIZE;
+    memcpy(p->data_shape, b + at, p->data_rank * sizeof(int64_t));
+    at += p->data_rank * sizeof(int64_t);
+    memcpy(p->index_shape, b + at, p->index_rank * sizeof(int64_t));
+    at += p->index_rank * sizeof(int64_t);
+    memcpy(p->out_shape, b + at, p->out_rank * sizeof(int64_t));
+}
 
 /* "Gather #12 (data FLOAT[3, 4], indices INT64[2], axis 0): " */
 static void describe(char *buf, size_t cap, const clg_deferred_info *info)
@@ -50,7 +96,9 @@ static clg_status report_not_run(clg_context *ctx, const clg_rt_deferred *d,
                                  size_t later)
 {
     char prefix[2 * CLG_MAX_RANK * 24 + 128], why[96] = "", more[96] = "";
-    describe(prefix, sizeof prefix, d->info);
+    clg_deferred_info info;
+    clg_info_unpack(d->info, &info);
+    describe(prefix, sizeof prefix, &info);
     if (d->failed_gate >= 0)
         snprintf(why, sizeof why, " (event_wait_list[%d] failed)",
                  d->failed_gate);
@@ -84,8 +132,11 @@ clg_status clg_context_finish(clg_context *ctx)
     if (first < n)
         st = report_not_run(ctx, &list[first], later);
     for (size_t i = 0; st == CLG_STATUS_OK && i < n; i++)
-        if (list[i].info && list[i].raised)
-            st = report(ctx, list[i].info, list[i].keep);
+        if (list[i].info && list[i].raised) {
+            clg_deferred_info info;
+            clg_info_unpack(list[i].info, &info);
+            st = report(ctx, &info, list[i].keep);
+        }
     clg_rt_deferred_free(list, n);
     if (st == CLG_STATUS_OK)
         clg_clear_error(ctx);

@@ -11,7 +11,7 @@
 
 #define OPS 200000
 /* The documented bounds (clgather.h, clg_context_finish). */
-#define BYTES_PER_OP_MAX 2048
+#define BYTES_PER_OP_MAX 1536
 #define BYTES_REGROW_MAX (64u << 20)
 #define BYTES_SECOND_FINISH_MAX (16u << 20)
 #define PENDING_MAX 262144
