@@ -519,7 +519,9 @@ CLG_API clg_status clg_reference_gather_elements(clg_context *ctx,
  *  taken.
  *  An event of the wait list that fails after the enqueue: the operation
  *  does not run (its output is not written), and clg_context_finish says
- *  so (see there).
+ *  so (see there). Failing it from another thread while the enqueue call
+ *  runs is a race: on POCL 3.1 the operation may then stay queued for
+ *  ever, and the finish and clg_context_destroy wait for it.
  *  Index values are checked on the device, and an error there is
  *  deferred: the operation completes (its event too), its output buffer's
  *  contents are unspecified, and no byte outside its buffers is written,
