@@ -25,6 +25,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "clg_test.h"
 
+#include "clg_test_cache.h" /* the kernels a plan built */
+
 #include <pthread.h>
 #include <signal.h>
 #include <time.h>
@@ -70,17 +72,19 @@ typedef struct plan {
 } plan;
 
 static const plan plans[] = {
-    {"Gather, one launch", NULL, NULL, NULL, CLG_TEST_GATHER, 50, 12, 33, 50},
+    {"Gather, one launch", NULL, NULL, NULL, CLG_TEST_GATHER, 50, 12, 33, 50,
+     "clg_gather"},
     /* [40, 1024] on axis 0: packed strips, 4 passes of pack + gather. */
     {"GatherElements, packed strips", NULL, NULL, NULL,
-     CLG_TEST_GATHER_ELEMENTS, 40, 1024, 40, 40},
+     CLG_TEST_GATHER_ELEMENTS, 40, 1024, 40, 40, "clg_pack_strips"},
     /* norm=1: outputs of 1 KiB or more take the normalising pass. */
     {"Gather, normalising pass", NULL, "norm=1", NULL, CLG_TEST_GATHER, 50, 12,
-     33, 50},
+     33, 50, "_normed"},
     {"GatherElements, GPU plan", "gpu", NULL, NULL, CLG_TEST_GATHER_ELEMENTS,
-     20, 30, 20, 20},
+     20, 30, 20, 20, "clg_gather_elements"},
     /* Buffers of 1 KiB: the host call (64 x 12 floats) runs in pieces. */
-    {"Gather, pieces", NULL, NULL, "1024", CLG_TEST_GATHER, 20, 12, 16, 64},
+    {"Gather, pieces", NULL, NULL, "1024", CLG_TEST_GATHER, 20, 12, 16, 64,
+     "clg_gather"},
 };
 
 /* Counts of the whole run. */
@@ -432,6 +436,9 @@ static void test_execution_faults(void **state)
             if (q)
                 clReleaseCommandQueue(q);
         }
+        /* The plan's commands are the ones that were made to fail. */
+        clg_test_set_case("%s: kernels built", pl->name);
+        assert_true(clg_test_kernels_named(ctx, pl->kernel) >= 1);
         alarm(HANG_LIMIT_S);
         clg_context_destroy(ctx);
         alarm(0);
