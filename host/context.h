@@ -106,8 +106,10 @@ struct clg_context {
     cl_context cl_ctx;
     cl_command_queue queue;
     int queue_out_of_order;
-    /* The library's own in-order queue, for reads after a wait (error
-     * slots, indices to report): never behind a caller's commands. */
+    /* The library's own in-order queue, for the host-memory calls and
+     * for reads after a wait (error slots, indices to report): never
+     * behind a caller's commands, so never stopped by a caller's failed
+     * event (docs/design.md, "Enqueue and deferred errors"). */
     cl_command_queue own_queue;
     clg_device_type type;   /* the device's own type */
     int host_unified;       /* the device's CL_DEVICE_HOST_UNIFIED_MEMORY */
