@@ -458,12 +458,57 @@ static clg_status add_record(clg_context *ctx, const clg_deferred_rec *r)
     return CLG_STATUS_OK;
 }
 
+/* Releases `n` events, or, when `failed`, keeps them in the context until
+ * it is destroyed (a runtime may still propagate the failure through
+ * them); released at once only when even that list cannot grow. */
+static void release_events(clg_context *ctx, const cl_event *evs, size_t n,
+                           int failed)
+{
+    size_t kept = 0;
+    if (failed && n) {
+        pthread_mutex_lock(&ctx->epoch_lock);
+        if (ctx->parked_count + n > ctx->parked_capacity) {
+            size_t cap = 2 * (ctx->parked_count + n) + 16;
+            cl_event *grown = realloc(ctx->parked, cap * sizeof *grown);
+            if (grown) {
+                ctx->parked = grown;
+                ctx->parked_capacity = cap;
+            }
+        }
+        if (ctx->parked_count + n <= ctx->parked_capacity) {
+            memcpy(ctx->parked + ctx->parked_count, evs, n * sizeof *evs);
+            ctx->parked_count += n;
+            kept = n;
+        }
+        pthread_mutex_unlock(&ctx->epoch_lock);
+    }
+    for (size_t i = kept; i < n; i++)
+        clReleaseEvent(evs[i]);
+}
+
+/* 1 when any of the events ended with a negative execution status (or
+ * cannot say). */
+static int any_failed(const cl_event *evs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        cl_int status = CL_COMPLETE;
+        if (clGetEventInfo(evs[i], CL_EVENT_COMMAND_EXECUTION_STATUS,
+                           sizeof status, &status, NULL) != CL_SUCCESS ||
+            status < 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* Releases the events a call still holds and its command array. */
 static void release_commands(clg_rt_call *c)
 {
     clg_rt_cmd *cmd = cmds_of(c);
+    int failed = 0;
+    for (size_t i = 0; i < c->ncmds && !failed; i++)
+        failed = any_failed(&cmd[i].ev, 1);
     for (size_t i = 0; i < c->ncmds; i++)
-        clReleaseEvent(cmd[i].ev);
+        release_events(c->ctx, &cmd[i].ev, 1, failed);
     free(c->cmds);
     c->cmds = NULL;
     c->ncmds = c->cmd_cap = 0;
@@ -626,7 +671,7 @@ static cl_int own_read(clg_context *ctx, cl_mem buf, size_t offset,
                               sizeof *status, status, NULL)) != CL_SUCCESS)
         *call = "clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)";
     if (ev)
-        clReleaseEvent(ev);
+        release_events(ctx, &ev, 1, *status < 0);
     if (err == CL_SUCCESS && *status < 0)
         err = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
     return err;
@@ -763,13 +808,15 @@ static void retire_epoch(clg_context *ctx, clg_epoch *e, int lost)
 #endif
 }
 
-static void release_record_events(clg_deferred_rec *rec)
+/* Releases a record's events (failed: kept until destroy, see
+ * release_events). */
+static void release_record_events(clg_context *ctx, clg_deferred_rec *rec,
+                                  int failed)
 {
-    for (uint32_t i = 0; i < rec->nmore; i++)
-        clReleaseEvent(rec->more[i]);
+    release_events(ctx, rec->more, rec->nmore, failed);
     free(rec->more);
     if (rec->ev)
-        clReleaseEvent(rec->ev);
+        release_events(ctx, &rec->ev, 1, failed);
     rec->more = NULL;
     rec->ev = NULL;
     rec->nmore = rec->ngates = 0;
@@ -777,7 +824,8 @@ static void release_record_events(clg_deferred_rec *rec)
 
 /* The records of an epoch as a collect's answer; infos and kept buffers
  * move to it. */
-static clg_rt_deferred *hand_out_records(clg_epoch *e, const int *raised,
+static clg_rt_deferred *hand_out_records(clg_context *ctx, clg_epoch *e,
+                                         const int *raised,
                                          const cl_int *status, const int *gate)
 {
     clg_rt_deferred *list = calloc(e->rec_count ? e->rec_count : 1,
@@ -788,18 +836,21 @@ static clg_rt_deferred *hand_out_records(clg_epoch *e, const int *raised,
         list[r].raised = raised[r];
         list[r].status = status[r];
         list[r].failed_gate = gate[r];
-        release_record_events(&e->recs[r]);
+        release_record_events(ctx, &e->recs[r], status[r] < 0 || gate[r] >= 0);
     }
     return list;
 }
 
-static void free_records(clg_deferred_rec *recs, size_t n)
+/* Frees records that were not handed out; `failed`: their events are
+ * kept until destroy. */
+static void free_records(clg_context *ctx, clg_deferred_rec *recs, size_t n,
+                         int failed)
 {
     for (size_t r = 0; r < n; r++) {
         free(recs[r].info);
         if (recs[r].keep)
             clReleaseMemObject(recs[r].keep);
-        release_record_events(&recs[r]);
+        release_record_events(ctx, &recs[r], failed);
     }
 }
 
@@ -831,13 +882,13 @@ clg_status clg_rt_collect(clg_context *ctx, clg_rt_deferred **out, size_t *n)
     else if ((err = read_epoch(ctx, &e, raised, host, &call)) != CL_SUCCESS)
         st = clg_fail_cl(ctx, err, call);
     if (st == CLG_STATUS_OK &&
-        !(*out = hand_out_records(&e, raised, status, gate)))
+        !(*out = hand_out_records(ctx, &e, raised, status, gate)))
         st = clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
                       "out of host memory reading error slots");
     if (st == CLG_STATUS_OK)
         *n = e.rec_count;
     else
-        free_records(e.recs, e.rec_count);
+        free_records(ctx, e.recs, e.rec_count, 1);
     /* A chunk is reused only once it was read and cleared: a failed wait
      * leaves chunks the device may still write, a failed read or clear
      * leaves raised slots that would blame a later call. */
@@ -962,7 +1013,12 @@ void clg_calls_release(clg_context *ctx)
         wait_records(e, status, gate, &call);
     free(status);
     free(gate);
-    free_records(e->recs, e->rec_count);
+    free_records(ctx, e->recs, e->rec_count, 0);
+    for (size_t i = 0; i < ctx->parked_count; i++)
+        clReleaseEvent(ctx->parked[i]);
+    free(ctx->parked);
+    ctx->parked = NULL;
+    ctx->parked_count = ctx->parked_capacity = 0;
     free_chunk_list(e->chunks);
     e->chunks = NULL;
     retire_epoch(ctx, e, 0);

@@ -141,6 +141,12 @@ struct clg_context {
     clg_slot_chunk *lost_chunks;
     struct clg_rt_slot *lost_slots;
     struct clg_rt_scratch *lost_scratch;
+    /* Events of commands that did not run, released only with the
+     * context: POCL 3.1 may still be propagating the failure through them
+     * on the thread that failed the caller's event, after a waiter here
+     * has woken (docs/design.md, "Enqueue and deferred errors"). */
+    cl_event *parked;
+    size_t parked_count, parked_capacity;
 
     atomic_uint_fast64_t sequence;
     atomic_uint validation; /* CLG_RT_VALIDATE | CLG_RT_TEST_CORRUPT */

@@ -500,7 +500,8 @@ CLG_API clg_status clg_reference_gather_elements(clg_context *ctx,
  *    cl_context. Every event of the list is retained until the next
  *    clg_context_finish, and so are the events of the operation's own
  *    commands (several for some plans), so that no runtime has to
- *    propagate a failure through a released event.
+ *    propagate a failure through a released event; the events of
+ *    commands that did not run are kept until clg_context_destroy.
  *  - event: when not NULL, receives a new event that completes once the
  *    output is written; the caller releases it (clReleaseEvent). On an
  *    out-of-order queue it is the only ordering against later commands.

@@ -69,6 +69,7 @@ typedef struct plan {
     clg_test_op op;
     int64_t rows, cols, n; /* data [rows, cols]; n index rows */
     int64_t host_rows;     /* rows of the blocking host call's data */
+    const char *kernel;    /* part of a kernel name the plan must build */
 } plan;
 
 static const plan plans[] = {
@@ -272,6 +273,8 @@ static void run_point(clg_context *ctx, const plan *pl, queue_kind qk,
     bufs b1, b2;
     clg_test_set_case("%s, %s, %s", pl->name, queue_names[qk],
                       point_names[pt]);
+    /* Unbuffered, so that an abort in the runtime names its case. */
+    fprintf(stderr, "%s\n", clg_test_case_text());
     tensors_make(&t, pl->op, pl->rows, pl->cols, pl->n);
     tensors_make(&th, pl->op, pl->host_rows, pl->cols, pl->n);
     bufs_make(ctx, &t, &b1);
