@@ -836,6 +836,13 @@ static clg_rt_deferred *hand_out_records(clg_context *ctx, clg_epoch *e,
         list[r].raised = raised[r];
         list[r].status = status[r];
         list[r].failed_gate = gate[r];
+        list[r].gate_status = CL_COMPLETE;
+        if (gate[r] >= 0 &&
+            clGetEventInfo(e->recs[r].more[gate[r]],
+                           CL_EVENT_COMMAND_EXECUTION_STATUS,
+                           sizeof list[r].gate_status, &list[r].gate_status,
+                           NULL) != CL_SUCCESS)
+            list[r].gate_status = CL_COMPLETE;
         release_record_events(ctx, &e->recs[r], status[r] < 0 || gate[r] >= 0);
     }
     return list;

@@ -193,8 +193,9 @@ typedef struct clg_rt_deferred {
     void *info; /* as given to clg_rt_call_defer; NULL: nothing */
     cl_mem keep;
     int raised;
-    cl_int status;   /* < 0: a command of the call did not complete */
-    int failed_gate; /* the first event of its wait list that failed; -1 */
+    cl_int status;      /* < 0: a command of the call did not complete */
+    int failed_gate;    /* the first event of its wait list that failed; -1 */
+    cl_int gate_status; /* that event's execution status (< 0) */
 } clg_rt_deferred;
 
 /* Waits for the commands of every deferred call since the last collect

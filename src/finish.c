@@ -99,18 +99,24 @@ static clg_status report_not_run(clg_context *ctx, const clg_rt_deferred *d,
     clg_deferred_info info;
     clg_info_unpack(d->info, &info);
     describe(prefix, sizeof prefix, &info);
-    if (d->failed_gate >= 0)
-        snprintf(why, sizeof why, " (event_wait_list[%d] failed)",
-                 d->failed_gate);
+    /* The status reported is the failed event's own when one of the
+     * wait list failed (the value its owner gave it), else the command's. */
+    cl_int status = d->status;
+    if (d->failed_gate >= 0 && d->gate_status < 0) {
+        snprintf(why, sizeof why,
+                 ": event_wait_list[%d] failed with execution status %d and",
+                 d->failed_gate, (int)d->gate_status);
+        status = d->gate_status;
+    }
     if (later > 0)
         snprintf(more, sizeof more,
                  "; %zu later operation%s did not run either", later,
                  later == 1 ? "" : "s");
-    return clg_fail_exec(ctx, d->status,
-                         "%sthe operation did not run%s: its command ended "
+    return clg_fail_exec(ctx, status,
+                         "%sthe operation did not run%s its command ended "
                          "with execution status %d, an error; its output "
                          "was not written%s",
-                         prefix, why, (int)d->status, more);
+                         prefix, why[0] ? why : ":", (int)d->status, more);
 }
 
 clg_status clg_context_finish(clg_context *ctx)

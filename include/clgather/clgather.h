@@ -602,14 +602,16 @@ CLG_API clg_status clg_enqueue_gather_elements(clg_context *ctx,
  *  the enqueue, or an earlier command on its in-order queue failed, so
  *  the runtime terminated it) comes before any index error: the finish
  *  returns OPENCL_ERROR naming the first such operation, which event of
- *  its wait list failed, the execution status, and how many later
- *  operations of the batch did not run either, e.g. "Gather #3 (...): the
- *  operation did not run (event_wait_list[0] failed): its command ended
- *  with execution status -1, an error; its output was not written; 2
- *  later operations did not run either". clg_context_last_cl_error is
- *  then CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST and
- *  clg_context_last_exec_status the status (an execution status: POCL
- *  reports -1 whatever value the failed event was given). Outputs of
+ *  its wait list failed with its execution status, its command's status,
+ *  and how many later operations of the batch did not run either, e.g.
+ *  "Gather #3 (...): the operation did not run: event_wait_list[0] failed
+ *  with execution status -42 and its command ended with execution status
+ *  -1, an error; its output was not written; 2 later operations did not
+ *  run either". clg_context_last_cl_error is then
+ *  CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST and
+ *  clg_context_last_exec_status the failed event's status (-42 here: the
+ *  value its owner gave it), or the command's when no event of its wait
+ *  list failed (POCL gives a terminated command -1). Outputs of
  *  operations that did not run are not written. Other errors of later
  *  operations in the same batch are dropped. Finishing concurrently from
  *  several threads is allowed: each finish waits for the batch it took and
@@ -646,10 +648,11 @@ CLG_API const char *clg_context_last_error(const clg_context *ctx);
 CLG_API cl_int clg_context_last_cl_error(const clg_context *ctx);
 
 /** Execution status (CL_EVENT_COMMAND_EXECUTION_STATUS, a negative value)
- *  of the command whose failure made the calling thread's last
- *  OPENCL_ERROR on `ctx`: a command that ended without completing, an
- *  event of a wait list that had already failed, or an operation that did
- *  not run (clg_context_finish). The value is whatever the runtime or the
+ *  behind the calling thread's last OPENCL_ERROR on `ctx`: of a command
+ *  that ended without completing (a blocking call), of an event of a wait
+ *  list that had already failed (an enqueue), or, for an operation that
+ *  did not run (clg_context_finish), of the event of its wait list that
+ *  failed, else of its command. The value is whatever the runtime or the
  *  caller set (clSetUserEventStatus accepts any negative value): it is an
  *  execution status, not an API error code, so do not pass it to
  *  clg_cl_error_name. CL_COMPLETE (0) when the last failure was of another

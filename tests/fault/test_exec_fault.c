@@ -290,7 +290,9 @@ static void run_point(clg_context *ctx, const plan *pl, queue_kind qk,
         assert_not_run(st, clg_context_last_cl_error(ctx),
                        clg_context_last_exec_status(ctx),
                        clg_context_last_error(ctx),
-                       "event_wait_list[0] has already failed");
+                       "event_wait_list[0] has already failed (its "
+                       "execution status is -7");
+        assert_int_equal(clg_context_last_exec_status(ctx), -7);
         /* A refused enqueue takes no operation number. */
         CLG_ASSERT_OK(ctx, enqueue(ctx, q, &t, &b2, 0, NULL, NULL));
         op_count++;
@@ -363,7 +365,9 @@ static void run_point(clg_context *ctx, const plan *pl, queue_kind qk,
                        clg_context_last_exec_status(ctx),
                        clg_context_last_error(ctx), name);
         CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
-                            "event_wait_list[0] failed");
+                            "event_wait_list[0] failed with execution "
+                            "status -7");
+        assert_int_equal(clg_context_last_exec_status(ctx), -7);
         /* The count of later operations that did not run is exactly the
          * outputs left unwritten. */
         if (!done2) {
