@@ -223,12 +223,10 @@ cl_command_queue clg_rt_host_queue(clg_context *ctx)
 
 clg_status clg_rt_call_open(clg_context *ctx, cl_command_queue queue,
                             cl_uint num_wait, const cl_event *wait,
-                            clg_rt_call_kind kind, int want_event,
-                            clg_rt_call *c)
+                            clg_rt_call_kind kind, clg_rt_call *c)
 {
     int out_of_order = ctx->queue_out_of_order;
     clg_status st;
-    (void)want_event; /* every command's event is kept */
     memset(c, 0, sizeof *c);
     c->ctx = ctx;
     if (queue == ctx->own_queue)

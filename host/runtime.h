@@ -139,12 +139,11 @@ cl_command_queue clg_rt_host_queue(clg_context *ctx);
  * and device, and the wait list (NULL with a count, a list without one, a
  * NULL or foreign event): INVALID_ARGUMENT; an event of the wait list that
  * has already failed (a negative execution status): OPENCL_ERROR naming
- * it (clg_fail_exec). `want_event`: the last
- * command's event will be handed out (clg_rt_call_defer). */
+ * it (clg_fail_exec). Every command's event is kept (see
+ * clg_rt_call); clg_rt_call_defer hands the last one out on request. */
 clg_status clg_rt_call_open(clg_context *ctx, cl_command_queue queue,
                             cl_uint num_wait, const cl_event *wait,
-                            clg_rt_call_kind kind, int want_event,
-                            clg_rt_call *c);
+                            clg_rt_call_kind kind, clg_rt_call *c);
 
 /* For the next command of `c` (host/ only): its wait list, and where it
  * returns its event (`ev`); after the enqueue succeeded,

@@ -148,8 +148,7 @@ clg_status clg_dispatch_enqueue(const clg_routine *r, clg_context *ctx,
         (st = check_cl_call(ctx, r->op, data, indices, axis, output,
                             &info.p)) != CLG_STATUS_OK ||
         (st = clg_rt_call_open(ctx, queue, num_wait, wait,
-                               CLG_RT_CALL_DEFERRED, event != NULL, &c)) !=
-            CLG_STATUS_OK)
+                               CLG_RT_CALL_DEFERRED, &c)) != CLG_STATUS_OK)
         return st;
     info.sequence = clg_rt_sequence(&c);
     st = enqueue_problem(r, &c, &info.p, data, indices, output);
@@ -175,7 +174,7 @@ clg_status clg_dispatch_cl(const clg_routine *r, clg_context *ctx,
     if ((st = need_ctx(ctx)) != CLG_STATUS_OK ||
         (st = check_cl_call(ctx, r->op, data, indices, axis, output, &p)) !=
             CLG_STATUS_OK ||
-        (st = clg_rt_call_open(ctx, NULL, 0, NULL, CLG_RT_CALL_BLOCKING, 0,
+        (st = clg_rt_call_open(ctx, NULL, 0, NULL, CLG_RT_CALL_BLOCKING,
                                &c)) != CLG_STATUS_OK)
         return st;
     st = enqueue_problem(r, &c, &p, data, indices, output);
@@ -393,7 +392,7 @@ static clg_status run_launches(host_call *hc)
     st = clg_rt_call_open(ctx, clg_rt_host_queue(ctx), 0, NULL,
                           hc->in_place ? CLG_RT_CALL_UNCHECKED
                                        : CLG_RT_CALL_BLOCKING,
-                          0, &hc->call);
+                          &hc->call);
     if (st == CLG_STATUS_OK && (st = run_pieces(hc)) == CLG_STATUS_OK)
         st = finish_host(hc);
     /* After a failure nothing enqueued (copies from the caller's inputs,
