@@ -89,19 +89,37 @@ struct clg_slot_chunk {
     clg_slot_chunk *next;
 };
 
-/* One deferred call, kept until the next finish. */
+/* One deferred call, kept until the next finish with every event it
+ * depends on (docs/design.md, "Enqueue and deferred errors"). */
 typedef struct clg_deferred_rec {
     void *info; /* the operator layer's description, owned; NULL: none */
     cl_mem keep;
     struct clg_rt_slot *slot;
-    cl_event ev; /* the call's last command, owned; NULL: none enqueued */
+    cl_event ev;     /* the call's last command, owned; NULL: none enqueued */
+    cl_event *more;  /* owned: the wait list's events (retained, `ngates`),
+                      * then the earlier commands' events; NULL: none */
+    uint32_t nmore;  /* entries of `more` */
+    uint32_t ngates; /* of which the wait list's */
 } clg_deferred_rec;
+
+/* Operations one context holds between two finishes (docs/design.md,
+ * "Enqueue and deferred errors"): past it an enqueue is refused with
+ * PENDING_LIMIT. */
+#define CLG_MAX_PENDING 262144
+
+/* Free slot chunks a context keeps after a finish, for the next batch. */
+#define CLG_CHUNKS_KEPT 2
+
+/* A finish of at least this many operations gives freed heap memory back
+ * to the system (glibc's malloc_trim). */
+#define CLG_TRIM_AFTER 4096
 
 /* Everything enqueued since the last finish. */
 typedef struct clg_epoch {
     clg_slot_chunk *chunks; /* head: the chunk slots are taken from */
     clg_deferred_rec *recs;
     size_t rec_count, rec_capacity;
+    size_t event_count; /* command events the records hold */
 } clg_epoch;
 
 /* A set of the copy path's scratch buffers, one per tensor role. */
@@ -117,8 +135,10 @@ struct clg_context {
     cl_context cl_ctx;
     cl_command_queue queue;
     int queue_out_of_order;
-    /* The library's own in-order queue, for reads after a wait (error
-     * slots, indices to report): never behind a caller's commands. */
+    /* The library's own in-order queue, for the host-memory calls and
+     * for reads after a wait (error slots, indices to report): never
+     * behind a caller's commands, so never stopped by a caller's failed
+     * event (docs/design.md, "Enqueue and deferred errors"). */
     cl_command_queue own_queue;
     clg_device_type type;   /* the device's own type */
     int host_unified;       /* the device's CL_DEVICE_HOST_UNIFIED_MEMORY */
@@ -150,6 +170,12 @@ struct clg_context {
     clg_slot_chunk *lost_chunks;
     struct clg_rt_slot *lost_slots;
     struct clg_rt_scratch *lost_scratch;
+    /* Events of commands that did not run, released only with the
+     * context: POCL 3.1 may still be propagating the failure through them
+     * on the thread that failed the caller's event, after a waiter here
+     * has woken (docs/design.md, "Enqueue and deferred errors"). */
+    cl_event *parked;
+    size_t parked_count, parked_capacity;
 
     atomic_uint_fast64_t sequence;
     atomic_uint validation; /* CLG_RT_VALIDATE | CLG_RT_TEST_CORRUPT */
@@ -167,10 +193,11 @@ clg_device_type clg_device_type_from_cl(cl_device_type type);
 
 /* Chooses the device `spec` names (docs/design.md, "Choosing a device"),
  * `env_spec` (CLGATHER_DEVICE as read at creation) when spec is NULL or
- * empty; host/devices.c. On failure writes the reason to msg. */
+ * empty; host/devices.c. On failure writes the reason to msg and the raw
+ * OpenCL code, if an OpenCL call failed, to *code (else CL_SUCCESS). */
 clg_status clg_devices_select(const char *spec, const char *env_spec,
                               cl_platform_id *platform, cl_device_id *device,
-                              char *msg, size_t cap);
+                              char *msg, size_t cap, cl_int *code);
 
 /* Releases the cached programs and their kernels (host/program.c). */
 void clg_programs_release(clg_context *ctx);

@@ -54,7 +54,10 @@ static clg_status enqueue_range(clg_rt_call *c, cl_kernel kernel,
                                                 evp);
             if (err != CL_SUCCESS)
                 return clg_fail_cl(c->ctx, err, "clEnqueueNDRangeKernel");
-            clg_rt_call_enqueued(c, ev);
+            clg_status st = clg_rt_call_enqueued(c, ev,
+                                                 "clEnqueueNDRangeKernel");
+            if (st != CLG_STATUS_OK)
+                return st;
         }
     return CLG_STATUS_OK;
 }

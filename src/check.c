@@ -128,8 +128,8 @@ clg_status clg_check_indices_device(clg_context *ctx, const clg_problem *p,
                                     cl_mem indices, int *raised)
 {
     clg_rt_call c;
-    clg_status st = clg_rt_call_open(ctx, NULL, 0, NULL, CLG_RT_CALL_BLOCKING,
-                                     0, &c);
+    clg_status st = clg_rt_call_open(ctx, clg_rt_host_queue(ctx), 0, NULL,
+                                     CLG_RT_CALL_BLOCKING, &c);
     *raised = 0;
     if (st == CLG_STATUS_OK &&
         (st = clg_index_pass(&c, p, indices, NULL)) == CLG_STATUS_OK)

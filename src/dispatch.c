@@ -148,13 +148,14 @@ clg_status clg_dispatch_enqueue(const clg_routine *r, clg_context *ctx,
         (st = check_cl_call(ctx, r->op, data, indices, axis, output,
                             &info.p)) != CLG_STATUS_OK ||
         (st = clg_rt_call_open(ctx, queue, num_wait, wait,
-                               CLG_RT_CALL_DEFERRED, event != NULL, &c)) !=
-            CLG_STATUS_OK)
+                               CLG_RT_CALL_DEFERRED, &c)) != CLG_STATUS_OK)
         return st;
-    info.sequence = clg_rt_sequence(ctx);
+    info.sequence = clg_rt_sequence(&c);
     st = enqueue_problem(r, &c, &info.p, data, indices, output);
+    clg_deferred_info packed;
     if (st == CLG_STATUS_OK)
-        st = clg_rt_call_defer(&c, &info, sizeof info, indices->buffer, event);
+        st = clg_rt_call_defer(&c, &packed, clg_info_pack(&info, &packed),
+                               indices->buffer, event);
     clg_rt_call_close(&c, st != CLG_STATUS_OK);
     if (st == CLG_STATUS_OK)
         clg_clear_error(ctx);
@@ -173,7 +174,7 @@ clg_status clg_dispatch_cl(const clg_routine *r, clg_context *ctx,
     if ((st = need_ctx(ctx)) != CLG_STATUS_OK ||
         (st = check_cl_call(ctx, r->op, data, indices, axis, output, &p)) !=
             CLG_STATUS_OK ||
-        (st = clg_rt_call_open(ctx, NULL, 0, NULL, CLG_RT_CALL_BLOCKING, 0,
+        (st = clg_rt_call_open(ctx, NULL, 0, NULL, CLG_RT_CALL_BLOCKING,
                                &c)) != CLG_STATUS_OK)
         return st;
     st = enqueue_problem(r, &c, &p, data, indices, output);
@@ -357,7 +358,9 @@ static clg_status finish_host(host_call *hc)
     int raised = 0;
     clg_status st;
     if (hc->out_copy && hc->whole)
-        return download_whole(hc);
+        return (st = download_whole(hc)) != CLG_STATUS_OK
+                   ? st
+                   : clg_rt_call_sync(&hc->call);
     if ((st = clg_rt_call_wait(&hc->call, &raised)) != CLG_STATUS_OK ||
         hc->in_place)
         return st;
@@ -366,7 +369,10 @@ static clg_status finish_host(host_call *hc)
                            clg_check_indices_host(ctx, hc->p, hc->indices),
                            "every index is valid (were the indices modified "
                            "during the call?)");
-    return hc->whole ? download_whole(hc) : CLG_STATUS_OK;
+    if (!hc->whole || (st = download_whole(hc)) != CLG_STATUS_OK)
+        return st;
+    /* The blocking read may return while its command was terminated. */
+    return clg_rt_call_sync(&hc->call);
 }
 
 /* Checks, opens the call, launches and finishes; hc->output is where the
@@ -383,10 +389,10 @@ static clg_status run_launches(host_call *hc)
     if ((!hc->in_place || hc->out_copy) &&
         (st = clg_rt_scratch_take(ctx, &hc->scratch)) != CLG_STATUS_OK)
         return st;
-    st = clg_rt_call_open(ctx, NULL, 0, NULL,
+    st = clg_rt_call_open(ctx, clg_rt_host_queue(ctx), 0, NULL,
                           hc->in_place ? CLG_RT_CALL_UNCHECKED
                                        : CLG_RT_CALL_BLOCKING,
-                          0, &hc->call);
+                          &hc->call);
     if (st == CLG_STATUS_OK && (st = run_pieces(hc)) == CLG_STATUS_OK)
         st = finish_host(hc);
     /* After a failure nothing enqueued (copies from the caller's inputs,
@@ -493,6 +499,9 @@ clg_status clg_dispatch_host(const clg_routine *r, clg_context *ctx,
         (st = clg_validate_host(ctx, r->op, data, indices, axis, output,
                                 &p)) != CLG_STATUS_OK)
         return st;
+    void *ref = NULL;
+    if ((st = clg_validate_reserve(ctx, &p, &ref)) != CLG_STATUS_OK)
+        return st;
     if (p.out_count == 0 || p.data_count == 0)
         /* Empty output (or no data to read, which makes every index
          * invalid): no kernel; index values are still checked. */
@@ -500,7 +509,8 @@ clg_status clg_dispatch_host(const clg_routine *r, clg_context *ctx,
     else
         st = host_launch(r, ctx, &p, data, indices, output, 0);
     if (st == CLG_STATUS_OK && clg_rt_validation(ctx) != 0)
-        st = clg_validate_result(r, ctx, &p, data, indices, axis, output);
+        st = clg_validate_result(r, ctx, &p, data, indices, axis, output, ref);
+    free(ref);
     if (st == CLG_STATUS_OK)
         clg_clear_error(ctx);
     return st;

@@ -307,13 +307,28 @@ typedef struct clg_deferred_info {
     clg_problem p;
 } clg_deferred_info;
 
-/* src/mismatch.c: validation mode. Runs the reference over the same
- * host tensors and compares it with the device's output; DEVICE_MISMATCH
- * naming the first differing position and both values. */
+/* The record a deferred call keeps until the finish is the info packed
+ * (src/finish.c): the problem without the unused tails of its shape
+ * arrays, about 130 bytes for small ranks instead of about 800, since a
+ * context may hold 262,144 of them. clg_info_pack writes at most
+ * sizeof(clg_deferred_info) bytes to `buf` and returns how many;
+ * clg_info_unpack restores the info. */
+size_t clg_info_pack(const clg_deferred_info *info, void *buf);
+void clg_info_unpack(const void *buf, clg_deferred_info *info);
+
+/* src/mismatch.c: validation mode. clg_validate_reserve allocates the
+ * reference's output (*ref, NULL when validation is off or the output
+ * empty) before the device may write the caller's output, so that a
+ * failed allocation leaves it untouched; clg_validate_result runs the
+ * reference over the same host tensors into *ref and compares it with the
+ * device's output: DEVICE_MISMATCH naming the first differing position
+ * and both values. The caller frees ref. */
+clg_status clg_validate_reserve(clg_context *ctx, const clg_problem *p,
+                                void **ref);
 clg_status clg_validate_result(const clg_routine *r, clg_context *ctx,
                                const clg_problem *p, const clg_tensor *data,
                                const clg_tensor *indices, int64_t axis,
-                               const clg_tensor *output);
+                               const clg_tensor *output, void *ref);
 
 /* ---------------------------------------------------------------- pieces */
 

@@ -101,7 +101,8 @@ CLG_API const char *clg_version_string(void);
     X(DEVICE_NOT_FOUND, 12, "no OpenCL device matches the device spec")       \
     X(OPENCL_ERROR, 13, "an OpenCL call failed")                              \
     X(BUILD_FAILED, 14, "an OpenCL program failed to build")                  \
-    X(DEVICE_MISMATCH, 15, "the device result differs from the reference")
+    X(DEVICE_MISMATCH, 15, "the device result differs from the reference")    \
+    X(PENDING_LIMIT, 16, "too many enqueued operations since the last finish")
 
 #define CLG_STATUS_ENUM_ENTRY_(name, value, message) CLG_STATUS_##name = value,
 /** Result of every fallible call. CLG_STATUS_OK (0) means success. */
@@ -326,9 +327,12 @@ CLG_API clg_status clg_context_create_from_cl(clg_context **ctx,
                                               cl_command_queue queue);
 
 /** Waits for everything enqueued on the context's queue and through the
- *  context (so a pending user event they wait on must complete), then
- *  releases everything the context holds. Accepts NULL. Must be the last
- *  call on the context, from any thread. */
+ *  context (so a pending user event they wait on must complete or fail),
+ *  then releases everything the context holds. Accepts NULL. Must be the
+ *  last call on the context, from any thread. It does not hang on a
+ *  failed event: an operation behind an event that failed before its
+ *  enqueue was refused (see clg_enqueue_gather), and one behind an event
+ *  that failed later ended without running. */
 CLG_API void clg_context_destroy(clg_context *ctx);
 
 /** Device name, vendor and CL_DEVICE_VERSION of the context's device.
@@ -536,8 +540,12 @@ CLG_API clg_status clg_gather_elements_output_shape(const clg_tensor *data,
  *    copy, committed only when every piece succeeded). One failure no host
  *    code can undo is the exception: when the device reports an error
  *    after the call's single kernel was enqueued (the wait, or the read or
- *    map that delivers the result, fails), each output byte holds either
- *    its old value or its result, never anything else.
+ *    map that delivers the result, fails, or one of the call's commands
+ *    ends with a negative execution status), each output byte holds
+ *    either its old value or its result, never anything else.
+ *  - Queue: host-memory calls run on a queue of the library's own, never
+ *    behind commands the caller enqueued (on the context's queue or any
+ *    other), so a caller's failed event never stops them.
  *  - data, indices, output memory: any address (no alignment required).
  *  Empty tensors are valid; no kernel is launched for them.
  *  Errors: every one of clg_gather_output_shape, plus NULL_POINTER (a data
@@ -547,7 +555,13 @@ CLG_API clg_status clg_gather_elements_output_shape(const clg_tensor *data,
  *  INDEX_OUT_OF_RANGE (a value outside [-s, s-1]; the message names the
  *  first such position, its value and the valid range), OPENCL_ERROR (e.g.
  *  CL_MEM_OBJECT_ALLOCATION_FAILURE when the device cannot hold a piece of
- *  output and a window of data at once), BUILD_FAILED.
+ *  output and a window of data at once; or a command of the call that
+ *  ended with a negative execution status: the message names the command
+ *  and the status, clg_context_last_cl_error is
+ *  CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST and
+ *  clg_context_last_exec_status the status), BUILD_FAILED. Every blocking
+ *  call checks the execution status of each command it waited for before
+ *  it returns OK.
  *  Size: tensors of any element count (2^31 and beyond) are supported; a
  *  tensor larger than clg_context_max_alloc_size() is processed in pieces:
  *  the output in contiguous pieces that each fit one buffer, the data each
@@ -577,8 +591,18 @@ CLG_API clg_status clg_gather_elements(clg_context *ctx,
  *  until the result is in `output->buffer`: clg_enqueue_gather on the
  *  context's queue, then a wait for this call (on the in-order queue, so
  *  also for the commands enqueued there before it). Same semantics and
- *  errors as clg_gather, except that after INDEX_OUT_OF_RANGE the output
- *  buffer's contents are unspecified (no byte outside it is ever written). Buffers
+ *  errors as clg_gather, except that after INDEX_OUT_OF_RANGE or
+ *  OPENCL_ERROR the output buffer's contents are unspecified (no byte
+ *  outside it is ever written).
+ *  Poisoning: because the call runs on the context's queue after what is
+ *  already there, a command there that fails also stops this call; for
+ *  instance an operation another thread enqueued on the context's queue
+ *  (queue NULL) behind a user event that is then set to a negative status.
+ *  The runtime then terminates this call's commands too, and it returns
+ *  OPENCL_ERROR naming the command and its execution status
+ *  (clg_context_last_exec_status), never OK. Enqueue on a queue of your
+ *  own, or use the host-memory calls, to keep blocking calls apart from
+ *  gated work (docs/design.md, "Enqueue and deferred errors"). Buffers
  *  must belong to the context's cl_context and be at least as large as
  *  their tensors, and the output buffer must not be an input's
  *  (INVALID_ARGUMENT otherwise; overlapping sub-buffers are not detected
@@ -625,7 +649,11 @@ CLG_API clg_status clg_reference_gather_elements(clg_context *ctx,
  *  - num_events_in_wait_list, event_wait_list: as for
  *    clEnqueueNDRangeKernel (OpenCL 1.2 section 5.8): the operation starts
  *    after these events complete. The events must belong to the context's
- *    cl_context.
+ *    cl_context. Every event of the list is retained until the next
+ *    clg_context_finish, and so are the events of the operation's own
+ *    commands (several for some plans), so that no runtime has to
+ *    propagate a failure through a released event; the events of
+ *    commands that did not run are kept until clg_context_destroy.
  *  - event: when not NULL, receives a new event that completes once the
  *    output is written; the caller releases it (clReleaseEvent). On an
  *    out-of-order queue it is the only ordering against later commands.
@@ -634,8 +662,19 @@ CLG_API clg_status clg_reference_gather_elements(clg_context *ctx,
  *  (shapes, dtypes, axis: as clg_gather), buffers (NULL, another
  *  cl_context, too small: NULL_POINTER or INVALID_ARGUMENT), the output
  *  buffer being an input's (INVALID_ARGUMENT), the queue and the wait list
- *  (INVALID_ARGUMENT). Nothing is enqueued after such an error and *event
- *  is left unset.
+ *  (INVALID_ARGUMENT), an event of the wait list that has already failed
+ *  (OPENCL_ERROR naming it, e.g. "event_wait_list[0] has already failed
+ *  (its execution status is -7, an error)"; clg_context_last_exec_status
+ *  gives the status), and the pending limit (PENDING_LIMIT: 262,144
+ *  operations enqueued through the context since the last
+ *  clg_context_finish; call it and enqueue again). Nothing is enqueued
+ *  after such an error, *event is left unset and no operation number is
+ *  taken.
+ *  An event of the wait list that fails after the enqueue: the operation
+ *  does not run (its output is not written), and clg_context_finish says
+ *  so (see there). Failing it from another thread while the enqueue call
+ *  runs is a race: on POCL 3.1 the operation may then stay queued for
+ *  ever, and the finish and clg_context_destroy wait for it.
  *  Index values are checked on the device, and an error there is
  *  deferred: the operation completes (its event too), its output buffer's
  *  contents are unspecified, and no byte outside its buffers is written,
@@ -647,11 +686,23 @@ CLG_API clg_status clg_reference_gather_elements(clg_context *ctx,
  *  order their calls returned; on an out-of-order queue only the events
  *  order them.
  *  Errors (immediate): those of clg_gather_cl except INDEX_OUT_OF_RANGE;
- *  INVALID_ARGUMENT for a queue or event the runtime does not know
+ *  INVALID_ARGUMENT for a queue or event the runtime reports as invalid
  *  (CL_INVALID_COMMAND_QUEUE, CL_INVALID_EVENT); OPENCL_ERROR when the
- *  runtime fails otherwise to describe them, or an enqueue fails (commands
- *  already enqueued by the call still run; the output is then
- *  unspecified); BUILD_FAILED. */
+ *  runtime fails otherwise to describe them, an event of the wait list
+ *  has already failed, or an enqueue fails (commands already enqueued by
+ *  the call still run; the output is then unspecified); PENDING_LIMIT;
+ *  BUILD_FAILED.
+ *  Invalid handles: clgather detects a NULL context, tensor, shape or
+ *  buffer pointer (NULL_POINTER), a NULL event in the wait list, and
+ *  handles that are valid OpenCL objects of the wrong context or device
+ *  where the runtime says so: a queue or event of another cl_context or
+ *  device, a buffer too small or of another cl_context (INVALID_ARGUMENT).
+ *  Anything else is undefined behaviour, as in OpenCL itself: a released,
+ *  freed or garbage queue, event or buffer handle (it may crash inside
+ *  the runtime), a handle of another type (e.g. a cl_mem passed as an
+ *  event: POCL accepts it and the finish may then never return), a
+ *  context used after clg_context_destroy, and a pointer to fewer
+ *  elements than its shape says. */
 CLG_API clg_status clg_enqueue_gather(clg_context *ctx, cl_command_queue queue,
                                       const clg_cl_tensor *data,
                                       const clg_cl_tensor *indices,
@@ -679,20 +730,41 @@ CLG_API clg_status clg_enqueue_gather_elements(clg_context *ctx,
  *  none. It waits for those operations only (their events), not for other
  *  commands the caller put on the same queues. Operations are numbered
  *  (#N) in the order the context accepted their enqueue calls, from 1.
- *  Until a finish, each operation keeps its indices buffer retained and
- *  about a kilobyte of host memory: call it regularly. Until its kernels
- *  have run, a Gather on a CPU device with 1 MiB of output or more also
- *  holds a device temporary of 4 bytes per index (see clg_gather).
+ *  Until a finish, each operation keeps its indices buffer retained,
+ *  its events and host memory: about 1.1 KB per operation on POCL 3.1
+ *  (measured with 200,000 pending Gathers: the library's record, about
+ *  200 bytes, and the runtime's event and command); call it regularly.
+ *  At most 262,144 operations are held (PENDING_LIMIT), about 290 MB. A
+ *  finish frees the library's records and keeps 2 chunks of 1,024 error
+ *  slots for the next batch; POCL 3.1 keeps the freed events and commands
+ *  in its own free lists (about 80% of the peak stays resident after
+ *  200,000 operations) and reuses them, so the memory is bounded by the
+ *  largest batch: a second batch of 200,000 adds about a fifth of the
+ *  first. Until its kernels have run, a Gather on a CPU device with 1 MiB
+ *  of output or more also holds a device temporary of 4 bytes per index
+ *  (see clg_gather).
  *  INDEX_OUT_OF_RANGE's message (clg_context_last_error on the calling
  *  thread) reads e.g. "Gather #12 (data FLOAT[3, 4], indices INT64[2],
  *  axis 0): indices[1] = 7 is out of range [-3, 2] for axis 0 of size 3".
  *  The device records that the operation met a bad index; the position
  *  and value named are those of the first bad value its indices buffer
  *  holds at finish time; when the buffer was overwritten since and holds
- *  none, the message says so instead. An operation that never ran (an
- *  event of its wait list failed) is reported as OPENCL_ERROR naming it,
- *  its output unwritten, with its command's status as
- *  clg_context_last_cl_error. Errors of later
+ *  none, the message says so instead.
+ *  An operation that did not run (an event of its wait list failed after
+ *  the enqueue, or an earlier command on its in-order queue failed, so
+ *  the runtime terminated it) comes before any index error: the finish
+ *  returns OPENCL_ERROR naming the first such operation, which event of
+ *  its wait list failed with its execution status, its command's status,
+ *  and how many later operations of the batch did not run either, e.g.
+ *  "Gather #3 (...): the operation did not run: event_wait_list[0] failed
+ *  with execution status -42 and its command ended with execution status
+ *  -1, an error; its output was not written; 2 later operations did not
+ *  run either". clg_context_last_cl_error is then
+ *  CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST and
+ *  clg_context_last_exec_status the failed event's status (-42 here: the
+ *  value its owner gave it), or the command's when no event of its wait
+ *  list failed (POCL gives a terminated command -1). Outputs of
+ *  operations that did not run are not written. Other errors of later
  *  operations in the same batch are dropped. Finishing concurrently from
  *  several threads is allowed: each finish waits for the batch it took and
  *  any earlier one. Blocking calls (clg_gather, clg_gather_cl, ...) report
@@ -720,8 +792,24 @@ CLG_API const char *clg_context_last_error(const clg_context *ctx);
 
 /** Raw OpenCL error code of the calling thread's last OPENCL_ERROR or
  *  BUILD_FAILED on `ctx` (CL_SUCCESS when its last failure was not an
- *  OpenCL one). */
+ *  OpenCL one). It is always an API error code: when the failure was a
+ *  command that did not complete (a negative execution status, e.g. an
+ *  event of its wait list failed), it is
+ *  CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, as clWaitForEvents would
+ *  answer, and clg_context_last_exec_status gives the status itself. */
 CLG_API cl_int clg_context_last_cl_error(const clg_context *ctx);
+
+/** Execution status (CL_EVENT_COMMAND_EXECUTION_STATUS, a negative value)
+ *  behind the calling thread's last OPENCL_ERROR on `ctx`: of a command
+ *  that ended without completing (a blocking call), of an event of a wait
+ *  list that had already failed (an enqueue), or, for an operation that
+ *  did not run (clg_context_finish), of the event of its wait list that
+ *  failed, else of its command. The value is whatever the runtime or the
+ *  caller set (clSetUserEventStatus accepts any negative value): it is an
+ *  execution status, not an API error code, so do not pass it to
+ *  clg_cl_error_name. CL_COMPLETE (0) when the last failure was of another
+ *  kind, after a success, and for NULL. */
+CLG_API cl_int clg_context_last_exec_status(const clg_context *ctx);
 
 /** Symbolic name of an OpenCL error code, e.g. "CL_OUT_OF_RESOURCES".
  *  Static, never NULL; "CL_UNKNOWN_ERROR" for unknown codes. */

@@ -358,8 +358,15 @@ static void test_failed_dependency_and_foreign_commands(void **state)
     CLG_ASSERT_STATUS(ctx, clg_context_finish(ctx), CLG_STATUS_OPENCL_ERROR);
     CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), "Gather #");
     CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
-                        "the operation did not complete");
-    assert_true(clg_context_last_cl_error(ctx) < 0);
+                        "the operation did not run: event_wait_list[0] "
+                        "failed with execution status -1234 and its command "
+                        "ended with execution status");
+    /* An execution status is not an API error code: the raw code says
+     * which kind of failure it was, the status has its own query, with
+     * the value the event was given. */
+    assert_int_equal(clg_context_last_cl_error(ctx),
+                     CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    assert_int_equal(clg_context_last_exec_status(ctx), -1234);
     CLG_ASSERT_OK(ctx, clg_context_finish(ctx));
     clReleaseEvent(gate);
 
@@ -466,6 +473,18 @@ static void test_validation_mode(void **state)
     atomic_fetch_and(&ctx->validation, ~CLG_RT_TEST_CORRUPT);
     CLG_ASSERT_OK(ctx, clg_gather(ctx, &hd, &hgi, 0, &hout));
     CLG_ASSERT_BYTES(out, chain_want_g, sizeof out, 4, "hook off");
+
+    /* The reference's allocation fails: OUT_OF_MEMORY, and the output is
+     * untouched, as on any error. */
+    CLG_ASSERT_OK(ctx, clg_context_set_validate(ctx, 1));
+    atomic_fetch_or(&ctx->validation, CLG_RT_TEST_NO_MEMORY);
+    memset(out, 0xA5, sizeof out);
+    CLG_ASSERT_STATUS(ctx, clg_gather(ctx, &hd, &hgi, 0, &hout),
+                      CLG_STATUS_OUT_OF_MEMORY);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), "validating an output");
+    CLG_ASSERT_FILLED(out, sizeof out, 0xA5, "output after OUT_OF_MEMORY");
+    atomic_fetch_and(&ctx->validation, ~CLG_RT_TEST_NO_MEMORY);
+    CLG_ASSERT_OK(ctx, clg_context_set_validate(ctx, 0));
     CLG_ASSERT_STATUS(NULL, clg_context_set_validate(NULL, 1),
                       CLG_STATUS_NULL_POINTER);
     assert_int_equal(clg_context_validates(NULL), 0);

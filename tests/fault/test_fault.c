@@ -385,6 +385,10 @@ static uint64_t run_once(const scenario *s, tensors *t, uint64_t n)
             assert_null(ctx);
             CLG_ASSERT_CONTAINS(clg_context_last_error(NULL),
                                 cl_fault_failed_call());
+            /* The raw code is kept at every failure point of the create. */
+            assert_int_equal(st, CLG_STATUS_OPENCL_ERROR);
+            assert_int_equal(clg_context_last_cl_error(NULL),
+                             CL_OUT_OF_RESOURCES);
             uint64_t counted = cl_fault_calls();
             cl_fault_pause();
             return counted;
@@ -397,7 +401,13 @@ static uint64_t run_once(const scenario *s, tensors *t, uint64_t n)
     memset(t->out, 0xA5, t->obytes);
     clg_test_set_case("%s: the call after call %" PRIu64 " failed", s->name,
                       n);
+    int refused = t->saved;
     CLG_ASSERT_STATUS(ctx, run_op(s, ctx, t, 0, 0), expected(s));
+    /* A refused enqueue takes no operation number: the operation after it
+     * is #1 on this new context, else #2. */
+    if (s->path == ENQUEUE && s->bad)
+        CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
+                            refused ? "Gather #1 " : "Gather #2 ");
     if (!s->bad)
         CLG_ASSERT_BYTES(t->out, t->want, t->obytes, 4,
                          "output after recovery");
