@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `clgather bench`: bandwidth of Gather and GatherElements on one device,
  * measured beside the same device's plain copy kernel (docs/design.md,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `clgather bench`'s first-call table (docs/design.md, "Program cache"):
  * what a new process pays before its first result, per operator, in one

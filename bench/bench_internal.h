@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Internal to `clgather bench`; what it measures and why is in
  * docs/design.md, section "Measuring speed", and at the top of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian packages clgather needs.
 #
 #   bash ci/install-deps.sh          the library, the tool and the main job

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Checks that the library builds and installs on its own and can be used
 # from the install, the two ways a user would:
 #  1. configures with pkg-config hidden (-DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The Intel CPU runtime lane: the same tests as POCL's, on Intel's OpenCL
 # runtime for CPUs (a second production compiler on the same cores).
 # Installs it privately (ci/install-intel.sh), then, with OCL_ICD_VENDORS

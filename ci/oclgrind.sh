@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The Oclgrind lane: clgather's kernels run work-item by work-item in
 # Oclgrind's simulator (Debian's oclgrind 21.10, installed by
 # ci/install-deps.sh) with its checks on: --check-api (every OpenCL call),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The Python lane: installs the package the way a user does (pip install
 # ./python, which builds the library with CMake through scikit-build-core)
 # into a private virtual environment with its test tools from PyPI, runs

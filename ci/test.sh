@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The whole CI run: install the Debian packages (the test toolchains
 # included: ci/install-deps.sh --tests), check the C formatting
-# (ci/format.sh), build, run every ctest test, run the device tests again
+# (ci/format.sh) and the licence line of every file (ci/licence.sh), build, run every ctest test, run the device tests again
 # with the GPU plan forced (CLGATHER_TEST_PLAN=gpu, so that every kernel
 # variant a GPU can use is compiled and checked on POCL), check the
 # library-only install (ci/install_check.sh), the Python package's lane
@@ -20,6 +21,7 @@ build_dir="${CLG_BUILD_DIR:-build}"
 bash ci/install-deps.sh --tests
 echo "--- format"
 bash ci/format.sh
+bash ci/licence.sh
 echo "--- OpenCL devices"
 clinfo -l || true
 bash ci/build.sh

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Internal to the `clgather` executable: its subcommands and the helpers
  * they share. The I/O helpers the benchmark can reuse live in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* clgather cache: the persistent program cache's folder, cap and entries
  * (device, build options, size, last use), newest first; --clear empties
  * it (docs/guide.md, "Program cache"). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * clgather compare: runs each case (an ONNX node-test data set, or one
  * call on tensor files) on the CPU reference and on every device asked

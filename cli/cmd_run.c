@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * clgather run: one Gather or GatherElements on tensors from .npy or ONNX
  * .pb files, on the device; --check compares with the CPU reference.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The build options and what each one needs. Included by the top-level
 # CMakeLists.txt after project().
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # clg_add_test(<name> SOURCES <files...> LABELS <labels...> [LIBRARIES <libs...>]
 #              [TIMEOUT <seconds>])
 # One cmocka binary per test file. A binary exits 77 only when no OpenCL

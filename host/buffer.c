@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Buffers: caller memory wrapped in place, transfers inside a call, and
  * checks of the caller's buffers (OpenCL 1.2 API sections 5.2 and 5.4).
  * The copy path's scratch sets are in host/calls.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The persistent program cache (docs/design.md, "Program cache"), after
  * OpenCV's OpenCL cache and Arm Compute Library's saved program cache.
  *

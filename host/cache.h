@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The persistent program cache (docs/design.md, "Program cache"): program
  * binaries on disk, keyed by everything that changes them, loaded instead
  * of built from source. Private to host/. Every function here is quiet:

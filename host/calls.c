@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Calls, error slots and the deferred record (docs/design.md, "Enqueue
  * and deferred errors"; OpenCL 1.2 API sections 5.2.1, 5.9 and 5.10).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Contexts: device, cl_context and command queue, the device facts plans
  * are made from, the locks and the sink slot (OpenCL 1.2 API sections 4.4
  * and 5.1). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The context object, private to host/ (docs/design.md, "Layers"): the
  * operator layer sees clg_context only as an opaque handle and reaches it
  * through host/runtime.h.

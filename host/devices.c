@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* OpenCL platform and device discovery (OpenCL 3.0 API sections 4.1-4.2)
  * and selection by spec string (docs/design.md, "Choosing a device"). */
 #include "context.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CLGATHER_* environment variables: the only file of the library that
  * reads the environment (docs/design.md, "Environment"). A context reads
  * them once, when it is created, into its clg_env; no later call reads

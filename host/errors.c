@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Messages, raw OpenCL codes and build logs, kept per thread and per
  * context (docs/design.md, "Errors" and "Threads"): a thread reads back
  * what its own last call on a context left, whatever other threads do

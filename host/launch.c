@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Kernel launches (OpenCL 1.2 API sections 5.7.2 and 5.8). A cl_kernel's
  * arguments are state shared by every thread that uses the kernel, so
  * setting them and enqueueing the kernel is one step under launch_lock

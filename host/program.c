@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Program builds: lazy, cached in the context by (files, build options)
  * and on disk (host/cache.c),
  * build log kept and never printed (OpenCL 1.2 API sections 5.6-5.7). The

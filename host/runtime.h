@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The OpenCL runtime's interface to the operator layer (docs/design.md,
  * "Layers"). Not installed.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Index values: the host scan, the device check kernel, and the message
  * that names the first bad one (docs/design.md, "Errors"). */
 #include "op.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The paths both operators share (docs/design.md, "Layers", "Enqueue and
  * deferred errors" and "Large tensors"): validate -> plan -> launch, on
  * device buffers and on host memory.

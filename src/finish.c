@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* clg_context_finish: waits for the deferred calls and reports the first
  * one whose kernels met a bad index (docs/design.md, "Enqueue and deferred
  * errors"). The device records that a call failed, in the call's error

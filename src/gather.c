@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ONNX Gather (opsets 1, 11, 13): plan, kernel choice and launch, and the
  * public entry points (docs/design.md, "Kernels"); its shape rules are in
  * src/shape.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The index check a host-memory call runs before its first launch, one
  * rule for dispatch.c and for the public clg_check_indices
  * (docs/design.md, "Host memory and device buffers"). */

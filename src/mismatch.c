@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Validation mode (docs/design.md, "Validation mode"): a host-memory call's
  * output compared bit for bit with the CPU reference's. */
 #include "op.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The operator layer's shared declarations (docs/design.md, "Layers"):
  * validation, the problem and plan of one call, pieces, geometry and the
  * routine each operator provides. Not installed. src/ reaches the device

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared fixtures: every OpenCL device clgather sees, one context each.
 
 CI installs POCL, so at least one device must exist: a machine without one

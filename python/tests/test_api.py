@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The binding's API: examples with known answers, errors, Context,
 dtypes, out=, copies."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The two ways to install the package, `pip install ./python` and
 `pip install .` at the repository root, build the same package: the root
 pyproject.toml repeats python/pyproject.toml with its paths from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Test harness for the clgather tool. See cli_harness.h. */
 #include "cli_harness.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Test harness for the `clgather` tool: runs the built executable with
  * captured stdout/stderr, manages a temporary directory, and builds ONNX

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Interrupt safety of every command that writes a file: SIGINT, SIGTERM or
  * SIGHUP while `run --output` or `bench --json` writes removes the hidden

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * --json of run, compare, devices and onnx-test, parsed with json-c (a
  * real JSON parser): the schema of docs/cli.md, "JSON output", with the

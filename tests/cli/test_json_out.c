@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The JSON writer of io/ (json_out.h), read back with json-c: strings
  * with quotes, backslashes and control characters (a file name may hold

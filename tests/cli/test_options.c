@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The tool's options as scripts meet them: standard input and output
  * (`--data -`, `-o -`), output names it cannot honour, an output that is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `clgather run` on real cases: --check against the CPU reference, the
  * printed output description, --output in .npy and .pb read back and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The persistent program cache (docs/design.md, "Program cache"): hits and
  * misses through the counts; every corruption of an entry is a miss that
  * rebuilds and rewrites it; a folder that cannot be created, a read-only

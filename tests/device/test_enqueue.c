@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The enqueue API (clg_enqueue_gather, clg_enqueue_gather_elements,
  * clg_context_finish) inside an OpenCL pipeline: calls that return before
  * the device may start (a user event holds the wait list), chains through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Memory layouts the random test reaches rarely: Gather inner blocks that
  * are multiples of 16 bytes at aligned addresses (the device may move them
  * in wide units), the same at offset addresses (odd byte offsets for 1-byte

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Memory of pending operations and the pending limit (docs/design.md,
  * "Enqueue and deferred errors"): 200,000 enqueued Gathers, one finish;
  * the resident memory per pending operation and what stays after the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Randomized device-vs-reference comparison with a fixed, printed seed
  * (CLG_TEST_SEED overrides it): 2048 cases over both ops, all 16 dtypes,
  * INT32 and INT64 indices, data ranks 1 to 8, every axis (negative and

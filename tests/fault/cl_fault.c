@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The OpenCL fault-injection shim (cl_fault.h). */
 #define _GNU_SOURCE
 #include "cl_fault.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Execution faults (docs/design.md, "Enqueue and deferred errors"): the
  * OpenCL calls all succeed, but commands the runtime accepted do not run,
  * because a user event of the caller's ("the gate") is set to a negative

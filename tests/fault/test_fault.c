@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fault injection over every OpenCL call (docs/design.md, "Errors"): for
  * each path (host memory in place and copied, whole and split into pieces,
  * the index-check kernel, device buffers) the call is run once to count

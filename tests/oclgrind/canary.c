@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Oclgrind lane's canary (ci/oclgrind.sh): one kernel of each fault
  * Oclgrind's checks must report, run under the lane's options, so that the
  * lane knows its checks are on and that it counts their reports. Each

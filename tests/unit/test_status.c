@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Status table, version and OpenCL error names: no device needed. */
 #include "clg_test.h"
 

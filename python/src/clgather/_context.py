@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Context: one device, its programs, its settings; and the operators."""
 
 import collections.abc

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The C library through ctypes: loading, structures and prototypes.
 
 Mirrors include/clgather/clgather.h and nothing else: every operation is
