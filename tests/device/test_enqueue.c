@@ -606,11 +606,12 @@ static void test_trusted_gather_bodies(void **state)
      * still take the trusted bodies. */
     const int quick = clg_test_quick();
     const int64_t ROWS = quick ? 16 : 256, R_N = quick ? 20 : 300;
-    const char *old = getenv("CLGATHER_PARAMS");
-    char *saved = old != NULL ? strdup(old) : NULL;
-    assert_true(old == NULL || saved != NULL);
+    clg_params saved, quick_params;
+    CLG_ASSERT_OK(ctx, clg_context_get_params(ctx, &saved));
+    quick_params = saved;
+    quick_params.norm = 1;
     if (quick)
-        assert_int_equal(setenv("CLGATHER_PARAMS", "norm=1", 1), 0);
+        CLG_ASSERT_OK(ctx, clg_context_set_params(ctx, &quick_params));
     float *data = malloc(sizeof(float) * (size_t)(ROWS * COLS));
     int64_t *idx64 = malloc(sizeof(int64_t) * N);
     int32_t *idx32 = malloc(sizeof(int32_t) * (size_t)R_N);
@@ -645,11 +646,7 @@ static void test_trusted_gather_bodies(void **state)
     if (!quick)
         gather_three_ways(ctx, &D, &IR, 0, &OR, 299, 256,
                           "indices[299] = 256 is out of range [-256, 255]");
-    if (saved != NULL)
-        assert_int_equal(setenv("CLGATHER_PARAMS", saved, 1), 0);
-    else if (quick)
-        assert_int_equal(unsetenv("CLGATHER_PARAMS"), 0);
-    free(saved);
+    CLG_ASSERT_OK(ctx, clg_context_set_params(ctx, &saved));
     free(data);
     free(idx64);
     free(idx32);
