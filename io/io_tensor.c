@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -390,6 +391,25 @@ static void pending_clear(void)
     pending = 0;
 }
 
+/* Holds SIGINT, SIGTERM and SIGHUP while a temporary file is created and
+ * registered, or removed or renamed and forgotten, so that a handler
+ * calling clg_io_remove_pending_temp never runs between the two halves and
+ * leaves a file behind. */
+static void signals_hold(sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+static void signals_release(const sigset_t *old)
+{
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
 void clg_io_remove_pending_temp(void)
 {
     if (pending) {
@@ -421,9 +441,12 @@ static int temp_create(const out_target *t, char **tmp)
         /* the base is cut to keep the name within NAME_MAX */
         snprintf(*tmp, cap, "%s/.%.180s.%ld.%u.tmp", t->dir, t->base,
                  (long)getpid(), counter++);
+        sigset_t old;
+        signals_hold(&old);
         fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0)
             pending_set(*tmp);
+        signals_release(&old);
         if (fd < 0 && errno != EEXIST)
             break;
     }
@@ -454,9 +477,12 @@ clg_io_status clg_io_check_writable(const char *path, clg_io_error *err)
                              path, t.dir, strerror(errno));
             st = CLG_IO_FILE_ERROR;
         } else {
+            sigset_t old;
             close(fd);
+            signals_hold(&old);
             unlink(tmp);
             pending_clear();
+            signals_release(&old);
         }
     }
     free(tmp);
@@ -524,12 +550,16 @@ static clg_io_status commit_temp(const out_target *t, int *fd, const char *tmp,
         clg_io_error_set(err, "%s: write error: %s", t->path, strerror(e));
         return CLG_IO_FILE_ERROR;
     }
+    sigset_t old;
+    signals_hold(&old);
     if (rename(tmp, t->file) != 0) {
-        clg_io_error_set(err, "%s: cannot replace: %s", t->path,
-                         strerror(errno));
+        e = errno;
+        signals_release(&old);
+        clg_io_error_set(err, "%s: cannot replace: %s", t->path, strerror(e));
         return CLG_IO_FILE_ERROR;
     }
     pending_clear();
+    signals_release(&old);
     return CLG_IO_OK;
 }
 
@@ -589,8 +619,11 @@ cleanup:
     if (fd >= 0)
         close(fd);
     if (tmp != NULL && st != CLG_IO_OK) {
+        sigset_t old;
+        signals_hold(&old);
         unlink(tmp);
         pending_clear();
+        signals_release(&old);
     }
     free(tmp);
     target_free(&t);
