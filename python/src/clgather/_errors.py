@@ -28,6 +28,7 @@ _STATUS_TABLE = [
     ("OPENCL_ERROR", 13, "OpenCLError", (RuntimeError,)),
     ("BUILD_FAILED", 14, "BuildFailedError", (RuntimeError,)),
     ("DEVICE_MISMATCH", 15, "DeviceMismatchError", (RuntimeError,)),
+    ("PENDING_LIMIT", 16, "PendingLimitError", (RuntimeError,)),
 ]
 
 
