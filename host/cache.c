@@ -397,7 +397,9 @@ static void evict(const char *dir, uint64_t max)
             files = grown;
             capacity = cap;
         }
-        snprintf(files[count].name, sizeof files[count].name, "%s", e->d_name);
+        size_t len = strnlen(e->d_name, sizeof files[count].name - 1);
+        memcpy(files[count].name, e->d_name, len); /* entries' names fit */
+        files[count].name[len] = '\0';
         files[count].used = st.st_mtim;
         files[count++].bytes = (uint64_t)st.st_size;
         total += (uint64_t)st.st_size;
@@ -541,7 +543,8 @@ static void describe_entry(int dfd, const char *name, clg_cache_entry *out)
     char key[CLG_DISK_IDENT_MAX + 1024];
     int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
     memset(out, 0, sizeof *out);
-    snprintf(out->file, sizeof out->file, "%s", name);
+    /* entries' names fit; another file's is cut (memset ended it) */
+    memcpy(out->file, name, strnlen(name, sizeof out->file - 1));
     if (fd < 0 || fstat(fd, &st) != 0) {
         if (fd >= 0)
             close(fd);
