@@ -100,6 +100,7 @@ clg_status clg_index_pass(clg_rt_call *c, const clg_problem *p, cl_mem indices,
     cl_kernel k = NULL;
     clg_geometry g;
     v.value[CLG_OPT_INDEX_BYTES] = (unsigned)p->index_size;
+    v.value[CLG_OPT_OOB] = (unsigned)p->oob;
     clg_status st = clg_variant_kernel(c->ctx, &v, &k);
     if (st != CLG_STATUS_OK)
         return st;
