@@ -164,12 +164,12 @@ const clg_routine clg_gather_routine = {CLG_OP_GATHER, gather_plan,
                                         gather_footprint, gather_launch};
 
 clg_status clg_gather_ex(clg_context *ctx, const clg_tensor *data,
-                      const clg_tensor *indices, int64_t axis,
-                      const clg_tensor *output,
-                      const clg_call_options *options)
+                         const clg_tensor *indices, int64_t axis,
+                         const clg_tensor *output,
+                         const clg_call_options *options)
 {
-    return clg_dispatch_host(&clg_gather_routine, ctx, data, indices, axis, output,
-                             options);
+    return clg_dispatch_host(&clg_gather_routine, ctx, data, indices, axis,
+                             output, options);
 }
 
 clg_status clg_gather(clg_context *ctx, const clg_tensor *data,
@@ -180,12 +180,12 @@ clg_status clg_gather(clg_context *ctx, const clg_tensor *data,
 }
 
 clg_status clg_gather_cl_ex(clg_context *ctx, const clg_cl_tensor *data,
-                         const clg_cl_tensor *indices, int64_t axis,
-                         const clg_cl_tensor *output,
-                         const clg_call_options *options)
+                            const clg_cl_tensor *indices, int64_t axis,
+                            const clg_cl_tensor *output,
+                            const clg_call_options *options)
 {
-    return clg_dispatch_cl(&clg_gather_routine, ctx, data, indices, axis, output,
-                           options);
+    return clg_dispatch_cl(&clg_gather_routine, ctx, data, indices, axis,
+                           output, options);
 }
 
 clg_status clg_gather_cl(clg_context *ctx, const clg_cl_tensor *data,
@@ -196,12 +196,13 @@ clg_status clg_gather_cl(clg_context *ctx, const clg_cl_tensor *data,
 }
 
 clg_status clg_enqueue_gather_ex(clg_context *ctx, cl_command_queue queue,
-                              const clg_cl_tensor *data,
-                              const clg_cl_tensor *indices, int64_t axis,
-                              const clg_cl_tensor *output,
-                              cl_uint num_events_in_wait_list,
-                              const cl_event *event_wait_list, cl_event *event,
-                              const clg_call_options *options)
+                                 const clg_cl_tensor *data,
+                                 const clg_cl_tensor *indices, int64_t axis,
+                                 const clg_cl_tensor *output,
+                                 cl_uint num_events_in_wait_list,
+                                 const cl_event *event_wait_list,
+                                 cl_event *event,
+                                 const clg_call_options *options)
 {
     return clg_dispatch_enqueue(&clg_gather_routine, ctx, queue, data, indices,
                                 axis, output, num_events_in_wait_list,

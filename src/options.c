@@ -50,8 +50,7 @@ clg_status clg_validate_options(clg_context *ctx,
         return clg_fail(ctx, CLG_STATUS_INDEX_OUT_OF_RANGE,
                         "axis %zu of data has size 0, so no index is valid: "
                         "%s cannot resolve %lld index value%s under mode %s",
-                        p->axis, clg_op_name(p->op),
-                        (long long)p->index_count,
+                        p->axis, clg_op_name(p->op), (long long)p->index_count,
                         p->index_count == 1 ? "" : "s",
                         clg_oob_mode_name(mode));
     return CLG_STATUS_OK;

@@ -135,8 +135,7 @@ clg_status clg_reference_gather_ex(clg_context *ctx, const clg_tensor *data,
                                    const clg_tensor *output,
                                    const clg_call_options *options)
 {
-    return reference(ctx, CLG_OP_GATHER, data, indices, axis, output,
-                     options);
+    return reference(ctx, CLG_OP_GATHER, data, indices, axis, output, options);
 }
 
 clg_status clg_reference_gather_elements_ex(clg_context *ctx,

@@ -698,9 +698,11 @@ CLG_API clg_status clg_reference_gather_ex(clg_context *ctx,
                                            int64_t axis,
                                            const clg_tensor *output,
                                            const clg_call_options *options);
-CLG_API clg_status clg_reference_gather_elements_ex(
-    clg_context *ctx, const clg_tensor *data, const clg_tensor *indices,
-    int64_t axis, const clg_tensor *output, const clg_call_options *options);
+CLG_API clg_status
+clg_reference_gather_elements_ex(clg_context *ctx, const clg_tensor *data,
+                                 const clg_tensor *indices, int64_t axis,
+                                 const clg_tensor *output,
+                                 const clg_call_options *options);
 
 /* ======================================================================
  * 6. Enqueue: operators inside an OpenCL pipeline
@@ -767,11 +769,13 @@ CLG_API clg_status clg_enqueue_gather_elements(clg_context *ctx,
  *  mode other than CLG_OOB_RAISE no index value raises a deferred error;
  *  an axis of size 0 with a non-empty output is refused at once with
  *  INDEX_OUT_OF_RANGE (nothing enqueued). */
-CLG_API clg_status clg_enqueue_gather_ex(
-    clg_context *ctx, cl_command_queue queue, const clg_cl_tensor *data,
-    const clg_cl_tensor *indices, int64_t axis, const clg_cl_tensor *output,
-    cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
-    cl_event *event, const clg_call_options *options);
+CLG_API clg_status
+clg_enqueue_gather_ex(clg_context *ctx, cl_command_queue queue,
+                      const clg_cl_tensor *data, const clg_cl_tensor *indices,
+                      int64_t axis, const clg_cl_tensor *output,
+                      cl_uint num_events_in_wait_list,
+                      const cl_event *event_wait_list, cl_event *event,
+                      const clg_call_options *options);
 CLG_API clg_status clg_enqueue_gather_elements_ex(
     clg_context *ctx, cl_command_queue queue, const clg_cl_tensor *data,
     const clg_cl_tensor *indices, int64_t axis, const clg_cl_tensor *output,

@@ -233,7 +233,8 @@ static void test_options_come_from_the_table(void **state)
     assert_null(clg_variant_check(&g));
     assert_true(clg_variant_options(&g, buf, sizeof buf));
     assert_string_equal(buf, "-cl-std=CL1.2 -DCLG_INDEX_BYTES=8 -DCLG_OOB=0 "
-                             "-DCLG_UNIT=4 -DCLG_WIDE=1 -DCLG_WINDOWS=0 -DCLG_SPAN=1 "
+                             "-DCLG_UNIT=4 -DCLG_WIDE=1 -DCLG_WINDOWS=0 "
+                             "-DCLG_SPAN=1 "
                              "-DCLG_PREFETCH=0 -DCLG_NT=0");
     clg_variant e = {CLG_ENTRY_ELEMENTS, {0}};
     e.value[CLG_OPT_INDEX_BYTES] = 4;
