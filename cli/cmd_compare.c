@@ -29,8 +29,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "Usage: clgather compare [--device SPEC]... [--repeat N] DIR...\n"
-            "       clgather compare [--device SPEC]... [--repeat N] --data "
-            "FILE --indices FILE\n"
+            "       clgather compare [--device SPEC]... [--repeat N] [--oob "
+            "MODE] --data FILE --indices FILE\n"
             "                        [--op gather|gather-elements] [--axis "
             "N] [--expected FILE]\n"
             "Run each case on the CPU reference and on every device, and "
@@ -51,8 +51,8 @@ static void usage(FILE *out)
             "  --op OP            gather (default) or gather-elements\n"
             "  --data FILE, --indices FILE, --axis N   as for run (axis "
             "default 0)\n"
-            "  --expected FILE    the output the reference must match\n"
-            "  -h, --help         show this help\n"
+            "  --expected FILE    the output the reference must "
+            "match\n" CLG_CLI_OOB_USAGE "  -h, --help         show this help\n"
             "\n"
             "Prints one row per case and device (the CPU reference first):\n"
             "  CASE  DEVICE  TIME  agree | DIFFER at out[i][j]: device=V "
@@ -71,7 +71,15 @@ static int worst(int a, int b)
     return a > b ? a : b;
 }
 
-enum { OPT_DATA = 256, OPT_INDICES, OPT_AXIS, OPT_REPEAT, OPT_OP, OPT_EXP };
+enum {
+    OPT_DATA = 256,
+    OPT_INDICES,
+    OPT_AXIS,
+    OPT_REPEAT,
+    OPT_OP,
+    OPT_EXP,
+    OPT_OOB
+};
 
 /* What `clgather compare` was asked to do. */
 typedef struct compare_options {
@@ -81,6 +89,7 @@ typedef struct compare_options {
     int elements;   /* --op gather-elements */
     int64_t axis;
     const char *data_path, *indices_path, *expected_path;
+    clg_oob_mode oob; /* --oob */
 } compare_options;
 
 /* One device to compare, and its row label "NAME (SPEC)". */
@@ -154,6 +163,8 @@ static int parse_value(int c, compare_options *opt)
         return clg_cli_parse_int64(optarg, &opt->axis) != 0
                    ? bad_value("--axis", "an integer")
                    : 0;
+    case OPT_OOB:
+        return clg_cli_parse_oob("compare", optarg, &opt->oob);
     default: /* OPT_REPEAT */
         if (clg_cli_parse_int64(optarg, &opt->repeat) != 0 ||
             opt->repeat < 1 || opt->repeat > REPEAT_MAX)
@@ -195,6 +206,7 @@ static int parse_options(int argc, char **argv, compare_options *opt)
         {"indices", required_argument, NULL, OPT_INDICES},
         {"axis", required_argument, NULL, OPT_AXIS},
         {"expected", required_argument, NULL, OPT_EXP},
+        {"oob", required_argument, NULL, OPT_OOB},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int c, op_given = 0;
@@ -529,6 +541,7 @@ static int run_dir(compare_run *run, const char *arg)
             r = case_failed(run, name, msg, r);
         } else {
             c.call = clg_node_set_call(&d.model, &set);
+            c.call.oob = run->opt->oob;
             ev = clg_io_tensor_view(&set.expected);
             c.expected = set.have_expected ? &ev : NULL;
             c.expected_name = "output_0.pb";
@@ -573,6 +586,7 @@ static int run_files(compare_run *run)
     } else {
         c.call.elements = opt->elements;
         c.call.axis = opt->axis;
+        c.call.oob = opt->oob;
         c.call.data = clg_io_tensor_view(&data);
         c.call.indices = clg_io_tensor_view(&indices);
         ev = clg_io_tensor_view(&expected);
