@@ -26,6 +26,7 @@ static void usage(FILE *out)
             "[--repeat N]\n"
             "                      [--scale F[,F...]] [--linearity] "
             "[--seed N] [--json FILE]\n"
+            "                      [--oob MODE]\n"
             "Measure Gather and GatherElements bandwidth beside the device's "
             "copy kernel.\n"
             "\n"
@@ -43,6 +44,12 @@ static void usage(FILE *out)
             "      --linearity      same as --scale 0.25,1,4\n"
             "      --seed N         seed of the inputs (default %#llx)\n"
             "  -j, --json FILE      also write the results as JSON\n"
+            "      --oob MODE       the calls' out-of-range mode: raise "
+            "(default), wrap,\n"
+            "                       clip or fill (the inputs are in range: "
+            "it measures\n"
+            "                       what the mode costs, e.g. raise's index "
+            "check)\n"
             "  -l, --list           list the workloads and exit\n"
             "  -h, --help           show this help\n"
             "\n"
@@ -167,6 +174,8 @@ static int parse_option(int c, bench_options *opt)
     case 'j':
         opt->json_path = optarg;
         return 0;
+    case 'O':
+        return clg_cli_parse_oob("bench", optarg, &opt->oob);
     case 'l':
         return 1;
     case 'h':
@@ -188,6 +197,7 @@ static int parse_options(int argc, char **argv, bench_options *opt)
         {"linearity", no_argument, NULL, 'L'},
         {"seed", required_argument, NULL, 'S'},
         {"json", required_argument, NULL, 'j'},
+        {"oob", required_argument, NULL, 'O'},
         {"list", no_argument, NULL, 'l'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
