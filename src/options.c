@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Per-call options: the out-of-range modes' names and the checks a call's
  * options get (docs/design.md, "Out-of-range modes"). */
 #include "op.h"

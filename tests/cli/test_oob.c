@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * --oob on the tool: `clgather run` under every out-of-range mode writes
  * the values the formulas give (docs/design.md, "Out-of-range modes"),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The out-of-range modes (docs/design.md, "Out-of-range modes"): random
  * cases over every mode x path (host memory, device buffers, enqueue, host
  * memory split into pieces under CLGATHER_MAX_ALLOC=1024, validation mode)
