@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `clgather bench`: bandwidth of Gather and GatherElements on one device,
  * measured beside the same device's plain copy kernel (docs/design.md,
@@ -50,6 +51,12 @@ static void usage(FILE *out)
             "it measures\n"
             "                       what the mode costs, e.g. raise's index "
             "check)\n"
+            "      --first-call     only the first-call table (printed "
+            "after the others\n"
+            "                       otherwise): context creation, a new "
+            "context's first call\n"
+            "                       with the program cache empty and "
+            "filled, the warm call\n"
             "  -l, --list           list the workloads and exit\n"
             "  -h, --help           show this help\n"
             "\n"
@@ -128,13 +135,8 @@ static int parse_workload(const char *name, bench_options *opt)
 static int parse_repeat(const char *text, bench_options *opt)
 {
     int64_t v;
-    if (clg_cli_parse_int64(text, &v) != 0 || v < 1 || v > 100000) {
-        fprintf(stderr,
-                "clgather bench: --repeat: '%s' is not a number in "
-                "[1, 100000]\n",
-                text);
+    if (clg_cli_parse_repeat("bench", text, 100000, &v) != 0)
         return -1;
-    }
     opt->repeat = (int)v;
     return 0;
 }
@@ -157,6 +159,12 @@ static int parse_seed(const char *text, bench_options *opt)
 /* One option c (with optarg); parse_options' return values. */
 static int parse_option(int c, bench_options *opt)
 {
+    static const char *const single[] = {"d--device", "r--repeat", "S--seed",
+                                         "j--json", "O--oob"};
+    for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
+        if (c == single[i][0] &&
+            clg_cli_once("bench", single[i] + 1, &opt->seen[c]) != 0)
+            return -1;
     switch (c) {
     case 'd':
         opt->device = optarg;
@@ -176,6 +184,9 @@ static int parse_option(int c, bench_options *opt)
         return 0;
     case 'O':
         return clg_cli_parse_oob("bench", optarg, &opt->oob);
+    case 'F':
+        opt->first_only = 1;
+        return 0;
     case 'l':
         return 1;
     case 'h':
@@ -198,6 +209,7 @@ static int parse_options(int argc, char **argv, bench_options *opt)
         {"seed", required_argument, NULL, 'S'},
         {"json", required_argument, NULL, 'j'},
         {"oob", required_argument, NULL, 'O'},
+        {"first-call", no_argument, NULL, 'F'},
         {"list", no_argument, NULL, 'l'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
@@ -229,6 +241,11 @@ static int parse_options(int argc, char **argv, bench_options *opt)
 static int probe_json(const char *path)
 {
     clg_io_error err;
+    if (strcmp(path, "-") == 0) {
+        /* the tables go to standard output already */
+        fprintf(stderr, "clgather bench: --json needs a file name, not -\n");
+        return CLG_EXIT_ERROR;
+    }
     if (clg_io_check_writable(path, &err) != CLG_IO_OK) {
         fprintf(stderr, "clgather bench: %s\n", err.message);
         return CLG_EXIT_ERROR;
@@ -304,6 +321,8 @@ int clg_cli_bench(int argc, char **argv)
         fprintf(stderr, "Try 'clgather bench --help'.\n");
         return CLG_EXIT_ERROR;
     }
+    if (opt.first_only)
+        return bench_first_calls(&opt);
     bench_progress_init();
     if (opt.json_path && probe_json(opt.json_path) != CLG_EXIT_OK)
         return CLG_EXIT_ERROR;
@@ -331,6 +350,8 @@ int clg_cli_bench(int argc, char **argv)
     fflush(stdout);
     if ((rc = run_all(ctx, &b, &opt, res, total, &n)) == CLG_EXIT_OK)
         rc = report(ctx, &b, &opt, res, n);
+    if (rc == CLG_EXIT_OK)
+        rc = bench_first_calls(&opt);
 
 cleanup:
     bench_progress_clear();

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `clgather bench`: the baselines a workload is set beside
  * (docs/design.md, section "Measuring speed").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Internal to `clgather bench`; what it measures and why is in
  * docs/design.md, section "Measuring speed", and at the top of
@@ -65,7 +66,14 @@ typedef struct bench_options {
     int selected[BENCH_WORKLOAD_COUNT];
     const char *json_path;
     clg_oob_mode oob; /* --oob: the operator calls' out-of-range mode */
+    int first_only;   /* --first-call: the first-call table alone */
+    int seen[128];    /* single-value options met, by their short name */
 } bench_options;
+
+/* The first-call table (bench/bench_first.c): context creation, the first
+ * call of a new context with the program cache empty and filled, and the
+ * warm call, per operator. Returns an exit status. */
+int bench_first_calls(const bench_options *opt);
 
 /* ------------------------------------------------------------ results */
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The benchmark's own kernels (bench/kernels/), embedded at build time by
  * cmake/embed_kernels.cmake as the library's are. */
 #ifndef CLG_BENCH_KERNELS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `clgather bench`: the measurement. The timing and the run of one
  * workload at one scale, the check pass (the library's clg_check_indices)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `clgather bench`: the report. The results table, the linearity table,
  * the targets and the JSON file.

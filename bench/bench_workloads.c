@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The workloads of `clgather bench`: the table, the inputs of each (made
  * once per run from the seed) and what --scale multiplies.

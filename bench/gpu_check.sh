@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs clgather's device checks on a machine that has an OpenCL driver but
 # none of the project's Debian packages (e.g. a machine with an NVIDIA GPU):
 # the test suite (unit, device, cli, conformance, large) and the benchmark,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Compare clgather with NumPy and ONNX Runtime (CPU) on the bench workloads.
 
 One run does, on this machine and in this order:

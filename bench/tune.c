@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * clgather tune: searches the device parameters (docs/design.md, "Device
  * parameters") on the current device over the benchmark's large

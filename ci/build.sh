@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Configures a Release build into build/ (or $CLG_BUILD_DIR) and builds it
 # with all cores. Every optional part is turned ON explicitly, so configure
 # fails, naming the Debian package, when a dependency is missing, rather than

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Checks the tracked C sources and headers (git ls-files '*.c' '*.h')
 # against .clang-format; with --fix, rewrites them in place.
 #
@@ -20,7 +21,7 @@ case "${1:-}" in
   "") ;;
   --fix) mode=fix ;;
   -h | --help)
-    sed -n '2,14s/^# \{0,1\}//p' "$0"
+    sed -n '3,15s/^# \{0,1\}//p' "$0"
     exit 0
     ;;
   *)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The fuzzing lane: builds the libFuzzer targets of tests/fuzz/ with clang-14
 # (ASan + UBSan, -fno-sanitize-recover=all; CLGATHER_BUILD_FUZZERS), replays
 # every regression input of tests/fuzz/regressions/<target>/, then fuzzes
@@ -32,7 +33,7 @@ jobs="$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)"
 
 case "${1:-}" in
   -h | --help)
-    sed -n '2,25s/^# \{0,1\}//p' "$0"
+    sed -n '3,26s/^# \{0,1\}//p' "$0"
     exit 0
     ;;
 esac

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian packages clgather needs.
 #
 #   bash ci/install-deps.sh          the library, the tool and the main job
 #                                    (ci/quickstart.sh): a C toolchain,
 #                                    CMake, OpenCL headers and ICD loader,
-#                                    POCL (the CPU OpenCL device), protobuf-c
+#                                    POCL (the CPU OpenCL device), xxHash
+#                                    (the program cache's hash), protobuf-c
 #                                    and ONNX (the tool), ONNX's node tests
 #   bash ci/install-deps.sh --tests  also what only the tests need
-#                                    (ci/test.sh): cmocka, clinfo,
+#                                    (ci/test.sh): cmocka, json-c (the
+#                                    tool's --json tests), clinfo,
 #                                    clang-format (ci/format.sh), clang-14
 #                                    with its libFuzzer and sanitizer
 #                                    runtimes (ci/fuzz.sh, ci/sanitize.sh,
@@ -29,6 +32,7 @@ packages=(
   pocl-opencl-icd
   ocl-icd-opencl-dev
   opencl-c-headers
+  libxxhash-dev
   protobuf-c-compiler
   libprotobuf-c-dev
   libonnx-dev
@@ -37,6 +41,7 @@ packages=(
 test_packages=(
   clinfo
   libcmocka-dev
+  libjson-c-dev
   clang-format
   clang-14
   libclang-rt-14-dev

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs Intel's OpenCL runtime for CPUs (PyPI intel-opencl-rt, with
 # libsvml.so from intel-cmplr-lib-rt) into a private Python venv, and
 # writes a private OpenCL vendors folder that names it beside POCL. Nothing

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Checks that the library builds and installs on its own and can be used
 # from the install, the two ways a user would:
 #  1. configures with pkg-config hidden (-DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig
@@ -25,6 +26,8 @@ else
 fi
 build="$tmp/build"
 prefix="$tmp/prefix"
+# The examples' program cache goes with the rest, not into $HOME.
+export CLGATHER_CACHE_DIR="$tmp/program-cache"
 jobs="$(nproc 2>/dev/null || echo 2)"
 cc="${CC:-cc}"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The Intel CPU runtime lane: the same tests as POCL's, on Intel's OpenCL
 # runtime for CPUs (a second production compiler on the same cores).
 # Installs it privately (ci/install-intel.sh), then, with OCL_ICD_VENDORS
@@ -71,10 +72,12 @@ run_pass() {
     failures+=("$name: $why (see $log)")
     return
   fi
-  # Every device test binary names its device; each must be Intel's.
+  # Every device test binary names its device ("device: name | vendor |
+  # version", from the test harness); each must be Intel's.
   local named others
-  named="$(grep -Ec '^[0-9]+: device: ' "$log" || true)"
-  others="$(grep -E '^[0-9]+: device: ' "$log" | grep -Fvc '| Intel(R) Corporation |' || true)"
+  named="$(grep -Ec '^[0-9]+: device: .* \| ' "$log" || true)"
+  others="$(grep -E '^[0-9]+: device: .* \| ' "$log" |
+    grep -Fvc '| Intel(R) Corporation |' || true)"
   if [ "$named" -eq 0 ] || [ "$others" -ne 0 ]; then
     failures+=("$name: $named test binaries named their device, $others of them not Intel's (see $log)")
   else

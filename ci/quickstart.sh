@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # clgather's main job on a fresh Debian machine, saying what it does at
 # each step: installs the packages the library, the tool and this job need
 # (ci/install-deps.sh; the test toolchains are ci/test.sh's), configures

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The sanitizer lane: builds the library, the CLI and the tests with
 # AddressSanitizer (LeakSanitizer included) and UndefinedBehaviorSanitizer,
 # every check fatal (-fno-sanitize-recover=all), into build-sanitize/ (or

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared by ci/sanitize.sh and ci/tsan.sh (sourced, not run): choose the
 # compiler, check that it links with the sanitizer, and configure and
 # build the tree with it. The caller sets `lane` (its name, for messages),

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The whole CI run: install the Debian packages (the test toolchains
 # included: ci/install-deps.sh --tests), check the C formatting
-# (ci/format.sh), build, run every ctest test, run the device tests again
+# (ci/format.sh) and the licence line of every file (ci/licence.sh), build, run every ctest test, run the device tests again
 # with the GPU plan forced (CLGATHER_TEST_PLAN=gpu, so that every kernel
 # variant a GPU can use is compiled and checked on POCL), check the
-# library-only install (ci/install_check.sh), then run the fuzzing lane
+# library-only install (ci/install_check.sh), the Python package's lane
+# (ci/python.sh), then run the fuzzing lane
 # (ci/fuzz.sh), the sanitizer lane (ci/sanitize.sh), the
 # ThreadSanitizer lane (ci/tsan.sh), the Intel CPU runtime lane
 # (ci/intel.sh) and the Oclgrind lane (ci/oclgrind.sh). Fails
@@ -19,6 +21,7 @@ build_dir="${CLG_BUILD_DIR:-build}"
 bash ci/install-deps.sh --tests
 echo "--- format"
 bash ci/format.sh
+bash ci/licence.sh
 echo "--- OpenCL devices"
 clinfo -l || true
 bash ci/build.sh
@@ -75,6 +78,12 @@ echo "ci/test.sh: the device tests passed with the GPU plan"
 echo "--- install check"
 bash ci/install_check.sh
 echo "ci/test.sh: the install check passed"
+
+# The Python package (ci/python.sh): built with pip as a user does, its
+# pytest + Hypothesis suite on POCL, PyOpenCL included.
+echo "--- python"
+bash ci/python.sh
+echo "ci/test.sh: the Python lane passed"
 
 # libFuzzer targets for the readers, the model loader and validation with
 # the reference: regression inputs, then 60 s per target.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The ThreadSanitizer lane: builds the library, the CLI and the tests with
 # -fsanitize=thread into build-tsan/ (or $CLG_TSAN_BUILD_DIR) and runs the
 # ctest label device: device_threads (8 threads on one context: 2,048

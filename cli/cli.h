@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Internal to the `clgather` executable: its subcommands and the helpers
  * they share. The I/O helpers the benchmark can reuse live in
@@ -34,7 +35,8 @@ enum {
     X("bench", clg_cli_bench,                                                 \
       "measure bandwidth beside the device's copy kernel")                    \
     X("tune", clg_cli_tune,                                                   \
-      "search the device parameters and print the best entry")
+      "search the device parameters and print the best entry")                \
+    X("cache", clg_cli_cache, "show or clear the persistent program cache")
 
 #define CLG_CLI_DECLARE_(name, function, summary)                             \
     int function(int argc, char **argv);

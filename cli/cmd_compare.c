@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * clgather compare: runs each case (an ONNX node-test data set, or one
  * call on tensor files) on the CPU reference and on every device asked
@@ -16,23 +17,23 @@
 #include "cli.h"
 #include "compare.h"
 #include "io_tensor.h"
-#include "tensor_file.h"
+#include "json_out.h"
 #include "node_test.h"
+#include "tensor_file.h"
 
 #define MSG_CAP 2048
 #define LABEL_CAP 320
-#define REPEAT_MAX 1000
-#define CLG_STRINGIFY_(x) #x
-#define CLG_STRINGIFY(x) CLG_STRINGIFY_(x)
+#define REPEAT_MAX CLG_CLI_REPEAT_MAX
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "Usage: clgather compare [--device SPEC]... [--repeat N] DIR...\n"
-            "       clgather compare [--device SPEC]... [--repeat N] [--oob "
-            "MODE] --data FILE --indices FILE\n"
+            "Usage: clgather compare [--device SPEC]... [--repeat N] [--json] "
+            "DIR...\n"
+            "       clgather compare [--device SPEC]... [--repeat N] --data "
+            "FILE --indices FILE\n"
             "                        [--op gather|gather-elements] [--axis "
-            "N] [--expected FILE]\n"
+            "N] [--expected FILE] [--oob MODE]\n"
             "Run each case on the CPU reference and on every device, and "
             "compare bit for bit.\n"
             "A case is a data set of an ONNX node-test DIR (model.onnx, "
@@ -51,8 +52,10 @@ static void usage(FILE *out)
             "  --op OP            gather (default) or gather-elements\n"
             "  --data FILE, --indices FILE, --axis N   as for run (axis "
             "default 0)\n"
-            "  --expected FILE    the output the reference must "
-            "match\n" CLG_CLI_OOB_USAGE "  -h, --help         show this help\n"
+            "  --expected FILE    the output the reference must match\n"
+            "  --json             print the rows as one JSON document "
+            "(docs/cli.md)\n" CLG_CLI_OOB_USAGE
+            "  -h, --help         show this help\n"
             "\n"
             "Prints one row per case and device (the CPU reference first):\n"
             "  CASE  DEVICE  TIME  agree | DIFFER at out[i][j]: device=V "
@@ -78,6 +81,7 @@ enum {
     OPT_REPEAT,
     OPT_OP,
     OPT_EXP,
+    OPT_JSON,
     OPT_OOB
 };
 
@@ -89,12 +93,15 @@ typedef struct compare_options {
     int elements;   /* --op gather-elements */
     int64_t axis;
     const char *data_path, *indices_path, *expected_path;
-    clg_oob_mode oob; /* --oob */
+    int json;              /* --json */
+    clg_oob_mode oob;      /* --oob */
+    int seen[OPT_OOB + 1]; /* single-value options met so far */
 } compare_options;
 
 /* One device to compare, and its row label "NAME (SPEC)". */
 typedef struct compare_device {
     clg_context *ctx;
+    char spec[LABEL_CAP];
     char label[LABEL_CAP];
 } compare_device;
 
@@ -105,6 +112,7 @@ typedef struct compare_run {
     size_t ndevices;
     int width;
     size_t cases, agree, differ, errors;
+    clg_json *json; /* --json: the document, else NULL */
 } compare_run;
 
 /* One case while it runs. */
@@ -147,30 +155,34 @@ static int parse_value(int c, compare_options *opt)
         return 0;
     case OPT_DATA:
         opt->data_path = optarg;
-        return 0;
+        return clg_cli_once("compare", "--data", &opt->seen[c]);
     case OPT_INDICES:
         opt->indices_path = optarg;
-        return 0;
+        return clg_cli_once("compare", "--indices", &opt->seen[c]);
     case OPT_EXP:
         opt->expected_path = optarg;
-        return 0;
+        return clg_cli_once("compare", "--expected", &opt->seen[c]);
     case OPT_OP:
         opt->elements = parse_op(optarg);
-        return opt->elements < 0
-                   ? bad_value("--op", "gather or gather-elements")
-                   : 0;
+        if (opt->elements < 0)
+            return bad_value("--op", "gather or gather-elements");
+        return clg_cli_once("compare", "--op", &opt->seen[c]);
     case OPT_AXIS:
-        return clg_cli_parse_int64(optarg, &opt->axis) != 0
-                   ? bad_value("--axis", "an integer")
-                   : 0;
-    case OPT_OOB:
-        return clg_cli_parse_oob("compare", optarg, &opt->oob);
-    default: /* OPT_REPEAT */
-        if (clg_cli_parse_int64(optarg, &opt->repeat) != 0 ||
-            opt->repeat < 1 || opt->repeat > REPEAT_MAX)
-            return bad_value("--repeat",
-                             "a count from 1 to " CLG_STRINGIFY(REPEAT_MAX));
+        if (clg_cli_parse_int64(optarg, &opt->axis) != 0)
+            return bad_value("--axis", "an integer");
+        return clg_cli_once("compare", "--axis", &opt->seen[c]);
+    case OPT_JSON:
+        opt->json = 1;
         return 0;
+    case OPT_OOB:
+        if (clg_cli_parse_oob("compare", optarg, &opt->oob) != 0)
+            return -1;
+        return clg_cli_once("compare", "--oob", &opt->seen[c]);
+    default: /* OPT_REPEAT */
+        if (clg_cli_parse_repeat("compare", optarg, REPEAT_MAX,
+                                 &opt->repeat) != 0)
+            return -1;
+        return clg_cli_once("compare", "--repeat", &opt->seen[c]);
     }
 }
 
@@ -206,6 +218,7 @@ static int parse_options(int argc, char **argv, compare_options *opt)
         {"indices", required_argument, NULL, OPT_INDICES},
         {"axis", required_argument, NULL, OPT_AXIS},
         {"expected", required_argument, NULL, OPT_EXP},
+        {"json", no_argument, NULL, OPT_JSON},
         {"oob", required_argument, NULL, OPT_OOB},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
@@ -241,9 +254,10 @@ static int open_device(compare_device *d, const char *spec)
     if (clg_cli_check_env("compare") != CLG_EXIT_OK)
         return CLG_EXIT_ERROR;
     clg_status st = clg_context_create(&d->ctx, spec);
+    snprintf(d->spec, sizeof d->spec, "%s", spec);
     if (st != CLG_STATUS_OK) {
-        fprintf(stderr, "clgather compare: cannot use device %s: %s\n", spec,
-                clg_cli_describe(msg, sizeof msg, NULL, st));
+        clg_cli_fail("compare", "cannot use device %s: %s", spec,
+                     clg_cli_describe(msg, sizeof msg, NULL, st));
         return CLG_EXIT_ERROR;
     }
     if (clg_cli_params(d->ctx, "compare", msg, sizeof msg) != CLG_EXIT_OK)
@@ -273,8 +287,8 @@ static int list_specs(char (**specs)[LABEL_CAP], size_t *count)
                  : CLG_STATUS_OUT_OF_MEMORY;
     }
     if (st != CLG_STATUS_OK) {
-        fprintf(stderr, "clgather compare: no OpenCL device: %s\n",
-                clg_cli_describe(msg, sizeof msg, NULL, st));
+        clg_cli_fail("compare", "no OpenCL device: %s",
+                     clg_cli_describe(msg, sizeof msg, NULL, st));
         free(infos);
         return CLG_EXIT_ERROR;
     }
@@ -316,15 +330,44 @@ static int open_devices(compare_run *run)
     return rc;
 }
 
-/* "<case>  <label>  <time>  <result>"; ms < 0: no time. */
+/* One row: "<case>  <label>  <time>  <result>" (ms < 0: no time), or
+ * with --json an object of the case's "rows": its device (d NULL: the
+ * CPU reference), time, verdict ("agree", "matches", "no_expected",
+ * "differ", "error"), result text and first difference (position: its
+ * flat index, -1 when dtype or shape differ). */
 static void print_row(const compare_run *run, const char *name,
-                      const char *label, double ms, const char *result)
+                      const compare_device *d, double ms, const char *verdict,
+                      const char *result, int64_t position)
 {
     char time[32] = "-";
-    if (ms >= 0.0)
-        snprintf(time, sizeof time, "%.3f ms", ms);
-    printf("%s  %-*s  %12s  %s\n", name, run->width, label, time, result);
-    fflush(stdout);
+    const char *label = d != NULL ? d->label : "CPU reference";
+    clg_json *j = run->json;
+    if (j == NULL) {
+        if (ms >= 0.0)
+            snprintf(time, sizeof time, "%.3f ms", ms);
+        printf("%s  %-*s  %12s  %s\n", name, run->width, label, time, result);
+        fflush(stdout);
+        return;
+    }
+    clg_json_begin_object(j, NULL);
+    clg_json_string(j, "device", d != NULL ? d->spec : NULL);
+    clg_json_string(j, "label", label);
+    clg_json_number(j, "time_ms", ms >= 0.0, ms);
+    clg_json_bool(j, "time_includes_first_call", run->opt->repeat == 1);
+    clg_json_string(j, "verdict", verdict);
+    clg_json_string(j, "result", result);
+    if (strcmp(verdict, "differ") != 0) {
+        clg_json_null(j, "first_difference");
+    } else {
+        clg_json_begin_object(j, "first_difference");
+        if (position >= 0)
+            clg_json_int(j, "flat_index", position);
+        else
+            clg_json_null(j, "flat_index");
+        clg_json_string(j, "detail", result);
+        clg_json_end_object(j);
+    }
+    clg_json_end_object(j);
 }
 
 /* Overwrites an output before each call, so that a device that writes
@@ -374,8 +417,9 @@ static clg_status timed_calls(clg_context *ctx, int reference,
 static int reference_row(compare_run *run, compare_case *c)
 {
     char result[MSG_CAP + 64], detail[MSG_CAP];
+    const char *verdict = "error";
     double ms = -1.0;
-    int64_t unused;
+    int64_t unused, position = -1;
     int rc = CLG_EXIT_OK;
 
     c->ref_status = timed_calls(NULL, 1, c, &c->rv, run->opt->repeat, 0, &ms,
@@ -387,16 +431,19 @@ static int reference_row(compare_run *run, compare_case *c)
         rc = clg_cli_exit_for_status(c->ref_status);
     } else if (c->expected == NULL) {
         snprintf(result, sizeof result, "(no expected output)");
+        verdict = "no_expected";
     } else if (clg_io_agreement(detail, sizeof detail, &c->rv, "reference",
-                                c->expected, "expected", NULL)) {
+                                c->expected, "expected", &position)) {
         snprintf(result, sizeof result, "matches %s", c->expected_name);
+        verdict = "matches";
     } else {
         /* "DIFFER at ..." -> "DIFFER from output_0.pb at ..." */
         snprintf(result, sizeof result, "DIFFER from %s%s", c->expected_name,
                  detail + strlen("DIFFER"));
+        verdict = "differ";
         rc = CLG_EXIT_DIFFER;
     }
-    print_row(run, c->name, "CPU reference", ms, result);
+    print_row(run, c->name, NULL, ms, verdict, result, position);
     return rc;
 }
 
@@ -425,24 +472,28 @@ static int device_failed(compare_device *d, const compare_case *c,
 static int device_row(compare_run *run, compare_device *d, compare_case *c)
 {
     char result[MSG_CAP + 128];
+    const char *verdict = "agree";
     double ms = -1.0;
-    int64_t differ_call = 0, repeat = run->opt->repeat;
+    int64_t differ_call = 0, repeat = run->opt->repeat, position = -1;
     int check = c->ref_status == CLG_STATUS_OK, rc = CLG_EXIT_OK;
     clg_status st;
 
     st = timed_calls(d->ctx, 0, c, &c->dv, repeat, check, &ms, &differ_call);
     if (st != CLG_STATUS_OK) {
         rc = device_failed(d, c, st, result, sizeof result);
+        verdict = "error";
         ms = -1.0;
     } else if (!check) {
         snprintf(result, sizeof result,
                  "DIFFER: the device accepted the input, the CPU reference "
                  "rejected it");
+        verdict = "differ";
         rc = CLG_EXIT_DIFFER;
     } else if (differ_call > 0) {
         size_t n;
+        verdict = "differ";
         clg_io_agreement(result, sizeof result, &c->dv, "device", &c->rv,
-                         "reference", NULL);
+                         "reference", &position);
         n = strlen(result);
         if (repeat > 1)
             snprintf(result + n, sizeof result - n, " (call %lld of %lld)",
@@ -451,7 +502,7 @@ static int device_row(compare_run *run, compare_device *d, compare_case *c)
     } else {
         snprintf(result, sizeof result, "agree");
     }
-    print_row(run, c->name, d->label, ms, result);
+    print_row(run, c->name, d, ms, verdict, result, position);
     return rc;
 }
 
@@ -459,10 +510,65 @@ static int device_row(compare_run *run, compare_device *d, compare_case *c)
 static int case_failed(compare_run *run, const char *name, const char *msg,
                        int rc)
 {
-    printf("%s  ERROR %s\n", name, msg);
-    fflush(stdout);
+    clg_json *j = run->json;
     run->errors++;
+    if (j == NULL) {
+        printf("%s  ERROR %s\n", name, msg);
+        fflush(stdout);
+        return rc;
+    }
+    clg_json_begin_object(j, NULL);
+    clg_json_string(j, "name", name);
+    clg_json_null(j, "operator");
+    clg_json_string(j, "error", msg);
+    clg_json_begin_array(j, "rows");
+    clg_json_end_array(j);
+    clg_json_string(j, "verdict", "error");
+    clg_json_end_object(j);
     return rc;
+}
+
+/* --json: a case's head, up to its "rows" array. */
+static void json_case_begin(compare_run *run, const compare_case *c,
+                            const int64_t *shape, size_t rank)
+{
+    clg_json *j = run->json;
+    if (j == NULL)
+        return;
+    clg_json_begin_object(j, NULL);
+    clg_json_string(j, "name", c->name);
+    clg_json_string(j, "operator",
+                    c->call.elements ? "GatherElements" : "Gather");
+    clg_json_int(j, "axis", c->call.axis);
+    clg_json_begin_object(j, "data");
+    clg_json_string(j, "dtype", clg_dtype_name(c->call.data.dtype));
+    clg_json_shape(j, "shape", c->call.data.shape, c->call.data.rank);
+    clg_json_end_object(j);
+    clg_json_begin_object(j, "indices");
+    clg_json_string(j, "dtype", clg_dtype_name(c->call.indices.dtype));
+    clg_json_shape(j, "shape", c->call.indices.shape, c->call.indices.rank);
+    clg_json_end_object(j);
+    clg_json_begin_object(j, "output");
+    clg_json_string(j, "dtype", clg_dtype_name(c->call.data.dtype));
+    clg_json_shape(j, "shape", shape, rank);
+    clg_json_end_object(j);
+    clg_json_string(j, "expected",
+                    c->expected != NULL ? c->expected_name : NULL);
+    clg_json_null(j, "error");
+    clg_json_begin_array(j, "rows");
+}
+
+static void json_case_end(compare_run *run, int rc)
+{
+    clg_json *j = run->json;
+    if (j == NULL)
+        return;
+    clg_json_end_array(j);
+    clg_json_string(j, "verdict",
+                    rc == CLG_EXIT_OK       ? "agree"
+                    : rc == CLG_EXIT_DIFFER ? "differ"
+                                            : "error");
+    clg_json_end_object(j);
 }
 
 static void count(compare_run *run, int rc)
@@ -499,6 +605,7 @@ static int run_case(compare_run *run, compare_case *c)
         return case_failed(run, c->name, err.message, CLG_EXIT_ERROR);
     c->rv = clg_io_tensor_view(&c->ref_out);
     c->dv = clg_io_tensor_view(&c->dev_out);
+    json_case_begin(run, c, shape, rank);
     rc = reference_row(run, c);
     count(run, rc);
     for (size_t i = 0; i < run->ndevices; i++) {
@@ -506,6 +613,7 @@ static int run_case(compare_run *run, compare_case *c)
         count(run, r);
         rc = worst(rc, r);
     }
+    json_case_end(run, rc);
     return rc;
 }
 
@@ -601,10 +709,45 @@ static int run_files(compare_run *run)
     return rc;
 }
 
+/* --json: the head of the document, up to the "cases" array. */
+static void json_head(compare_run *run, clg_json *j)
+{
+    run->json = j;
+    clg_cli_json_begin(j, "compare");
+    clg_json_int(j, "repeat", run->opt->repeat);
+    clg_json_begin_array(j, "devices");
+    for (size_t i = 0; i < run->ndevices; i++) {
+        const compare_device *d = &run->devices[i];
+        clg_json_begin_object(j, NULL);
+        clg_json_string(j, "spec", d->spec);
+        clg_json_string(j, "name",
+                        d->ctx != NULL ? clg_context_device_name(d->ctx)
+                                       : NULL);
+        clg_json_string(j, "label", d->ctx != NULL ? d->label : NULL);
+        clg_json_end_object(j);
+    }
+    clg_json_end_array(j);
+    clg_json_begin_array(j, "cases");
+}
+
+static void json_tail(const compare_run *run, clg_json *j, int rc)
+{
+    clg_json_end_array(j);
+    clg_json_begin_object(j, "summary");
+    clg_json_uint(j, "cases", run->cases);
+    clg_json_uint(j, "devices", run->ndevices);
+    clg_json_uint(j, "rows_agree", run->agree);
+    clg_json_uint(j, "rows_differ", run->differ);
+    clg_json_uint(j, "errors", run->errors);
+    clg_json_end_object(j);
+    clg_cli_json_end(j, rc);
+}
+
 int clg_cli_compare(int argc, char **argv)
 {
     compare_options opt;
     compare_run run;
+    clg_json j;
     int rc;
 
     memset(&run, 0, sizeof run);
@@ -614,8 +757,11 @@ int clg_cli_compare(int argc, char **argv)
         rc = rc > 0 ? CLG_EXIT_OK : CLG_EXIT_ERROR;
         goto cleanup;
     }
-    if ((rc = open_devices(&run)) != CLG_EXIT_OK)
-        goto cleanup;
+    rc = open_devices(&run);
+    if (opt.json)
+        json_head(&run, &j);
+    if (rc != CLG_EXIT_OK)
+        goto report;
     if (opt.data_path != NULL)
         rc = run_files(&run);
     for (int a = optind; a < argc; a++)
@@ -625,6 +771,9 @@ int clg_cli_compare(int argc, char **argv)
             "agree, %zu differ, %zu error(s)\n",
             run.cases, run.ndevices, run.agree, run.differ, run.errors);
 
+report:
+    if (opt.json)
+        json_tail(&run, &j, rc);
 cleanup:
     fflush(stdout);
     for (size_t i = 0; i < run.ndevices; i++)

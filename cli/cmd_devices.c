@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* clgather devices: every platform and device, with its P:D position. */
 #include <getopt.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * clgather onnx-test: runs ONNX backend node-test directories
  * (model.onnx + test_data_set_N/input_N.pb, output_0.pb) through the

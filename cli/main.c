@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * clgather: run the ONNX operators Gather and GatherElements on OpenCL
  * devices from the command line, and check the results against ONNX's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ONNX node-test directories and the operator call. See node_test.h. */
 #include "node_test.h"
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The build options and what each one needs. Included by the top-level
 # CMakeLists.txt after project().
 #
@@ -54,6 +55,8 @@ if(CLG_TOP_LEVEL OR CLGATHER_BUILD_CLI OR CLGATHER_BUILD_TESTS)
   if(PkgConfig_FOUND)
     pkg_check_modules(PROTOBUF_C QUIET IMPORTED_TARGET libprotobuf-c)
     pkg_check_modules(CMOCKA QUIET IMPORTED_TARGET cmocka)
+    # the tool's tests parse its --json output with json-c
+    pkg_check_modules(JSONC QUIET IMPORTED_TARGET json-c)
   else()
     clg_missing(clg_cli_missing "pkg-config (Debian package pkg-config), which "
                 "finds the protobuf-c runtime (libprotobuf-c-dev)")
@@ -63,6 +66,10 @@ if(CLG_TOP_LEVEL OR CLGATHER_BUILD_CLI OR CLGATHER_BUILD_TESTS)
   if(PkgConfig_FOUND AND NOT TARGET PkgConfig::CMOCKA)
     clg_missing(clg_tests_missing "cmocka, pkg-config module cmocka "
                 "(Debian package libcmocka-dev)")
+  endif()
+  if(PkgConfig_FOUND AND NOT TARGET PkgConfig::JSONC)
+    clg_missing(clg_tests_missing "json-c, pkg-config module json-c "
+                "(Debian package libjson-c-dev)")
   endif()
   if(PkgConfig_FOUND AND NOT TARGET PkgConfig::PROTOBUF_C)
     clg_missing(clg_cli_missing "the protobuf-c runtime, pkg-config module "

@@ -1,9 +1,18 @@
+# SPDX-License-Identifier: Apache-2.0
 # clg_add_test(<name> SOURCES <files...> LABELS <labels...> [LIBRARIES <libs...>]
 #              [TIMEOUT <seconds>])
 # One cmocka binary per test file. A binary exits 77 only when no OpenCL
 # device exists; ctest then reports it as skipped.
 # cmocka (PkgConfig::CMOCKA) is found, or reported missing, by
 # cmake/ClgOptions.cmake.
+# Every test keeps its program cache in the build tree
+# (build/test-program-cache), never in the user's: clg_test_environment
+# sets it on any test.
+
+function(clg_test_environment name)
+  set_property(TEST ${name} APPEND PROPERTY ENVIRONMENT
+               "CLGATHER_CACHE_DIR=${PROJECT_BINARY_DIR}/test-program-cache")
+endfunction()
 
 function(clg_add_test name)
   cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LABELS;LIBRARIES" ${ARGN})
@@ -17,4 +26,5 @@ function(clg_add_test name)
   endif()
   set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}"
                        SKIP_RETURN_CODE 77 TIMEOUT ${T_TIMEOUT})
+  clg_test_environment(${name})
 endfunction()

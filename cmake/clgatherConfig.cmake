@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Package configuration for find_package(clgather): the clgather::clgather
 # (shared) and clgather::clgather_static targets, with OpenCL as their
 # dependency.

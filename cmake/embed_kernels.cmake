@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -P script: embeds OpenCL C sources into one C file.
 #   -DOUTPUT=<file.c> -DSOURCES=<a.cl;b.cl;...>
 #   [-DPREFIX=<name>] [-DHEADER=<file.h>]

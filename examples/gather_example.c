@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The README's example: ONNX Gather example 1 on the default device,
  * checked against the CPU reference. Build: see examples/CMakeLists.txt;
  * run: ./gather_example (CLGATHER_DEVICE picks the device). */

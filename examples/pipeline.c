@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* clgather inside an OpenCL pipeline: the program owns its cl_context and
  * command queue, uploads its inputs, chains a Gather (an embedding lookup)
  * into a GatherElements (a pick along each row) with events, reads the

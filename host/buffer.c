@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Buffers: caller memory wrapped in place, transfers inside a call, and
  * checks of the caller's buffers (OpenCL 1.2 API sections 5.2 and 5.4).
  * The copy path's scratch sets are in host/calls.c. */
@@ -43,8 +44,7 @@ clg_status clg_rt_upload(clg_rt_call *c, cl_mem buf, const void *host,
                                       nw, w, evp);
     if (err != CL_SUCCESS)
         return clg_fail_cl(c->ctx, err, "clEnqueueWriteBuffer");
-    clg_rt_call_enqueued(c, ev);
-    return CLG_STATUS_OK;
+    return clg_rt_call_enqueued(c, ev, "clEnqueueWriteBuffer");
 }
 
 clg_status clg_rt_download(clg_rt_call *c, cl_mem buf, void *host,
@@ -59,8 +59,7 @@ clg_status clg_rt_download(clg_rt_call *c, cl_mem buf, void *host,
                                      host, nw, w, evp);
     if (err != CL_SUCCESS)
         return clg_fail_cl(c->ctx, err, "clEnqueueReadBuffer");
-    clg_rt_call_enqueued(c, ev);
-    return CLG_STATUS_OK;
+    return clg_rt_call_enqueued(c, ev, "clEnqueueReadBuffer");
 }
 
 clg_status clg_rt_publish(clg_rt_call *c, cl_mem buf, size_t bytes)
@@ -74,7 +73,13 @@ clg_status clg_rt_publish(clg_rt_call *c, cl_mem buf, size_t bytes)
                                  bytes, nw, w, evp, &err);
     if (!m)
         return clg_fail_cl(c->ctx, err, "clEnqueueMapBuffer(output)");
-    clg_rt_call_enqueued(c, ev);
+    clg_status st = clg_rt_call_enqueued(c, ev, "clEnqueueMapBuffer(output)");
+    if (st != CLG_STATUS_OK) {
+        /* The map's event is gone: unmap after the whole queue. */
+        clFinish(c->queue);
+        clEnqueueUnmapMemObject(c->queue, buf, m, 0, NULL, NULL);
+        return st;
+    }
     evp = clg_rt_call_next(c, &nw, &w, &ev);
     err = clEnqueueUnmapMemObject(c->queue, buf, m, nw, w, evp);
     /* A buffer left mapped is never freed by some implementations (POCL
@@ -84,8 +89,7 @@ clg_status clg_rt_publish(clg_rt_call *c, cl_mem buf, size_t bytes)
         clEnqueueUnmapMemObject(c->queue, buf, m, nw, w, NULL);
         return clg_fail_cl(c->ctx, err, "clEnqueueUnmapMemObject(output)");
     }
-    clg_rt_call_enqueued(c, ev);
-    return CLG_STATUS_OK;
+    return clg_rt_call_enqueued(c, ev, "clEnqueueUnmapMemObject(output)");
 }
 
 clg_status clg_rt_check_buffer(clg_context *ctx, const char *what, cl_mem buf,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Calls, error slots and the deferred record (docs/design.md, "Enqueue
  * and deferred errors"; OpenCL 1.2 API sections 5.2.1, 5.9 and 5.10).
  *
@@ -12,6 +13,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 static const cl_int zero_slot[2] = {0, 0};
 
@@ -64,7 +68,7 @@ static clg_status check_wait_list(clg_context *ctx, cl_uint n,
                         "num_events_in_wait_list is 0");
     for (cl_uint i = 0; i < n; i++) {
         cl_context owner = NULL;
-        cl_int err;
+        cl_int err, status = CL_COMPLETE;
         if (!list[i])
             return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
                             "event_wait_list[%u] is NULL", (unsigned)i);
@@ -77,6 +81,21 @@ static clg_status check_wait_list(clg_context *ctx, cl_uint n,
                             "event_wait_list[%u] is not an event of the "
                             "clgather context's cl_context",
                             (unsigned)i);
+        /* A command behind an event that has already failed may never be
+         * started nor terminated by the runtime (POCL 3.1 leaves it
+         * queued): refused here instead of hanging the finish. */
+        err = clGetEventInfo(list[i], CL_EVENT_COMMAND_EXECUTION_STATUS,
+                             sizeof status, &status, NULL);
+        if (err != CL_SUCCESS)
+            return clg_fail_cl(ctx, err,
+                               "clGetEventInfo(event_wait_list, "
+                               "CL_EVENT_COMMAND_EXECUTION_STATUS)");
+        if (status < 0)
+            return clg_fail_exec(ctx, status,
+                                 "event_wait_list[%u] has already failed "
+                                 "(its execution status is %d, an error): "
+                                 "nothing was enqueued",
+                                 (unsigned)i, (int)status);
     }
     return CLG_STATUS_OK;
 }
@@ -198,27 +217,29 @@ static void free_slot_list(clg_rt_slot *s)
 
 /* ------------------------------------------------------------ calls */
 
+cl_command_queue clg_rt_host_queue(clg_context *ctx)
+{
+    return ctx->own_queue;
+}
+
 clg_status clg_rt_call_open(clg_context *ctx, cl_command_queue queue,
                             cl_uint num_wait, const cl_event *wait,
-                            clg_rt_call_kind kind, int want_event,
-                            clg_rt_call *c)
+                            clg_rt_call_kind kind, clg_rt_call *c)
 {
     int out_of_order = ctx->queue_out_of_order;
     clg_status st;
     memset(c, 0, sizeof *c);
     c->ctx = ctx;
-    if (queue && queue != ctx->queue &&
-        (st = check_queue(ctx, queue, &out_of_order)) != CLG_STATUS_OK)
+    if (queue == ctx->own_queue)
+        out_of_order = 0;
+    else if (queue && queue != ctx->queue &&
+             (st = check_queue(ctx, queue, &out_of_order)) != CLG_STATUS_OK)
         return st;
     if ((st = check_wait_list(ctx, num_wait, wait)) != CLG_STATUS_OK)
         return st;
     c->queue = queue ? queue : ctx->queue;
     c->kind = kind;
     c->chain = out_of_order;
-    /* A deferred call's last event is how the collect waits for it, and
-     * learns whether it completed. */
-    c->keep_events = out_of_order || want_event ||
-                     kind == CLG_RT_CALL_DEFERRED;
     c->num_wait = num_wait;
     c->wait = wait;
     if (kind == CLG_RT_CALL_UNCHECKED) {
@@ -226,8 +247,16 @@ clg_status clg_rt_call_open(clg_context *ctx, cl_command_queue queue,
         return CLG_STATUS_OK;
     }
     pthread_mutex_lock(&ctx->epoch_lock);
-    st = kind == CLG_RT_CALL_DEFERRED ? deferred_slot(ctx, &c->slot)
-                                      : private_slot(ctx, &c->slot);
+    if (kind == CLG_RT_CALL_DEFERRED &&
+        ctx->epoch.rec_count >= CLG_MAX_PENDING)
+        st = clg_fail(ctx, CLG_STATUS_PENDING_LIMIT,
+                      "%zu operations are pending since the last "
+                      "clg_context_finish, the most a context holds; "
+                      "nothing was enqueued",
+                      ctx->epoch.rec_count);
+    else
+        st = kind == CLG_RT_CALL_DEFERRED ? deferred_slot(ctx, &c->slot)
+                                          : private_slot(ctx, &c->slot);
     if (st == CLG_STATUS_OK && kind == CLG_RT_CALL_DEFERRED)
         c->locked = 1; /* until clg_rt_call_defer or close */
     else
@@ -235,6 +264,11 @@ clg_status clg_rt_call_open(clg_context *ctx, cl_command_queue queue,
     if (st == CLG_STATUS_OK)
         c->err = c->slot->buf;
     return st;
+}
+
+static clg_rt_cmd *cmds_of(clg_rt_call *c)
+{
+    return c->cmds ? c->cmds : c->inline_cmds;
 }
 
 cl_event *clg_rt_call_next(clg_rt_call *c, cl_uint *num_wait,
@@ -251,34 +285,138 @@ cl_event *clg_rt_call_next(clg_rt_call *c, cl_uint *num_wait,
         *wait = NULL;
     }
     *ev = NULL;
-    return c->keep_events ? ev : NULL;
+    return ev;
 }
 
-void clg_rt_call_enqueued(clg_rt_call *c, cl_event ev)
+clg_status clg_rt_call_enqueued(clg_rt_call *c, cl_event ev, const char *what)
 {
     c->enqueued++;
-    if (ev) {
-        if (c->last)
-            clReleaseEvent(c->last);
-        c->last = ev;
+    if (!ev)
+        return CLG_STATUS_OK;
+    if (c->ncmds == CLG_RT_INLINE_CMDS && !c->cmds) {
+        clg_rt_cmd *grown = malloc(4 * CLG_RT_INLINE_CMDS * sizeof *grown);
+        if (grown) {
+            memcpy(grown, c->inline_cmds, sizeof c->inline_cmds);
+            c->cmds = grown;
+            c->cmd_cap = 4 * CLG_RT_INLINE_CMDS;
+        }
+    } else if (c->cmds && c->ncmds == c->cmd_cap) {
+        clg_rt_cmd *grown = realloc(c->cmds, 2 * c->cmd_cap * sizeof *grown);
+        if (grown) {
+            c->cmds = grown;
+            c->cmd_cap *= 2;
+        }
     }
+    int full = c->cmds ? c->ncmds == c->cmd_cap
+                       : c->ncmds == CLG_RT_INLINE_CMDS;
+    if (full) {
+        /* Out of host memory keeping the event: the call fails, and its
+         * close waits for the whole queue instead (wait_commands). */
+        clReleaseEvent(ev);
+        c->untracked = 1;
+        return clg_fail(c->ctx, CLG_STATUS_OUT_OF_MEMORY,
+                        "out of host memory keeping the event of %s", what);
+    }
+    cmds_of(c)[c->ncmds++] = (clg_rt_cmd){ev, what};
+    c->last = ev;
+    return CLG_STATUS_OK;
 }
 
-/* Waits for the call's commands; returns the OpenCL code. */
-static cl_int wait_commands(clg_rt_call *c)
+/* Waits for every event of `evs` (n of them): one wait, and when that
+ * reports a failed event, one wait per event, so that every command has
+ * ended (completed or terminated) when it returns. */
+static cl_int wait_all(cl_uint n, const cl_event *evs, int *failed)
 {
+    if (n == 0)
+        return CL_SUCCESS;
+    cl_int err = clWaitForEvents(n, evs);
+    if (err != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+        return err;
+    *failed = 1;
+    for (cl_uint i = 0; i < n; i++) {
+        err = clWaitForEvents(1, &evs[i]);
+        if (err != CL_SUCCESS &&
+            err != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+            return err;
+    }
+    return CL_SUCCESS;
+}
+
+/* The execution status of a command waited for. When the wait reported a
+ * failed event (`failed`), a command whose status is not negative is
+ * waited for alone, and a failed wait counts as its status: Intel's CPU
+ * runtime reports CL_COMPLETE for a command it terminated (its wait list
+ * failed) yet fails the wait for it, and the wait is what the
+ * specification defines (docs/design.md, "Enqueue and deferred errors"). */
+static cl_int exec_status(cl_event ev, int failed, cl_int *status)
+{
+    cl_int err = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                sizeof *status, status, NULL);
+    if (err == CL_SUCCESS && failed && *status >= 0 &&
+        clWaitForEvents(1, &ev) ==
+            CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+        *status = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+    return err;
+}
+
+/* Waits for the call's commands; returns the OpenCL code, and sets
+ * *failed when the wait reported a failed event. */
+static cl_int wait_commands(clg_rt_call *c, int *failed)
+{
+    clg_rt_cmd *cmd = cmds_of(c);
+    cl_event evs[64];
+    cl_int err = CL_SUCCESS;
     if (c->enqueued == 0)
         return CL_SUCCESS;
-    return c->last ? clWaitForEvents(1, &c->last) : clFinish(c->queue);
+    if (c->untracked && (err = clFinish(c->queue)) != CL_SUCCESS)
+        return err;
+    for (size_t i = 0; i < c->ncmds && err == CL_SUCCESS; i += 64) {
+        cl_uint n = 0;
+        for (size_t j = i; j < c->ncmds && n < 64; j++)
+            evs[n++] = cmd[j].ev;
+        err = wait_all(n, evs, failed);
+    }
+    return err;
+}
+
+/* Releases the events of the commands before the last (all waited for). */
+static void drop_waited(clg_rt_call *c)
+{
+    clg_rt_cmd *cmd = cmds_of(c);
+    if (c->ncmds < 2)
+        return;
+    for (size_t i = 0; i + 1 < c->ncmds; i++)
+        clReleaseEvent(cmd[i].ev);
+    cmd[0] = cmd[c->ncmds - 1];
+    c->ncmds = 1;
 }
 
 clg_status clg_rt_call_sync(clg_rt_call *c)
 {
-    cl_int err = wait_commands(c);
-    return err == CL_SUCCESS
-               ? CLG_STATUS_OK
-               : clg_fail_cl(c->ctx, err,
-                             c->last ? "clWaitForEvents" : "clFinish");
+    clg_rt_cmd *cmd = cmds_of(c);
+    int failed = 0;
+    cl_int err = wait_commands(c, &failed);
+    if (err != CL_SUCCESS)
+        return clg_fail_cl(c->ctx, err,
+                           c->ncmds ? "clWaitForEvents" : "clFinish");
+    for (size_t i = 0; i < c->ncmds; i++) {
+        cl_int status = CL_COMPLETE;
+        err = exec_status(cmd[i].ev, failed, &status);
+        if (err != CL_SUCCESS)
+            return clg_fail_cl(c->ctx, err,
+                               "clGetEventInfo("
+                               "CL_EVENT_COMMAND_EXECUTION_STATUS)");
+        if (status < 0)
+            return clg_fail_exec(
+                c->ctx, status,
+                "the command %s (%zu of the %zu this call waited for) did "
+                "not complete: its execution status is %d, an error (an "
+                "earlier command on the same queue, or an event it "
+                "waited for, failed); the result was not delivered",
+                cmd[i].what, i + 1, c->ncmds, (int)status);
+    }
+    drop_waited(c);
+    return CLG_STATUS_OK;
 }
 
 /* Clears a raised slot, blocking, after the call's commands. */
@@ -299,14 +437,22 @@ clg_status clg_rt_call_wait(clg_rt_call *c, int *raised)
     const cl_event *w;
     cl_event ev;
     cl_int err;
+    clg_status st;
     *raised = 0;
     if (c->kind != CLG_RT_CALL_BLOCKING)
         return clg_rt_call_sync(c);
-    clg_rt_call_next(c, &nw, &w, &ev);
+    cl_event *evp = clg_rt_call_next(c, &nw, &w, &ev);
     err = clEnqueueReadBuffer(c->queue, c->err, CL_TRUE, 0, sizeof flag[0],
-                              flag, nw, w, NULL);
+                              flag, nw, w, evp);
     if (err != CL_SUCCESS)
         return clg_fail_cl(c->ctx, err, "clEnqueueReadBuffer(error slot)");
+    /* The read may return while its command was terminated: the flag is
+     * trusted only once every command of the call is known to have run. */
+    if ((st = clg_rt_call_enqueued(c, ev,
+                                   "clEnqueueReadBuffer(error slot)")) !=
+            CLG_STATUS_OK ||
+        (st = clg_rt_call_sync(c)) != CLG_STATUS_OK)
+        return st;
     if (flag[0] != 0 && (err = clear_slot(c)) != CL_SUCCESS)
         return clg_fail_cl(c->ctx, err, "clEnqueueWriteBuffer(error slot)");
     *raised = flag[0] != 0;
@@ -330,27 +476,109 @@ static clg_status add_record(clg_context *ctx, const clg_deferred_rec *r)
     return CLG_STATUS_OK;
 }
 
-/* Records the call in the epoch (epoch_lock held), with its last event so
- * that the collect waits for it; `info` may be NULL (nothing to report). */
+/* Releases `n` events, or, when `failed`, keeps them in the context until
+ * it is destroyed (a runtime may still propagate the failure through
+ * them); released at once only when even that list cannot grow. */
+static void release_events(clg_context *ctx, const cl_event *evs, size_t n,
+                           int failed)
+{
+    size_t kept = 0;
+    if (failed && n) {
+        pthread_mutex_lock(&ctx->epoch_lock);
+        if (ctx->parked_count + n > ctx->parked_capacity) {
+            size_t cap = 2 * (ctx->parked_count + n) + 16;
+            cl_event *grown = realloc(ctx->parked, cap * sizeof *grown);
+            if (grown) {
+                ctx->parked = grown;
+                ctx->parked_capacity = cap;
+            }
+        }
+        if (ctx->parked_count + n <= ctx->parked_capacity) {
+            memcpy(ctx->parked + ctx->parked_count, evs, n * sizeof *evs);
+            ctx->parked_count += n;
+            kept = n;
+        }
+        pthread_mutex_unlock(&ctx->epoch_lock);
+    }
+    for (size_t i = kept; i < n; i++)
+        clReleaseEvent(evs[i]);
+}
+
+/* 1 when any of the events ended with a negative execution status (or
+ * cannot say). */
+static int any_failed(const cl_event *evs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        cl_int status = CL_COMPLETE;
+        if (clGetEventInfo(evs[i], CL_EVENT_COMMAND_EXECUTION_STATUS,
+                           sizeof status, &status, NULL) != CL_SUCCESS ||
+            status < 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Releases the events a call still holds and its command array. */
+static void release_commands(clg_rt_call *c)
+{
+    clg_rt_cmd *cmd = cmds_of(c);
+    int failed = 0;
+    for (size_t i = 0; i < c->ncmds && !failed; i++)
+        failed = any_failed(&cmd[i].ev, 1);
+    for (size_t i = 0; i < c->ncmds; i++)
+        release_events(c->ctx, &cmd[i].ev, 1, failed);
+    free(c->cmds);
+    c->cmds = NULL;
+    c->ncmds = c->cmd_cap = 0;
+    c->last = NULL;
+}
+
+/* Records the call in the epoch (epoch_lock held): its info, its kept
+ * buffer, and every event it depends on until the collect: the wait
+ * list's (retained) and each of its commands' (moved from the call; the
+ * last one is the record's `ev`). `info` may be NULL (nothing to
+ * report). */
 static clg_status record_call(clg_rt_call *c, const void *info, size_t size,
                               cl_mem keep)
 {
-    clg_deferred_rec r = {NULL, NULL, c->slot, NULL};
+    clg_deferred_rec r = {NULL, NULL, c->slot, NULL, NULL, 0, 0};
+    clg_rt_cmd *cmd = cmds_of(c);
     clg_status st;
-    if (!info && !c->last)
+    if (!info && !c->ncmds)
         return CLG_STATUS_OK;
+    size_t gates = c->ncmds ? c->num_wait : 0,
+           more = gates + (c->ncmds ? c->ncmds - 1 : 0);
     if (info && !(r.info = malloc(size)))
         return clg_fail(c->ctx, CLG_STATUS_OUT_OF_MEMORY,
                         "out of host memory recording a deferred call");
+    if (more && !(r.more = malloc(more * sizeof *r.more))) {
+        free(r.info);
+        return clg_fail(c->ctx, CLG_STATUS_OUT_OF_MEMORY,
+                        "out of host memory recording a deferred call");
+    }
     if (info)
         memcpy(r.info, info, size);
     if ((st = add_record(c->ctx, &r)) != CLG_STATUS_OK) {
         free(r.info);
+        free(r.more);
         return st;
     }
+    if (info) /* the number clg_rt_sequence announced is now taken */
+        atomic_fetch_add(&c->ctx->sequence, 1);
     clg_deferred_rec *rec = &c->ctx->epoch.recs[c->ctx->epoch.rec_count - 1];
-    if (c->last && clRetainEvent(c->last) == CL_SUCCESS)
-        rec->ev = c->last;
+    for (size_t i = 0; i < gates; i++)
+        if (clRetainEvent(c->wait[i]) == CL_SUCCESS)
+            rec->more[rec->ngates++] = c->wait[i];
+    rec->nmore = rec->ngates;
+    for (size_t i = 0; i + 1 < c->ncmds; i++)
+        rec->more[rec->nmore++] = cmd[i].ev;
+    if (c->ncmds)
+        rec->ev = cmd[c->ncmds - 1].ev;
+    c->ctx->epoch.event_count += c->ncmds;
+    free(c->cmds);
+    c->cmds = NULL;
+    c->ncmds = c->cmd_cap = 0;
+    c->last = NULL;
     if (keep && clRetainMemObject(keep) == CL_SUCCESS)
         rec->keep = keep;
     return CLG_STATUS_OK;
@@ -366,24 +594,28 @@ static clg_status mark(clg_rt_call *c)
                                              &ev);
     if (err != CL_SUCCESS)
         return clg_fail_cl(c->ctx, err, "clEnqueueMarkerWithWaitList");
-    clg_rt_call_enqueued(c, ev);
-    return CLG_STATUS_OK;
+    return clg_rt_call_enqueued(c, ev, "clEnqueueMarkerWithWaitList");
 }
 
 clg_status clg_rt_call_defer(clg_rt_call *c, const void *info,
                              size_t info_size, cl_mem keep, cl_event *event)
 {
     clg_status st = event && !c->last ? mark(c) : CLG_STATUS_OK;
-    if (st == CLG_STATUS_OK)
-        st = record_call(c, info, info_size, keep);
-    if (st == CLG_STATUS_OK && event) {
-        *event = c->last; /* the call's reference, now the caller's */
-        c->last = NULL;
+    cl_event last = c->last;
+    if (st == CLG_STATUS_OK && event && clRetainEvent(last) != CL_SUCCESS)
+        st = clg_fail(c->ctx, CLG_STATUS_OPENCL_ERROR,
+                      "clRetainEvent failed on the operation's event");
+    if (st == CLG_STATUS_OK &&
+        (st = record_call(c, info, info_size, keep)) != CLG_STATUS_OK && event)
+        clReleaseEvent(last);
+    if (st == CLG_STATUS_OK && event)
+        *event = last; /* a reference of the caller's own */
+    if (st == CLG_STATUS_OK) {
+        if (c->locked)
+            pthread_mutex_unlock(&c->ctx->epoch_lock);
+        c->locked = 0;
+        c->slot = NULL; /* the epoch's now */
     }
-    if (c->locked)
-        pthread_mutex_unlock(&c->ctx->epoch_lock);
-    c->locked = 0;
-    c->slot = NULL; /* the epoch's now */
     return st;
 }
 
@@ -393,7 +625,8 @@ clg_status clg_rt_call_defer(clg_rt_call *c, const void *info,
 static int give_slot(clg_rt_call *c, int failed)
 {
     clg_context *ctx = c->ctx;
-    int lost = failed && wait_commands(c) != CL_SUCCESS;
+    int ignored = 0;
+    int lost = failed && wait_commands(c, &ignored) != CL_SUCCESS;
     if (!lost && failed && c->enqueued)
         lost = clear_slot(c) != CL_SUCCESS;
     pthread_mutex_lock(&ctx->epoch_lock);
@@ -406,31 +639,31 @@ static int give_slot(clg_rt_call *c, int failed)
 
 int clg_rt_call_close(clg_rt_call *c, int failed)
 {
-    int drained = 1;
+    int drained = 1, ignored = 0;
     if (!c->ctx)
         return 1;
     if (c->locked) {
-        /* A deferred call that failed before clg_rt_call_defer: its slot
-         * stays in the epoch's chunk, unreported; its commands are waited
-         * for by the next collect. */
-        if (c->enqueued)
-            record_call(c, NULL, 0, NULL);
+        /* A deferred call that failed before it was recorded: its slot
+         * stays in the epoch's chunk, unreported; its commands (and the
+         * events they need) go to the next collect, which waits for
+         * them. */
+        if (c->ncmds && record_call(c, NULL, 0, NULL) != CLG_STATUS_OK)
+            drained = wait_commands(c, &ignored) == CL_SUCCESS;
         pthread_mutex_unlock(&c->ctx->epoch_lock);
         c->locked = 0;
     } else if (c->slot && c->kind == CLG_RT_CALL_BLOCKING) {
         drained = give_slot(c, failed);
     } else if (failed && c->kind != CLG_RT_CALL_DEFERRED) {
-        drained = wait_commands(c) == CL_SUCCESS;
+        drained = wait_commands(c, &ignored) == CL_SUCCESS;
     }
-    if (c->last)
-        clReleaseEvent(c->last);
+    release_commands(c);
     memset(c, 0, sizeof *c);
     return drained;
 }
 
-uint64_t clg_rt_sequence(clg_context *ctx)
+uint64_t clg_rt_sequence(const clg_rt_call *c)
 {
-    return atomic_fetch_add(&ctx->sequence, 1) + 1;
+    return atomic_load(&c->ctx->sequence) + 1;
 }
 
 unsigned clg_rt_validation(const clg_context *ctx)
@@ -440,14 +673,37 @@ unsigned clg_rt_validation(const clg_context *ctx)
 
 /* ------------------------------------------------------------ collect */
 
+/* A blocking read on the library's own queue, its execution status
+ * checked: a read that returns while its command was terminated delivers
+ * nothing. Returns the OpenCL code, or CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST
+ * with *status the negative execution status. */
+static cl_int own_read(clg_context *ctx, cl_mem buf, size_t offset,
+                       size_t bytes, void *host, cl_int *status,
+                       const char **call)
+{
+    cl_event ev = NULL;
+    cl_int err = clEnqueueReadBuffer(ctx->own_queue, buf, CL_TRUE, offset,
+                                     bytes, host, 0, NULL, &ev);
+    *status = CL_COMPLETE;
+    if (err == CL_SUCCESS &&
+        (err = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                              sizeof *status, status, NULL)) != CL_SUCCESS)
+        *call = "clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)";
+    if (ev)
+        release_events(ctx, &ev, 1, *status < 0);
+    if (err == CL_SUCCESS && *status < 0)
+        err = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+    return err;
+}
+
 /* Reads the used slots of a chunk; 1 when any was raised (then clears the
  * chunk). */
 static cl_int read_chunk(clg_context *ctx, clg_slot_chunk *k, cl_int *host,
-                         int *any)
+                         int *any, const char **call)
 {
     size_t bytes = k->used * ctx->slot_stride;
-    cl_int err = clEnqueueReadBuffer(ctx->own_queue, k->parent, CL_TRUE, 0,
-                                     bytes, host, 0, NULL, NULL);
+    cl_int status;
+    cl_int err = own_read(ctx, k->parent, 0, bytes, host, &status, call);
     *any = 0;
     for (size_t i = 0; err == CL_SUCCESS && i < k->used; i++)
         *any |= host[i * ctx->slot_stride / sizeof(cl_int)] != 0;
@@ -464,7 +720,7 @@ static cl_int read_epoch(clg_context *ctx, clg_epoch *e, int *raised,
     for (clg_slot_chunk *k = e->chunks; k && err == CL_SUCCESS; k = k->next) {
         int any = 0;
         *call = "clEnqueueReadBuffer(error slots)";
-        err = read_chunk(ctx, k, host, &any);
+        err = read_chunk(ctx, k, host, &any, call);
         for (size_t r = 0; err == CL_SUCCESS && any && r < e->rec_count; r++)
             if (e->recs[r].slot->chunk == k) {
                 size_t at = (size_t)(e->recs[r].slot - k->slots);
@@ -481,44 +737,57 @@ static cl_int read_epoch(clg_context *ctx, clg_epoch *e, int *raised,
     return err;
 }
 
-/* Waits for the last command of every record of an epoch and reads each
- * one's execution status (negative: it did not complete, e.g. an event of
- * its wait list failed). Returns the wait's code, CL_SUCCESS also when
- * only some commands failed. When the wait reports a failed event, each
- * one is waited for alone: Intel's CPU runtime reports CL_COMPLETE for a
- * command it terminated (its wait list failed) yet fails the wait for it,
- * and the wait is what the specification defines (docs/design.md,
- * "Enqueue and deferred errors"). */
-static cl_int wait_records(const clg_epoch *e, cl_int *status,
+/* Waits for every command of every record of an epoch and reads the
+ * execution status of each (the first negative one is the record's: it
+ * did not complete, e.g. an event of its wait list failed), and which of
+ * its wait list's events failed. Returns the wait's code, CL_SUCCESS also
+ * when only some commands failed. */
+static cl_int wait_records(const clg_epoch *e, cl_int *status, int *gate,
                            const char **call)
 {
     size_t n = 0;
+    int failed = 0;
     cl_int err = CL_SUCCESS;
-    cl_event *evs = malloc((e->rec_count ? e->rec_count : 1) * sizeof *evs);
+    cl_event *evs =
+        malloc((e->event_count ? e->event_count : 1) * sizeof *evs);
     if (!evs)
         return CL_OUT_OF_HOST_MEMORY;
-    for (size_t r = 0; r < e->rec_count; r++)
-        if (e->recs[r].ev)
-            evs[n++] = e->recs[r].ev;
+    for (size_t r = 0; r < e->rec_count; r++) {
+        const clg_deferred_rec *rec = &e->recs[r];
+        for (uint32_t i = rec->ngates; i < rec->nmore; i++)
+            evs[n++] = rec->more[i];
+        if (rec->ev)
+            evs[n++] = rec->ev;
+    }
     *call = "clWaitForEvents";
-    if (n)
-        err = clWaitForEvents((cl_uint)n, evs);
+    for (size_t i = 0; i < n && err == CL_SUCCESS; i += 65536)
+        err = wait_all((cl_uint)(n - i < 65536 ? n - i : 65536), evs + i,
+                       &failed);
     free(evs);
-    int failed = err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
-    if (err == CL_SUCCESS || failed)
+    if (err == CL_SUCCESS)
         *call = "clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)";
-    if (failed)
-        err = CL_SUCCESS;
     for (size_t r = 0; err == CL_SUCCESS && r < e->rec_count; r++) {
+        const clg_deferred_rec *rec = &e->recs[r];
         status[r] = CL_COMPLETE;
-        if (e->recs[r].ev)
-            err = clGetEventInfo(e->recs[r].ev,
-                                 CL_EVENT_COMMAND_EXECUTION_STATUS,
-                                 sizeof status[r], &status[r], NULL);
-        if (err == CL_SUCCESS && failed && e->recs[r].ev && status[r] >= 0 &&
-            clWaitForEvents(1, &e->recs[r].ev) ==
-                CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
-            status[r] = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+        gate[r] = -1;
+        for (uint32_t i = 0; err == CL_SUCCESS && i <= rec->nmore; i++) {
+            cl_event ev = i < rec->nmore ? rec->more[i] : rec->ev;
+            cl_int s = CL_COMPLETE;
+            if (!ev)
+                continue;
+            /* A gate is the caller's event, not waited for: its own
+             * status is the one to read. */
+            err = i < rec->ngates
+                      ? clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                       sizeof s, &s, NULL)
+                      : exec_status(ev, failed, &s);
+            if (err != CL_SUCCESS || s >= 0)
+                continue;
+            if (i < rec->ngates && gate[r] < 0)
+                gate[r] = (int)i;
+            else if (i >= rec->ngates && status[r] >= 0)
+                status[r] = s;
+        }
     }
     return err;
 }
@@ -527,6 +796,7 @@ static cl_int wait_records(const clg_epoch *e, cl_int *status,
  * releases its array; the records were moved out. */
 static void retire_epoch(clg_context *ctx, clg_epoch *e, int lost)
 {
+    clg_slot_chunk *extra = NULL;
     pthread_mutex_lock(&ctx->epoch_lock);
     while (e->chunks) {
         clg_slot_chunk *k = e->chunks,
@@ -535,15 +805,53 @@ static void retire_epoch(clg_context *ctx, clg_epoch *e, int lost)
         k->next = *to;
         *to = k;
     }
+    /* The pool keeps CLG_CHUNKS_KEPT chunks for the next batch; a large
+     * batch's others are freed (docs/design.md, "Enqueue and deferred
+     * errors"). */
+    clg_slot_chunk **at = &ctx->free_chunks;
+    for (size_t kept = 0; *at && kept < CLG_CHUNKS_KEPT; kept++)
+        at = &(*at)->next;
+    extra = *at;
+    *at = NULL;
     pthread_mutex_unlock(&ctx->epoch_lock);
+    while (extra) {
+        clg_slot_chunk *next = extra->next;
+        free_chunk(extra);
+        extra = next;
+    }
+    size_t count = e->rec_count;
     free(e->recs);
     memset(e, 0, sizeof *e);
+#if defined(__GLIBC__)
+    /* A large batch's records, events and commands were many small
+     * allocations, freed now; glibc keeps freed heap pages resident until
+     * trimmed. */
+    if (count >= CLG_TRIM_AFTER)
+        malloc_trim(0);
+#else
+    (void)count;
+#endif
+}
+
+/* Releases a record's events (failed: kept until destroy, see
+ * release_events). */
+static void release_record_events(clg_context *ctx, clg_deferred_rec *rec,
+                                  int failed)
+{
+    release_events(ctx, rec->more, rec->nmore, failed);
+    free(rec->more);
+    if (rec->ev)
+        release_events(ctx, &rec->ev, 1, failed);
+    rec->more = NULL;
+    rec->ev = NULL;
+    rec->nmore = rec->ngates = 0;
 }
 
 /* The records of an epoch as a collect's answer; infos and kept buffers
  * move to it. */
-static clg_rt_deferred *hand_out_records(clg_epoch *e, const int *raised,
-                                         const cl_int *status)
+static clg_rt_deferred *hand_out_records(clg_context *ctx, clg_epoch *e,
+                                         const int *raised,
+                                         const cl_int *status, const int *gate)
 {
     clg_rt_deferred *list = calloc(e->rec_count ? e->rec_count : 1,
                                    sizeof *list);
@@ -552,20 +860,29 @@ static clg_rt_deferred *hand_out_records(clg_epoch *e, const int *raised,
         list[r].keep = e->recs[r].keep;
         list[r].raised = raised[r];
         list[r].status = status[r];
-        if (e->recs[r].ev)
-            clReleaseEvent(e->recs[r].ev);
+        list[r].failed_gate = gate[r];
+        list[r].gate_status = CL_COMPLETE;
+        if (gate[r] >= 0 &&
+            clGetEventInfo(e->recs[r].more[gate[r]],
+                           CL_EVENT_COMMAND_EXECUTION_STATUS,
+                           sizeof list[r].gate_status, &list[r].gate_status,
+                           NULL) != CL_SUCCESS)
+            list[r].gate_status = CL_COMPLETE;
+        release_record_events(ctx, &e->recs[r], status[r] < 0 || gate[r] >= 0);
     }
     return list;
 }
 
-static void free_records(clg_deferred_rec *recs, size_t n)
+/* Frees records that were not handed out; `failed`: their events are
+ * kept until destroy. */
+static void free_records(clg_context *ctx, clg_deferred_rec *recs, size_t n,
+                         int failed)
 {
     for (size_t r = 0; r < n; r++) {
         free(recs[r].info);
         if (recs[r].keep)
             clReleaseMemObject(recs[r].keep);
-        if (recs[r].ev)
-            clReleaseEvent(recs[r].ev);
+        release_record_events(ctx, &recs[r], failed);
     }
 }
 
@@ -583,31 +900,34 @@ clg_status clg_rt_collect(clg_context *ctx, clg_rt_deferred **out, size_t *n)
     pthread_mutex_unlock(&ctx->epoch_lock);
     int *raised = calloc(e.rec_count ? e.rec_count : 1, sizeof *raised);
     cl_int *status = calloc(e.rec_count ? e.rec_count : 1, sizeof *status);
+    int *gate = calloc(e.rec_count ? e.rec_count : 1, sizeof *gate);
     cl_int *host = malloc(ctx->slot_stride * CLG_SLOTS_PER_CHUNK);
     const char *call = "";
-    if (!status)
+    if (!status || !gate)
         st = clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
                       "out of host memory waiting for deferred calls");
-    else if ((err = wait_records(&e, status, &call)) != CL_SUCCESS)
+    else if ((err = wait_records(&e, status, gate, &call)) != CL_SUCCESS)
         st = clg_fail_cl(ctx, err, call);
     else if (!raised || !host)
         st = clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
                       "out of host memory reading error slots");
     else if ((err = read_epoch(ctx, &e, raised, host, &call)) != CL_SUCCESS)
         st = clg_fail_cl(ctx, err, call);
-    if (st == CLG_STATUS_OK && !(*out = hand_out_records(&e, raised, status)))
+    if (st == CLG_STATUS_OK &&
+        !(*out = hand_out_records(ctx, &e, raised, status, gate)))
         st = clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
                       "out of host memory reading error slots");
     if (st == CLG_STATUS_OK)
         *n = e.rec_count;
     else
-        free_records(e.recs, e.rec_count);
+        free_records(ctx, e.recs, e.rec_count, 1);
     /* A chunk is reused only once it was read and cleared: a failed wait
      * leaves chunks the device may still write, a failed read or clear
      * leaves raised slots that would blame a later call. */
     retire_epoch(ctx, &e, st != CLG_STATUS_OK);
     free(raised);
     free(status);
+    free(gate);
     free(host);
     pthread_mutex_unlock(&ctx->finish_lock);
     return st;
@@ -626,11 +946,19 @@ void clg_rt_deferred_free(clg_rt_deferred *list, size_t n)
 clg_status clg_rt_read(clg_context *ctx, cl_mem buf, uint64_t offset,
                        void *host, size_t bytes)
 {
-    cl_int err = clEnqueueReadBuffer(ctx->own_queue, buf, CL_TRUE,
-                                     (size_t)offset, bytes, host, 0, NULL,
-                                     NULL);
-    return err == CL_SUCCESS ? CLG_STATUS_OK
-                             : clg_fail_cl(ctx, err, "clEnqueueReadBuffer");
+    cl_int status;
+    const char *call = "clEnqueueReadBuffer";
+    cl_int err = own_read(ctx, buf, (size_t)offset, bytes, host, &status,
+                          &call);
+    if (err == CL_SUCCESS)
+        return CLG_STATUS_OK;
+    if (status < 0)
+        return clg_fail_exec(ctx, status,
+                             "the command clEnqueueReadBuffer did not "
+                             "complete: its execution status is %d, an "
+                             "error",
+                             (int)status);
+    return clg_fail_cl(ctx, err, call);
 }
 
 /* ------------------------------------------------------------ scratch */
@@ -711,11 +1039,18 @@ void clg_calls_release(clg_context *ctx)
 {
     clg_epoch *e = &ctx->epoch;
     cl_int *status = calloc(e->rec_count ? e->rec_count : 1, sizeof *status);
+    int *gate = calloc(e->rec_count ? e->rec_count : 1, sizeof *gate);
     const char *call = "";
-    if (status)
-        wait_records(e, status, &call);
+    if (status && gate)
+        wait_records(e, status, gate, &call);
     free(status);
-    free_records(e->recs, e->rec_count);
+    free(gate);
+    free_records(ctx, e->recs, e->rec_count, 0);
+    for (size_t i = 0; i < ctx->parked_count; i++)
+        clReleaseEvent(ctx->parked[i]);
+    free(ctx->parked);
+    ctx->parked = NULL;
+    ctx->parked_count = ctx->parked_capacity = 0;
     free_chunk_list(e->chunks);
     e->chunks = NULL;
     retire_epoch(ctx, e, 0);

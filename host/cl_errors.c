@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Symbolic names of OpenCL error codes (OpenCL 3.0 API, section 7 and the
  * error code tables of cl.h). */
 #include "clgather/clgather.h"

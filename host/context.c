@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Contexts: device, cl_context and command queue, the device facts plans
  * are made from, the locks and the sink slot (OpenCL 1.2 API sections 4.4
  * and 5.1). */
@@ -65,6 +66,7 @@ static void apply_env(clg_context *ctx)
         ctx->facts.plan_type = CLG_DEVICE_TYPE_CPU;
     if (ctx->env.validate)
         atomic_store(&ctx->validation, CLG_RT_VALIDATE);
+    ctx->disk.set = ctx->env.cache; /* the program cache's folder and cap */
 }
 
 /* The locks (once; destroy releases them only then). */
@@ -120,7 +122,11 @@ static clg_status finish_context(clg_context *ctx, clg_context **out)
 {
     clg_status st = setup_context(ctx);
     if (st != CLG_STATUS_OK) {
+        /* The message and the raw OpenCL code move together. */
+        cl_int code = clg_context_last_cl_error(ctx);
         clg_fail(NULL, st, "%s", clg_context_last_error(ctx));
+        if (code != CL_SUCCESS)
+            clg_set_cl_error(NULL, code);
         clg_context_destroy(ctx);
         return st;
     }
@@ -147,9 +153,11 @@ clg_status clg_context_create(clg_context **out, const char *device_spec)
     st = clg_env_read(&ctx->env, msg, sizeof msg);
     if (st == CLG_STATUS_OK)
         st = clg_devices_select(device_spec, ctx->env.device, &platform,
-                                &ctx->device, msg, sizeof msg);
+                                &ctx->device, msg, sizeof msg, &err);
     if (st != CLG_STATUS_OK) {
         clg_fail(NULL, st, "%s", msg);
+        if (err != CL_SUCCESS)
+            clg_set_cl_error(NULL, err);
         goto cleanup;
     }
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The context object, private to host/ (docs/design.md, "Layers"): the
  * operator layer sees clg_context only as an opaque handle and reaches it
  * through host/runtime.h.
@@ -5,7 +6,7 @@
  * Threads (docs/design.md, "Threads"): any number of threads may use one
  * context at once. What never changes after creation (device, cl_context,
  * queue, facts, names) is read without a lock; everything else is guarded:
- *   cache_lock  the program cache;
+ *   cache_lock  the program cache, in memory and its disk settings;
  *   launch_lock kernel arguments and their enqueue (a cl_kernel's
  *               arguments are shared state, OpenCL 1.2 section 5.7.2);
  *   epoch_lock  the deferred calls since the last finish, the error slots
@@ -16,6 +17,7 @@
 #ifndef CLG_CONTEXT_H
 #define CLG_CONTEXT_H
 
+#include "cache.h"
 #include "runtime.h"
 
 #include <pthread.h>
@@ -35,12 +37,18 @@ typedef struct clg_env {
     uint64_t max_alloc;            /* CLGATHER_MAX_ALLOC; 0 unset */
     int plan;                      /* CLGATHER_TEST_PLAN: CLG_ENV_PLAN_* */
     int validate;                  /* CLGATHER_VALIDATE=1 */
+    clg_disk_settings cache;       /* CLGATHER_CACHE*, XDG_CACHE_HOME, HOME */
 } clg_env;
 
 /* Reads every CLGATHER_* variable into *env (host/env.c, the only file
  * that reads the environment); on a bad value writes a message naming
  * the variable to msg and fails with INVALID_ARGUMENT. */
 clg_status clg_env_read(clg_env *env, char *msg, size_t cap);
+
+/* The program cache's variables alone into *s (host/env.c; for the
+ * context-less cache calls); on a malformed value writes the reason to
+ * msg and fails with INVALID_ARGUMENT. */
+clg_status clg_env_read_cache(clg_disk_settings *s, char *msg, size_t cap);
 
 /* CLGATHER_DEVICE into buf ("" when unset or too long). */
 void clg_env_device(char *buf, size_t cap);
@@ -82,19 +90,37 @@ struct clg_slot_chunk {
     clg_slot_chunk *next;
 };
 
-/* One deferred call, kept until the next finish. */
+/* One deferred call, kept until the next finish with every event it
+ * depends on (docs/design.md, "Enqueue and deferred errors"). */
 typedef struct clg_deferred_rec {
     void *info; /* the operator layer's description, owned; NULL: none */
     cl_mem keep;
     struct clg_rt_slot *slot;
-    cl_event ev; /* the call's last command, owned; NULL: none enqueued */
+    cl_event ev;     /* the call's last command, owned; NULL: none enqueued */
+    cl_event *more;  /* owned: the wait list's events (retained, `ngates`),
+                      * then the earlier commands' events; NULL: none */
+    uint32_t nmore;  /* entries of `more` */
+    uint32_t ngates; /* of which the wait list's */
 } clg_deferred_rec;
+
+/* Operations one context holds between two finishes (docs/design.md,
+ * "Enqueue and deferred errors"): past it an enqueue is refused with
+ * PENDING_LIMIT. */
+#define CLG_MAX_PENDING 262144
+
+/* Free slot chunks a context keeps after a finish, for the next batch. */
+#define CLG_CHUNKS_KEPT 2
+
+/* A finish of at least this many operations gives freed heap memory back
+ * to the system (glibc's malloc_trim). */
+#define CLG_TRIM_AFTER 4096
 
 /* Everything enqueued since the last finish. */
 typedef struct clg_epoch {
     clg_slot_chunk *chunks; /* head: the chunk slots are taken from */
     clg_deferred_rec *recs;
     size_t rec_count, rec_capacity;
+    size_t event_count; /* command events the records hold */
 } clg_epoch;
 
 /* A set of the copy path's scratch buffers, one per tensor role. */
@@ -110,8 +136,10 @@ struct clg_context {
     cl_context cl_ctx;
     cl_command_queue queue;
     int queue_out_of_order;
-    /* The library's own in-order queue, for reads after a wait (error
-     * slots, indices to report): never behind a caller's commands. */
+    /* The library's own in-order queue, for the host-memory calls and
+     * for reads after a wait (error slots, indices to report): never
+     * behind a caller's commands, so never stopped by a caller's failed
+     * event (docs/design.md, "Enqueue and deferred errors"). */
     cl_command_queue own_queue;
     clg_device_type type;   /* the device's own type */
     int host_unified;       /* the device's CL_DEVICE_HOST_UNIFIED_MEMORY */
@@ -143,11 +171,18 @@ struct clg_context {
     clg_slot_chunk *lost_chunks;
     struct clg_rt_slot *lost_slots;
     struct clg_rt_scratch *lost_scratch;
+    /* Events of commands that did not run, released only with the
+     * context: POCL 3.1 may still be propagating the failure through them
+     * on the thread that failed the caller's event, after a waiter here
+     * has woken (docs/design.md, "Enqueue and deferred errors"). */
+    cl_event *parked;
+    size_t parked_count, parked_capacity;
 
     atomic_uint_fast64_t sequence;
     atomic_uint validation; /* CLG_RT_VALIDATE | CLG_RT_TEST_CORRUPT */
 
-    clg_env env; /* the environment, read once at creation */
+    clg_disk disk; /* the persistent program cache (host/cache.c) */
+    clg_env env;   /* the environment, read once at creation */
     /* The device parameters (src/params.c), resolved on first use from
      * the row and env.params, or set by clg_context_set_params. */
     pthread_mutex_t params_lock;
@@ -159,10 +194,11 @@ clg_device_type clg_device_type_from_cl(cl_device_type type);
 
 /* Chooses the device `spec` names (docs/design.md, "Choosing a device"),
  * `env_spec` (CLGATHER_DEVICE as read at creation) when spec is NULL or
- * empty; host/devices.c. On failure writes the reason to msg. */
+ * empty; host/devices.c. On failure writes the reason to msg and the raw
+ * OpenCL code, if an OpenCL call failed, to *code (else CL_SUCCESS). */
 clg_status clg_devices_select(const char *spec, const char *env_spec,
                               cl_platform_id *platform, cl_device_id *device,
-                              char *msg, size_t cap);
+                              char *msg, size_t cap, cl_int *code);
 
 /* Releases the cached programs and their kernels (host/program.c). */
 void clg_programs_release(clg_context *ctx);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* OpenCL platform and device discovery (OpenCL 3.0 API sections 4.1-4.2)
  * and selection by spec string (docs/design.md, "Choosing a device"). */
 #include "context.h"
@@ -217,8 +218,9 @@ static const char *effective_spec(const char *spec, const char *env_spec)
 
 clg_status clg_devices_select(const char *spec, const char *env_spec,
                               cl_platform_id *platform, cl_device_id *device,
-                              char *msg, size_t cap)
+                              char *msg, size_t cap, cl_int *code)
 {
+    *code = CL_SUCCESS;
     device_table *tp = malloc(sizeof *tp);
     if (!tp) {
         snprintf(msg, cap, "out of host memory listing OpenCL devices");
@@ -232,6 +234,7 @@ clg_status clg_devices_select(const char *spec, const char *env_spec,
     if (err != CL_SUCCESS) {
         snprintf(msg, cap, "clGetPlatformIDs/clGetDeviceIDs failed: %s (%d)",
                  clg_cl_error_name(err), (int)err);
+        *code = err;
         st = CLG_STATUS_OPENCL_ERROR;
         goto cleanup;
     }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CLGATHER_* environment variables: the only file of the library that
  * reads the environment (docs/design.md, "Environment"). A context reads
  * them once, when it is created, into its clg_env; no later call reads
@@ -85,6 +86,61 @@ static clg_status read_validate(clg_env *env, char *msg, size_t cap)
     return CLG_STATUS_INVALID_ARGUMENT;
 }
 
+/* A byte count with an optional K, M or G (powers of 1024); 0 on error. */
+static uint64_t parse_bytes(const char *text)
+{
+    size_t digits = strspn(text, "0123456789");
+    const char *suffix = text + digits;
+    unsigned shift = !*suffix               ? 0
+                     : !strcmp(suffix, "K") ? 10
+                     : !strcmp(suffix, "M") ? 20
+                     : !strcmp(suffix, "G") ? 30
+                                            : 99;
+    if (digits == 0 || digits > 12 || shift == 99)
+        return 0;
+    return strtoull(text, NULL, 10) << shift;
+}
+
+/* CLGATHER_CACHE, CLGATHER_CACHE_DIR, CLGATHER_CACHE_MAX, the folder's
+ * fallbacks XDG_CACHE_HOME and HOME (docs/design.md, "Program cache"), and
+ * the test hook CLGATHER_TEST_DRIVER_VERSION. */
+clg_status clg_env_read_cache(clg_disk_settings *s, char *msg, size_t cap)
+{
+    const char *on = getenv("CLGATHER_CACHE");
+    const char *dir = getenv("CLGATHER_CACHE_DIR");
+    const char *max = getenv("CLGATHER_CACHE_MAX");
+    const char *hook = getenv("CLGATHER_TEST_DRIVER_VERSION");
+    const char *base = getenv("XDG_CACHE_HOME");
+    const char *tail = "clgather";
+    memset(s, 0, sizeof *s);
+    s->max_bytes = CLG_DISK_DEFAULT_MAX;
+    if (on && *on && strcmp(on, "0") && strcmp(on, "1")) {
+        snprintf(msg, cap, "CLGATHER_CACHE=\"%.200s\" is not \"0\" or \"1\"",
+                 on);
+        return CLG_STATUS_INVALID_ARGUMENT;
+    }
+    if (max && *max && !(s->max_bytes = parse_bytes(max))) {
+        snprintf(msg, cap,
+                 "CLGATHER_CACHE_MAX=\"%.200s\" is not a byte count > 0 (K, M "
+                 "or G may follow)",
+                 max);
+        return CLG_STATUS_INVALID_ARGUMENT;
+    }
+    snprintf(s->driver_override, sizeof s->driver_override, "%s",
+             hook ? hook : "");
+    if (dir && *dir)
+        base = dir, tail = NULL;
+    else if (!base || *base != '/')
+        base = getenv("HOME"), tail = ".cache/clgather";
+    /* No folder (no HOME), or one too long: the cache is off. */
+    s->on = !(on && !strcmp(on, "0")) && base && *base &&
+            snprintf(s->dir, sizeof s->dir, "%s%s%s", base, tail ? "/" : "",
+                     tail ? tail : "") < (int)sizeof s->dir;
+    if (!s->on)
+        s->dir[0] = '\0';
+    return CLG_STATUS_OK;
+}
+
 clg_status clg_env_read(clg_env *env, char *msg, size_t cap)
 {
     clg_status st;
@@ -95,7 +151,8 @@ clg_status clg_env_read(clg_env *env, char *msg, size_t cap)
                         msg, cap)) != CLG_STATUS_OK ||
         (st = read_max_alloc(env, msg, cap)) != CLG_STATUS_OK ||
         (st = read_test_plan(env, msg, cap)) != CLG_STATUS_OK ||
-        (st = read_validate(env, msg, cap)) != CLG_STATUS_OK)
+        (st = read_validate(env, msg, cap)) != CLG_STATUS_OK ||
+        (st = clg_env_read_cache(&env->cache, msg, cap)) != CLG_STATUS_OK)
         return st;
     return CLG_STATUS_OK;
 }

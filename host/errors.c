@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Messages, raw OpenCL codes and build logs, kept per thread and per
  * context (docs/design.md, "Errors" and "Threads"): a thread reads back
  * what its own last call on a context left, whatever other threads do
@@ -19,7 +20,8 @@ typedef struct thread_entry {
     uint64_t stamp;
     char message[CLG_ERROR_CAPACITY];
     cl_int cl_error;
-    char *build_log; /* owned */
+    cl_int exec_status; /* < 0: a command's execution status */
+    char *build_log;    /* owned */
 } thread_entry;
 
 typedef struct thread_errors {
@@ -105,7 +107,21 @@ clg_status clg_fail(clg_context *ctx, clg_status status, const char *fmt, ...)
     vsnprintf(e->message, sizeof e->message, fmt, ap);
     va_end(ap);
     e->cl_error = CL_SUCCESS;
+    e->exec_status = CL_COMPLETE;
     return status;
+}
+
+clg_status clg_fail_exec(clg_context *ctx, cl_int exec_status, const char *fmt,
+                         ...)
+{
+    thread_entry *e = write_entry(ctx);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->message, sizeof e->message, fmt, ap);
+    va_end(ap);
+    e->cl_error = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+    e->exec_status = exec_status;
+    return CLG_STATUS_OPENCL_ERROR;
 }
 
 clg_status clg_fail_cl(clg_context *ctx, cl_int code, const char *call)
@@ -114,12 +130,15 @@ clg_status clg_fail_cl(clg_context *ctx, cl_int code, const char *call)
     snprintf(e->message, sizeof e->message, "%s failed: %s (%d)", call,
              clg_cl_error_name(code), (int)code);
     e->cl_error = code;
+    e->exec_status = CL_COMPLETE;
     return CLG_STATUS_OPENCL_ERROR;
 }
 
 void clg_set_cl_error(clg_context *ctx, cl_int code)
 {
-    write_entry(ctx)->cl_error = code;
+    thread_entry *e = write_entry(ctx);
+    e->cl_error = code;
+    e->exec_status = CL_COMPLETE;
 }
 
 clg_status clg_prefix_error(clg_context *ctx, clg_status status,
@@ -143,6 +162,7 @@ void clg_clear_error(clg_context *ctx)
     if (e) {
         e->message[0] = '\0';
         e->cl_error = CL_SUCCESS;
+        e->exec_status = CL_COMPLETE;
     }
 }
 
@@ -163,6 +183,12 @@ cl_int clg_context_last_cl_error(const clg_context *ctx)
 {
     const thread_entry *e = find_entry(ctx);
     return e ? e->cl_error : CL_SUCCESS;
+}
+
+cl_int clg_context_last_exec_status(const clg_context *ctx)
+{
+    const thread_entry *e = find_entry(ctx);
+    return e ? e->exec_status : CL_COMPLETE;
 }
 
 const char *clg_context_build_log(const clg_context *ctx)

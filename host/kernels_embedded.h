@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Kernel sources embedded at build time by cmake/embed_kernels.cmake. */
 #ifndef CLG_KERNELS_EMBEDDED_H
 #define CLG_KERNELS_EMBEDDED_H

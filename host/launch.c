@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Kernel launches (OpenCL 1.2 API sections 5.7.2 and 5.8). A cl_kernel's
  * arguments are state shared by every thread that uses the kernel, so
  * setting them and enqueueing the kernel is one step under launch_lock
@@ -54,7 +55,10 @@ static clg_status enqueue_range(clg_rt_call *c, cl_kernel kernel,
                                                 evp);
             if (err != CL_SUCCESS)
                 return clg_fail_cl(c->ctx, err, "clEnqueueNDRangeKernel");
-            clg_rt_call_enqueued(c, ev);
+            clg_status st = clg_rt_call_enqueued(c, ev,
+                                                 "clEnqueueNDRangeKernel");
+            if (st != CLG_STATUS_OK)
+                return st;
         }
     return CLG_STATUS_OK;
 }
@@ -64,6 +68,8 @@ clg_status clg_rt_launch(clg_rt_call *c, cl_kernel kernel,
                          const clg_geometry *g)
 {
     clg_context *ctx = c->ctx;
+    if (c->dry)
+        return CLG_STATUS_OK;
     pthread_mutex_lock(&ctx->launch_lock);
     clg_status st = set_args(ctx, kernel, args, nargs);
     if (st == CLG_STATUS_OK)

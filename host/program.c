@@ -1,4 +1,6 @@
-/* Program builds: lazy, cached in the context by (files, build options),
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Program builds: lazy, cached in the context by (files, build options)
+ * and on disk (host/cache.c),
  * build log kept and never printed (OpenCL 1.2 API sections 5.6-5.7). The
  * kernel files are embedded at build time (cmake/embed_kernels.cmake).
  * The cache is guarded by ctx->cache_lock; programs never move once
@@ -80,13 +82,42 @@ static clg_status reserve_program(clg_context *ctx, const char *key,
     return CLG_STATUS_OK;
 }
 
-/* Builds the program of `key` and appends it to the cache. */
+/* Builds `program` from the sources srcs[0 .. nfiles-1]; on success
+ * stores its binary in the persistent cache under disk_key ("": none). */
+static clg_status build_source(clg_context *ctx, const char *const *files,
+                               const char **srcs, size_t nfiles,
+                               const char *options, const char *disk_key,
+                               cl_program *program)
+{
+    cl_int err = CL_SUCCESS;
+    *program = clCreateProgramWithSource(ctx->cl_ctx, (cl_uint)nfiles, srcs,
+                                         NULL, &err);
+    if (!*program)
+        return clg_fail_cl(ctx, err, "clCreateProgramWithSource");
+    err = clBuildProgram(*program, 1, &ctx->device, options, NULL, NULL);
+    if (err == CL_SUCCESS) {
+        if (disk_key[0])
+            clg_disk_store(ctx, disk_key, *program);
+        return CLG_STATUS_OK;
+    }
+    keep_build_log(ctx, *program);
+    clg_fail(ctx, CLG_STATUS_BUILD_FAILED,
+             "clBuildProgram(%s, \"%s\") failed: %s (%d); see "
+             "clg_context_build_log()",
+             files[nfiles - 1], options, clg_cl_error_name(err), (int)err);
+    clg_set_cl_error(ctx, err);
+    return CLG_STATUS_BUILD_FAILED;
+}
+
+/* Loads the program of `key` from the persistent cache (host/cache.c), or
+ * on a miss builds it from source, and appends it to the context's
+ * cache. */
 static clg_status build_program(clg_context *ctx, const char *const *files,
                                 size_t nfiles, const char *options,
                                 const char *key, clg_cached_program **out)
 {
     const char *srcs[8];
-    cl_int err = CL_SUCCESS;
+    char disk_key[1024];
     cl_program program = NULL;
     char *key_copy = NULL;
     clg_status st = CLG_STATUS_OK;
@@ -100,23 +131,14 @@ static clg_status build_program(clg_context *ctx, const char *const *files,
                             "kernel source %s is not embedded", files[i]);
     if ((st = reserve_program(ctx, key, &key_copy)) != CLG_STATUS_OK)
         return st;
-    program = clCreateProgramWithSource(ctx->cl_ctx, (cl_uint)nfiles, srcs,
-                                        NULL, &err);
-    if (!program) {
-        st = clg_fail_cl(ctx, err, "clCreateProgramWithSource");
+    if (!clg_disk_program_key(files, srcs, nfiles, options, disk_key,
+                              sizeof disk_key))
+        disk_key[0] = '\0';
+    if (disk_key[0])
+        program = clg_disk_load(ctx, disk_key, options);
+    if (!program && (st = build_source(ctx, files, srcs, nfiles, options,
+                                       disk_key, &program)) != CLG_STATUS_OK)
         goto cleanup;
-    }
-    err = clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
-    if (err != CL_SUCCESS) {
-        keep_build_log(ctx, program);
-        st = clg_fail(ctx, CLG_STATUS_BUILD_FAILED,
-                      "clBuildProgram(%s, \"%s\") failed: %s (%d); see "
-                      "clg_context_build_log()",
-                      files[nfiles - 1], options, clg_cl_error_name(err),
-                      (int)err);
-        clg_set_cl_error(ctx, err);
-        goto cleanup;
-    }
     clg_cached_program *p = calloc(1, sizeof *p);
     if (!p) {
         st = clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,

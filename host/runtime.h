@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The OpenCL runtime's interface to the operator layer (docs/design.md,
  * "Layers"). Not installed.
  *
@@ -36,6 +37,12 @@ clg_status clg_fail(clg_context *ctx, clg_status status, const char *fmt, ...)
 /* Records an OpenCL failure: keeps the raw code, names the call; returns
  * OPENCL_ERROR. */
 clg_status clg_fail_cl(clg_context *ctx, cl_int code, const char *call);
+/* Records a command that did not complete: the message, its execution
+ * status `exec_status` (< 0; clg_context_last_exec_status) and, as the raw
+ * code, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST (what clWaitForEvents
+ * answers for such a command); returns OPENCL_ERROR. */
+clg_status clg_fail_exec(clg_context *ctx, cl_int exec_status, const char *fmt,
+                         ...) CLG_PRINTF(3, 4);
 /* Clears the last error of ctx (or of the thread when ctx is NULL). */
 void clg_clear_error(clg_context *ctx);
 /* Sets the calling thread's raw OpenCL code for ctx (after clg_fail). */
@@ -110,43 +117,72 @@ typedef enum clg_rt_call_kind {
 } clg_rt_call_kind;
 
 typedef struct clg_rt_slot clg_rt_slot;
+/* One enqueued command: its event (owned) and the API call that made it
+ * (a static string, for messages). */
+typedef struct clg_rt_cmd {
+    cl_event ev;
+    const char *what;
+} clg_rt_cmd;
+#define CLG_RT_INLINE_CMDS 4
 typedef struct clg_rt_call {
     clg_context *ctx;
     cl_command_queue queue;
     clg_rt_call_kind kind;
-    int chain;       /* out-of-order queue: each command waits on the last */
-    int keep_events; /* commands return events: chain, want_event, or deferred */
-    int locked;      /* a deferred call holds the epoch lock */
+    int chain;        /* out-of-order queue: each command waits on the last */
+    int locked;       /* a deferred call holds the epoch lock */
     cl_uint num_wait; /* the caller's wait list, for the first command */
     const cl_event *wait;
-    cl_event last;     /* event of the last command, owned (keep_events) */
+    /* Every command's event since the last wait, kept until the commands
+     * are waited for and their execution status checked (a deferred call:
+     * until the collect), so that no runtime propagates a failure through
+     * a released event (docs/design.md, "Enqueue and deferred errors").
+     * The first CLG_RT_INLINE_CMDS live in `inline_cmds`, more in `cmds`
+     * (owned; then every one is there). */
+    clg_rt_cmd inline_cmds[CLG_RT_INLINE_CMDS];
+    clg_rt_cmd *cmds;
+    size_t ncmds, cmd_cap;
+    int untracked;     /* an event could not be kept: wait with clFinish */
+    cl_event last;     /* the last command's event (one of the above) */
     uint64_t enqueued; /* commands enqueued so far */
     cl_mem err;        /* the error slot's buffer */
     clg_rt_slot *slot;
+    int dry; /* a warm-up: kernels are built, nothing is enqueued */
 } clg_rt_call;
+
+/* The library's own in-order queue, for host-memory calls: never behind a
+ * caller's commands, so never stopped by a caller's failed event
+ * (docs/design.md, "Enqueue and deferred errors"). */
+cl_command_queue clg_rt_host_queue(clg_context *ctx);
 
 /* Opens a call on `queue` (NULL: the context's queue) after the caller's
  * wait list. Checks that the queue belongs to the context's cl_context
  * and device, and the wait list (NULL with a count, a list without one, a
- * NULL or foreign event): INVALID_ARGUMENT. `want_event`: the last
- * command's event will be handed out (clg_rt_call_defer). */
+ * NULL or foreign event): INVALID_ARGUMENT; an event of the wait list that
+ * has already failed (a negative execution status): OPENCL_ERROR naming
+ * it (clg_fail_exec). Every command's event is kept (see
+ * clg_rt_call); clg_rt_call_defer hands the last one out on request. */
 clg_status clg_rt_call_open(clg_context *ctx, cl_command_queue queue,
                             cl_uint num_wait, const cl_event *wait,
-                            clg_rt_call_kind kind, int want_event,
-                            clg_rt_call *c);
+                            clg_rt_call_kind kind, clg_rt_call *c);
 
 /* For the next command of `c` (host/ only): its wait list, and where it
- * returns its event (`ev`, or NULL when the call keeps none); after the
- * enqueue succeeded, clg_rt_call_enqueued records the event. */
+ * returns its event (`ev`); after the enqueue succeeded,
+ * clg_rt_call_enqueued records the event with the call that made it
+ * (`what`, static). */
 cl_event *clg_rt_call_next(clg_rt_call *c, cl_uint *num_wait,
                            const cl_event **wait, cl_event *ev);
-void clg_rt_call_enqueued(clg_rt_call *c, cl_event ev);
+clg_status clg_rt_call_enqueued(clg_rt_call *c, cl_event ev, const char *what);
 
-/* Waits until every command of `c` so far has completed. */
+/* Waits until every command of `c` so far has completed, then checks the
+ * execution status of each: one that did not complete (a negative status)
+ * fails with OPENCL_ERROR naming the command and its status
+ * (clg_fail_exec). Every blocking call goes through it before it delivers
+ * a result. */
 clg_status clg_rt_call_sync(clg_rt_call *c);
 
-/* Ends a blocking call's commands: waits for them, reads the error slot
- * (*raised: a kernel met a bad index) and clears it. */
+/* Ends a blocking call's commands: waits for them, checks their execution
+ * status (as clg_rt_call_sync), reads the error slot (*raised: a kernel
+ * met a bad index) and clears it. */
 clg_status clg_rt_call_wait(clg_rt_call *c, int *raised);
 
 /* Ends a deferred call: its slot, `info` (info_size bytes, copied; NULL:
@@ -165,15 +201,20 @@ clg_status clg_rt_call_defer(clg_rt_call *c, const void *info,
  * not be reused), else 1. Safe on a call that failed to open. */
 int clg_rt_call_close(clg_rt_call *c, int failed);
 
-/* The context's next operation sequence number, from 1. */
-uint64_t clg_rt_sequence(clg_context *ctx);
+/* The number, from 1, that deferred call `c` (open, not yet deferred)
+ * gets when clg_rt_call_defer records it with an info: the context's
+ * accepted operations are numbered without gaps, a refused enqueue takes
+ * none. The epoch lock the call holds keeps it from changing meanwhile. */
+uint64_t clg_rt_sequence(const clg_rt_call *c);
 
 /* What a collect hands back for each deferred call, in enqueue order. */
 typedef struct clg_rt_deferred {
     void *info; /* as given to clg_rt_call_defer; NULL: nothing */
     cl_mem keep;
     int raised;
-    cl_int status; /* < 0: the call's last command did not complete */
+    cl_int status;      /* < 0: a command of the call did not complete */
+    int failed_gate;    /* the first event of its wait list that failed; -1 */
+    cl_int gate_status; /* that event's execution status (< 0) */
 } clg_rt_deferred;
 
 /* Waits for the commands of every deferred call since the last collect
@@ -190,9 +231,11 @@ clg_status clg_rt_read(clg_context *ctx, cl_mem buf, uint64_t offset,
 
 /* Bits of clg_rt_validation: CLGATHER_VALIDATE or clg_context_set_validate
  * (every host-memory call is compared with the reference), and the
- * test-only hook that makes a device result wrong on purpose. */
+ * test-only hooks that make a device result wrong on purpose and the
+ * reference's allocation fail. */
 #define CLG_RT_VALIDATE 1u
 #define CLG_RT_TEST_CORRUPT 2u
+#define CLG_RT_TEST_NO_MEMORY 4u /* the reference's allocation fails */
 unsigned clg_rt_validation(const clg_context *ctx);
 
 /* ---------------------------------------------------------------- buffers */
@@ -288,7 +331,8 @@ typedef struct clg_geometry {
 } clg_geometry;
 
 /* Sets args[0 .. nargs-1] on `kernel` and enqueues it over `g` in call
- * `c` (no wait); the two are one step for other threads. Where the
+ * `c` (no wait; nothing in a dry call); the two are one step for other
+ * threads. Where the
  * device's grid is limited (GPUs: 65535 work-groups in dimensions 1 and 2)
  * the range is enqueued in several launches. */
 clg_status clg_rt_launch(clg_rt_call *c, cl_kernel kernel,

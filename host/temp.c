@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Per-call device buffers for the extra passes of a plan (docs/design.md,
  * "Kernels"): made for one call, released by the caller with
  * clg_rt_release. Nothing is kept in the context. */

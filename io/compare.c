@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bitwise tensor comparison and value formatting. See compare.h. */
 #include "compare.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * clgather I/O: bitwise tensor comparison and value formatting, for the
  * FAIL lines of `clgather onnx-test` and `clgather run --check` and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Owned host tensors, file helpers and error messages for clgather_io. */
 /* realpath() is XSI; the target's _POSIX_C_SOURCE alone hides it. */
 #define _XOPEN_SOURCE 700

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * clgather I/O, its base (docs/design.md, "Layers"): owned host tensors,
  * error reporting, whole-file reads, atomic writes and shape formatting,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* JSON output: see json_out.h. */
 #include "json_out.h"
 

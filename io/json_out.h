@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * clgather I/O: JSON output, the one JSON writer of the tool and the
  * benchmark (docs/cli.md, "JSON output"; docs/design.md, "Layout").

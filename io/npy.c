@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NumPy .npy reading and writing for clgather_io. See npy.h. */
 #include "npy.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ONNX TensorProto and single-node model I/O for clgather_io, on the
  * protobuf-c code generated from Debian's onnx.proto. See onnx_io.h. */
 #include "onnx_io.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * clgather I/O: ONNX TensorProto (.pb) files and single-node Gather /
  * GatherElements models (model.onnx), read with protobuf-c from the C that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tensor files by format: see tensor_file.h. */
 #include "tensor_file.h"
 

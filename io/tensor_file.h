@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * clgather I/O: tensor files by format, the top of the I/O library
  * (docs/design.md, "Layers"): a .npy or ONNX TensorProto file is read by

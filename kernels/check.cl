@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Index check before a launch that writes the caller's memory in place:
  * one work-item per index value; raises *err when any value is outside
  * [-s, s-1]. Takes CLG_INDEX_BYTES and CLG_OOB (the check kernel is

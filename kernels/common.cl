@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared definitions for the clgather kernels (OpenCL C 1.2).
  *
  * Kernel variants (docs/design.md, "Kernel variants"). Every build option

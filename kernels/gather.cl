@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ONNX Gather: out[o, j, c] = data[o, norm(indices[j]), c] over the plan
  * [outer, s, inner] (inner in units of CLG_UNIT bytes); docs/design.md,
  * "Kernels". Takes CLG_INDEX_BYTES, CLG_UNIT, CLG_WIDE, CLG_WINDOWS,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ONNX GatherElements: out[p] = data[p with p[axis] = norm(indices[p])];
  * docs/design.md, "Kernels". Takes CLG_INDEX_BYTES, CLG_UNIT, CLG_WIDE,
  * CLG_WINDOWS, CLG_OUTER_DIMS, CLG_INNER_DIMS, CLG_PREFETCH and CLG_NT

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Index values: the host scan, the device check kernel, and the message
  * that names the first bad one (docs/design.md, "Errors"). */
 #include "op.h"
@@ -91,18 +92,26 @@ clg_status clg_check_indices_host(clg_context *ctx, const clg_problem *p,
     return pos < 0 ? CLG_STATUS_OK : clg_fail_index(ctx, p, pos, value);
 }
 
+clg_status clg_index_pass_kernel(clg_context *ctx, const clg_problem *p,
+                                 int normalise, cl_kernel *k)
+{
+    clg_variant v = {normalise ? CLG_ENTRY_NORMALIZE_INDICES
+                               : CLG_ENTRY_CHECK_INDICES,
+                     {0}};
+    v.value[CLG_OPT_INDEX_BYTES] = (unsigned)p->index_size;
+    v.value[CLG_OPT_OOB] = (unsigned)p->oob;
+    return clg_variant_kernel(ctx, &v, k);
+}
+
 clg_status clg_index_pass(clg_rt_call *c, const clg_problem *p, cl_mem indices,
                           cl_mem normed)
 {
-    clg_variant v = {normed ? CLG_ENTRY_NORMALIZE_INDICES
-                            : CLG_ENTRY_CHECK_INDICES,
-                     {0}};
     cl_kernel k = NULL;
     clg_geometry g;
-    v.value[CLG_OPT_INDEX_BYTES] = (unsigned)p->index_size;
-    v.value[CLG_OPT_OOB] = (unsigned)p->oob;
-    clg_status st = clg_variant_kernel(c->ctx, &v, &k);
-    if (st != CLG_STATUS_OK)
+    clg_entry entry = normed ? CLG_ENTRY_NORMALIZE_INDICES
+                             : CLG_ENTRY_CHECK_INDICES;
+    clg_status st = clg_index_pass_kernel(c->ctx, p, normed != NULL, &k);
+    if (st != CLG_STATUS_OK || c->dry)
         return st;
     cl_ulong count = (cl_ulong)p->index_count, s = (cl_ulong)p->axis_size;
     clg_args a = {{{0}}};
@@ -112,17 +121,17 @@ clg_status clg_index_pass(clg_rt_call *c, const clg_problem *p, cl_mem indices,
     a.at[CLG_ARG_COUNT] = (clg_rt_arg){sizeof count, &count};
     a.at[CLG_ARG_AXIS_SIZE] = (clg_rt_arg){sizeof s, &s};
     size_t origin[3] = {0, 0, 0}, size[3] = {(size_t)p->index_count, 1, 1};
-    clg_geometry_make(clg_rt_facts(c->ctx), clg_entries[v.entry].dims, origin,
+    clg_geometry_make(clg_rt_facts(c->ctx), clg_entries[entry].dims, origin,
                       size, &g);
-    return clg_entry_launch(c, v.entry, k, &a, &g);
+    return clg_entry_launch(c, entry, k, &a, &g);
 }
 
 clg_status clg_check_indices_device(clg_context *ctx, const clg_problem *p,
                                     cl_mem indices, int *raised)
 {
     clg_rt_call c;
-    clg_status st = clg_rt_call_open(ctx, NULL, 0, NULL, CLG_RT_CALL_BLOCKING,
-                                     0, &c);
+    clg_status st = clg_rt_call_open(ctx, clg_rt_host_queue(ctx), 0, NULL,
+                                     CLG_RT_CALL_BLOCKING, &c);
     *raised = 0;
     if (st == CLG_STATUS_OK &&
         (st = clg_index_pass(&c, p, indices, NULL)) == CLG_STATUS_OK)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The paths both operators share (docs/design.md, "Layers", "Enqueue and
  * deferred errors" and "Large tensors"): validate -> plan -> launch, on
  * device buffers and on host memory.
@@ -150,13 +151,14 @@ clg_status clg_dispatch_enqueue(const clg_routine *r, clg_context *ctx,
                             &info.p)) != CLG_STATUS_OK ||
         (st = clg_validate_options(ctx, options, &info.p)) != CLG_STATUS_OK ||
         (st = clg_rt_call_open(ctx, queue, num_wait, wait,
-                               CLG_RT_CALL_DEFERRED, event != NULL, &c)) !=
-            CLG_STATUS_OK)
+                               CLG_RT_CALL_DEFERRED, &c)) != CLG_STATUS_OK)
         return st;
-    info.sequence = clg_rt_sequence(ctx);
+    info.sequence = clg_rt_sequence(&c);
     st = enqueue_problem(r, &c, &info.p, data, indices, output);
+    clg_deferred_info packed;
     if (st == CLG_STATUS_OK)
-        st = clg_rt_call_defer(&c, &info, sizeof info, indices->buffer, event);
+        st = clg_rt_call_defer(&c, &packed, clg_info_pack(&info, &packed),
+                               indices->buffer, event);
     clg_rt_call_close(&c, st != CLG_STATUS_OK);
     if (st == CLG_STATUS_OK)
         clg_clear_error(ctx);
@@ -180,7 +182,7 @@ clg_status clg_dispatch_cl(const clg_routine *r, clg_context *ctx,
         (st = clg_rt_call_open(ctx, NULL, 0, NULL,
                                p.oob == CLG_OOB_RAISE ? CLG_RT_CALL_BLOCKING
                                                       : CLG_RT_CALL_UNCHECKED,
-                               0, &c)) != CLG_STATUS_OK)
+                               &c)) != CLG_STATUS_OK)
         return st;
     st = enqueue_problem(r, &c, &p, data, indices, output);
     if (st == CLG_STATUS_OK)
@@ -234,6 +236,10 @@ static clg_status io_buffer(host_call *hc, clg_scratch_slot slot, void *host,
                             size_t bytes, cl_mem *out)
 {
     clg_status st;
+    if (hc->call.dry) { /* a warm-up: no buffers */
+        *out = NULL;
+        return CLG_STATUS_OK;
+    }
     if (wraps(hc, slot))
         return clg_rt_wrap(hc->ctx, host, bytes, slot == CLG_SCRATCH_OUTPUT,
                            out);
@@ -250,6 +256,13 @@ static void io_release(host_call *hc, clg_scratch_slot slot, cl_mem *buf)
     if (wraps(hc, slot))
         clg_rt_release(buf);
     *buf = NULL;
+}
+
+/* 1 when the indices are checked by the check kernel, in place and in
+ * parallel, rather than on the host. */
+static int device_checks(const host_call *hc)
+{
+    return clg_check_indices_on_device(hc->ctx, hc->p, hc->in_place);
 }
 
 /* Checks every index before a kernel may write the caller's memory. */
@@ -274,7 +287,7 @@ static clg_status run_windows(host_call *hc, const clg_box *box,
         if (st == CLG_STATUS_OK)
             st = hc->r->launch(hc->ctx, hc->p, &hc->plan, box, w);
         io_release(hc, CLG_SCRATCH_DATA, &w->data);
-        if (st == CLG_STATUS_OK &&
+        if (st == CLG_STATUS_OK && !hc->call.dry &&
             ++hc->launches % CLG_LAUNCHES_PER_FINISH == 0)
             st = clg_rt_call_sync(&hc->call);
     }
@@ -287,6 +300,8 @@ static clg_status commit_piece(host_call *hc, const clg_windows *w)
 {
     size_t bytes = (size_t)w->out_len * hc->plan.unit;
     char *dst = hc->output + (size_t)w->out_base * hc->plan.unit;
+    if (hc->call.dry)
+        return CLG_STATUS_OK;
     if (wraps(hc, CLG_SCRATCH_OUTPUT))
         return clg_rt_publish(&hc->call, w->output, bytes);
     if (!hc->whole)
@@ -350,7 +365,9 @@ static clg_status finish_host(host_call *hc)
     int raised = 0;
     clg_status st;
     if (hc->out_copy && hc->whole)
-        return download_whole(hc);
+        return (st = download_whole(hc)) != CLG_STATUS_OK
+                   ? st
+                   : clg_rt_call_sync(&hc->call);
     if ((st = clg_rt_call_wait(&hc->call, &raised)) != CLG_STATUS_OK ||
         hc->in_place)
         return st;
@@ -359,7 +376,10 @@ static clg_status finish_host(host_call *hc)
                            clg_check_indices_host(ctx, hc->p, hc->indices),
                            "every index is valid (were the indices modified "
                            "during the call?)");
-    return hc->whole ? download_whole(hc) : CLG_STATUS_OK;
+    if (!hc->whole || (st = download_whole(hc)) != CLG_STATUS_OK)
+        return st;
+    /* The blocking read may return while its command was terminated. */
+    return clg_rt_call_sync(&hc->call);
 }
 
 /* Checks, opens the call, launches and finishes; hc->output is where the
@@ -379,11 +399,11 @@ static clg_status run_launches(host_call *hc)
     if ((!hc->in_place || hc->out_copy) &&
         (st = clg_rt_scratch_take(ctx, &hc->scratch)) != CLG_STATUS_OK)
         return st;
-    st = clg_rt_call_open(ctx, NULL, 0, NULL,
+    st = clg_rt_call_open(ctx, clg_rt_host_queue(ctx), 0, NULL,
                           hc->in_place || hc->p->oob != CLG_OOB_RAISE
                               ? CLG_RT_CALL_UNCHECKED
                               : CLG_RT_CALL_BLOCKING,
-                          0, &hc->call);
+                          &hc->call);
     if (st == CLG_STATUS_OK && (st = run_pieces(hc)) == CLG_STATUS_OK)
         st = finish_host(hc);
     /* After a failure nothing enqueued (copies from the caller's inputs,
@@ -422,6 +442,18 @@ static clg_status run_staged(host_call *hc)
     return st;
 }
 
+/* A warm-up: every kernel the call would launch, built in the order the
+ * call would build them; nothing is enqueued (docs/design.md, "Program
+ * cache"). */
+static clg_status run_dry(host_call *hc)
+{
+    clg_status st = CLG_STATUS_OK;
+    hc->call = (clg_rt_call){.ctx = hc->ctx, .dry = 1};
+    if (device_checks(hc))
+        st = clg_index_pass(&hc->call, hc->p, NULL, NULL);
+    return st == CLG_STATUS_OK ? run_pieces(hc) : st;
+}
+
 static clg_status run_host(host_call *hc)
 {
     const clg_device_facts *dev = clg_rt_facts(hc->ctx);
@@ -436,14 +468,17 @@ static clg_status run_host(host_call *hc)
     hc->r->plan(hc->p, dev, align, &hc->plan);
     clg_pieces_cut(hc->p, &hc->plan, dev->max_alloc, &hc->pc);
     hc->whole = hc->pc.count == 1 && hc->plan.data_units <= hc->pc.units;
+    if (hc->call.dry)
+        return run_dry(hc);
     return hc->whole ? run_launches(hc) : run_staged(hc);
 }
 
-/* Host memory, validated and not empty: in place or through copies. */
+/* Host memory, validated and not empty: in place or through copies;
+ * `dry`: a warm-up (output may be NULL). */
 static clg_status host_launch(const clg_routine *r, clg_context *ctx,
                               const clg_problem *p, const clg_tensor *data,
                               const clg_tensor *indices,
-                              const clg_tensor *output)
+                              const clg_tensor *output, int dry)
 {
     /* In place needs element-aligned caller memory (GatherElements moves
      * whole elements; indices are read as int32/int64). */
@@ -455,10 +490,11 @@ static clg_status host_launch(const clg_routine *r, clg_context *ctx,
                     .p = p,
                     .data = (char *)data->data,
                     .indices = (char *)indices->data,
-                    .output = (char *)output->data};
+                    .output = output ? (char *)output->data : NULL,
+                    .call = {.dry = dry}};
     hc.in_place = clg_rt_facts(ctx)->host_unified &&
                   address_alignment(data->data) >= need &&
-                  address_alignment(output->data) >= need &&
+                  address_alignment(hc.output) >= need &&
                   address_alignment(indices->data) >= p->index_size;
     hc.out_copy = hc.in_place && out_bytes(p) <= CLG_SMALL_OUTPUT;
     return run_host(&hc);
@@ -476,6 +512,9 @@ clg_status clg_dispatch_host(const clg_routine *r, clg_context *ctx,
                                 &p)) != CLG_STATUS_OK ||
         (st = clg_validate_options(ctx, options, &p)) != CLG_STATUS_OK)
         return st;
+    void *ref = NULL;
+    if ((st = clg_validate_reserve(ctx, &p, &ref)) != CLG_STATUS_OK)
+        return st;
     if (p.out_count == 0 || p.data_count == 0)
         /* Empty output (or no data to read, which makes every index
          * invalid): no kernel; under raise index values are still
@@ -484,9 +523,82 @@ clg_status clg_dispatch_host(const clg_routine *r, clg_context *ctx,
                  ? clg_check_indices_host(ctx, &p, indices->data)
                  : CLG_STATUS_OK;
     else
-        st = host_launch(r, ctx, &p, data, indices, output);
+        st = host_launch(r, ctx, &p, data, indices, output, 0);
     if (st == CLG_STATUS_OK && clg_rt_validation(ctx) != 0)
-        st = clg_validate_result(r, ctx, &p, data, indices, axis, output);
+        st = clg_validate_result(r, ctx, &p, data, indices, axis, output, ref);
+    free(ref);
+    if (st == CLG_STATUS_OK)
+        clg_clear_error(ctx);
+    return st;
+}
+
+/* ------------------------------------------------------------ warm-up */
+
+/* The descriptor of a host tensor, NULL for a NULL tensor. */
+static const clg_desc *host_desc(const clg_tensor *t, clg_desc *d)
+{
+    if (!t)
+        return NULL;
+    *d = (clg_desc){t->dtype, t->rank, t->shape};
+    return d;
+}
+
+/* The problem of a warm-up: its descriptors (output optional) checked as
+ * the call checks them. */
+static clg_status warm_up_problem(clg_context *ctx, clg_op op,
+                                  const clg_desc *data,
+                                  const clg_desc *indices, int64_t axis,
+                                  const clg_desc *output, clg_problem *p)
+{
+    clg_status st = need_ctx(ctx);
+    if (st != CLG_STATUS_OK)
+        return st;
+    if (!data || !indices)
+        return clg_fail(ctx, CLG_STATUS_NULL_POINTER, "%s is NULL",
+                        !data ? "data" : "indices");
+    st = clg_validate(ctx, op, data->dtype, data->rank, data->shape,
+                      indices->dtype, indices->rank, indices->shape, axis, p);
+    if (st == CLG_STATUS_OK && output)
+        st = clg_validate_output(ctx, p, output->dtype, output->rank,
+                                 output->shape);
+    return st;
+}
+
+clg_status clg_dispatch_warm_up_host(const clg_routine *r, clg_context *ctx,
+                                     const clg_tensor *data,
+                                     const clg_tensor *indices, int64_t axis,
+                                     const clg_tensor *output)
+{
+    clg_problem p;
+    clg_desc dd, id, od;
+    clg_status st = warm_up_problem(ctx, r->op, host_desc(data, &dd),
+                                    host_desc(indices, &id), axis,
+                                    host_desc(output, &od), &p);
+    /* An empty call launches nothing: its indices are checked on the
+     * host. */
+    if (st == CLG_STATUS_OK && p.out_count > 0 && p.data_count > 0)
+        st = host_launch(r, ctx, &p, data, indices, output, 1);
+    if (st == CLG_STATUS_OK)
+        clg_clear_error(ctx);
+    return st;
+}
+
+clg_status clg_dispatch_warm_up_cl(const clg_routine *r, clg_context *ctx,
+                                   const clg_cl_tensor *data,
+                                   const clg_cl_tensor *indices, int64_t axis,
+                                   const clg_cl_tensor *output)
+{
+    clg_problem p;
+    clg_desc dd, id, od;
+    clg_cl_tensor none = {0};
+    clg_status st = warm_up_problem(ctx, r->op, cl_desc(data, &dd),
+                                    cl_desc(indices, &id), axis,
+                                    cl_desc(output, &od), &p);
+    if (st == CLG_STATUS_OK) {
+        clg_rt_call c = {.ctx = ctx, .dry = 1};
+        st = enqueue_problem(r, &c, &p, data, indices,
+                             output ? output : &none);
+    }
     if (st == CLG_STATUS_OK)
         clg_clear_error(ctx);
     return st;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ONNX TensorProto data types and shape arithmetic. */
 #include "op.h"
 

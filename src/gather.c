@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ONNX Gather (opsets 1, 11, 13): plan, kernel choice and launch, and the
  * public entry points (docs/design.md, "Kernels"); its shape rules are in
  * src/shape.c. */
@@ -139,6 +140,8 @@ static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
     cl_kernel k = NULL;
     if ((st = clg_variant_kernel(ctx, &v, &k)) != CLG_STATUS_OK)
         return st;
+    if (w->call->dry) /* a warm-up: the call's kernels, built */
+        return normed ? clg_index_pass_kernel(ctx, p, 1, &k) : st;
     clg_windows wn = *w;
     if (normed &&
         ((st = clg_rt_temp_buffer(ctx, (size_t)p->index_count * sizeof(int),
@@ -219,4 +222,20 @@ clg_status clg_enqueue_gather(clg_context *ctx, cl_command_queue queue,
     return clg_enqueue_gather_ex(ctx, queue, data, indices, axis, output,
                                  num_events_in_wait_list, event_wait_list,
                                  event, NULL);
+}
+
+clg_status clg_warm_up_gather(clg_context *ctx, const clg_tensor *data,
+                              const clg_tensor *indices, int64_t axis,
+                              const clg_tensor *output)
+{
+    return clg_dispatch_warm_up_host(&clg_gather_routine, ctx, data, indices,
+                                     axis, output);
+}
+
+clg_status clg_warm_up_gather_cl(clg_context *ctx, const clg_cl_tensor *data,
+                                 const clg_cl_tensor *indices, int64_t axis,
+                                 const clg_cl_tensor *output)
+{
+    return clg_dispatch_warm_up_cl(&clg_gather_routine, ctx, data, indices,
+                                   axis, output);
 }

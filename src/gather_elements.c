@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ONNX GatherElements (opsets 11, 13): plan, kernel choice and launch, and
  * the public entry points (docs/design.md, "Kernels"); its shape rules are
  * in src/shape.c. */
@@ -205,30 +206,40 @@ static void elements_args(const clg_plan *plan, const clg_params *prm,
     a->at[CLG_ARG_Z0] = (clg_rt_arg){sizeof x->z0, &x->z0};
 }
 
+/* The kernels of a launch: the walk's (k[0]), and for the packed walk
+ * the pack kernel (k[1]). */
+static clg_status elements_kernels(clg_context *ctx, const clg_variant *v,
+                                   cl_kernel *k)
+{
+    clg_variant pv = *v;
+    pv.entry = CLG_ENTRY_PACK_STRIPS;
+    clg_status st = clg_variant_kernel(ctx, v, &k[0]);
+    if (st == CLG_STATUS_OK && v->entry == CLG_ENTRY_ELEMENTS_PACKED)
+        st = clg_variant_kernel(ctx, &pv, &k[1]);
+    return st;
+}
+
 /* The packed walk over the whole tensors: per pass of ch->chunk strips, the
- * pack kernel copies them into one temporary buffer, then the gather reads
- * them from it (in order on the queue). `a`: the gather's arguments; its
- * data becomes the temporary, the pack kernel's data stays the tensor. */
+ * pack kernel (k[1]) copies them into one temporary buffer, then the
+ * gather (k[0]) reads them from it (in order on the queue). `a`: the
+ * gather's arguments; its data becomes the temporary, the pack kernel's
+ * data stays the tensor. */
 static clg_status packed_passes(clg_context *ctx, clg_rt_call *call,
                                 const clg_problem *p, const clg_plan *plan,
                                 const clg_params *prm,
                                 const clg_elements_choice *ch,
-                                const clg_variant *v, clg_args *a,
-                                elements_extra *x)
+                                const clg_variant *v, const cl_kernel *k,
+                                clg_args *a, elements_extra *x)
 {
     cl_mem bufs[2] = {*(const cl_mem *)a->at[CLG_ARG_DATA].value, NULL};
-    cl_kernel pack = NULL, gather = NULL;
+    cl_kernel pack = k[1], gather = k[0];
     clg_variant pv = *v;
     clg_args pa = *a;
     int64_t total = plan->outer * ch->strips;
     size_t bytes = (size_t)ch->chunk * (size_t)plan->axis_size *
                    (size_t)ch->strip_width * p->elem_size;
     pv.entry = CLG_ENTRY_PACK_STRIPS;
-    clg_status st = clg_variant_kernel(ctx, &pv, &pack);
-    if (st == CLG_STATUS_OK)
-        st = clg_variant_kernel(ctx, v, &gather);
-    if (st == CLG_STATUS_OK)
-        st = clg_rt_temp_buffer(ctx, bytes, &bufs[1]);
+    clg_status st = clg_rt_temp_buffer(ctx, bytes, &bufs[1]);
     pa.at[CLG_ARG_DATA] = (clg_rt_arg){sizeof(cl_mem), &bufs[0]};
     pa.at[CLG_ARG_PACK] = (clg_rt_arg){sizeof(cl_mem), &bufs[1]};
     a->at[CLG_ARG_DATA] = (clg_rt_arg){sizeof(cl_mem), &bufs[1]};
@@ -259,7 +270,7 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
                                   const clg_windows *w)
 {
     clg_geometry g;
-    cl_kernel k = NULL;
+    cl_kernel k[2] = {NULL, NULL};
     clg_base_scalars sc;
     clg_params prm;
     clg_elements_choice ch;
@@ -290,9 +301,10 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
     v.value[CLG_OPT_NT] = (ch.entry == CLG_ENTRY_ELEMENTS_LEAN ||
                            ch.entry == CLG_ENTRY_ELEMENTS_PACKED) &&
                           prm.nt;
-    if (ch.entry != CLG_ENTRY_ELEMENTS_PACKED)
-        st = clg_variant_kernel(ctx, &v, &k);
-    if (st == CLG_STATUS_OK && plan->outer_dims > 1)
+    if ((st = elements_kernels(ctx, &v, k)) != CLG_STATUS_OK ||
+        w->call->dry) /* a warm-up: the call's kernels, built */
+        return st;
+    if (plan->outer_dims > 1)
         st = geom_buffer(ctx, plan->outer_dims, plan->outer_extent,
                          plan->outer_stride, &x.outer_geom);
     if (st == CLG_STATUS_OK && plan->inner_dims > 1)
@@ -302,8 +314,9 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
         clg_base_args(plan, w, &sc, &a);
         elements_args(plan, &prm, &ch, &x, &a);
         st = ch.entry == CLG_ENTRY_ELEMENTS_PACKED
-                 ? packed_passes(ctx, w->call, p, plan, &prm, &ch, &v, &a, &x)
-                 : clg_entry_launch(w->call, v.entry, k, &a, &g);
+                 ? packed_passes(ctx, w->call, p, plan, &prm, &ch, &v, k, &a,
+                                 &x)
+                 : clg_entry_launch(w->call, v.entry, k[0], &a, &g);
     }
     /* Release is deferred by OpenCL until the enqueued kernel is done. */
     clg_rt_release(&x.outer_geom);
@@ -378,4 +391,23 @@ clg_status clg_enqueue_gather_elements(clg_context *ctx,
     return clg_enqueue_gather_elements_ex(ctx, queue, data, indices, axis,
                                           output, num_events_in_wait_list,
                                           event_wait_list, event, NULL);
+}
+
+clg_status clg_warm_up_gather_elements(clg_context *ctx,
+                                       const clg_tensor *data,
+                                       const clg_tensor *indices, int64_t axis,
+                                       const clg_tensor *output)
+{
+    return clg_dispatch_warm_up_host(&clg_gather_elements_routine, ctx, data,
+                                     indices, axis, output);
+}
+
+clg_status clg_warm_up_gather_elements_cl(clg_context *ctx,
+                                          const clg_cl_tensor *data,
+                                          const clg_cl_tensor *indices,
+                                          int64_t axis,
+                                          const clg_cl_tensor *output)
+{
+    return clg_dispatch_warm_up_cl(&clg_gather_elements_routine, ctx, data,
+                                   indices, axis, output);
 }

@@ -1,7 +1,16 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The index check a host-memory call runs before its first launch, one
  * rule for dispatch.c and for the public clg_check_indices
  * (docs/design.md, "Host memory and device buffers"). */
 #include "op.h"
+
+int clg_check_indices_on_device(clg_context *ctx, const clg_problem *p,
+                                int in_place)
+{
+    uint64_t bytes = (uint64_t)p->index_count * p->index_size;
+    return in_place && p->index_count > CLG_HOST_CHECK_LIMIT &&
+           bytes <= clg_rt_facts(ctx)->max_alloc;
+}
 
 clg_status clg_check_indices_first(clg_context *ctx, const clg_problem *p,
                                    void *indices, int in_place,
@@ -9,8 +18,7 @@ clg_status clg_check_indices_first(clg_context *ctx, const clg_problem *p,
 {
     uint64_t bytes = (uint64_t)p->index_count * p->index_size;
     *ran = CLG_INDEX_CHECK_HOST;
-    if (!in_place || p->index_count <= CLG_HOST_CHECK_LIMIT ||
-        bytes > clg_rt_facts(ctx)->max_alloc)
+    if (!clg_check_indices_on_device(ctx, p, in_place))
         return clg_check_indices_host(ctx, p, indices);
     /* Large indices: the device checks them in place, in parallel. */
     cl_mem buf = NULL;

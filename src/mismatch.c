@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Validation mode (docs/design.md, "Validation mode"): a host-memory call's
  * output compared bit for bit with the CPU reference's. */
 #include "op.h"
@@ -58,10 +59,29 @@ static clg_status compare(clg_context *ctx, const clg_problem *p,
     return CLG_STATUS_OK;
 }
 
+clg_status clg_validate_reserve(clg_context *ctx, const clg_problem *p,
+                                void **ref)
+{
+    unsigned mode = clg_rt_validation(ctx);
+    size_t bytes = (size_t)p->out_count * p->elem_size;
+    *ref = NULL;
+    if (!(mode & CLG_RT_VALIDATE) || bytes == 0)
+        return CLG_STATUS_OK;
+    /* The test-only hook stands for a failed allocation. */
+    if (!(mode & CLG_RT_TEST_NO_MEMORY))
+        *ref = malloc(bytes);
+    if (!*ref)
+        return clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
+                        "out of host memory validating an output of %zu "
+                        "bytes",
+                        bytes);
+    return CLG_STATUS_OK;
+}
+
 clg_status clg_validate_result(const clg_routine *r, clg_context *ctx,
                                const clg_problem *p, const clg_tensor *data,
                                const clg_tensor *indices, int64_t axis,
-                               const clg_tensor *output)
+                               const clg_tensor *output, void *ref)
 {
     unsigned mode = clg_rt_validation(ctx);
     size_t bytes = (size_t)p->out_count * p->elem_size;
@@ -71,14 +91,8 @@ clg_status clg_validate_result(const clg_routine *r, clg_context *ctx,
      * comparison below is seen to catch it. */
     if (mode & CLG_RT_TEST_CORRUPT)
         ((unsigned char *)output->data)[0] ^= 0x01;
-    if (!(mode & CLG_RT_VALIDATE))
+    if (!(mode & CLG_RT_VALIDATE) || !ref)
         return CLG_STATUS_OK;
-    void *ref = malloc(bytes);
-    if (!ref)
-        return clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
-                        "out of host memory validating an output of %zu "
-                        "bytes",
-                        bytes);
     clg_tensor rt = *output;
     rt.data = ref;
     clg_call_options same = {.oob = p->oob};
@@ -89,6 +103,5 @@ clg_status clg_validate_result(const clg_routine *r, clg_context *ctx,
                                                            axis, &rt, &same);
     if (st == CLG_STATUS_OK)
         st = compare(ctx, p, output->data, ref);
-    free(ref);
     return st;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The operator layer's shared declarations (docs/design.md, "Layers"):
  * validation, the problem and plan of one call, pieces, geometry and the
  * routine each operator provides. Not installed. src/ reaches the device
@@ -118,6 +119,12 @@ clg_status clg_check_indices_first(clg_context *ctx, const clg_problem *p,
                                    void *indices, int in_place,
                                    clg_index_check *ran);
 
+/* 1 when that check runs on the device (the check kernel), 0 when on the
+ * host: the rule above, for a warm-up, which builds the kernel only when
+ * the call would run it. */
+int clg_check_indices_on_device(clg_context *ctx, const clg_problem *p,
+                                int in_place);
+
 /* Scans host indices and fails on the first bad one; OK when all valid. */
 clg_status clg_check_indices_host(clg_context *ctx, const clg_problem *p,
                                   const void *indices);
@@ -130,6 +137,11 @@ clg_status clg_check_indices_host(clg_context *ctx, const clg_problem *p,
  * needs s <= INT32_MAX. */
 clg_status clg_index_pass(clg_rt_call *c, const clg_problem *p, cl_mem indices,
                           cl_mem normed);
+
+/* The kernel of that pass (`normalise`: clg_normalize_indices), built on
+ * first use. */
+clg_status clg_index_pass_kernel(clg_context *ctx, const clg_problem *p,
+                                 int normalise, cl_kernel *k);
 
 /* Runs the check kernel over device indices as a blocking call; *raised =
  * 1 when any value is outside [-s, s-1]. */
@@ -289,6 +301,19 @@ clg_status clg_dispatch_host(const clg_routine *r, clg_context *ctx,
                              const clg_tensor *data, const clg_tensor *indices,
                              int64_t axis, const clg_tensor *output,
                              const clg_call_options *options);
+/* Warm-ups (docs/design.md, "Program cache"): the host-memory call's and
+ * the device-buffer call's paths in a dry call, which builds every kernel
+ * the call would launch and enqueues nothing. Descriptors only: data
+ * pointers and buffers are not read (pointers only for their alignment);
+ * output may be NULL. */
+clg_status clg_dispatch_warm_up_host(const clg_routine *r, clg_context *ctx,
+                                     const clg_tensor *data,
+                                     const clg_tensor *indices, int64_t axis,
+                                     const clg_tensor *output);
+clg_status clg_dispatch_warm_up_cl(const clg_routine *r, clg_context *ctx,
+                                   const clg_cl_tensor *data,
+                                   const clg_cl_tensor *indices, int64_t axis,
+                                   const clg_cl_tensor *output);
 
 /* src/finish.c: what a deferred call records for its report, and the
  * report of the first raised one. */
@@ -297,13 +322,28 @@ typedef struct clg_deferred_info {
     clg_problem p;
 } clg_deferred_info;
 
-/* src/mismatch.c: validation mode. Runs the reference over the same
- * host tensors and compares it with the device's output; DEVICE_MISMATCH
- * naming the first differing position and both values. */
+/* The record a deferred call keeps until the finish is the info packed
+ * (src/finish.c): the problem without the unused tails of its shape
+ * arrays, about 130 bytes for small ranks instead of about 800, since a
+ * context may hold 262,144 of them. clg_info_pack writes at most
+ * sizeof(clg_deferred_info) bytes to `buf` and returns how many;
+ * clg_info_unpack restores the info. */
+size_t clg_info_pack(const clg_deferred_info *info, void *buf);
+void clg_info_unpack(const void *buf, clg_deferred_info *info);
+
+/* src/mismatch.c: validation mode. clg_validate_reserve allocates the
+ * reference's output (*ref, NULL when validation is off or the output
+ * empty) before the device may write the caller's output, so that a
+ * failed allocation leaves it untouched; clg_validate_result runs the
+ * reference over the same host tensors into *ref and compares it with the
+ * device's output: DEVICE_MISMATCH naming the first differing position
+ * and both values. The caller frees ref. */
+clg_status clg_validate_reserve(clg_context *ctx, const clg_problem *p,
+                                void **ref);
 clg_status clg_validate_result(const clg_routine *r, clg_context *ctx,
                                const clg_problem *p, const clg_tensor *data,
                                const clg_tensor *indices, int64_t axis,
-                               const clg_tensor *output);
+                               const clg_tensor *output, void *ref);
 
 /* ---------------------------------------------------------------- pieces */
 

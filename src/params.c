@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The device parameter table, CLGATHER_PARAMS and the public parameter
  * calls (docs/design.md, "Device parameters"). */
 #include "params.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Device parameters: one table keyed by device type and vendor, after
  * CLBlast's database (docs/design.md, "Device parameters"). Each routine
  * reads its launch choices (work-group size, strips, units, prefetching,

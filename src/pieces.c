@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Cutting a call into pieces whose buffers each fit one device allocation
  * (docs/design.md, "Large tensors"). */
 #include "op.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Plan helpers shared by both operators (docs/design.md, "Plans"):
  * coalescing, offset width, work-group shapes. */
 #include "op.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CPU reference: ONNX Gather and GatherElements written straight from the
  * formulas of the operator pages, element by element, with multi-indices.
  * It shares validation with the device path but none of its planning

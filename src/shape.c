@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Each operator's own shape rules and output shape, below both the
  * operators and validation (docs/design.md, "Layers"): src/validate.c calls
  * them, and they call nothing of the operator layer but clg_fail. */

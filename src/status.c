@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The status table and the version. The last error lives with the
  * context, in host/errors.c. */
 #include "clgather/clgather.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Validation of the descriptors of a call, shared by the device paths and
  * the CPU reference; each operator's own shape rules are in src/shape.c,
  * index values in src/check.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The kernel variant table and its build options (docs/design.md, "Kernel
  * variants"). */
 #include "variant.h"

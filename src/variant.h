@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Kernel variants (docs/design.md, "Kernel variants"): the one table of
  * build options and the one table of kernel entry points.
  * kernels/common.cl lists the same options for the kernels and stops a

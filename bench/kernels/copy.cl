@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The benchmark's copy kernel (bench_baseline.c): one unit of
  * CLG_BENCH_UNIT bytes per work-item, with non-temporal stores when
  * CLG_BENCH_NT is 1. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* An empty kernel, and one with the argument list of the library's
  * Gather kernels (data, indices, output, error slot, ten ulongs), which
  * shows what the arguments alone cost a launch (bench_baseline.c). */

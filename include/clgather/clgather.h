@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * clgather: the ONNX operators Gather and GatherElements on OpenCL devices.
  *
@@ -9,6 +10,7 @@
  *   5. Operators (host memory, device buffers, CPU reference)
  *   6. Enqueue: operators inside an OpenCL pipeline
  *   7. Diagnostics
+ *   8. Program cache and warm-up
  *
  * Semantics follow the ONNX operator pages Gather (opsets 1, 11, 13) and
  * GatherElements (opsets 11, 13), with the index range [-s, s-1] accepted
@@ -100,7 +102,8 @@ CLG_API const char *clg_version_string(void);
     X(DEVICE_NOT_FOUND, 12, "no OpenCL device matches the device spec")       \
     X(OPENCL_ERROR, 13, "an OpenCL call failed")                              \
     X(BUILD_FAILED, 14, "an OpenCL program failed to build")                  \
-    X(DEVICE_MISMATCH, 15, "the device result differs from the reference")
+    X(DEVICE_MISMATCH, 15, "the device result differs from the reference")    \
+    X(PENDING_LIMIT, 16, "too many enqueued operations since the last finish")
 
 #define CLG_STATUS_ENUM_ENTRY_(name, value, message) CLG_STATUS_##name = value,
 /** Result of every fallible call. CLG_STATUS_OK (0) means success. */
@@ -293,17 +296,20 @@ typedef struct clg_context clg_context;
  *  device's row of the parameter table (clg_context_get_params); a
  *  malformed value fails every operator call that launches a kernel (a
  *  call on empty tensors launches none) with INVALID_ARGUMENT naming the
- *  item. These variables are read here, once: setting them later does
- *  not change an existing context.
+ *  item. CLGATHER_CACHE, CLGATHER_CACHE_DIR and CLGATHER_CACHE_MAX set
+ *  the persistent program cache (section 8). These variables are read
+ *  here, once: setting them later does not change an existing context.
  *  On success *ctx receives a new context (destroy with
  *  clg_context_destroy). On failure *ctx is NULL and, when the failure
  *  concerns the device, clg_context_last_error(NULL) on the same thread
  *  names the spec and the devices seen.
  *  Errors: NULL_POINTER, DEVICE_NOT_FOUND (no device or no match),
  *  INVALID_ARGUMENT (a malformed "P:D": digits, signs and colons that are
- *  not two unsigned numbers joined by one colon, a bare number included; CLGATHER_MAX_ALLOC not a byte count >= 1024;
- *  CLGATHER_TEST_PLAN not "gpu", "cpu" or "device"; CLGATHER_VALIDATE not "0" or
- *  "1"), OUT_OF_MEMORY, OPENCL_ERROR. */
+ *  not two unsigned numbers joined by one colon, a bare number included;
+ *  CLGATHER_MAX_ALLOC not a byte count >= 1024; CLGATHER_TEST_PLAN not
+ *  "gpu", "cpu" or "device"; CLGATHER_VALIDATE not "0" or "1";
+ *  CLGATHER_CACHE not "0" or "1"; CLGATHER_CACHE_MAX not a byte count),
+ *  OUT_OF_MEMORY, OPENCL_ERROR. */
 CLG_API clg_status clg_context_create(clg_context **ctx,
                                       const char *device_spec);
 
@@ -322,9 +328,12 @@ CLG_API clg_status clg_context_create_from_cl(clg_context **ctx,
                                               cl_command_queue queue);
 
 /** Waits for everything enqueued on the context's queue and through the
- *  context (so a pending user event they wait on must complete), then
- *  releases everything the context holds. Accepts NULL. Must be the last
- *  call on the context, from any thread. */
+ *  context (so a pending user event they wait on must complete or fail),
+ *  then releases everything the context holds. Accepts NULL. Must be the
+ *  last call on the context, from any thread. It does not hang on a
+ *  failed event: an operation behind an event that failed before its
+ *  enqueue was refused (see clg_enqueue_gather), and one behind an event
+ *  that failed later ended without running. */
 CLG_API void clg_context_destroy(clg_context *ctx);
 
 /** Device name, vendor and CL_DEVICE_VERSION of the context's device.
@@ -374,7 +383,9 @@ CLG_API int clg_context_validates(const clg_context *ctx);
 /** Reads the CLGATHER_* environment variables as clg_context_create does
  *  and checks the values that do not depend on a device: CLGATHER_VALIDATE
  *  ("0", "1", empty or unset), CLGATHER_MAX_ALLOC (a byte count >= 1024),
- *  CLGATHER_TEST_PLAN ("gpu", "device", empty or unset). Lets a program
+ *  CLGATHER_TEST_PLAN ("gpu", "cpu", "device", empty or unset),
+ *  CLGATHER_CACHE ("0", "1", empty or unset) and CLGATHER_CACHE_MAX (a
+ *  byte count > 0, K, M or G may follow). Lets a program
  *  tell a bad variable from a device problem before it creates a context;
  *  nothing is kept. On failure clg_context_last_error(NULL) on the same
  *  thread names the variable and its value, e.g.
@@ -585,8 +596,12 @@ typedef struct clg_call_options {
  *    copy, committed only when every piece succeeded). One failure no host
  *    code can undo is the exception: when the device reports an error
  *    after the call's single kernel was enqueued (the wait, or the read or
- *    map that delivers the result, fails), each output byte holds either
- *    its old value or its result, never anything else.
+ *    map that delivers the result, fails, or one of the call's commands
+ *    ends with a negative execution status), each output byte holds
+ *    either its old value or its result, never anything else.
+ *  - Queue: host-memory calls run on a queue of the library's own, never
+ *    behind commands the caller enqueued (on the context's queue or any
+ *    other), so a caller's failed event never stops them.
  *  - data, indices, output memory: any address (no alignment required).
  *  Empty tensors are valid; no kernel is launched for them.
  *  Errors: every one of clg_gather_output_shape, plus NULL_POINTER (a data
@@ -596,7 +611,13 @@ typedef struct clg_call_options {
  *  INDEX_OUT_OF_RANGE (a value outside [-s, s-1]; the message names the
  *  first such position, its value and the valid range), OPENCL_ERROR (e.g.
  *  CL_MEM_OBJECT_ALLOCATION_FAILURE when the device cannot hold a piece of
- *  output and a window of data at once), BUILD_FAILED.
+ *  output and a window of data at once; or a command of the call that
+ *  ended with a negative execution status: the message names the command
+ *  and the status, clg_context_last_cl_error is
+ *  CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST and
+ *  clg_context_last_exec_status the status), BUILD_FAILED. Every blocking
+ *  call checks the execution status of each command it waited for before
+ *  it returns OK.
  *  Size: tensors of any element count (2^31 and beyond) are supported; a
  *  tensor larger than clg_context_max_alloc_size() is processed in pieces:
  *  the output in contiguous pieces that each fit one buffer, the data each
@@ -626,8 +647,18 @@ CLG_API clg_status clg_gather_elements(clg_context *ctx,
  *  until the result is in `output->buffer`: clg_enqueue_gather on the
  *  context's queue, then a wait for this call (on the in-order queue, so
  *  also for the commands enqueued there before it). Same semantics and
- *  errors as clg_gather, except that after INDEX_OUT_OF_RANGE the output
- *  buffer's contents are unspecified (no byte outside it is ever written). Buffers
+ *  errors as clg_gather, except that after INDEX_OUT_OF_RANGE or
+ *  OPENCL_ERROR the output buffer's contents are unspecified (no byte
+ *  outside it is ever written).
+ *  Poisoning: because the call runs on the context's queue after what is
+ *  already there, a command there that fails also stops this call; for
+ *  instance an operation another thread enqueued on the context's queue
+ *  (queue NULL) behind a user event that is then set to a negative status.
+ *  The runtime then terminates this call's commands too, and it returns
+ *  OPENCL_ERROR naming the command and its execution status
+ *  (clg_context_last_exec_status), never OK. Enqueue on a queue of your
+ *  own, or use the host-memory calls, to keep blocking calls apart from
+ *  gated work (docs/design.md, "Enqueue and deferred errors"). Buffers
  *  must belong to the context's cl_context and be at least as large as
  *  their tensors, and the output buffer must not be an input's
  *  (INVALID_ARGUMENT otherwise; overlapping sub-buffers are not detected
@@ -717,7 +748,11 @@ clg_reference_gather_elements_ex(clg_context *ctx, const clg_tensor *data,
  *  - num_events_in_wait_list, event_wait_list: as for
  *    clEnqueueNDRangeKernel (OpenCL 1.2 section 5.8): the operation starts
  *    after these events complete. The events must belong to the context's
- *    cl_context.
+ *    cl_context. Every event of the list is retained until the next
+ *    clg_context_finish, and so are the events of the operation's own
+ *    commands (several for some plans), so that no runtime has to
+ *    propagate a failure through a released event; the events of
+ *    commands that did not run are kept until clg_context_destroy.
  *  - event: when not NULL, receives a new event that completes once the
  *    output is written; the caller releases it (clReleaseEvent). On an
  *    out-of-order queue it is the only ordering against later commands.
@@ -726,8 +761,19 @@ clg_reference_gather_elements_ex(clg_context *ctx, const clg_tensor *data,
  *  (shapes, dtypes, axis: as clg_gather), buffers (NULL, another
  *  cl_context, too small: NULL_POINTER or INVALID_ARGUMENT), the output
  *  buffer being an input's (INVALID_ARGUMENT), the queue and the wait list
- *  (INVALID_ARGUMENT). Nothing is enqueued after such an error and *event
- *  is left unset.
+ *  (INVALID_ARGUMENT), an event of the wait list that has already failed
+ *  (OPENCL_ERROR naming it, e.g. "event_wait_list[0] has already failed
+ *  (its execution status is -7, an error)"; clg_context_last_exec_status
+ *  gives the status), and the pending limit (PENDING_LIMIT: 262,144
+ *  operations enqueued through the context since the last
+ *  clg_context_finish; call it and enqueue again). Nothing is enqueued
+ *  after such an error, *event is left unset and no operation number is
+ *  taken.
+ *  An event of the wait list that fails after the enqueue: the operation
+ *  does not run (its output is not written), and clg_context_finish says
+ *  so (see there). Failing it from another thread while the enqueue call
+ *  runs is a race: on POCL 3.1 the operation may then stay queued for
+ *  ever, and the finish and clg_context_destroy wait for it.
  *  Index values are checked on the device, and an error there is
  *  deferred: the operation completes (its event too), its output buffer's
  *  contents are unspecified, and no byte outside its buffers is written,
@@ -739,11 +785,23 @@ clg_reference_gather_elements_ex(clg_context *ctx, const clg_tensor *data,
  *  order their calls returned; on an out-of-order queue only the events
  *  order them.
  *  Errors (immediate): those of clg_gather_cl except INDEX_OUT_OF_RANGE;
- *  INVALID_ARGUMENT for a queue or event the runtime does not know
+ *  INVALID_ARGUMENT for a queue or event the runtime reports as invalid
  *  (CL_INVALID_COMMAND_QUEUE, CL_INVALID_EVENT); OPENCL_ERROR when the
- *  runtime fails otherwise to describe them, or an enqueue fails (commands
- *  already enqueued by the call still run; the output is then
- *  unspecified); BUILD_FAILED. */
+ *  runtime fails otherwise to describe them, an event of the wait list
+ *  has already failed, or an enqueue fails (commands already enqueued by
+ *  the call still run; the output is then unspecified); PENDING_LIMIT;
+ *  BUILD_FAILED.
+ *  Invalid handles: clgather detects a NULL context, tensor, shape or
+ *  buffer pointer (NULL_POINTER), a NULL event in the wait list, and
+ *  handles that are valid OpenCL objects of the wrong context or device
+ *  where the runtime says so: a queue or event of another cl_context or
+ *  device, a buffer too small or of another cl_context (INVALID_ARGUMENT).
+ *  Anything else is undefined behaviour, as in OpenCL itself: a released,
+ *  freed or garbage queue, event or buffer handle (it may crash inside
+ *  the runtime), a handle of another type (e.g. a cl_mem passed as an
+ *  event: POCL accepts it and the finish may then never return), a
+ *  context used after clg_context_destroy, and a pointer to fewer
+ *  elements than its shape says. */
 CLG_API clg_status clg_enqueue_gather(clg_context *ctx, cl_command_queue queue,
                                       const clg_cl_tensor *data,
                                       const clg_cl_tensor *indices,
@@ -788,20 +846,41 @@ CLG_API clg_status clg_enqueue_gather_elements_ex(
  *  none. It waits for those operations only (their events), not for other
  *  commands the caller put on the same queues. Operations are numbered
  *  (#N) in the order the context accepted their enqueue calls, from 1.
- *  Until a finish, each operation keeps its indices buffer retained and
- *  about a kilobyte of host memory: call it regularly. Until its kernels
- *  have run, a Gather on a CPU device with 1 MiB of output or more also
- *  holds a device temporary of 4 bytes per index (see clg_gather).
+ *  Until a finish, each operation keeps its indices buffer retained,
+ *  its events and host memory: about 1.1 KB per operation on POCL 3.1
+ *  (measured with 200,000 pending Gathers: the library's record, about
+ *  200 bytes, and the runtime's event and command); call it regularly.
+ *  At most 262,144 operations are held (PENDING_LIMIT), about 290 MB. A
+ *  finish frees the library's records and keeps 2 chunks of 1,024 error
+ *  slots for the next batch; POCL 3.1 keeps the freed events and commands
+ *  in its own free lists (about 80% of the peak stays resident after
+ *  200,000 operations) and reuses them, so the memory is bounded by the
+ *  largest batch: a second batch of 200,000 adds about a fifth of the
+ *  first. Until its kernels have run, a Gather on a CPU device with 1 MiB
+ *  of output or more also holds a device temporary of 4 bytes per index
+ *  (see clg_gather).
  *  INDEX_OUT_OF_RANGE's message (clg_context_last_error on the calling
  *  thread) reads e.g. "Gather #12 (data FLOAT[3, 4], indices INT64[2],
  *  axis 0): indices[1] = 7 is out of range [-3, 2] for axis 0 of size 3".
  *  The device records that the operation met a bad index; the position
  *  and value named are those of the first bad value its indices buffer
  *  holds at finish time; when the buffer was overwritten since and holds
- *  none, the message says so instead. An operation that never ran (an
- *  event of its wait list failed) is reported as OPENCL_ERROR naming it,
- *  its output unwritten, with its command's status as
- *  clg_context_last_cl_error. Errors of later
+ *  none, the message says so instead.
+ *  An operation that did not run (an event of its wait list failed after
+ *  the enqueue, or an earlier command on its in-order queue failed, so
+ *  the runtime terminated it) comes before any index error: the finish
+ *  returns OPENCL_ERROR naming the first such operation, which event of
+ *  its wait list failed with its execution status, its command's status,
+ *  and how many later operations of the batch did not run either, e.g.
+ *  "Gather #3 (...): the operation did not run: event_wait_list[0] failed
+ *  with execution status -42 and its command ended with execution status
+ *  -1, an error; its output was not written; 2 later operations did not
+ *  run either". clg_context_last_cl_error is then
+ *  CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST and
+ *  clg_context_last_exec_status the failed event's status (-42 here: the
+ *  value its owner gave it), or the command's when no event of its wait
+ *  list failed (POCL gives a terminated command -1). Outputs of
+ *  operations that did not run are not written. Other errors of later
  *  operations in the same batch are dropped. Finishing concurrently from
  *  several threads is allowed: each finish waits for the batch it took and
  *  any earlier one. Blocking calls (clg_gather, clg_gather_cl, ...) report
@@ -829,8 +908,24 @@ CLG_API const char *clg_context_last_error(const clg_context *ctx);
 
 /** Raw OpenCL error code of the calling thread's last OPENCL_ERROR or
  *  BUILD_FAILED on `ctx` (CL_SUCCESS when its last failure was not an
- *  OpenCL one). */
+ *  OpenCL one). It is always an API error code: when the failure was a
+ *  command that did not complete (a negative execution status, e.g. an
+ *  event of its wait list failed), it is
+ *  CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, as clWaitForEvents would
+ *  answer, and clg_context_last_exec_status gives the status itself. */
 CLG_API cl_int clg_context_last_cl_error(const clg_context *ctx);
+
+/** Execution status (CL_EVENT_COMMAND_EXECUTION_STATUS, a negative value)
+ *  behind the calling thread's last OPENCL_ERROR on `ctx`: of a command
+ *  that ended without completing (a blocking call), of an event of a wait
+ *  list that had already failed (an enqueue), or, for an operation that
+ *  did not run (clg_context_finish), of the event of its wait list that
+ *  failed, else of its command. The value is whatever the runtime or the
+ *  caller set (clSetUserEventStatus accepts any negative value): it is an
+ *  execution status, not an API error code, so do not pass it to
+ *  clg_cl_error_name. CL_COMPLETE (0) when the last failure was of another
+ *  kind, after a success, and for NULL. */
+CLG_API cl_int clg_context_last_exec_status(const clg_context *ctx);
 
 /** Symbolic name of an OpenCL error code, e.g. "CL_OUT_OF_RESOURCES".
  *  Static, never NULL; "CL_UNKNOWN_ERROR" for unknown codes. */
@@ -840,6 +935,154 @@ CLG_API const char *clg_cl_error_name(cl_int code);
  *  ("" if none). Owned by the library; valid until that thread's next
  *  failed build on ctx or its exit. */
 CLG_API const char *clg_context_build_log(const clg_context *ctx);
+
+/* ======================================================================
+ * 8. Program cache and warm-up
+ * ==================================================================== */
+
+/** Each context builds a kernel's program on its first use. Besides
+ *  keeping it for the context's life, it keeps the program's binary in a
+ *  persistent cache on disk, so that a new process loads it instead of
+ *  compiling (docs/design.md, "Program cache"; docs/guide.md, "Program
+ *  cache"):
+ *  - Folder, read at context creation: CLGATHER_CACHE_DIR, else
+ *    $XDG_CACHE_HOME/clgather (an absolute XDG_CACHE_HOME only), else
+ *    $HOME/.cache/clgather; created on the first store (mode 0700).
+ *    CLGATHER_CACHE=0 turns the cache off ("1", empty or unset: on).
+ *    clg_context_set_cache_dir overrides both for one context.
+ *  - Cap: CLGATHER_CACHE_MAX, bytes with an optional K, M or G (powers of
+ *    1024), default 512M (about 50 of POCL's 10 MB binaries). After each
+ *    store the least recently used entries (by modification time, which
+ *    a load refreshes) are removed until the folder holds at most the cap.
+ *  - An entry is keyed by the platform name and version, the device name
+ *    and vendor, CL_DRIVER_VERSION, the OpenCL C version, clgather's
+ *    version, a hash of the kernel sources and the build options; the
+ *    whole key is stored in the entry and compared whole. An entry that is
+ *    truncated, empty, of another key, fails its checksum or holds a
+ *    binary the runtime rejects is a miss: the program is built from
+ *    source and the entry rewritten. Entries are written to a temporary
+ *    file in the folder and renamed, so any number of threads and
+ *    processes may share one folder.
+ *  - The cache never fails a call and prints nothing: an unwritable or
+ *    read-only folder, a full disk or an unreadable entry leave the call
+ *    uncached.
+ *  A malformed CLGATHER_CACHE or CLGATHER_CACHE_MAX fails
+ *  clg_context_create with INVALID_ARGUMENT. */
+
+/** Longest cache folder path accepted, terminator included. */
+#define CLG_CACHE_PATH_MAX 4096
+
+/** The program cache's settings and, for a context, what it did. */
+typedef struct clg_cache_info {
+    int enabled;                        /* 1: programs are loaded and stored */
+    char directory[CLG_CACHE_PATH_MAX]; /* "" when disabled */
+    uint64_t max_bytes;                 /* the cap, bytes */
+    uint64_t hits;                      /* programs loaded from the folder */
+    uint64_t misses;   /* programs looked up and not found whole there */
+    uint64_t stores;   /* entries written */
+    uint64_t rejected; /* whole entries whose binary the runtime refused */
+} clg_cache_info;
+
+/** The settings the environment gives (what clg_context_create would
+ *  use); the counts are 0. Needs no device.
+ *  Errors: NULL_POINTER, INVALID_ARGUMENT (a malformed CLGATHER_CACHE or
+ *  CLGATHER_CACHE_MAX; the message in clg_context_last_error(NULL)). */
+CLG_API clg_status clg_cache_environment(clg_cache_info *info);
+
+/** The context's cache settings and its counts since creation: every
+ *  program the context built counts one hit (loaded from its binary) or
+ *  one miss (built from source) while the cache is enabled.
+ *  Errors: NULL_POINTER. */
+CLG_API clg_status clg_context_cache_info(clg_context *ctx,
+                                          clg_cache_info *info);
+
+/** Sets the context's cache folder, whatever the environment said: `dir`
+ *  (copied; created on the first store) enables the cache there; NULL
+ *  disables it. Programs already built stay. Any thread, at any time.
+ *  Errors: NULL_POINTER (ctx), INVALID_ARGUMENT (dir empty or at least
+ *  CLG_CACHE_PATH_MAX bytes). */
+CLG_API clg_status clg_context_set_cache_dir(clg_context *ctx,
+                                             const char *dir);
+
+/** Sets the context's cap on the bytes of entries in its folder (see
+ *  above); applied at the next store.
+ *  Errors: NULL_POINTER, INVALID_ARGUMENT (bytes 0). */
+CLG_API clg_status clg_context_set_cache_max(clg_context *ctx, uint64_t bytes);
+
+/** One entry of a cache folder, as its header describes it (the payload's
+ *  checksum is checked only when it is loaded). */
+typedef struct clg_cache_entry {
+    char file[32];     /* name in the folder: 16 hex digits + ".bin" */
+    int whole;         /* 1: a header of this format and a matching size */
+    char device[128];  /* device name (whole entries), truncated to fit */
+    char driver[128];  /* CL_DRIVER_VERSION */
+    char options[512]; /* build options */
+    uint64_t bytes;    /* file size */
+    int64_t last_use;  /* seconds since 1970 (the file's modification time) */
+} clg_cache_entry;
+
+/** Lists the entries of cache folder `dir` (NULL: the environment's, as
+ *  clg_cache_environment) in no particular order: up to `capacity` into
+ *  `entries` (may be NULL when capacity is 0), their total number into
+ *  *count. A folder that does not exist holds none. Needs no device.
+ *  Errors: NULL_POINTER, INVALID_ARGUMENT (the folder cannot be read; dir
+ *  NULL and the cache off or the environment malformed). */
+CLG_API clg_status clg_cache_list(const char *dir, clg_cache_entry *entries,
+                                  size_t capacity, size_t *count);
+
+/** Removes every entry (and temporary file) of cache folder `dir` (NULL:
+ *  the environment's); *removed (may be NULL) gets the entries removed.
+ *  Other files are left alone. Safe while other processes use the folder
+ *  (they rebuild what they miss).
+ *  Errors: INVALID_ARGUMENT (the folder cannot be read, or an entry cannot
+ *  be removed; dir NULL and the cache off or the environment malformed). */
+CLG_API clg_status clg_cache_clear(const char *dir, size_t *removed);
+
+/** Warm-up: builds, without running anything, every kernel that the same
+ *  call of clg_gather would use (its plan, variants, pieces and index
+ *  check, chosen by the code the call itself runs), so that the call
+ *  itself pays no build; with the program cache enabled it also fills the
+ *  cache (a packager can fill it ahead of users). Takes the operator's
+ *  arguments:
+ *  - data, indices: descriptors as for clg_gather. Their data pointers are
+ *    not read and may be NULL, but the call's kernels can depend on their
+ *    alignment: pass the memory the call will use, or NULL for memory
+ *    aligned to 16 bytes or more (as malloc gives).
+ *  - output: as for clg_gather, or NULL (then its shape is not checked
+ *    and its memory is taken as aligned to 16 bytes).
+ *  Index values are not read and not checked. Environment and parameters
+ *  (CLGATHER_PARAMS, CLGATHER_MAX_ALLOC, ...) count as for the call.
+ *  Errors: those of clg_gather_output_shape, NULL_POINTER (ctx, data or
+ *  indices NULL), SHAPE_MISMATCH or UNSUPPORTED_DTYPE (output descriptor),
+ *  INVALID_ARGUMENT (malformed CLGATHER_PARAMS), BUILD_FAILED,
+ *  OPENCL_ERROR. */
+CLG_API clg_status clg_warm_up_gather(clg_context *ctx, const clg_tensor *data,
+                                      const clg_tensor *indices, int64_t axis,
+                                      const clg_tensor *output);
+
+/** Warm-up for clg_gather_elements; as clg_warm_up_gather. */
+CLG_API clg_status clg_warm_up_gather_elements(clg_context *ctx,
+                                               const clg_tensor *data,
+                                               const clg_tensor *indices,
+                                               int64_t axis,
+                                               const clg_tensor *output);
+
+/** Warm-up for clg_gather_cl and clg_enqueue_gather (which use the same
+ *  kernels): as clg_warm_up_gather, on device tensor descriptors whose
+ *  buffers are not used and may be NULL; output may be NULL. */
+CLG_API clg_status clg_warm_up_gather_cl(clg_context *ctx,
+                                         const clg_cl_tensor *data,
+                                         const clg_cl_tensor *indices,
+                                         int64_t axis,
+                                         const clg_cl_tensor *output);
+
+/** Warm-up for clg_gather_elements_cl and clg_enqueue_gather_elements; as
+ *  clg_warm_up_gather_cl. */
+CLG_API clg_status clg_warm_up_gather_elements_cl(clg_context *ctx,
+                                                  const clg_cl_tensor *data,
+                                                  const clg_cl_tensor *indices,
+                                                  int64_t axis,
+                                                  const clg_cl_tensor *output);
 
 #ifdef __cplusplus
 }

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared fixtures: every OpenCL device clgather sees, one context each.
 
 CI installs POCL, so at least one device must exist: a machine without one
@@ -12,12 +13,13 @@ from hypothesis import HealthCheck, settings
 
 import clgather
 
-# Fixed examples (derandomize): a failure repeats on every run and machine.
+# Fixed examples (derandomize): a failure repeats on every run and machine;
+# no example database (no .hypothesis folder beside the tests).
 # CLGATHER_HYPOTHESIS_EXAMPLES scales every property test's count.
 EXAMPLES = int(os.environ.get("CLGATHER_HYPOTHESIS_EXAMPLES", "300"))
 settings.register_profile(
-    "clgather", max_examples=EXAMPLES, derandomize=True, deadline=None,
-    print_blob=True,
+    "clgather", max_examples=EXAMPLES, derandomize=True, database=None,
+    deadline=None, print_blob=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                            HealthCheck.function_scoped_fixture])
 settings.load_profile("clgather")

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The binding's API: examples with known answers, errors, Context,
 dtypes, out=, copies."""
 
@@ -198,18 +199,66 @@ def test_validation_mode():
         assert ctx.validate is False
 
 
+FIELDS = ["wg", "strip", "pack", "chunk", "unit", "prefetch", "nt", "norm"]
+
+
 def test_parameters():
-    with clgather.Context(params="wg=64") as ctx:
+    with clgather.Context() as ctx:
+        row = ctx.params
+    assert list(row) == FIELDS and row["wg"] in (256, 4096)
+    with clgather.Context(params="wg=64,strip=512") as ctx:
+        assert ctx.params == dict(row, wg=64, strip=512)
         assert ctx.gather_elements(DATA, [[2, 1, 0, 0]]).tolist() == [
             [8, 5, 2, 3]]
-    with clgather.Context(params="nosuchfield=1") as ctx:
+        ctx.params = {"unit": 8, "chunk": 2}  # onto the row, not the last
+        assert ctx.params == dict(row, unit=8, chunk=2)
         with pytest.raises(clgather.InvalidArgumentError,
                            match="nosuchfield"):
-            ctx.gather(DATA, [0])
-        # A call that launches no kernel does not read the parameters.
-        assert ctx.gather(DATA, np.zeros(0, np.int64)).shape == (0, 4)
-    # Other contexts never see them.
-    assert clgather.gather(DATA, [0]).shape == (1, 4)
+            ctx.params = "wg=32,nosuchfield=1"
+        with pytest.raises(clgather.InvalidArgumentError, match="wg"):
+            ctx.params = {"wg": 0}
+        with pytest.raises(TypeError, match="mapping"):
+            ctx.params = 64
+        assert ctx.params == dict(row, unit=8, chunk=2)  # left unchanged
+        assert ctx.gather(DATA, [2, 0]).tolist() == [[8, 9, 10, 11],
+                                                     [0, 1, 2, 3]]
+        ctx.params = ""
+        assert ctx.params == row
+    with pytest.raises(clgather.InvalidArgumentError, match="nosuchfield"):
+        clgather.Context(params="nosuchfield=1")
+
+
+def test_parameters_and_the_environment(monkeypatch):
+    """CLGATHER_PARAMS is read when a context is created; params replace
+    it; None goes back to it."""
+    with clgather.Context() as ctx:
+        row = ctx.params
+    monkeypatch.setenv("CLGATHER_PARAMS", "wg=32")
+    env = clgather.Context()
+    given = clgather.Context(params="strip=8")
+    monkeypatch.setenv("CLGATHER_PARAMS", "nosuchfield=1")
+    broken = clgather.Context()
+    monkeypatch.delenv("CLGATHER_PARAMS")
+    try:
+        assert env.params == dict(row, wg=32)
+        assert given.params == dict(row, strip=8)
+        given.params = None
+        assert given.params == dict(row, wg=32)
+        # A malformed variable fails every call that launches a kernel.
+        for call in (lambda: broken.params, lambda: broken.gather(DATA, [0])):
+            with pytest.raises(clgather.InvalidArgumentError,
+                               match="CLGATHER_PARAMS.*nosuchfield"):
+                call()
+        assert broken.gather(DATA, np.zeros(0, np.int64)).shape == (0, 4)
+        with pytest.raises(clgather.InvalidArgumentError,
+                           match="nosuchfield"):
+            broken.params = None  # the variable, as read at creation
+        broken.params = "wg=16"
+        assert broken.params == dict(row, wg=16)
+        assert broken.gather(DATA, [-1]).tolist() == [[8, 9, 10, 11]]
+    finally:
+        for ctx in (env, given, broken):
+            ctx.close()
 
 
 def test_threads_share_a_context():
@@ -274,28 +323,68 @@ def test_program_cache(tmp_path):
         assert ctx.cache_info()["enabled"] is False
 
 
-def test_parameters_stay_with_their_context_across_threads():
-    bad = clgather.Context(params="nosuchfield=1")
-    good = clgather.Context()
+def test_parameters_stay_with_their_context_across_threads(monkeypatch):
+    """Contexts with their own parameters, one with a malformed
+    CLGATHER_PARAMS, one whose parameters change all along, and a plain
+    one, called from threads at once: each call uses its own context's
+    parameters, and the environment changed after creation reaches none."""
+    with clgather.Context() as ctx:
+        row = ctx.params
+    monkeypatch.setenv("CLGATHER_PARAMS", "nosuchfield=1")
+    bad = clgather.Context()
+    fixed = clgather.Context(params="wg=32")
+    monkeypatch.setenv("CLGATHER_PARAMS", "wg=16")
+    plain_env = clgather.Context()
+    monkeypatch.delenv("CLGATHER_PARAMS")
+    plain = clgather.Context()
+    flipping = clgather.Context(params={"wg": 64})
+    # Set while the threads run: read by no existing context.
+    monkeypatch.setenv("CLGATHER_PARAMS", "nosuchfield=2")
+    data = np.random.default_rng(5).standard_normal((40, 9))
     failures = []
+    local = threading.local()
 
-    def loop(ctx, expect_error):
-        for _ in range(200):
-            try:
-                ctx.gather(DATA, [1])
-                if expect_error:
-                    failures.append("a bad-params call succeeded")
-            except clgather.InvalidArgumentError as e:
-                if not expect_error:
-                    failures.append("a plain call saw the params: %s" % e)
+    def rng_local():
+        if not hasattr(local, "rng"):
+            local.rng = np.random.default_rng(threading.get_ident())
+        return local.rng
 
-    threads = [threading.Thread(target=loop, args=(bad, True)),
-               threading.Thread(target=loop, args=(good, False)),
-               threading.Thread(target=loop, args=(good, False))]
+    def expect_ok(ctx, params):
+        idx = rng_local().integers(-40, 40, 7)
+        got = ctx.gather(data, idx)
+        if got.tobytes() != np.take(data, idx, 0).tobytes():
+            failures.append("wrong result under %r" % params)
+        if ctx.params != params:
+            failures.append("params %r, not %r" % (ctx.params, params))
+
+    def loop(body):
+        try:
+            for step in range(150):
+                body(step)
+        # pytest.raises fails with a BaseException; reported below.
+        except BaseException as e:
+            failures.append(repr(e))
+
+    def bad_body(step):
+        with pytest.raises(clgather.InvalidArgumentError,
+                           match="nosuchfield=1"):
+            bad.gather(data, [step % 40])
+
+    def flip_body(step):
+        params = {"wg": 64} if step % 2 else {"wg": 8, "strip": 512}
+        flipping.params = params
+        expect_ok(flipping, dict(row, **params))
+
+    bodies = [bad_body, flip_body,
+              lambda step: expect_ok(fixed, dict(row, wg=32)),
+              lambda step: expect_ok(plain_env, dict(row, wg=16)),
+              lambda step: expect_ok(plain, row),
+              lambda step: expect_ok(plain, row)]
+    threads = [threading.Thread(target=loop, args=(b,)) for b in bodies]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    bad.close()
-    good.close()
+    for ctx in (bad, fixed, plain_env, plain, flipping):
+        ctx.close()
     assert failures == []

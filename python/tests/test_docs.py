@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The examples of docs/python.md run as written (each block on its own)."""
 
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Property tests: any shape, dtype, axis and index tensor Hypothesis draws
 gives, on every device and on the library's CPU reference, the bytes that
 numpy.take / numpy.take_along_axis give; out-of-range indices raise

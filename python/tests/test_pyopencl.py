@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """PyOpenCL arrays: the device-buffer path on the arrays' own context and
 queue, PyOpenCL arrays out, events in and out, deferred errors."""
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Test harness for the clgather tool. See cli_harness.h. */
 #include "cli_harness.h"
 
@@ -556,6 +557,39 @@ int cli_run_env(cli_result *r, const char *name, const char *value,
     int rc = cli_run(r, args);
     unsetenv(name);
     return rc;
+}
+
+pid_t cli_start_env(const char *name, const char *value,
+                    const char *const *args)
+{
+    const char *argv[CLI_MAX_ARGS];
+    posix_spawn_file_actions_t actions;
+    pid_t pid = -1;
+
+    make_argv(args, argv, sizeof argv / sizeof argv[0]);
+    if (setenv(name, value, 1) != 0)
+        return -1;
+    if (posix_spawn_file_actions_init(&actions) == 0) {
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null",
+                                         O_WRONLY, 0);
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null",
+                                         O_WRONLY, 0);
+        if (posix_spawn(&pid, CLG_CLI_EXE, &actions, NULL, (char *const *)argv,
+                        environ) != 0)
+            pid = -1;
+        posix_spawn_file_actions_destroy(&actions);
+    }
+    unsetenv(name);
+    return pid;
+}
+
+int cli_wait(pid_t pid)
+{
+    int wstatus = 0;
+    while (waitpid(pid, &wstatus, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return wstatus;
 }
 
 char *cli_root;

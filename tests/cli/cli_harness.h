@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Test harness for the `clgather` tool: runs the built executable with
  * captured stdout/stderr, manages a temporary directory, and builds ONNX
@@ -10,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <clgather/clgather.h>
 
@@ -32,6 +34,16 @@ int cli_run(cli_result *r, const char *const *args);
  * run only (unset again after it, whatever happened). */
 int cli_run_env(cli_result *r, const char *name, const char *value,
                 const char *const *args);
+
+/* Starts CLG_CLI_EXE with args and the environment variable `name` set
+ * to `value` for it alone, its stdout and stderr on /dev/null, without
+ * waiting: its process id, or -1. */
+pid_t cli_start_env(const char *name, const char *value,
+                    const char *const *args);
+
+/* Waits for a process cli_start_env started: its wait status (as
+ * waitpid gives it), or -1. */
+int cli_wait(pid_t pid);
 
 /* Resource limits for cli_run_limited; 0 leaves one unset. */
 typedef struct cli_limits {

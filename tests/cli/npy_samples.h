@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * .npy files written by NumPy itself (np.save / np.lib.format.write_array,
  * NumPy 2.4.6), byte for byte, for tests/cli/test_npy.c. Generated once with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * clg_io_agreement (io/compare.h): the verdict of a `clgather compare`
  * row, "agree" or the first difference with its position and both

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `clgather bench` on tiny sizes: the figures its JSON promises
  * (docs/design.md, "Measuring speed") are there and hold concrete values:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `clgather compare` end to end: node-test directories and tensor files
  * on one device, on the same device twice, and on every device found;

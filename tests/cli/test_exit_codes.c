@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `clgather onnx-test` exit statuses 0/1/2/3, each triggered on purpose,
  * and the PASS / FAIL / ERROR lines. The node-test directories are built

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What small files may cost `clgather onnx-test` and `clgather compare`:
  * - nesting: a model.onnx whose messages nest deeper than

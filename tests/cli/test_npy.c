@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * NumPy .npy I/O of clgather_io: round trips for every supported dtype,
  * byte-for-byte agreement with files NumPy wrote (npy_samples.h), format

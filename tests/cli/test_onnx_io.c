@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ONNX I/O of clgather_io: TensorProto round trips for every dtype, every
  * typed field ONNX writers use, clear errors naming the file and field,

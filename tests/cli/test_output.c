@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The tool's output files are never half-written: `clgather run --output`
  * and `clgather bench --json` write a temporary file beside the target and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `clgather run` on real cases: --check against the CPU reference, the
  * printed output description, --output in .npy and .pb read back and
@@ -73,7 +74,7 @@ static void test_gather_check_npy(void **state)
     assert_true(cli_has_line(r.out, "output: FLOAT [3, 1, 2]"));
     assert_true(cli_has_line_prefix(r.out, "device: "));
     assert_true(cli_has_line_prefix(r.out, "time: "));
-    assert_non_null(strstr(r.out, " ms\n"));
+    assert_non_null(strstr(r.out, " ms (first call; program cache: "));
     assert_true(cli_has_line(r.out, "device == reference"));
     cli_result_free(&r);
 
@@ -87,6 +88,81 @@ static void test_gather_check_npy(void **state)
     free(d);
     free(i);
     free(o);
+}
+
+/* A whole file (malloc'd), its size in *size. */
+static unsigned char *read_bytes(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = malloc(1 << 16);
+    assert_non_null(f);
+    assert_non_null(buf);
+    *size = fread(buf, 1, 1 << 16, f);
+    assert_true(*size > 0 && *size < (1 << 16));
+    fclose(f);
+    return buf;
+}
+
+/* The time line says what the program cache did: a new folder misses
+ * (compiles and stores), the next process is served from it, with the
+ * same output; CLGATHER_CACHE=0 says off. clgather cache lists and
+ * clears the folder. */
+static void test_first_call_and_program_cache(void **state)
+{
+    static const float data[6] = {1.0f, 1.2f, 2.3f, 3.4f, 4.5f, 5.7f};
+    static const int64_t data_shape[2] = {3, 2}, index_shape[1] = {2};
+    static const int64_t indices[2] = {2, -3};
+    char *d = tmp("c_data.npy"), *i = tmp("c_indices.npy");
+    char *o1 = tmp("c_out1.npy"), *o2 = tmp("c_out2.npy");
+    char *cache = tmp("program-cache");
+    const char *was = getenv("CLGATHER_CACHE_DIR");
+    char *saved = was ? strdup(was) : NULL;
+    const char *first[] = {"run", "gather",   "--data", d,   "--indices",
+                           i,     "--output", o1,       NULL};
+    const char *second[] = {"run", "gather",   "--data", d,   "--indices",
+                            i,     "--output", o2,       NULL};
+    cli_result r;
+    (void)state;
+
+    write_npy(d, CLG_DTYPE_FLOAT, 2, data_shape, data);
+    write_npy(i, CLG_DTYPE_INT64, 1, index_shape, indices);
+    assert_int_equal(setenv("CLGATHER_CACHE_DIR", cache, 1), 0);
+    expect_run(&r, 0, first);
+    assert_non_null(strstr(r.out, " ms (first call; program cache: missed, "));
+    cli_result_free(&r);
+    expect_run(&r, 0, second);
+    assert_non_null(strstr(r.out, " ms (first call; program cache: served, "));
+    cli_result_free(&r);
+    assert_int_equal(cli_run_env(&r, "CLGATHER_CACHE", "0", second), 0);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, " ms (first call; program cache: off)\n"));
+    cli_result_free(&r);
+    if (saved)
+        assert_int_equal(setenv("CLGATHER_CACHE_DIR", saved, 1), 0);
+    else
+        assert_int_equal(unsetenv("CLGATHER_CACHE_DIR"), 0);
+    /* clgather cache lists the entry, then clears it. */
+    const char *show[] = {"cache", "--dir", cache, NULL};
+    const char *clear[] = {"cache", "--dir", cache, "--clear", NULL};
+    expect_run(&r, 0, show);
+    assert_non_null(strstr(r.out, "entries: 1, "));
+    assert_non_null(strstr(r.out, "-DCLG_INDEX_BYTES=8"));
+    cli_result_free(&r);
+    expect_run(&r, 0, clear);
+    assert_non_null(strstr(r.out, "removed: 1 entry\nentries: 0, "));
+    cli_result_free(&r);
+    size_t n1 = 0, n2 = 0;
+    unsigned char *b1 = read_bytes(o1, &n1), *b2 = read_bytes(o2, &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(b1, b2, n1);
+    free(b1);
+    free(b2);
+    free(saved);
+    free(d);
+    free(i);
+    free(o1);
+    free(o2);
+    free(cache);
 }
 
 /* ONNX GatherElements, Example 2, as TensorProto files, int32 data and
@@ -319,6 +395,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gather_check_npy),
+        cmocka_unit_test(test_first_call_and_program_cache),
         cmocka_unit_test(test_gather_elements_check_pb),
         cmocka_unit_test(test_strings_and_float16),
         cmocka_unit_test(test_run_exit_statuses),

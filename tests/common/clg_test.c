@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared helpers for the clgather cmocka tests; see clg_test.h. */
 #include "clg_test.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Literal cases and error cases shared by unit and device tests; see
  * clg_test_cases.h. Every expected output below is written by hand from
  * the ONNX formulas, never computed by the code under test. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Literal cases shared by the unit tests (CPU reference, no device) and the
  * device tests: the examples of the ONNX Gather and GatherElements pages,

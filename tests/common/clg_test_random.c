@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Randomized cases; see clg_test_random.h. */
 #include "clg_test_random.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Randomized cases: a spec (op, dtypes, shapes, axis, pointer offsets),
  * drawn from a seeded PRNG or written by hand, is turned into tensors with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Makes the clg_test_common target available to a test area, whichever
 # area is configured first.
 if(NOT TARGET clg_test_common)

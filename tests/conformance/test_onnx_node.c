@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Conformance: every Gather and GatherElements node test that Debian's
  * libonnx-testdata installs (test_gather*, less test_gathernd*) passes

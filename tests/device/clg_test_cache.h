@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What a context's program cache (host/context.h) holds, for the device
  * tests that check which kernel variants their calls built. */
 #ifndef CLG_TEST_CACHE_H

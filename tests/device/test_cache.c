@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Programs are built per variant on first use and kept in the context:
  * many alternating calls of different variants (op x element width x
  * index type x alignment) on one context, two contexts used in turn, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The device-buffer API (clg_gather_cl, clg_gather_elements_cl) on buffers
  * made with clCreateBuffer on clg_context_cl_context(ctx), and on a
  * context wrapped with clg_context_create_from_cl: results bit-exact

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Contexts created from 8 threads at once, as the first OpenCL work of the
  * process, all succeed and all work (device discovery is serialised:
  * POCL's first clGetDeviceIDs answers CL_DEVICE_NOT_FOUND to most of 8

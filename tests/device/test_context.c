@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Contexts and devices: creation by spec and by CLGATHER_DEVICE, device
  * queries, wrapping a caller's OpenCL objects, destroy(NULL). */
 #define _POSIX_C_SOURCE 200809L

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Contract details a user relies on: outputs must not alias inputs (host
  * memory and device buffers), device buffers must come from the context's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every invalid-input class on the device path (clg_gather,
  * clg_gather_elements) and on the CPU reference with the same context:
  * the exact status, a message naming the offending values, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The ONNX page examples and the inputs that broke other engines, on the
  * device: each output is compared bit for bit with the literal, the
  * test's oracle and the CPU reference (with the same context), for INT64

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Guard pages (docs/design.md, "Tests"): every tensor of a call sits flush
  * against an inaccessible (PROT_NONE) page, so a read or write one byte

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The public device parameters, the first index check and the environment
  * (docs/design.md, "Layers", "Environment"): parameters are validated as

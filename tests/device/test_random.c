@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Randomized device-vs-reference comparison with a fixed, printed seed
  * (CLG_TEST_SEED overrides it): 2048 cases over both ops, all 16 dtypes,
  * INT32 and INT64 indices, data ranks 1 to 8, every axis (negative and
@@ -110,13 +111,12 @@ static void test_variants_built(void **state)
 
 /* CLGATHER_PARAMS settings that reach every walk and body of the small
  * random cases: narrow strips (in place and packed, passes of several
- * strips or all), work-groups that pad dimension 0, and on devices whose
- * compiler takes clang's built-ins, wide units, prefetching and
- * non-temporal stores. */
-static const char *const portable_settings[] = {"strip=8,chunk=3,norm=1",
-                                                "strip=4,pack=0,norm=0",
-                                                "strip=16,chunk=0,wg=7,norm=1",
-                                                "strip=12,chunk=1,wg=64"};
+ * strips or all), work-groups that pad dimension 0, wide units (spans of
+ * several units in the lean Gather body), and on devices whose compiler
+ * takes clang's built-ins, prefetching and non-temporal stores. */
+static const char *const portable_settings[] = {
+    "strip=8,chunk=3,norm=1", "strip=4,pack=0,norm=0,unit=64",
+    "strip=16,chunk=0,wg=7,norm=1", "strip=12,chunk=1,wg=64"};
 static const char *const builtin_settings[] = {
     "unit=64,prefetch=4,nt=1",
     "unit=16,prefetch=1,nt=0,strip=8,chunk=2",
@@ -183,13 +183,21 @@ static void test_device_parameters(void **state)
                   "trusted Gather bodies built\n",
                   e->name, CLG_TEST_ARRAY_LEN(builtin_settings),
                   e->builtins ? "run" : "refused", normed);
+    size_t spans = 0; /* programs of the lean Gather body with spans */
+    for (size_t i = 0; i < ctx->program_count; i++) {
+        const char *span = strstr(ctx->programs[i]->key, "-DCLG_SPAN=");
+        spans += span != NULL && atoi(span + strlen("-DCLG_SPAN=")) > 1;
+    }
+    print_message("%zu programs with spans of several units\n", spans);
     if (ctx->facts.plan_type == CLG_DEVICE_TYPE_CPU) {
+        assert_true(spans >= 1);
         assert_true(clg_test_kernels_named(ctx, "clg_gather_lean_normed") >=
                     1);
         assert_true(clg_test_kernels_named(ctx, "clg_gather_units_normed") >=
                     1);
     } else {
         assert_int_equal(normed, 0);
+        assert_int_equal(spans, 0);
     }
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The split path with small tensors: every host-memory call runs with
  * device buffers capped at 1 KiB (CLGATHER_MAX_ALLOC), so most outputs are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One clg_context shared by threads (clgather.h, "Threading";
  * docs/design.md, "Threads"):
  *  - 8 threads make 256 random calls each (2,048 in all) on the group's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The OpenCL fault-injection shim (cl_fault.h). */
 #define _GNU_SOURCE
 #include "cl_fault.h"
@@ -167,6 +168,14 @@ FORWARD_INT(clBuildProgram,
             (cl_program p, cl_uint n, const cl_device_id *d, const char *o,
              void(CL_CALLBACK *cb)(cl_program, void *), void *u),
             (p, n, d, o, cb, u))
+/* The program cache: a build's binary is read out, a stored one loaded. */
+FORWARD_INT(clGetProgramInfo,
+            (cl_program p, cl_program_info w, size_t s, void *v, size_t *r),
+            (p, w, s, v, r))
+FORWARD_OBJ(cl_program, clCreateProgramWithBinary,
+            (cl_context c, cl_uint n, const cl_device_id *d, const size_t *l,
+             const unsigned char **b, cl_int *status, cl_int *errcode_ret),
+            (c, n, d, l, b, status, errcode_ret))
 FORWARD_INT(clGetProgramBuildInfo,
             (cl_program p, cl_device_id d, cl_program_build_info w, size_t s,
              void *v, size_t *r),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A fault-injection shim for the OpenCL API, linked into a test binary:
  * the binary's own definitions of the cl* functions clgather calls take
  * the place of the ICD loader's (the library is linked statically into the

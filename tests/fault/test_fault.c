@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fault injection over every OpenCL call (docs/design.md, "Errors"): for
  * each path (host memory in place and copied, whole and split into pieces,
  * the index-check kernel, device buffers) the call is run once to count
@@ -13,6 +14,8 @@
 #include "clg_test.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "cl_fault.h"
 
@@ -25,6 +28,12 @@ typedef enum path {
     DEVICE_BUFFERS,
     ENQUEUE /* clg_enqueue_*, then clg_context_finish */
 } path;
+
+/* The persistent program cache (docs/design.md, "Program cache"): off,
+ * emptied before every run (each build is stored: the binary is read out
+ * of the program), or filled before the first (each program is loaded
+ * from its binary). */
+typedef enum cache_mode { CACHE_OFF, CACHE_EMPTY, CACHE_FILLED } cache_mode;
 
 /* Where an ENQUEUE scenario enqueues. */
 typedef enum queue_kind {
@@ -45,60 +54,70 @@ typedef struct scenario {
                               on ENQUEUE); other modes also plant -1000
                               and INT64_MIN */
     const char *params;    /* CLGATHER_PARAMS, or NULL */
-    clg_oob_mode oob;      /* the calls' out-of-range mode */
+    cache_mode cache;
+    clg_oob_mode oob; /* the calls' out-of-range mode */
 } scenario;
 
 static const scenario scenarios[] = {
     {"host, in place", HOST_IN_PLACE, CLG_TEST_GATHER, 0, 0, 64, 16, 10,
-     CONTEXT_QUEUE, 0, NULL, CLG_OOB_RAISE},
+     CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     {"host, in place, check kernel", HOST_CHECK_KERNEL,
      CLG_TEST_GATHER_ELEMENTS, 0, 0, 300, 300, 0, CONTEXT_QUEUE, 0, NULL,
-     CLG_OOB_RAISE},
+     CACHE_OFF, CLG_OOB_RAISE},
     {"host, copied", HOST_COPY, CLG_TEST_GATHER_ELEMENTS, 1, 0, 20, 30, 0,
-     CONTEXT_QUEUE, 0, NULL, CLG_OOB_RAISE},
+     CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     /* Split with 1 KiB buffers: 2 runs of indices x 2 data windows; 2
      * pieces of rows x 2 data windows. */
     {"host, split, in place", HOST_SPLIT_IN_PLACE, CLG_TEST_GATHER, 0, 1, 40,
-     7, 40, CONTEXT_QUEUE, 0, NULL, CLG_OOB_RAISE},
+     7, 40, CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     {"host, split, copied", HOST_SPLIT_COPY, CLG_TEST_GATHER_ELEMENTS, 1, 1,
-     16, 20, 0, CONTEXT_QUEUE, 0, NULL, CLG_OOB_RAISE},
+     16, 20, 0, CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     {"device buffers", DEVICE_BUFFERS, CLG_TEST_GATHER, 0, 0, 50, 12, 33,
-     CONTEXT_QUEUE, 0, NULL, CLG_OOB_RAISE},
+     CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     /* Enqueued with a wait list (a pending user event and a marker) and
      * an event, then finished. */
     {"enqueue, context queue", ENQUEUE, CLG_TEST_GATHER, 0, 0, 50, 12, 33,
-     CONTEXT_QUEUE, 0, NULL, CLG_OOB_RAISE},
+     CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     {"enqueue, own queue", ENQUEUE, CLG_TEST_GATHER_ELEMENTS, 0, 0, 20, 30, 0,
-     OWN_QUEUE, 0, NULL, CLG_OOB_RAISE},
+     OWN_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     {"enqueue, out-of-order queue, GPU plan", ENQUEUE, CLG_TEST_GATHER, 1, 0,
-     50, 12, 33, OUT_OF_ORDER, 0, NULL, CLG_OOB_RAISE},
+     50, 12, 33, OUT_OF_ORDER, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     {"enqueue, nothing to launch (a marker)", ENQUEUE, CLG_TEST_GATHER, 0, 0,
-     8, 4, 0, OWN_QUEUE, 0, NULL, CLG_OOB_RAISE},
+     8, 4, 0, OWN_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     {"enqueue, deferred index error", ENQUEUE, CLG_TEST_GATHER, 0, 0, 50, 12,
-     33, OWN_QUEUE, 1, NULL, CLG_OOB_RAISE},
+     33, OWN_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_RAISE},
     /* Outputs of 1 KiB or more with norm=1: the normalising pass, its
      * temporary and the trusted body (docs/design.md, "Kernels"). */
     {"host, in place, normalising pass", HOST_IN_PLACE, CLG_TEST_GATHER, 0, 0,
-     50, 12, 33, CONTEXT_QUEUE, 0, "norm=1", CLG_OOB_RAISE},
+     50, 12, 33, CONTEXT_QUEUE, 0, "norm=1", CACHE_OFF, CLG_OOB_RAISE},
     {"device buffers, normalising pass", DEVICE_BUFFERS, CLG_TEST_GATHER, 0, 0,
-     50, 12, 33, CONTEXT_QUEUE, 0, "norm=1", CLG_OOB_RAISE},
+     50, 12, 33, CONTEXT_QUEUE, 0, "norm=1", CACHE_OFF, CLG_OOB_RAISE},
     {"enqueue, deferred index error, normalising pass", ENQUEUE,
-     CLG_TEST_GATHER, 0, 0, 50, 12, 33, OWN_QUEUE, 1, "norm=1", CLG_OOB_RAISE},
+     CLG_TEST_GATHER, 0, 0, 50, 12, 33, OWN_QUEUE, 1, "norm=1", CACHE_OFF,
+     CLG_OOB_RAISE},
+    /* The program cache: every call's build stored, or loaded. */
+    {"host, in place, program cache empty", HOST_IN_PLACE, CLG_TEST_GATHER, 0,
+     0, 64, 16, 10, CONTEXT_QUEUE, 0, NULL, CACHE_EMPTY, CLG_OOB_RAISE},
+    {"host, in place, program cache filled", HOST_IN_PLACE, CLG_TEST_GATHER, 0,
+     0, 64, 16, 10, CONTEXT_QUEUE, 0, NULL, CACHE_FILLED, CLG_OOB_RAISE},
+    {"device buffers, GPU plan, program cache filled", DEVICE_BUFFERS,
+     CLG_TEST_GATHER_ELEMENTS, 1, 0, 20, 30, 0, CONTEXT_QUEUE, 0, NULL,
+     CACHE_FILLED, CLG_OOB_RAISE},
     /* The other out-of-range modes, values out of range resolved. */
     {"host, in place, fill", HOST_IN_PLACE, CLG_TEST_GATHER, 0, 0, 64, 16, 10,
-     CONTEXT_QUEUE, 1, NULL, CLG_OOB_FILL},
+     CONTEXT_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_FILL},
     {"host, in place, normalising pass, fill", HOST_IN_PLACE, CLG_TEST_GATHER,
-     0, 0, 50, 12, 33, CONTEXT_QUEUE, 1, "norm=1", CLG_OOB_FILL},
+     0, 0, 50, 12, 33, CONTEXT_QUEUE, 1, "norm=1", CACHE_OFF, CLG_OOB_FILL},
     {"host, copied, clip", HOST_COPY, CLG_TEST_GATHER_ELEMENTS, 1, 0, 20, 30,
-     0, CONTEXT_QUEUE, 1, NULL, CLG_OOB_CLIP},
+     0, CONTEXT_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_CLIP},
     {"host, split, copied, wrap", HOST_SPLIT_COPY, CLG_TEST_GATHER_ELEMENTS, 1,
-     1, 16, 20, 0, CONTEXT_QUEUE, 1, NULL, CLG_OOB_WRAP},
+     1, 16, 20, 0, CONTEXT_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_WRAP},
     {"device buffers, normalising pass, clip", DEVICE_BUFFERS, CLG_TEST_GATHER,
-     0, 0, 50, 12, 33, CONTEXT_QUEUE, 1, "norm=1", CLG_OOB_CLIP},
+     0, 0, 50, 12, 33, CONTEXT_QUEUE, 1, "norm=1", CACHE_OFF, CLG_OOB_CLIP},
     {"enqueue, own queue, wrap", ENQUEUE, CLG_TEST_GATHER_ELEMENTS, 0, 0, 20,
-     30, 0, OWN_QUEUE, 1, NULL, CLG_OOB_WRAP},
+     30, 0, OWN_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_WRAP},
     {"enqueue, GPU plan, fill", ENQUEUE, CLG_TEST_GATHER, 1, 0, 50, 12, 33,
-     CONTEXT_QUEUE, 1, NULL, CLG_OOB_FILL},
+     CONTEXT_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_FILL},
 };
 
 /* The scenario's host-memory call, or the CPU reference (ctx NULL). */
@@ -195,8 +214,13 @@ static void tensors_free(tensors *t)
     free(t->idx);
 }
 
+/* The cache folder of the CACHE_EMPTY and CACHE_FILLED scenarios. */
+static char cache_dir[512];
+
 static void set_env(const scenario *s)
 {
+    setenv("CLGATHER_CACHE", s->cache == CACHE_OFF ? "0" : "1", 1);
+    setenv("CLGATHER_CACHE_DIR", cache_dir, 1);
     if (s->gpu_plan)
         setenv("CLGATHER_TEST_PLAN", "gpu", 1);
     else
@@ -407,6 +431,10 @@ static uint64_t run_once(const scenario *s, tensors *t, uint64_t n)
             assert_null(ctx);
             CLG_ASSERT_CONTAINS(clg_context_last_error(NULL),
                                 cl_fault_failed_call());
+            /* The raw code is kept at every failure point of the create. */
+            assert_int_equal(st, CLG_STATUS_OPENCL_ERROR);
+            assert_int_equal(clg_context_last_cl_error(NULL),
+                             CL_OUT_OF_RESOURCES);
             uint64_t counted = cl_fault_calls();
             cl_fault_pause();
             return counted;
@@ -419,7 +447,13 @@ static uint64_t run_once(const scenario *s, tensors *t, uint64_t n)
     memset(t->out, 0xA5, t->obytes);
     clg_test_set_case("%s: the call after call %" PRIu64 " failed", s->name,
                       n);
+    int refused = t->saved;
     CLG_ASSERT_STATUS(ctx, run_op(s, ctx, t, 0, 0), expected(s));
+    /* A refused enqueue takes no operation number: the operation after it
+     * is #1 on this new context, else #2. */
+    if (s->path == ENQUEUE && expected(s) != CLG_STATUS_OK)
+        CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
+                            refused ? "Gather #1 " : "Gather #2 ");
     if (expected(s) == CLG_STATUS_OK)
         CLG_ASSERT_BYTES(t->out, t->want, t->obytes, 4,
                          "output after recovery");
@@ -427,19 +461,52 @@ static uint64_t run_once(const scenario *s, tensors *t, uint64_t n)
     return counted;
 }
 
+/* Before a run: CACHE_EMPTY empties the folder; CACHE_FILLED fills it
+ * before the first run (`first`) with one uncounted call (a run only ever
+ * rewrites its entries whole). */
+static void prepare_cache(const scenario *s, tensors *t, int first)
+{
+    clg_context *ctx = NULL;
+    if (s->cache == CACHE_EMPTY || (s->cache == CACHE_FILLED && first))
+        CLG_ASSERT_OK(NULL, clg_cache_clear(cache_dir, NULL));
+    if (s->cache != CACHE_FILLED || !first)
+        return;
+    CLG_ASSERT_OK(NULL, clg_context_create(&ctx, NULL));
+    memset(t->out, 0xA5, t->obytes);
+    CLG_ASSERT_STATUS(ctx, run_op(s, ctx, t, 0, 0), expected(s));
+    clg_cache_info info;
+    CLG_ASSERT_OK(ctx, clg_context_cache_info(ctx, &info));
+    assert_true(info.stores >= 1);
+    clg_context_destroy(ctx);
+}
+
 static void test_every_call_fails_in_turn(void **state)
 {
     (void)state;
     uint64_t points = 0;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(cache_dir, sizeof cache_dir, "%s/clg-fault-cache-XXXXXX",
+             tmp && *tmp ? tmp : "/tmp");
+    assert_non_null(mkdtemp(cache_dir));
     for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(scenarios); k++) {
         const scenario *s = &scenarios[k];
         tensors t;
         set_env(s);
         tensors_make(s, &t);
+        prepare_cache(s, &t, 1);
         uint64_t calls = run_once(s, &t, 0);
         assert_true(calls >= 8);
-        for (uint64_t n = 1; n <= calls; n++)
+        int stored = 0, loaded = 0;
+        for (uint64_t n = 1; n <= calls; n++) {
+            prepare_cache(s, &t, 0);
             run_once(s, &t, n);
+            stored |= !strcmp(cl_fault_failed_call(), "clGetProgramInfo");
+            loaded |= !strcmp(cl_fault_failed_call(),
+                              "clCreateProgramWithBinary");
+        }
+        /* The cache's own calls were among those made to fail. */
+        assert_int_equal(stored, s->cache == CACHE_EMPTY);
+        assert_int_equal(loaded, s->cache == CACHE_FILLED);
         print_message("%s: %" PRIu64 " OpenCL calls, each made to fail\n",
                       s->name, calls);
         points += calls;
@@ -447,6 +514,9 @@ static void test_every_call_fails_in_turn(void **state)
     }
     unsetenv("CLGATHER_TEST_PLAN");
     unsetenv("CLGATHER_MAX_ALLOC");
+    unsetenv("CLGATHER_CACHE");
+    CLG_ASSERT_OK(NULL, clg_cache_clear(cache_dir, NULL));
+    assert_int_equal(rmdir(cache_dir), 0);
     print_message("%" PRIu64 " injection points, 0 contract violations\n",
                   points);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Helpers shared by the libFuzzer targets of tests/fuzz/ (README.md there):
  * the check that fails a run, the bound on single allocations, and the

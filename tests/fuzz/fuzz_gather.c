@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the output-shape functions and the CPU reference of
  * both operators (clg_gather_output_shape, clg_gather_elements_output_shape,
  * clg_reference_gather_ex, clg_reference_gather_elements_ex) under every

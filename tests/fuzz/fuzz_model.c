@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the model loader of `clgather onnx-test`,
  * clg_onnx_decode_model (io/onnx_io.h): one Gather or GatherElements node,
  * its operands resolved to graph inputs or initializers.

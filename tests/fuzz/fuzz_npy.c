@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the .npy reader, clg_npy_decode (io/npy.h).
  *
  * Every input is decoded from libFuzzer's exact-size copy of it, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The TensorProto oracle. See fuzz_proto.h. */
 #include "fuzz_proto.h"
 

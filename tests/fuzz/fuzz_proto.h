@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Oracles for the ONNX readers, written from io/onnx_io.h's rules
  * independently of io/onnx_io.c: over the message protobuf-c unpacks,

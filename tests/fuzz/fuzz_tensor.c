@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the TensorProto reader, clg_onnx_decode_tensor
  * (io/onnx_io.h).
  *

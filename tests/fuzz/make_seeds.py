@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the seed corpora of tests/fuzz/corpus/ (README.md there).
 
 Standard library only; run once by hand after changing it, never by CI:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Tensors with more than 2^31 elements whose data exceeds one device
  * allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE, 1 GiB on POCL): the host-memory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The sanitizer lane's canary (ci/sanitize.sh): an OpenCL buffer that is
  * never released, and a malloc that is never freed. Built with the lane's
  * flags and run under its ASAN_OPTIONS and LeakSanitizer suppressions, it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The ThreadSanitizer lane's canary (ci/tsan.sh): two threads write one
  * int with no synchronisation, after the OpenCL runtime is loaded and
  * running in the process. Built with the lane's flags and run under its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Data types: ONNX numbering, element sizes and names. No device needed. */
 #include "clg_test.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Planning internals (src/plan.c, src/pieces.c and the operators' plans):
  * coalescing, units and offset widths, pieces that cover the output once,
  * work-group shapes. No device needed: plans are made from device facts

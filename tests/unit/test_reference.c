@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CPU reference (clg_reference_gather / clg_reference_gather_elements)
  * with a NULL context: ONNX examples, cases that broke other engines, and
  * every invalid-input class. No device needed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Randomized comparison of the CPU reference with the test's own oracle
  * (full multi-index formulas), bit for bit, with a fixed printed seed
  * (CLG_TEST_SEED overrides it). No device needed; the device test

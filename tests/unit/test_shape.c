@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* clg_shape_count and the output-shape helpers. No device needed. */
 #include "clg_test.h"
 

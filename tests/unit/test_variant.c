@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The kernel variant tables (src/variant.h) against the kernels: the same
  * options as kernels/common.cl's list, every entry point of the entry
  * table in its file with its argument list and every __kernel in a row,

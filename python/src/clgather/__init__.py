@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """clgather: the ONNX operators Gather and GatherElements on OpenCL devices,
 from NumPy and PyOpenCL, bit-exact.
 

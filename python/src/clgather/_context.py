@@ -1,5 +1,7 @@
+# SPDX-License-Identifier: Apache-2.0
 """Context: one device, its programs, its settings; and the operators."""
 
+import collections.abc
 import ctypes
 import os
 import threading
@@ -9,50 +11,6 @@ from . import _errors, _host, _lib
 lib = _lib.lib
 
 _DEVICE_TYPES = {0: "other", 1: "cpu", 2: "gpu", 3: "accelerator"}
-
-
-class _EnvLock:
-    """The library reads CLGATHER_PARAMS from the environment on every
-    operator call. A Context with its own parameters sets the variable for
-    the length of its call, alone (exclusive); every other call through
-    this package holds the lock shared, so no call sees another's value."""
-
-    def __init__(self):
-        self._cond = threading.Condition()
-        self._readers = 0
-        self._writer = False
-
-    def run(self, params, fn):
-        if params is None:
-            with self._cond:
-                while self._writer:
-                    self._cond.wait()
-                self._readers += 1
-            try:
-                return fn()
-            finally:
-                with self._cond:
-                    self._readers -= 1
-                    self._cond.notify_all()
-        with self._cond:
-            while self._writer or self._readers:
-                self._cond.wait()
-            self._writer = True
-        old = os.environ.get("CLGATHER_PARAMS")
-        os.environ["CLGATHER_PARAMS"] = params
-        try:
-            return fn()
-        finally:
-            if old is None:
-                del os.environ["CLGATHER_PARAMS"]
-            else:
-                os.environ["CLGATHER_PARAMS"] = old
-            with self._cond:
-                self._writer = False
-                self._cond.notify_all()
-
-
-_env_lock = _EnvLock()
 
 
 class Context:
@@ -69,8 +27,10 @@ class Context:
       call and raises DeviceMismatchError on any difference; None keeps
       the library's default (CLGATHER_VALIDATE).
     - ``params``: device parameters for this context's calls, in
-      CLGATHER_PARAMS syntax ("wg=256,strip=512"); None keeps the
-      device's row (and CLGATHER_PARAMS from the environment).
+      CLGATHER_PARAMS syntax ("wg=256,strip=512") or as a mapping
+      ({"wg": 256}), applied onto the device's row in place of
+      CLGATHER_PARAMS; None keeps the row with CLGATHER_PARAMS as read
+      at creation. See the ``params`` property.
     - ``cache_dir``: the folder of the persistent program cache for this
       context, False to turn it off; None keeps the environment's
       (CLGATHER_CACHE_DIR, ...). Needs a library with the cache
@@ -91,11 +51,16 @@ class Context:
             _errors.check(lib.clg_context_create(ctypes.byref(handle), spec))
             _handle = handle.value
         self._ptr = _handle
-        self.params = params
-        if validate is not None:
-            self.validate = validate
-        if cache_dir is not None:
-            self.set_cache_dir(cache_dir)
+        try:
+            if params is not None:
+                self.params = params
+            if validate is not None:
+                self.validate = validate
+            if cache_dir is not None:
+                self.set_cache_dir(cache_dir)
+        except BaseException:
+            self.close()
+            raise
 
     @classmethod
     def from_cl(cls, context, device, queue, **kwargs):
@@ -176,6 +141,50 @@ class Context:
         _errors.check(lib.clg_context_set_validate(self.handle, int(bool(on))),
                       self.handle)
 
+    # -------------------------------------------------------- parameters
+
+    @property
+    def params(self):
+        """The device parameters this context's calls use now, as a dict
+        {field: value} (docs/design.md, "Device parameters"): the device's
+        row of the library's table with CLGATHER_PARAMS (as read when the
+        context was created) or the value last set here applied.
+
+        Set it to a string in CLGATHER_PARAMS syntax ("wg=64,strip=512")
+        or a mapping ({"wg": 64}): the fields given are applied onto the
+        device's row, in place of CLGATHER_PARAMS, for the calls of this
+        context that start afterwards; other contexts are not affected.
+        "" (or {}) gives the row itself; None goes back to the row with
+        CLGATHER_PARAMS as read at creation. A malformed value (None
+        included, when that CLGATHER_PARAMS was) raises
+        InvalidArgumentError naming the item and changes nothing. Reading
+        it raises InvalidArgumentError while CLGATHER_PARAMS, as read at
+        creation, is malformed and nothing valid was set since."""
+        ptr = self.handle
+        p = _lib.Params()
+        _errors.check(lib.clg_context_get_params(ptr, ctypes.byref(p)), ptr)
+        return {name: getattr(p, name) for name in _lib.Params.FIELDS}
+
+    @params.setter
+    def params(self, value):
+        ptr = self.handle
+        if value is None:
+            env = lib.clg_context_params_env(ptr)
+            text = env.decode() if env else ""
+        elif isinstance(value, str):
+            text = value
+        elif isinstance(value, collections.abc.Mapping):
+            text = ",".join("%s=%s" % item for item in value.items())
+        else:
+            raise TypeError("params: a str in CLGATHER_PARAMS syntax, a "
+                            "mapping or None, not %s" % type(value).__name__)
+        p = _lib.Params.from_buffer_copy(
+            lib.clg_context_params_entry(ptr).contents.params)
+        if text:
+            _errors.check(lib.clg_context_parse_params(
+                ptr, text.encode(), ctypes.byref(p)), ptr)
+        _errors.check(lib.clg_context_set_params(ptr, ctypes.byref(p)), ptr)
+
     # -------------------------------------------------------- cache
 
     def _need_cache(self):
@@ -233,15 +242,14 @@ class Context:
         _host.check_oob(oob)
         from . import _pyopencl
         if _pyopencl.is_array(data) or _pyopencl.is_array(indices):
-            return _env_lock.run(self.params, lambda: _pyopencl.enqueue(
-                self, op, data, indices, axis, out, events, sync))
+            return _pyopencl.enqueue(self, op, data, indices, axis, out,
+                                     events, sync)
         if events is not None:
             raise TypeError("events applies to PyOpenCL arrays only")
         ptr = self.handle
         call = getattr(lib, "clg_" + op)
         shape_fn = getattr(lib, "clg_%s_output_shape" % op)
-        return _env_lock.run(self.params, lambda: _host.run(
-            call, ptr, shape_fn, data, indices, axis, out))
+        return _host.run(call, ptr, shape_fn, data, indices, axis, out)
 
 
 # ------------------------------------------------------------ defaults

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """NumPy dtypes and the library's clg_dtype (ONNX TensorProto numbers).
 
 Gather only moves bytes, so a dtype is named by its kind and width; the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Exceptions: one class per clg_status, all under clgather.Error.
 
 Each class also derives from the built-in exception Python code already

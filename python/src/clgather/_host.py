@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The host-memory path: NumPy arrays in, NumPy arrays out.
 
 Builds the library's clg_tensor descriptors over the arrays' own memory

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The C library through ctypes: loading, structures and prototypes.
 
 Mirrors include/clgather/clgather.h and nothing else: every operation is
@@ -82,6 +83,20 @@ class DeviceInfo(ctypes.Structure):
                 ("host_unified_memory", ctypes.c_int)]
 
 
+class Params(ctypes.Structure):
+    """clg_params."""
+    FIELDS = ("wg", "strip", "pack", "chunk", "unit", "prefetch", "nt",
+              "norm")
+    _fields_ = [(name, ctypes.c_uint) for name in FIELDS]
+
+
+class ParamsEntry(ctypes.Structure):
+    """clg_params_entry."""
+    _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_int),
+                ("match", ctypes.c_char_p), ("builtins", ctypes.c_int),
+                ("params", Params)]
+
+
 CACHE_PATH_MAX = 4096  # CLG_CACHE_PATH_MAX
 
 
@@ -127,6 +142,12 @@ _PROTOTYPES = {
     "clg_context_cl_queue": (c_handle, [c_ctx]),
     "clg_context_set_validate": (c_status, [c_ctx, ctypes.c_int]),
     "clg_context_validates": (ctypes.c_int, [c_ctx]),
+    "clg_context_params_entry": (P(ParamsEntry), [c_ctx]),
+    "clg_context_get_params": (c_status, [c_ctx, P(Params)]),
+    "clg_context_set_params": (c_status, [c_ctx, P(Params)]),
+    "clg_context_parse_params": (c_status, [c_ctx, ctypes.c_char_p,
+                                            P(Params)]),
+    "clg_context_params_env": (ctypes.c_char_p, [c_ctx]),
     "clg_gather_output_shape": (c_status, [T, T, ctypes.c_int64,
                                            P(ctypes.c_int64), ctypes.c_size_t,
                                            P(ctypes.c_size_t)]),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The device-buffer path: pyopencl.array.Array in, pyopencl.array.Array out.
 
 The operator is enqueued (clg_enqueue_gather, clg_enqueue_gather_elements)

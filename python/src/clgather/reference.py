@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The library's CPU reference, written from the ONNX formulas and
 independent of the device path (clg_reference_gather,
 clg_reference_gather_elements): no OpenCL device is needed."""

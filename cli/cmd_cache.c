@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* clgather cache: the persistent program cache's folder, cap and entries
+ * (device, build options, size, last use), newest first; --clear empties
+ * it (docs/guide.md, "Program cache"). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <clgather/clgather.h>
+
+#include "cli.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: clgather cache [--dir DIR] [--clear]\n"
+            "Show the persistent program cache: its folder, cap and entries "
+            "(device,\n"
+            "build options, size, last use), newest first. The folder is "
+            "DIR, else\n"
+            "$CLGATHER_CACHE_DIR, else $XDG_CACHE_HOME/clgather, else\n"
+            "$HOME/.cache/clgather; CLGATHER_CACHE=0 turns the cache off.\n"
+            "\n"
+            "  --dir DIR   the cache folder to show or clear\n"
+            "  --clear     remove every entry of the folder\n"
+            "  -h, --help  show this help\n"
+            "\n"
+            "Exit status: 0, or 3 when the folder cannot be read or "
+            "cleared.\n");
+}
+
+static const char *mib(char *buf, size_t cap, uint64_t bytes)
+{
+    snprintf(buf, cap, "%.1f MiB", (double)bytes / (1024.0 * 1024.0));
+    return buf;
+}
+
+static int newest_first(const void *a, const void *b)
+{
+    int64_t x = ((const clg_cache_entry *)a)->last_use;
+    int64_t y = ((const clg_cache_entry *)b)->last_use;
+    return (x < y) - (x > y);
+}
+
+static void print_entry(const clg_cache_entry *e)
+{
+    char when[32] = "?", size[32];
+    time_t t = (time_t)e->last_use;
+    struct tm tm;
+    if (localtime_r(&t, &tm))
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+    printf("  %s  %10s  %s  %s\n", when, mib(size, sizeof size, e->bytes),
+           e->whole ? e->device
+                    : "(not a whole entry: a miss, rewritten "
+                      "on use)",
+           e->options);
+}
+
+/* The entries of `dir` (NULL: the environment's), printed. Returns an
+ * exit status. */
+static int show(const char *dir, const clg_cache_info *info)
+{
+    size_t count = 0, got = 0;
+    uint64_t total = 0;
+    char msg[1200], a[32], b[32];
+    clg_cache_entry *entries = NULL;
+    clg_status st = clg_cache_list(dir, NULL, 0, &count);
+    if (st == CLG_STATUS_OK && count > 0) {
+        if (!(entries = calloc(count, sizeof *entries))) {
+            fprintf(stderr, "clgather cache: out of memory\n");
+            return CLG_EXIT_ERROR;
+        }
+        st = clg_cache_list(dir, entries, count, &got);
+        count = got < count ? got : count;
+    }
+    if (st != CLG_STATUS_OK) {
+        fprintf(stderr, "clgather cache: %s\n",
+                clg_cli_describe(msg, sizeof msg, NULL, st));
+        free(entries);
+        return CLG_EXIT_ERROR;
+    }
+    qsort(entries, count, sizeof *entries, newest_first);
+    for (size_t i = 0; i < count; i++)
+        total += entries[i].bytes;
+    printf("entries: %zu, %s of a %s cap (%llu of %llu bytes)\n", count,
+           mib(a, sizeof a, total), mib(b, sizeof b, info->max_bytes),
+           (unsigned long long)total, (unsigned long long)info->max_bytes);
+    if (count > 0)
+        printf("  last use             size        device  options\n");
+    for (size_t i = 0; i < count; i++)
+        print_entry(&entries[i]);
+    free(entries);
+    return CLG_EXIT_OK;
+}
+
+int clg_cli_cache(int argc, char **argv)
+{
+    static const struct option options[] = {{"dir", required_argument, NULL,
+                                             'D'},
+                                            {"clear", no_argument, NULL, 'C'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {NULL, 0, NULL, 0}};
+    const char *dir = NULL;
+    int clear = 0, c;
+    clg_cache_info info;
+    char msg[1200];
+    size_t removed = 0;
+
+    while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        if (c == 'D')
+            dir = optarg;
+        else if (c == 'C')
+            clear = 1;
+        else {
+            usage(c == 'h' ? stdout : stderr);
+            return c == 'h' ? CLG_EXIT_OK : CLG_EXIT_ERROR;
+        }
+    }
+    if (optind != argc) {
+        fprintf(stderr, "clgather cache: unexpected argument '%s'\n",
+                argv[optind]);
+        return CLG_EXIT_ERROR;
+    }
+    clg_status st = clg_cache_environment(&info);
+    if (st != CLG_STATUS_OK) {
+        fprintf(stderr, "clgather cache: %s\n",
+                clg_cli_describe(msg, sizeof msg, NULL, st));
+        return CLG_EXIT_ERROR;
+    }
+    if (!dir && !info.enabled) {
+        printf("program cache: off (CLGATHER_CACHE=0, or no "
+               "CLGATHER_CACHE_DIR, XDG_CACHE_HOME or HOME)\n");
+        return clear ? CLG_EXIT_ERROR : CLG_EXIT_OK;
+    }
+    printf("folder: %s\n", dir ? dir : info.directory);
+    if (clear) {
+        st = clg_cache_clear(dir, &removed);
+        printf("removed: %zu entr%s\n", removed, removed == 1 ? "y" : "ies");
+        if (st != CLG_STATUS_OK) {
+            fprintf(stderr, "clgather cache: %s\n",
+                    clg_cli_describe(msg, sizeof msg, NULL, st));
+            return CLG_EXIT_ERROR;
+        }
+    }
+    return show(dir, &info);
+}

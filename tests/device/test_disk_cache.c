@@ -1,0 +1,825 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The persistent program cache (docs/design.md, "Program cache"): hits and
+ * misses through the counts; every corruption of an entry is a miss that
+ * rebuilds and rewrites it; a folder that cannot be created, a read-only
+ * folder and a full disk leave calls working and uncached; two processes
+ * of 8 threads fill one folder with no torn entry; another driver version
+ * misses; the cap evicts the least recently used entries; the switches;
+ * warm-up builds every kernel its call uses. Every call's output is
+ * compared with the CPU reference bit for bit. Each test uses a folder of
+ * its own under $TMPDIR (else /tmp), removed at its end.
+ *
+ * Run as `test_disk_cache --fill DIR`, the binary is the second process of
+ * the concurrent fill. */
+#define _GNU_SOURCE
+#include "clg_test.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "context.h"
+
+extern char **environ;
+
+/* The entry format (host/cache.c): a 32-byte header, the key, the
+ * payload. */
+#define HEADER_BYTES 32
+#define VARIANTS 4
+
+/* ------------------------------------------------------------ folders */
+
+static void make_dir(char *path, size_t cap)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(path, cap, "%s/clg-cache-test-XXXXXX",
+             base && *base ? base : "/tmp");
+    assert_non_null(mkdtemp(path));
+}
+
+/* Removes the folder and everything in it (one level). */
+static void remove_dir(const char *path)
+{
+    DIR *d = opendir(path);
+    struct dirent *e;
+    chmod(path, 0700);
+    if (d) {
+        while ((e = readdir(d)) != NULL)
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+                unlinkat(dirfd(d), e->d_name, 0);
+        closedir(d);
+    }
+    assert_int_equal(rmdir(path), 0);
+}
+
+/* Number of files in the folder whose name starts with `prefix`. */
+static size_t count_files(const char *path, const char *prefix)
+{
+    DIR *d = opendir(path);
+    struct dirent *e;
+    size_t n = 0;
+    if (!d)
+        return 0;
+    while ((e = readdir(d)) != NULL)
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+             !strncmp(e->d_name, prefix, strlen(prefix));
+    closedir(d);
+    return n;
+}
+
+/* The entries of a folder (at most 64). */
+static size_t list(const char *dir, clg_cache_entry *entries)
+{
+    size_t count = 0;
+    CLG_ASSERT_OK(NULL, clg_cache_list(dir, entries, 64, &count));
+    assert_true(count <= 64);
+    return count;
+}
+
+static int listed(const clg_cache_entry *e, size_t n, const char *file)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(e[i].file, file))
+            return 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------ calls */
+
+/* Variant v: Gather or GatherElements of data [4, 8], axis 0, with a
+ * data width (1 or 8 bytes: other units) and an index type (INT64, INT32)
+ * that make each variant its own program. */
+static const clg_dtype variant_dtype[VARIANTS] = {CLG_DTYPE_UINT8,
+                                                  CLG_DTYPE_DOUBLE,
+                                                  CLG_DTYPE_UINT8,
+                                                  CLG_DTYPE_DOUBLE};
+static const clg_dtype variant_index[VARIANTS] = {CLG_DTYPE_INT64,
+                                                  CLG_DTYPE_INT64,
+                                                  CLG_DTYPE_INT32,
+                                                  CLG_DTYPE_INT32};
+
+/* Runs variant v of `op` on ctx and compares it with the reference;
+ * returns 0 when the call succeeded with the reference's bytes. */
+static int run_variant(clg_context *ctx, clg_test_op op, int v)
+{
+    static const int64_t dshape[2] = {4, 8}, gshape[1] = {3};
+    static const int64_t eshape[2] = {3, 8};
+    int64_t idx[24];
+    int32_t idx32[24];
+    unsigned char data[4 * 8 * 8], out[3 * 8 * 8], ref[3 * 8 * 8];
+    int64_t oshape[2] = {3, 8};
+    for (size_t k = 0; k < sizeof data; k++)
+        data[k] = (unsigned char)(k * 37 + 11);
+    for (int k = 0; k < 24; k++)
+        idx32[k] = (int32_t)(idx[k] = (k * 5) % 4 - (k % 3 == 0 ? 4 : 0));
+    void *ip = variant_index[v] == CLG_DTYPE_INT64 ? (void *)idx : idx32;
+    clg_tensor d = {variant_dtype[v], 2, dshape, data};
+    clg_tensor i = op == CLG_TEST_GATHER
+                       ? (clg_tensor){variant_index[v], 1, gshape, ip}
+                       : (clg_tensor){variant_index[v], 2, eshape, ip};
+    clg_tensor o = {variant_dtype[v], 2, oshape, out}; /* both: [3, 8] */
+    clg_tensor r = o;
+    r.data = ref;
+    memset(out, 0xA5, sizeof out);
+    if (clg_test_call(op, ctx, 0, &d, &i, 0, &o) != CLG_STATUS_OK ||
+        clg_test_call(op, NULL, 1, &d, &i, 0, &r) != CLG_STATUS_OK)
+        return 1;
+    return memcmp(out, ref, 3 * 8 * clg_dtype_size(variant_dtype[v])) != 0;
+}
+
+/* A new context using folder `dir` (NULL: the environment's). */
+static clg_context *context_on(const char *dir)
+{
+    clg_context *ctx = NULL;
+    CLG_ASSERT_OK(NULL, clg_context_create(&ctx, NULL));
+    if (dir)
+        CLG_ASSERT_OK(ctx, clg_context_set_cache_dir(ctx, dir));
+    return ctx;
+}
+
+/* Runs variant v of Gather in a new context on `dir`; its counts. */
+static clg_cache_info run_new(const char *dir, int v)
+{
+    clg_cache_info info;
+    clg_context *ctx = context_on(dir);
+    clg_test_set_case("variant %d in a new context on %s", v, dir);
+    assert_int_equal(run_variant(ctx, CLG_TEST_GATHER, v), 0);
+    CLG_ASSERT_OK(ctx, clg_context_cache_info(ctx, &info));
+    clg_context_destroy(ctx);
+    return info;
+}
+
+static void assert_counts(const clg_cache_info *info, uint64_t hits,
+                          uint64_t misses, uint64_t stores)
+{
+    assert_int_equal(info->hits, hits);
+    assert_int_equal(info->misses, misses);
+    assert_int_equal(info->stores, stores);
+}
+
+/* ------------------------------------------------------------ tests */
+
+static void test_miss_then_hit(void **state)
+{
+    (void)state;
+    char dir[512];
+    clg_cache_entry e[64];
+    make_dir(dir, sizeof dir);
+    clg_cache_info first = run_new(dir, 0);
+    assert_int_equal(first.enabled, 1);
+    assert_string_equal(first.directory, dir);
+    assert_int_equal(first.max_bytes, UINT64_C(512) << 20);
+    uint64_t n = first.misses;
+    assert_true(n >= 1);
+    assert_counts(&first, 0, n, n);
+    assert_int_equal(list(dir, e), n);
+    clg_context *ctx = context_on(dir);
+    for (size_t k = 0; k < n; k++) {
+        assert_int_equal(e[k].whole, 1);
+        assert_string_equal(e[k].device, clg_context_device_name(ctx));
+        CLG_ASSERT_CONTAINS(e[k].options, "-DCLG_");
+        assert_true(e[k].bytes > HEADER_BYTES);
+        assert_true(e[k].last_use >= (int64_t)time(NULL) - 600);
+    }
+    clg_context_destroy(ctx);
+    clg_cache_info second = run_new(dir, 0);
+    assert_counts(&second, n, 0, 0);
+    assert_int_equal(second.rejected, 0);
+    remove_dir(dir);
+}
+
+/* The ways an entry goes bad. */
+typedef enum corruption {
+    TRUNCATED,
+    ZERO_LENGTH,
+    FOREIGN_KEY,
+    FLIPPED_PAYLOAD,
+    REJECTED_BINARY,
+    CORRUPTIONS
+} corruption;
+
+static const char *const corruption_names[CORRUPTIONS] = {
+    "truncated", "zero-length", "another key", "a flipped payload byte",
+    "a binary the runtime rejects"};
+
+static unsigned char *read_all(const char *path, size_t *size)
+{
+    struct stat st;
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fstat(fileno(f), &st), 0);
+    unsigned char *buf = malloc((size_t)st.st_size + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)st.st_size, f), st.st_size);
+    fclose(f);
+    *size = (size_t)st.st_size;
+    return buf;
+}
+
+static void write_all(const char *path, const void *buf, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(buf, 1, size, f), size);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* A whole entry (right header, length and checksum) whose payload is not
+ * a binary: the runtime must refuse it. */
+static size_t garbage_payload(unsigned char *buf, size_t size)
+{
+    uint32_t key_len;
+    uint64_t len = 4096, sum;
+    static unsigned char junk[4096];
+    memcpy(&key_len, buf + 12, 4);
+    assert_true(HEADER_BYTES + key_len + len <= size);
+    for (size_t k = 0; k < sizeof junk; k++)
+        junk[k] = (unsigned char)(k * 131 + 7);
+    sum = XXH3_64bits(junk, sizeof junk);
+    memcpy(buf + 16, &len, 8);
+    memcpy(buf + 24, &sum, 8);
+    memcpy(buf + HEADER_BYTES + key_len, junk, sizeof junk);
+    return HEADER_BYTES + key_len + sizeof junk;
+}
+
+static void corrupt(const char *path, corruption how)
+{
+    size_t size;
+    unsigned char *buf = read_all(path, &size);
+    uint32_t key_len;
+    memcpy(&key_len, buf + 12, 4);
+    switch (how) {
+    case TRUNCATED:
+        size /= 2;
+        break;
+    case ZERO_LENGTH:
+        size = 0;
+        break;
+    case FOREIGN_KEY: /* same length and file, another device line */
+        assert_non_null(memchr(buf + HEADER_BYTES, '\n', key_len));
+        buf[HEADER_BYTES + key_len / 2] ^= 0x01;
+        break;
+    case FLIPPED_PAYLOAD:
+        buf[HEADER_BYTES + key_len + (size - HEADER_BYTES - key_len) / 2] ^=
+            0x40;
+        break;
+    default:
+        size = garbage_payload(buf, size);
+        break;
+    }
+    write_all(path, buf, size);
+    free(buf);
+}
+
+static void test_every_corruption_is_a_miss(void **state)
+{
+    (void)state;
+    clg_cache_entry e[64];
+    char dir[512], path[1024];
+    for (int how = 0; how < CORRUPTIONS; how++) {
+        make_dir(dir, sizeof dir);
+        clg_cache_info filled = run_new(dir, 1);
+        uint64_t n = filled.misses;
+        size_t count = list(dir, e);
+        assert_int_equal(count, n);
+        for (size_t k = 0; k < count; k++) {
+            snprintf(path, sizeof path, "%.500s/%.31s", dir, e[k].file);
+            corrupt(path, (corruption)how);
+        }
+        print_message("%s: miss, rebuilt, rewritten\n", corruption_names[how]);
+        clg_cache_info bad = run_new(dir, 1);
+        assert_counts(&bad, 0, n, n);
+        assert_int_equal(bad.rejected, how == REJECTED_BINARY ? n : 0);
+        clg_cache_info again = run_new(dir, 1);
+        assert_counts(&again, n, 0, 0);
+        remove_dir(dir);
+    }
+}
+
+static void test_other_driver_version_misses(void **state)
+{
+    (void)state;
+    char dir[512];
+    clg_cache_entry e[64];
+    make_dir(dir, sizeof dir);
+    uint64_t n = run_new(dir, 2).misses;
+    assert_int_equal(setenv("CLGATHER_TEST_DRIVER_VERSION", "test driver 99",
+                            1),
+                     0);
+    clg_cache_info other = run_new(dir, 2);
+    assert_int_equal(unsetenv("CLGATHER_TEST_DRIVER_VERSION"), 0);
+    assert_counts(&other, 0, n, n);
+    size_t count = list(dir, e), hooked = 0;
+    assert_int_equal(count, 2 * n);
+    for (size_t k = 0; k < count; k++)
+        hooked += !strcmp(e[k].driver, "test driver 99");
+    assert_int_equal(hooked, n);
+    clg_cache_info back = run_new(dir, 2);
+    assert_counts(&back, n, 0, 0);
+    remove_dir(dir);
+}
+
+static void test_switches(void **state)
+{
+    (void)state;
+    char dir[512];
+    clg_cache_info info;
+    clg_context *ctx = NULL;
+    const char *was = getenv("CLGATHER_CACHE_DIR");
+    char saved[CLG_CACHE_PATH_MAX];
+    snprintf(saved, sizeof saved, "%s", was ? was : "");
+    make_dir(dir, sizeof dir);
+    assert_int_equal(setenv("CLGATHER_CACHE_DIR", dir, 1), 0);
+    assert_int_equal(setenv("CLGATHER_CACHE", "0", 1), 0);
+    ctx = context_on(NULL);
+    CLG_ASSERT_OK(ctx, clg_context_cache_info(ctx, &info));
+    assert_int_equal(info.enabled, 0);
+    assert_string_equal(info.directory, "");
+    assert_int_equal(run_variant(ctx, CLG_TEST_GATHER, 0), 0);
+    CLG_ASSERT_OK(ctx, clg_context_cache_info(ctx, &info));
+    assert_counts(&info, 0, 0, 0);
+    assert_int_equal(count_files(dir, ""), 0);
+    /* The API overrides the environment, both ways. */
+    CLG_ASSERT_OK(ctx, clg_context_set_cache_dir(ctx, dir));
+    CLG_ASSERT_OK(ctx, clg_context_set_cache_max(ctx, 1 << 30));
+    assert_int_equal(run_variant(ctx, CLG_TEST_GATHER, 3), 0);
+    CLG_ASSERT_OK(ctx, clg_context_cache_info(ctx, &info));
+    assert_int_equal(info.enabled, 1);
+    assert_int_equal(info.max_bytes, 1 << 30);
+    assert_true(info.stores >= 1);
+    CLG_ASSERT_OK(ctx, clg_context_set_cache_dir(ctx, NULL));
+    CLG_ASSERT_OK(ctx, clg_context_cache_info(ctx, &info));
+    assert_int_equal(info.enabled, 0);
+    CLG_ASSERT_STATUS(ctx, clg_context_set_cache_dir(ctx, ""),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_STATUS(ctx, clg_context_set_cache_max(ctx, 0),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    clg_context_destroy(ctx);
+    /* Malformed variables fail the context, naming the value. */
+    assert_int_equal(setenv("CLGATHER_CACHE", "yes", 1), 0);
+    CLG_ASSERT_STATUS(NULL, clg_context_create(&ctx, NULL),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(NULL),
+                        "CLGATHER_CACHE=\"yes\"");
+    assert_int_equal(setenv("CLGATHER_CACHE", "1", 1), 0);
+    assert_int_equal(setenv("CLGATHER_CACHE_MAX", "12Q", 1), 0);
+    CLG_ASSERT_STATUS(NULL, clg_context_create(&ctx, NULL),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(NULL), "12Q");
+    assert_int_equal(setenv("CLGATHER_CACHE_MAX", "3M", 1), 0);
+    CLG_ASSERT_OK(NULL, clg_cache_environment(&info));
+    assert_int_equal(info.max_bytes, 3 << 20);
+    assert_string_equal(info.directory, dir);
+    assert_int_equal(unsetenv("CLGATHER_CACHE_DIR"), 0);
+    assert_int_equal(unsetenv("CLGATHER_CACHE_MAX"), 0);
+    assert_int_equal(setenv("XDG_CACHE_HOME", "/xdg/home", 1), 0);
+    CLG_ASSERT_OK(NULL, clg_cache_environment(&info));
+    assert_string_equal(info.directory, "/xdg/home/clgather");
+    assert_int_equal(unsetenv("XDG_CACHE_HOME"), 0);
+    assert_int_equal(setenv("CLGATHER_CACHE_DIR", dir, 1), 0);
+    size_t removed = 0;
+    CLG_ASSERT_OK(NULL, clg_cache_clear(NULL, &removed));
+    assert_true(removed >= 1);
+    assert_int_equal(count_files(dir, ""), 0);
+    assert_int_equal(unsetenv("CLGATHER_CACHE"), 0);
+    if (saved[0])
+        assert_int_equal(setenv("CLGATHER_CACHE_DIR", saved, 1), 0);
+    else
+        assert_int_equal(unsetenv("CLGATHER_CACHE_DIR"), 0);
+    remove_dir(dir);
+}
+
+static void test_folder_cannot_be_created(void **state)
+{
+    (void)state;
+    char dir[512], below[600];
+    make_dir(dir, sizeof dir);
+    snprintf(below, sizeof below, "%s/file/cache", dir);
+    char file[560];
+    snprintf(file, sizeof file, "%s/file", dir);
+    write_all(file, "x", 1);
+    clg_cache_info info = run_new(below, 0);
+    assert_int_equal(info.enabled, 1);
+    assert_true(info.misses >= 1);
+    assert_counts(&info, 0, info.misses, 0);
+    remove_dir(dir);
+}
+
+/* Drops (on = 0) or restores the calling thread's capabilities that
+ * override file permissions (root's CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH,
+ * CAP_FOWNER), so that a folder's mode binds root too. */
+static void file_capabilities(int on)
+{
+    struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct d[2];
+    uint32_t bits = (1u << CAP_DAC_OVERRIDE) | (1u << CAP_DAC_READ_SEARCH) |
+                    (1u << CAP_FOWNER);
+    assert_int_equal(syscall(SYS_capget, &h, d), 0);
+    d[0].effective = on ? d[0].effective | (d[0].permitted & bits)
+                        : d[0].effective & ~bits;
+    assert_int_equal(syscall(SYS_capset, &h, d), 0);
+}
+
+static void test_read_only_folder(void **state)
+{
+    (void)state;
+    char dir[512], probe[600];
+    make_dir(dir, sizeof dir);
+    uint64_t n = run_new(dir, 0).misses;
+    assert_int_equal(chmod(dir, 0500), 0);
+    file_capabilities(0);
+    /* The folder is read-only for this thread. */
+    snprintf(probe, sizeof probe, "%s/probe", dir);
+    assert_int_equal(open(probe, O_WRONLY | O_CREAT, 0600), -1);
+    clg_cache_info hit = run_new(dir, 0);
+    clg_cache_info miss = run_new(dir, 3);
+    file_capabilities(1);
+    assert_counts(&hit, n, 0, 0);
+    assert_true(miss.misses >= 1);
+    assert_counts(&miss, 0, miss.misses, 0);
+    assert_int_equal(count_files(dir, ""), n);
+    remove_dir(dir);
+}
+
+/* A full disk, as a process limit on file sizes (RLIMIT_FSIZE, SIGXFSZ
+ * ignored) below the entry's size. The device compiler writes files of
+ * its own while it builds (POCL's LLVM aborts the process when it cannot),
+ * so the limit covers the store alone: the program is built first, then
+ * stored as a build stores it. */
+static void test_full_disk(void **state)
+{
+    (void)state;
+    char dir[512];
+    clg_cache_entry e[64];
+    clg_cache_info full;
+    struct rlimit old, small;
+    make_dir(dir, sizeof dir);
+    uint64_t n = run_new(dir, 3).misses;
+    assert_int_equal(list(dir, e), n);
+    size_t removed = 0;
+    CLG_ASSERT_OK(NULL, clg_cache_clear(dir, &removed));
+    assert_int_equal(removed, n);
+    clg_context *ctx = context_on(NULL);
+    CLG_ASSERT_OK(ctx, clg_context_set_cache_dir(ctx, NULL));
+    assert_int_equal(run_variant(ctx, CLG_TEST_GATHER, 3), 0);
+    CLG_ASSERT_OK(ctx, clg_context_set_cache_dir(ctx, dir));
+    assert_true(ctx->program_count >= 1);
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    small = old;
+    small.rlim_cur = (rlim_t)(e[0].bytes / 2);
+    signal(SIGXFSZ, SIG_IGN);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+    clg_disk_store(ctx, "files=test\nsources=0\noptions=\n",
+                   ctx->programs[0]->program);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, SIG_DFL);
+    CLG_ASSERT_OK(ctx, clg_context_cache_info(ctx, &full));
+    assert_int_equal(full.stores, 0);
+    assert_int_equal(count_files(dir, ""), 0);
+    /* The same store with room writes the entry. */
+    clg_disk_store(ctx, "files=test\nsources=0\noptions=\n",
+                   ctx->programs[0]->program);
+    CLG_ASSERT_OK(ctx, clg_context_cache_info(ctx, &full));
+    assert_int_equal(full.stores, 1);
+    assert_int_equal(count_files(dir, ""), 1);
+    /* Calls still succeed on the context. */
+    assert_int_equal(run_variant(ctx, CLG_TEST_GATHER, 3), 0);
+    clg_context_destroy(ctx);
+    remove_dir(dir);
+}
+
+/* ------------------------------------------------------------ concurrency */
+
+#define FILL_THREADS 8
+
+typedef struct fill_arg {
+    const char *dir;
+    int thread;
+    int failures;
+} fill_arg;
+
+/* One thread: a context of its own on the folder, every variant of both
+ * operators, in an order that differs per thread. */
+static void *fill_thread(void *p)
+{
+    fill_arg *a = p;
+    clg_context *ctx = NULL;
+    if (clg_context_create(&ctx, NULL) != CLG_STATUS_OK ||
+        clg_context_set_cache_dir(ctx, a->dir) != CLG_STATUS_OK) {
+        a->failures++;
+        clg_context_destroy(ctx);
+        return NULL;
+    }
+    for (int k = 0; k < 2 * VARIANTS; k++) {
+        int j = (k + a->thread) % (2 * VARIANTS);
+        a->failures += run_variant(ctx, (clg_test_op)(j % 2), j / 2);
+    }
+    clg_context_destroy(ctx);
+    return NULL;
+}
+
+/* 8 threads filling `dir`; the number of failed calls. */
+static int fill(const char *dir)
+{
+    pthread_t t[FILL_THREADS];
+    fill_arg a[FILL_THREADS];
+    int failures = 0;
+    for (int k = 0; k < FILL_THREADS; k++) {
+        a[k] = (fill_arg){dir, k, 0};
+        if (pthread_create(&t[k], NULL, fill_thread, &a[k]) != 0)
+            return 1;
+    }
+    for (int k = 0; k < FILL_THREADS; k++) {
+        pthread_join(t[k], NULL);
+        failures += a[k].failures;
+    }
+    return failures;
+}
+
+/* Checks one entry in full: header, length, checksum. */
+static void check_whole(const char *path)
+{
+    size_t size;
+    unsigned char *buf = read_all(path, &size);
+    uint32_t format, key_len;
+    uint64_t len, sum;
+    assert_true(size > HEADER_BYTES);
+    assert_memory_equal(buf, "CLGPROG", 8);
+    memcpy(&format, buf + 8, 4);
+    memcpy(&key_len, buf + 12, 4);
+    memcpy(&len, buf + 16, 8);
+    memcpy(&sum, buf + 24, 8);
+    assert_int_equal(format, 1);
+    assert_int_equal(size, HEADER_BYTES + key_len + len);
+    assert_true(XXH3_64bits(buf + HEADER_BYTES + key_len, (size_t)len) == sum);
+    free(buf);
+}
+
+static void test_two_processes_fill_one_folder(void **state)
+{
+    (void)state;
+    char dir[512], exe[4096], path[1024];
+    clg_cache_entry e[64];
+    pid_t pid;
+    int status = 0;
+    make_dir(dir, sizeof dir);
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    assert_true(len > 0);
+    exe[len] = '\0';
+    char *argv[] = {exe, "--fill", dir, NULL};
+    assert_int_equal(posix_spawn(&pid, exe, NULL, NULL, argv, environ), 0);
+    int failures = fill(dir);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_int_equal(failures, 0);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    size_t count = list(dir, e);
+    assert_true(count >= 2 * VARIANTS);
+    assert_int_equal(count_files(dir, ".tmp-"), 0);
+    for (size_t k = 0; k < count; k++) {
+        snprintf(path, sizeof path, "%.500s/%.31s", dir, e[k].file);
+        assert_int_equal(e[k].whole, 1);
+        check_whole(path);
+    }
+    /* A new context finds every program it needs there. */
+    clg_context *ctx = context_on(dir);
+    clg_cache_info info;
+    for (int j = 0; j < 2 * VARIANTS; j++)
+        assert_int_equal(run_variant(ctx, (clg_test_op)(j % 2), j / 2), 0);
+    CLG_ASSERT_OK(ctx, clg_context_cache_info(ctx, &info));
+    assert_counts(&info, count, 0, 0);
+    clg_context_destroy(ctx);
+    remove_dir(dir);
+}
+
+/* ------------------------------------------------------------ cap */
+
+/* The files of `after` not in `before`, and their bytes. */
+static size_t new_files(const clg_cache_entry *before, size_t nb,
+                        const clg_cache_entry *after, size_t na,
+                        char names[][32], uint64_t *bytes)
+{
+    size_t n = 0;
+    *bytes = 0;
+    for (size_t k = 0; k < na; k++)
+        if (!listed(before, nb, after[k].file)) {
+            snprintf(names[n++], 32, "%.31s", after[k].file);
+            *bytes += after[k].bytes;
+        }
+    return n;
+}
+
+static void pause_ms(long ms)
+{
+    struct timespec t = {0, ms * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+static void test_cap_evicts_least_recently_used(void **state)
+{
+    (void)state;
+    char dir[512], scratch[512];
+    clg_cache_entry e0[64], e1[64], e2[64], e3[64];
+    char names[VARIANTS][8][32];
+    size_t nn[VARIANTS];
+    uint64_t bytes[VARIANTS], total = 0;
+    make_dir(dir, sizeof dir);
+    make_dir(scratch, sizeof scratch);
+    /* Variant 3's size, from a folder of its own. */
+    run_new(scratch, 3);
+    size_t n3 = list(scratch, e3);
+    nn[3] = new_files(NULL, 0, e3, n3, names[3], &bytes[3]);
+    remove_dir(scratch);
+    /* Variants 0, 1, 2 in turn; then 0 is used again. */
+    size_t n = 0;
+    clg_cache_entry *lists[3] = {e0, e1, e2};
+    for (int v = 0; v < 3; v++) {
+        run_new(dir, v);
+        size_t m = list(dir, lists[v]);
+        nn[v] = new_files(v ? lists[v - 1] : NULL, n, lists[v], m, names[v],
+                          &bytes[v]);
+        assert_true(nn[v] >= 1 && nn[v] <= 8);
+        total += bytes[v];
+        n = m;
+        pause_ms(20);
+    }
+    clg_cache_info touched = run_new(dir, 0);
+    assert_int_equal(touched.hits, nn[0]);
+    pause_ms(20);
+    /* Room for all but one byte of the four: variant 1, the least
+     * recently used, goes; nothing else. */
+    clg_context *ctx = context_on(dir);
+    CLG_ASSERT_OK(ctx, clg_context_set_cache_max(ctx, total + bytes[3] - 1));
+    assert_int_equal(run_variant(ctx, CLG_TEST_GATHER, 3), 0);
+    clg_context_destroy(ctx);
+    size_t m = list(dir, e3);
+    for (int v = 0; v < VARIANTS; v++)
+        for (size_t k = 0; k < nn[v]; k++)
+            assert_int_equal(listed(e3, m, names[v][k]), v != 1);
+    uint64_t left = 0;
+    for (size_t k = 0; k < m; k++)
+        left += e3[k].bytes;
+    assert_true(left <= total + bytes[3] - 1);
+    /* A cap below one entry keeps none. */
+    ctx = context_on(dir);
+    CLG_ASSERT_OK(ctx, clg_context_set_cache_max(ctx, 1));
+    assert_int_equal(run_variant(ctx, CLG_TEST_GATHER_ELEMENTS, 0), 0);
+    clg_context_destroy(ctx);
+    assert_int_equal(count_files(dir, ""), 0);
+    remove_dir(dir);
+}
+
+/* ------------------------------------------------------------ warm-up */
+
+/* Programs and kernels a context holds. */
+static size_t kernels_built(const clg_context *ctx)
+{
+    size_t n = ctx->program_count;
+    for (size_t i = 0; i < ctx->program_count; i++)
+        n += ctx->programs[i]->kernel_count;
+    return n;
+}
+
+/* One warm-up case: op, data [rows, cols] FLOAT, Gather with `n` indices
+ * (GatherElements: indices [rows, cols]), CLGATHER_MAX_ALLOC when split. */
+typedef struct warm_case {
+    const char *name;
+    clg_test_op op;
+    int64_t rows, cols, n;
+    const char *max_alloc;
+} warm_case;
+
+static void warm_one(const warm_case *c, const char *dir)
+{
+    clg_context *ctx = NULL;
+    int64_t dshape[2] = {c->rows, c->cols};
+    int64_t ishape[2] = {c->op == CLG_TEST_GATHER ? c->n : c->rows, c->cols};
+    size_t irank = c->op == CLG_TEST_GATHER ? 1 : 2;
+    int64_t icount = irank == 1 ? ishape[0] : ishape[0] * ishape[1];
+    int64_t oshape[2] = {ishape[0], c->cols};
+    size_t dcount = (size_t)(c->rows * c->cols),
+           ocount = (size_t)(ishape[0] * c->cols);
+    float *data = aligned_alloc(64, (dcount * 4 + 63) / 64 * 64);
+    float *out = aligned_alloc(64, (ocount * 4 + 63) / 64 * 64);
+    float *ref = malloc(ocount * 4);
+    int64_t *idx = aligned_alloc(64, ((size_t)icount * 8 + 63) / 64 * 64);
+    assert_true(data && out && ref && idx);
+    for (size_t k = 0; k < dcount; k++)
+        data[k] = (float)k;
+    for (int64_t k = 0; k < icount; k++)
+        idx[k] = (k * 7) % c->rows;
+    clg_tensor d = {CLG_DTYPE_FLOAT, 2, dshape, data};
+    clg_tensor i = {CLG_DTYPE_INT64, irank, ishape, idx};
+    clg_tensor o = {CLG_DTYPE_FLOAT, 2, oshape, out};
+    clg_tensor r = {CLG_DTYPE_FLOAT, 2, oshape, ref};
+    if (c->max_alloc)
+        setenv("CLGATHER_MAX_ALLOC", c->max_alloc, 1);
+    ctx = context_on(dir);
+    unsetenv("CLGATHER_MAX_ALLOC");
+    clg_test_set_case("warm-up: %s", c->name);
+    CLG_ASSERT_OK(ctx, c->op == CLG_TEST_GATHER
+                           ? clg_warm_up_gather(ctx, &d, &i, 0, &o)
+                           : clg_warm_up_gather_elements(ctx, &d, &i, 0, &o));
+    size_t built = kernels_built(ctx);
+    assert_true(built >= 2);
+    CLG_ASSERT_OK(ctx, clg_test_call(c->op, ctx, 0, &d, &i, 0, &o));
+    CLG_ASSERT_OK(NULL, clg_test_call(c->op, NULL, 1, &d, &i, 0, &r));
+    CLG_ASSERT_BYTES(out, ref, ocount * 4, 4, "output after warm-up");
+    assert_int_equal(kernels_built(ctx), built);
+    /* Device buffers: warmed with no buffers and no output, then run. */
+    cl_int err;
+    cl_context cl = clg_context_cl_context(ctx);
+    cl_mem bd = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                               dcount * 4, data, &err);
+    cl_mem bi = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                               (size_t)icount * 8, idx, &err);
+    cl_mem bo = clCreateBuffer(cl, CL_MEM_READ_WRITE, ocount * 4, NULL, &err);
+    assert_true(bd && bi && bo);
+    clg_cl_tensor D = {CLG_DTYPE_FLOAT, 2, dshape, NULL};
+    clg_cl_tensor I = {CLG_DTYPE_INT64, irank, ishape, NULL};
+    clg_cl_tensor O = {CLG_DTYPE_FLOAT, 2, oshape, bo};
+    CLG_ASSERT_OK(ctx,
+                  c->op == CLG_TEST_GATHER
+                      ? clg_warm_up_gather_cl(ctx, &D, &I, 0, NULL)
+                      : clg_warm_up_gather_elements_cl(ctx, &D, &I, 0, NULL));
+    built = kernels_built(ctx);
+    D.buffer = bd;
+    I.buffer = bi;
+    CLG_ASSERT_OK(ctx, c->op == CLG_TEST_GATHER
+                           ? clg_gather_cl(ctx, &D, &I, 0, &O)
+                           : clg_gather_elements_cl(ctx, &D, &I, 0, &O));
+    assert_int_equal(kernels_built(ctx), built);
+    memset(out, 0, ocount * 4);
+    assert_int_equal(clEnqueueReadBuffer(clg_context_cl_queue(ctx), bo,
+                                         CL_TRUE, 0, ocount * 4, out, 0, NULL,
+                                         NULL),
+                     CL_SUCCESS);
+    CLG_ASSERT_BYTES(out, ref, ocount * 4, 4, "device output after warm-up");
+    /* Warm-up checks what the call checks. */
+    CLG_ASSERT_STATUS(ctx, clg_warm_up_gather(ctx, &d, &i, 5, NULL),
+                      CLG_STATUS_INVALID_AXIS);
+    CLG_ASSERT_STATUS(ctx, clg_warm_up_gather(ctx, NULL, &i, 0, NULL),
+                      CLG_STATUS_NULL_POINTER);
+    clReleaseMemObject(bd);
+    clReleaseMemObject(bi);
+    clReleaseMemObject(bo);
+    clg_context_destroy(ctx);
+    free(data);
+    free(out);
+    free(ref);
+    free(idx);
+}
+
+static void test_warm_up_builds_every_kernel(void **state)
+{
+    (void)state;
+    static const warm_case cases[] = {
+        {"Gather, small", CLG_TEST_GATHER, 40, 16, 10, NULL},
+        {"Gather, 100000 indices (check kernel, normalising pass)",
+         CLG_TEST_GATHER, 300, 4, 100000, NULL},
+        {"GatherElements", CLG_TEST_GATHER_ELEMENTS, 30, 20, 0, NULL},
+        {"Gather, split into pieces", CLG_TEST_GATHER, 40, 7, 40, "1024"},
+        {"GatherElements, split into pieces", CLG_TEST_GATHER_ELEMENTS, 16, 20,
+         0, "1024"},
+    };
+    char dir[512];
+    make_dir(dir, sizeof dir);
+    for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(cases); k++)
+        warm_one(&cases[k], dir);
+    remove_dir(dir);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && !strcmp(argv[1], "--fill"))
+        return fill(argv[2]) == 0 ? 0 : 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_miss_then_hit),
+        cmocka_unit_test(test_every_corruption_is_a_miss),
+        cmocka_unit_test(test_other_driver_version_misses),
+        cmocka_unit_test(test_switches),
+        cmocka_unit_test(test_folder_cannot_be_created),
+        cmocka_unit_test(test_read_only_folder),
+        cmocka_unit_test(test_full_disk),
+        cmocka_unit_test(test_two_processes_fill_one_folder),
+        cmocka_unit_test(test_cap_evicts_least_recently_used),
+        cmocka_unit_test(test_warm_up_builds_every_kernel),
+    };
+    return CLG_RUN_DEVICE_TESTS(tests);
+}

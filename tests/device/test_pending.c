@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Memory of pending operations and the pending limit (docs/design.md,
+ * "Enqueue and deferred errors"): 200,000 enqueued Gathers, one finish;
+ * the resident memory per pending operation and what stays after the
+ * finish are read from /proc/self/statm and checked against the documented
+ * bounds; then the context is filled to the limit, where the next enqueue
+ * is refused with PENDING_LIMIT, and a finish lets it enqueue again. */
+#define _POSIX_C_SOURCE 200809L
+#include "clg_test.h"
+
+#include <unistd.h>
+
+#define OPS 200000
+/* The documented bounds (clgather.h, clg_context_finish). */
+#define BYTES_PER_OP_MAX 1536
+#define BYTES_REGROW_MAX (64u << 20)
+#define BYTES_SECOND_FINISH_MAX (16u << 20)
+#define PENDING_MAX 262144
+
+/* Resident bytes of the process. */
+static uint64_t resident(void)
+{
+    unsigned long size = 0, rss = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    assert_non_null(f);
+    assert_int_equal(fscanf(f, "%lu %lu", &size, &rss), 2);
+    fclose(f);
+    return (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static const float data[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+static const int64_t dshape[1] = {8};
+static const int32_t idx[2] = {7, -8};
+static const int64_t ishape[1] = {2};
+
+static cl_mem buffer_of(clg_context *ctx, const void *bytes, size_t n)
+{
+    cl_int err = CL_SUCCESS;
+    cl_mem m = clCreateBuffer(clg_context_cl_context(ctx),
+                              CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n,
+                              (void *)bytes, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    return m;
+}
+
+static void test_pending_memory_and_limit(void **state)
+{
+    clg_context *ctx = *state;
+    float zero[2] = {0, 0}, got[2];
+    cl_mem d = buffer_of(ctx, data, sizeof data);
+    cl_mem i = buffer_of(ctx, idx, sizeof idx);
+    cl_mem o = buffer_of(ctx, zero, sizeof zero);
+    clg_cl_tensor td = {CLG_DTYPE_FLOAT, 1, dshape, d};
+    clg_cl_tensor ti = {CLG_DTYPE_INT32, 1, ishape, i};
+    clg_cl_tensor to = {CLG_DTYPE_FLOAT, 1, ishape, o};
+
+    /* A first batch warms the kernel and the pools. */
+    for (int k = 0; k < 2000; k++)
+        CLG_ASSERT_OK(ctx, clg_enqueue_gather(ctx, NULL, &td, &ti, 0, &to, 0,
+                                              NULL, NULL));
+    CLG_ASSERT_OK(ctx, clg_context_finish(ctx));
+    uint64_t before = resident(), pending[2], after[2];
+    for (int batch = 0; batch < 2; batch++) {
+        for (int k = 0; k < OPS; k++)
+            CLG_ASSERT_OK(ctx, clg_enqueue_gather(ctx, NULL, &td, &ti, 0, &to,
+                                                  0, NULL, NULL));
+        pending[batch] = resident();
+        CLG_ASSERT_OK(ctx, clg_context_finish(ctx));
+        after[batch] = resident();
+    }
+    double per_op = (double)(pending[0] > before ? pending[0] - before : 0) /
+                    OPS;
+    double kept = (double)(after[0] > before ? after[0] - before : 0);
+    double regrow = (double)(pending[1] > after[0] ? pending[1] - after[0]
+                                                   : 0);
+    printf("%d pending operations: %.0f bytes each; after the finish %.1f MB "
+           "more than before (%.0f%% of the peak); a second batch grows it "
+           "by %.1f MB, after its finish %.1f MB more than before\n",
+           OPS, per_op, kept / 1e6,
+           pending[0] > before ? 100.0 * kept / (double)(pending[0] - before)
+                               : 0.0,
+           regrow / 1e6,
+           (double)(after[1] > before ? after[1] - before : 0) / 1e6);
+    assert_true(per_op <= BYTES_PER_OP_MAX);
+    /* What stays after a finish is reused by the next batch: memory is
+     * bounded by the largest batch, not by the number of batches. */
+    assert_true(regrow <= BYTES_REGROW_MAX);
+    assert_true(after[1] <= after[0] + BYTES_SECOND_FINISH_MAX);
+    assert_int_equal(clEnqueueReadBuffer(clg_context_cl_queue(ctx), o, CL_TRUE,
+                                         0, sizeof got, got, 0, NULL, NULL),
+                     CL_SUCCESS);
+    assert_true(got[0] == 7.0f && got[1] == 0.0f);
+
+    /* The limit: PENDING_MAX operations are held, the next is refused
+     * without taking a number, and a finish makes room. */
+    for (int k = 0; k < PENDING_MAX; k++)
+        CLG_ASSERT_OK(ctx, clg_enqueue_gather(ctx, NULL, &td, &ti, 0, &to, 0,
+                                              NULL, NULL));
+    CLG_ASSERT_STATUS(ctx,
+                      clg_enqueue_gather(ctx, NULL, &td, &ti, 0, &to, 0, NULL,
+                                         NULL),
+                      CLG_STATUS_PENDING_LIMIT);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
+                        "262144 operations are pending");
+    CLG_ASSERT_OK(ctx, clg_context_finish(ctx));
+    CLG_ASSERT_OK(ctx, clg_enqueue_gather(ctx, NULL, &td, &ti, 0, &to, 0, NULL,
+                                          NULL));
+    CLG_ASSERT_OK(ctx, clg_context_finish(ctx));
+    clReleaseMemObject(d);
+    clReleaseMemObject(i);
+    clReleaseMemObject(o);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pending_memory_and_limit),
+    };
+    return CLG_RUN_DEVICE_TESTS(tests);
+}
