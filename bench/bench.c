@@ -27,6 +27,7 @@ static void usage(FILE *out)
             "[--repeat N]\n"
             "                      [--scale F[,F...]] [--linearity] "
             "[--seed N] [--json FILE]\n"
+            "                      [--oob MODE]\n"
             "Measure Gather and GatherElements bandwidth beside the device's "
             "copy kernel.\n"
             "\n"
@@ -44,6 +45,12 @@ static void usage(FILE *out)
             "      --linearity      same as --scale 0.25,1,4\n"
             "      --seed N         seed of the inputs (default %#llx)\n"
             "  -j, --json FILE      also write the results as JSON\n"
+            "      --oob MODE       the calls' out-of-range mode: raise "
+            "(default), wrap,\n"
+            "                       clip or fill (the inputs are in range: "
+            "it measures\n"
+            "                       what the mode costs, e.g. raise's index "
+            "check)\n"
             "      --first-call     only the first-call table (printed "
             "after the others\n"
             "                       otherwise): context creation, a new "
@@ -153,7 +160,7 @@ static int parse_seed(const char *text, bench_options *opt)
 static int parse_option(int c, bench_options *opt)
 {
     static const char *const single[] = {"d--device", "r--repeat", "S--seed",
-                                         "j--json"};
+                                         "j--json", "O--oob"};
     for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
         if (c == single[i][0] &&
             clg_cli_once("bench", single[i] + 1, &opt->seen[c]) != 0)
@@ -175,6 +182,8 @@ static int parse_option(int c, bench_options *opt)
     case 'j':
         opt->json_path = optarg;
         return 0;
+    case 'O':
+        return clg_cli_parse_oob("bench", optarg, &opt->oob);
     case 'F':
         opt->first_only = 1;
         return 0;
@@ -199,6 +208,7 @@ static int parse_options(int argc, char **argv, bench_options *opt)
         {"linearity", no_argument, NULL, 'L'},
         {"seed", required_argument, NULL, 'S'},
         {"json", required_argument, NULL, 'j'},
+        {"oob", required_argument, NULL, 'O'},
         {"first-call", no_argument, NULL, 'F'},
         {"list", no_argument, NULL, 'l'},
         {"help", no_argument, NULL, 'h'},

@@ -65,8 +65,9 @@ typedef struct bench_options {
     size_t scale_count;
     int selected[BENCH_WORKLOAD_COUNT];
     const char *json_path;
-    int first_only; /* --first-call: the first-call table alone */
-    int seen[128];  /* single-value options met, by their short name */
+    clg_oob_mode oob; /* --oob: the operator calls' out-of-range mode */
+    int first_only;   /* --first-call: the first-call table alone */
+    int seen[128];    /* single-value options met, by their short name */
 } bench_options;
 
 /* The first-call table (bench/bench_first.c): context creation, the first
@@ -131,16 +132,17 @@ clg_status bench_workload_size(const bench_workload *w, double scale,
  * r->index_bytes holds) for the workload at position wi of the table:
  * splitmix64 seeded from `seed` and wi; index values uniform in [-s, s-1],
  * s = data.shape[axis]. */
-/* The workload's operator on device buffers (clg_gather_cl or
- * clg_gather_elements_cl), or on the CPU reference. */
+/* The workload's operator on device buffers (clg_gather_cl_ex or
+ * clg_gather_elements_cl_ex), or on the CPU reference, under out-of-range
+ * mode `oob`. */
 clg_status bench_call_cl(clg_context *ctx, const bench_workload *w,
                          const clg_cl_tensor *data,
                          const clg_cl_tensor *indices,
-                         const clg_cl_tensor *output);
+                         const clg_cl_tensor *output, clg_oob_mode oob);
 clg_status bench_call_reference(clg_context *ctx, const bench_workload *w,
                                 const clg_tensor *data,
                                 const clg_tensor *indices,
-                                const clg_tensor *output);
+                                const clg_tensor *output, clg_oob_mode oob);
 
 void bench_fill_inputs(size_t wi, uint64_t seed, const bench_result *r,
                        void *data, void *indices);

@@ -197,31 +197,37 @@ static int library_failed(const clg_context *ctx, clg_status st,
 clg_status bench_call_cl(clg_context *ctx, const bench_workload *w,
                          const clg_cl_tensor *data,
                          const clg_cl_tensor *indices,
-                         const clg_cl_tensor *output)
+                         const clg_cl_tensor *output, clg_oob_mode oob)
 {
+    clg_call_options o = {.oob = oob};
     return w->op == BENCH_GATHER
-               ? clg_gather_cl(ctx, data, indices, w->axis, output)
-               : clg_gather_elements_cl(ctx, data, indices, w->axis, output);
+               ? clg_gather_cl_ex(ctx, data, indices, w->axis, output, &o)
+               : clg_gather_elements_cl_ex(ctx, data, indices, w->axis, output,
+                                           &o);
 }
 
 clg_status bench_call_reference(clg_context *ctx, const bench_workload *w,
                                 const clg_tensor *data,
                                 const clg_tensor *indices,
-                                const clg_tensor *output)
+                                const clg_tensor *output, clg_oob_mode oob)
 {
+    clg_call_options o = {.oob = oob};
     return w->op == BENCH_GATHER
-               ? clg_reference_gather(ctx, data, indices, w->axis, output)
-               : clg_reference_gather_elements(ctx, data, indices, w->axis,
-                                               output);
+               ? clg_reference_gather_ex(ctx, data, indices, w->axis, output,
+                                         &o)
+               : clg_reference_gather_elements_ex(ctx, data, indices, w->axis,
+                                                  output, &o);
 }
 
 static clg_status call_host(clg_context *ctx, const bench_workload *w,
                             const clg_tensor *data, const clg_tensor *indices,
-                            const clg_tensor *output)
+                            const clg_tensor *output, clg_oob_mode oob)
 {
+    clg_call_options o = {.oob = oob};
     return w->op == BENCH_GATHER
-               ? clg_gather(ctx, data, indices, w->axis, output)
-               : clg_gather_elements(ctx, data, indices, w->axis, output);
+               ? clg_gather_ex(ctx, data, indices, w->axis, output, &o)
+               : clg_gather_elements_ex(ctx, data, indices, w->axis, output,
+                                        &o);
 }
 
 /* A failure that means "this size does not fit", not a broken device. */
@@ -278,12 +284,14 @@ static void note_oversized(bench_result *r, uint64_t max_alloc)
 }
 
 /* Whether the host-memory call checks its indices before its first
- * launch (clg_check_indices): in place, always (which check runs is what
- * clg_check_indices reports when timed); copied, only a call split into
- * pieces. */
+ * launch (clg_check_indices): under raise, in place, always (which check
+ * runs is what clg_check_indices reports when timed); copied, only a call
+ * split into pieces. The other modes never check. */
 static bench_check_kind check_kind(const clg_context *ctx,
-                                   const bench_result *r)
+                                   const bench_result *r, clg_oob_mode oob)
 {
+    if (oob != CLG_OOB_RAISE)
+        return BENCH_CHECK_NONE;
     if (clg_context_uses_host_memory(ctx))
         return BENCH_CHECK_HOST;
     return r->has_kernel ? BENCH_CHECK_NONE : BENCH_CHECK_HOST;
@@ -310,7 +318,7 @@ static int run_plan(bench_run *run, size_t wi, double scale)
         run->copy_half = 64;
     r->copy_bytes = 2 * run->copy_half;
     note_oversized(r, max_alloc);
-    r->check_kind = check_kind(run->ctx, r);
+    r->check_kind = check_kind(run->ctx, r, run->opt->oob);
     return CLG_EXIT_OK;
 }
 
@@ -359,7 +367,7 @@ static int run_host_inputs(bench_run *run, size_t wi)
                       run->indices.data);
     memset(run->output.data, 0, (size_t)r->out_bytes); /* every page once */
     st = bench_call_reference(run->ctx, w, &run->data, &run->indices,
-                              &run->expected);
+                              &run->expected, run->opt->oob);
     if (st != CLG_STATUS_OK)
         return library_failed(run->ctx, st, r, "CPU reference");
     return CLG_EXIT_OK;
@@ -595,7 +603,7 @@ static int timed_device(bench_run *run, double *t)
     bench_result *r = run->r;
     double t0 = now_s();
     clg_status st = bench_call_cl(run->ctx, r->w, &run->ddata, &run->dindices,
-                                  &run->doutput);
+                                  &run->doutput, run->opt->oob);
     *t = now_s() - t0;
     if (st != CLG_STATUS_OK && does_not_fit(run->ctx, st)) {
         snprintf(r->note, sizeof r->note, "device-buffer figures skipped: %s",
@@ -614,7 +622,7 @@ static int timed_host(bench_run *run, double *t)
     bench_result *r = run->r;
     double t0 = now_s();
     clg_status st = call_host(run->ctx, r->w, &run->data, &run->indices,
-                              &run->output);
+                              &run->output, run->opt->oob);
     *t = now_s() - t0;
     if (st != CLG_STATUS_OK && does_not_fit(run->ctx, st)) {
         snprintf(r->skipped, sizeof r->skipped, "host-memory call: %s",
@@ -636,12 +644,15 @@ static int timed_launch(bench_run *run, double *t)
 static clg_status enqueue_cl(clg_context *ctx, const bench_workload *w,
                              const bench_run *run)
 {
+    clg_call_options o = {.oob = run->opt->oob};
     return w->op == BENCH_GATHER
-               ? clg_enqueue_gather(ctx, NULL, &run->ddata, &run->dindices,
-                                    w->axis, &run->doutput, 0, NULL, NULL)
-               : clg_enqueue_gather_elements(ctx, NULL, &run->ddata,
-                                             &run->dindices, w->axis,
-                                             &run->doutput, 0, NULL, NULL);
+               ? clg_enqueue_gather_ex(ctx, NULL, &run->ddata, &run->dindices,
+                                       w->axis, &run->doutput, 0, NULL, NULL,
+                                       &o)
+               : clg_enqueue_gather_elements_ex(ctx, NULL, &run->ddata,
+                                                &run->dindices, w->axis,
+                                                &run->doutput, 0, NULL, NULL,
+                                                &o);
 }
 
 /* One enqueue, host time only; the finish after it is not timed. */

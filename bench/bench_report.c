@@ -51,6 +51,7 @@ void bench_print_header(const clg_context *ctx, const bench_cl *b,
            "%d call%s in a row, the best kept); GB = 1e9 bytes\n",
            (unsigned long long)opt->seed, BENCH_CACHE_CONDITIONS, opt->repeat,
            opt->repeat == 1 ? "" : "s");
+    printf("out-of-range mode: %s\n", clg_oob_mode_name(opt->oob));
     const char *env = clg_context_params_env(ctx);
     printf("device parameters: %s", b->params);
     if (env)
@@ -353,11 +354,11 @@ static void json_device(FILE *f, const clg_context *ctx, const bench_cl *b,
             ",\n  \"host_unified_memory\": %s,\n  \"max_alloc_bytes\": %llu,"
             "\n  \"seed\": %llu,\n  \"repeat\": %d,\n  \"statistic\": "
             "\"min\",\n  \"cache\": \"%s\",\n  \"host_copy_threads\": %d,"
-            "\n  \"copy_variants\": [",
+            "\n  \"oob\": \"%s\",\n  \"copy_variants\": [",
             clg_context_uses_host_memory(ctx) ? "true" : "false",
             (unsigned long long)clg_context_max_alloc_size(ctx),
             (unsigned long long)opt->seed, opt->repeat, BENCH_CACHE_CONDITIONS,
-            b->host_threads);
+            b->host_threads, clg_oob_mode_name(opt->oob));
     for (size_t v = 0; v < b->copy_count; v++) {
         fputs(v ? ", " : "", f);
         clg_json_write_string(f, b->copy[v].name);

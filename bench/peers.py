@@ -126,6 +126,8 @@ def run_clgather(exe, args):
             cmd += ["--workload", name]
         if args.seed is not None:
             cmd += ["--seed", str(args.seed)]
+        if args.oob is not None:
+            cmd += ["--oob", args.oob]
         print("$ " + " ".join(cmd), flush=True)
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
         print(proc.stdout, end="", flush=True)
@@ -374,6 +376,12 @@ def parse_args():
                     help="only this workload (repeatable)")
     ap.add_argument("--seed", type=int, default=None,
                     help="seed for clgather bench and for the peers' inputs")
+    ap.add_argument("--oob", choices=["raise", "wrap", "clip", "fill"],
+                    default=None,
+                    help="clgather's out-of-range mode (clgather bench "
+                    "--oob; default raise). The inputs are in range, so "
+                    "every mode gives the same output: it measures what the "
+                    "mode costs. ONNX Runtime CPU always checks.")
     ap.add_argument("--out-dir", default=os.path.join(REPO, "bench",
                                                       "results"),
                     help="where peers.md, peers.json, peers.png and "

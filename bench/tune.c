@@ -73,7 +73,7 @@ static clg_status call_cl(tune_run *t, const tune_case *c)
                        c->indices};
     clg_cl_tensor o = {w->data_dtype, c->r.out_rank, c->r.out_shape,
                        c->output};
-    return bench_call_cl(t->ctx, w, &d, &i, &o);
+    return bench_call_cl(t->ctx, w, &d, &i, &o, CLG_OOB_RAISE);
 }
 
 static cl_mem make_buffer(clg_context *ctx, const void *host, uint64_t bytes)
@@ -106,7 +106,8 @@ static int case_init(tune_run *t, size_t wi, double scale, tune_case *c)
                         indices};
         clg_tensor o = {c->w->data_dtype, c->r.out_rank, c->r.out_shape,
                         c->expected};
-        clg_status st = bench_call_reference(t->ctx, c->w, &d, &i, &o);
+        clg_status st = bench_call_reference(t->ctx, c->w, &d, &i, &o,
+                                             CLG_OOB_RAISE);
         c->data = make_buffer(t->ctx, data, c->r.data_bytes);
         c->indices = make_buffer(t->ctx, indices, c->r.index_bytes);
         c->output = make_buffer(t->ctx, NULL, c->r.out_bytes);

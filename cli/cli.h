@@ -74,6 +74,17 @@ int clg_cli_params(clg_context *ctx, const char *cmd, char *buf, size_t cap);
 const char *clg_cli_describe(char *buf, size_t cap, const clg_context *ctx,
                              clg_status status);
 
+/* Parses --oob's value (raise, wrap, clip, fill) into *mode; on another
+ * prints "clgather CMD: --oob 'X' is not raise, wrap, clip or fill" and
+ * returns -1, else 0. */
+int clg_cli_parse_oob(const char *cmd, const char *text, clg_oob_mode *mode);
+
+/* --oob in a command's usage. */
+#define CLG_CLI_OOB_USAGE                                                     \
+    "  --oob MODE         out-of-range indices: raise (default, an error), "  \
+    "wrap,\n"                                                                 \
+    "                     clip or fill (zeros); see docs/cli.md\n"
+
 /* Makes getopt_long start afresh on a subcommand's argv. */
 void clg_cli_reset_getopt(void);
 

@@ -222,3 +222,14 @@ const char *clg_cli_device_type_name(clg_device_type t)
         return "OTHER";
     }
 }
+
+int clg_cli_parse_oob(const char *cmd, const char *text, clg_oob_mode *mode)
+{
+    if (clg_oob_mode_parse(text, mode) != CLG_STATUS_OK) {
+        fprintf(stderr,
+                "clgather %s: --oob '%s' is not raise, wrap, clip or fill\n",
+                cmd, text);
+        return -1;
+    }
+    return 0;
+}

@@ -33,7 +33,7 @@ static void usage(FILE *out)
             "       clgather compare [--device SPEC]... [--repeat N] --data "
             "FILE --indices FILE\n"
             "                        [--op gather|gather-elements] [--axis "
-            "N] [--expected FILE]\n"
+            "N] [--expected FILE] [--oob MODE]\n"
             "Run each case on the CPU reference and on every device, and "
             "compare bit for bit.\n"
             "A case is a data set of an ONNX node-test DIR (model.onnx, "
@@ -54,7 +54,7 @@ static void usage(FILE *out)
             "default 0)\n"
             "  --expected FILE    the output the reference must match\n"
             "  --json             print the rows as one JSON document "
-            "(docs/cli.md)\n"
+            "(docs/cli.md)\n" CLG_CLI_OOB_USAGE
             "  -h, --help         show this help\n"
             "\n"
             "Prints one row per case and device (the CPU reference first):\n"
@@ -81,7 +81,8 @@ enum {
     OPT_REPEAT,
     OPT_OP,
     OPT_EXP,
-    OPT_JSON
+    OPT_JSON,
+    OPT_OOB
 };
 
 /* What `clgather compare` was asked to do. */
@@ -92,8 +93,9 @@ typedef struct compare_options {
     int elements;   /* --op gather-elements */
     int64_t axis;
     const char *data_path, *indices_path, *expected_path;
-    int json;               /* --json */
-    int seen[OPT_JSON + 1]; /* single-value options met so far */
+    int json;              /* --json */
+    clg_oob_mode oob;      /* --oob */
+    int seen[OPT_OOB + 1]; /* single-value options met so far */
 } compare_options;
 
 /* One device to compare, and its row label "NAME (SPEC)". */
@@ -172,6 +174,10 @@ static int parse_value(int c, compare_options *opt)
     case OPT_JSON:
         opt->json = 1;
         return 0;
+    case OPT_OOB:
+        if (clg_cli_parse_oob("compare", optarg, &opt->oob) != 0)
+            return -1;
+        return clg_cli_once("compare", "--oob", &opt->seen[c]);
     default: /* OPT_REPEAT */
         if (clg_cli_parse_repeat("compare", optarg, REPEAT_MAX,
                                  &opt->repeat) != 0)
@@ -213,6 +219,7 @@ static int parse_options(int argc, char **argv, compare_options *opt)
         {"axis", required_argument, NULL, OPT_AXIS},
         {"expected", required_argument, NULL, OPT_EXP},
         {"json", no_argument, NULL, OPT_JSON},
+        {"oob", required_argument, NULL, OPT_OOB},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int c, op_given = 0;
@@ -642,6 +649,7 @@ static int run_dir(compare_run *run, const char *arg)
             r = case_failed(run, name, msg, r);
         } else {
             c.call = clg_node_set_call(&d.model, &set);
+            c.call.oob = run->opt->oob;
             ev = clg_io_tensor_view(&set.expected);
             c.expected = set.have_expected ? &ev : NULL;
             c.expected_name = "output_0.pb";
@@ -686,6 +694,7 @@ static int run_files(compare_run *run)
     } else {
         c.call.elements = opt->elements;
         c.call.axis = opt->axis;
+        c.call.oob = opt->oob;
         c.call.data = clg_io_tensor_view(&data);
         c.call.indices = clg_io_tensor_view(&indices);
         ev = clg_io_tensor_view(&expected);

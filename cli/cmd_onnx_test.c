@@ -22,8 +22,9 @@ typedef struct options {
     const char *device;
     int reference_only;
     int verbose;
-    int strict;     /* other operators' directories are errors */
-    clg_json *json; /* --json: the document, else NULL */
+    int strict;       /* other operators' directories are errors */
+    clg_oob_mode oob; /* --oob */
+    clg_json *json;   /* --json: the document, else NULL */
 } options;
 
 typedef struct totals {
@@ -34,7 +35,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "Usage: clgather onnx-test [--device SPEC] [--reference] "
-            "[--strict] [--json] DIR...\n"
+            "[--strict] [--json] [--oob MODE] DIR...\n"
             "Run ONNX backend node tests: each DIR holds model.onnx (one "
             "Gather or\n"
             "GatherElements node) and test_data_set_*/ with input_N.pb and "
@@ -54,7 +55,7 @@ static void usage(FILE *out)
             "  --json             print the results as one JSON document "
             "(docs/cli.md)\n"
             "  -v, --verbose      describe each model (and each skip) on "
-            "stderr\n"
+            "stderr\n" CLG_CLI_OOB_USAGE
             "  -h, --help         show this help\n"
             "\n"
             "Prints one line per data set on stdout:\n"
@@ -220,6 +221,7 @@ static int run_set(clg_context *ctx, const options *opt, const clg_node_dir *d,
     rc = clg_node_set_read(d, set, &ds.set, ds.msg, sizeof ds.msg);
     if (rc == CLG_EXIT_OK) {
         ds.call = clg_node_set_call(&d->model, &ds.set);
+        ds.call.oob = opt->oob;
         rc = prepare_outputs(&ds);
     }
     if (rc == CLG_EXIT_OK)
@@ -294,13 +296,14 @@ static int run_dir(clg_context *ctx, const options *opt, const char *arg,
  * (printed). *json set by --json. */
 static int parse_options(int argc, char **argv, options *opt, int *json)
 {
-    enum { OPT_STRICT = 256, OPT_JSON };
+    enum { OPT_STRICT = 256, OPT_JSON, OPT_OOB };
     static const struct option long_options[] = {
         {"device", required_argument, NULL, 'd'},
         {"reference", no_argument, NULL, 'r'},
         {"verbose", no_argument, NULL, 'v'},
         {"strict", no_argument, NULL, OPT_STRICT},
         {"json", no_argument, NULL, OPT_JSON},
+        {"oob", required_argument, NULL, OPT_OOB},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int c, device_seen = 0;
@@ -323,6 +326,10 @@ static int parse_options(int argc, char **argv, options *opt, int *json)
             break;
         case OPT_JSON:
             *json = 1;
+            break;
+        case OPT_OOB:
+            if (clg_cli_parse_oob("onnx-test", optarg, &opt->oob) != 0)
+                return -1;
             break;
         case 'h':
             usage(stdout);
@@ -405,7 +412,7 @@ static void json_tail(clg_json *j, const totals *t, int rc)
 
 int clg_cli_onnx_test(int argc, char **argv)
 {
-    options opt = {NULL, 0, 0, 0, NULL};
+    options opt = {NULL, 0, 0, 0, CLG_OOB_RAISE, NULL};
     clg_context *ctx = NULL;
     totals t = {0, 0, 0, 0};
     clg_json j;

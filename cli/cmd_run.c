@@ -24,7 +24,7 @@ static void usage(FILE *out)
             "--indices FILE\n"
             "                    [--axis N] [--output FILE] [--device SPEC] "
             "[--repeat N]\n"
-            "                    [--check] [--json]\n"
+            "                    [--check] [--json] [--oob MODE]\n"
             "Run ONNX Gather or GatherElements on the device. FILEs are NumPy "
             ".npy\n"
             "(numeric dtypes, bool, float16, byte strings 'S<n>') or ONNX "
@@ -56,7 +56,7 @@ static void usage(FILE *out)
             "  --repeat N         time N more calls (1 to %d) and print the "
             "fastest\n"
             "  --json             print the report as one JSON document "
-            "(docs/cli.md)\n"
+            "(docs/cli.md)\n" CLG_CLI_OOB_USAGE
             "  -h, --help         show this help\n"
             "\n"
             "Exit status: 0 success, 1 device != reference (--check), 2 the "
@@ -65,7 +65,7 @@ static void usage(FILE *out)
             CLG_CLI_REPEAT_MAX);
 }
 
-enum { OPT_DATA = 256, OPT_INDICES, OPT_AXIS, OPT_REPEAT, OPT_JSON };
+enum { OPT_DATA = 256, OPT_INDICES, OPT_AXIS, OPT_REPEAT, OPT_JSON, OPT_OOB };
 
 /* What `clgather run` was asked to do. */
 typedef struct run_options {
@@ -75,10 +75,11 @@ typedef struct run_options {
     const char *output_path; /* --output, or NULL */
     const char *device;      /* --device, or NULL for the default */
     int64_t axis;
-    int64_t repeat;         /* timed calls after the first */
-    int check;              /* --check */
-    int json;               /* --json */
-    int seen[OPT_JSON + 1]; /* single-value options met so far */
+    int64_t repeat;        /* timed calls after the first */
+    int check;             /* --check */
+    int json;              /* --json */
+    clg_oob_mode oob;      /* --oob */
+    int seen[OPT_OOB + 1]; /* single-value options met so far */
 } run_options;
 
 /* The tensors of a run: inputs as read, the device's output and the CPU
@@ -130,6 +131,10 @@ static int parse_option(int c, run_options *opt)
     case OPT_JSON:
         opt->json = 1;
         return 0;
+    case OPT_OOB:
+        if (clg_cli_parse_oob("run", optarg, &opt->oob) != 0)
+            return -1;
+        return once(opt, c, "--oob");
     case 'o':
         opt->output_path = optarg;
         return once(opt, c, "--output");
@@ -206,6 +211,7 @@ static int parse_options(int argc, char **argv, run_options *opt)
         {"check", no_argument, NULL, 'c'},
         {"repeat", required_argument, NULL, OPT_REPEAT},
         {"json", no_argument, NULL, OPT_JSON},
+        {"oob", required_argument, NULL, OPT_OOB},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int c, rc;
@@ -265,6 +271,7 @@ static int load_tensors(const run_options *opt, run_tensors *t)
     t->loaded = 1;
     t->call.elements = opt->elements;
     t->call.axis = opt->axis;
+    t->call.oob = opt->oob;
     t->call.data = clg_io_tensor_view(&t->data);
     t->call.indices = clg_io_tensor_view(&t->indices);
     st = clg_cli_call_output_shape(&t->call, t->shape, &t->rank);

@@ -78,20 +78,24 @@ clg_status clg_cli_call_prepare(clg_cli_call *call, int64_t *data_shape,
 clg_status clg_cli_call_device(clg_context *ctx, const clg_cli_call *call,
                                const clg_tensor *out)
 {
+    clg_call_options o = {.oob = call->oob};
     if (call->elements)
-        return clg_gather_elements(ctx, &call->data, &call->indices,
-                                   call->axis, out);
-    return clg_gather(ctx, &call->data, &call->indices, call->axis, out);
+        return clg_gather_elements_ex(ctx, &call->data, &call->indices,
+                                      call->axis, out, &o);
+    return clg_gather_ex(ctx, &call->data, &call->indices, call->axis, out,
+                         &o);
 }
 
 clg_status clg_cli_call_reference(clg_context *ctx, const clg_cli_call *call,
                                   const clg_tensor *out)
 {
+    clg_call_options o = {.oob = call->oob};
     if (call->elements)
-        return clg_reference_gather_elements(ctx, &call->data, &call->indices,
-                                             call->axis, out);
-    return clg_reference_gather(ctx, &call->data, &call->indices, call->axis,
-                                out);
+        return clg_reference_gather_elements_ex(ctx, &call->data,
+                                                &call->indices, call->axis,
+                                                out, &o);
+    return clg_reference_gather_ex(ctx, &call->data, &call->indices,
+                                   call->axis, out, &o);
 }
 
 static int is_directory(const char *path)
@@ -321,6 +325,7 @@ int clg_node_set_read(const clg_node_dir *d, const char *set, clg_node_set *s,
 clg_cli_call clg_node_set_call(const clg_onnx_model *m, const clg_node_set *s)
 {
     clg_cli_call call;
+    call.oob = CLG_OOB_RAISE;
     call.elements = m->op == CLG_ONNX_OP_GATHER_ELEMENTS;
     call.axis = m->axis;
     call.data = clg_io_tensor_view(m->data.input_index >= 0

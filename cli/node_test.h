@@ -27,6 +27,7 @@ typedef struct clg_cli_call {
     int elements; /* GatherElements, else Gather */
     int64_t axis;
     clg_tensor data, indices;
+    clg_oob_mode oob; /* out-of-range mode (--oob; raise by default) */
 } clg_cli_call;
 
 /* The output shape of the call (clg_gather_output_shape or
@@ -53,7 +54,7 @@ clg_status clg_cli_call_prepare(clg_cli_call *call, int64_t *data_shape,
                                 int64_t *shape, size_t *rank);
 
 /* The host-memory call on ctx's device, or the CPU reference (ctx may then
- * be NULL), into out. */
+ * be NULL), into out, under the call's out-of-range mode. */
 clg_status clg_cli_call_device(clg_context *ctx, const clg_cli_call *call,
                                const clg_tensor *out);
 clg_status clg_cli_call_reference(clg_context *ctx, const clg_cli_call *call,

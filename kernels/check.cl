@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Index check before a launch that writes the caller's memory in place:
  * one work-item per index value; raises *err when any value is outside
- * [-s, s-1]. Takes CLG_INDEX_BYTES only. */
+ * [-s, s-1]. Takes CLG_INDEX_BYTES and CLG_OOB (the check kernel is
+ * launched under raise only). */
 #if defined(CLG_UNIT) || defined(CLG_WIDE) || defined(CLG_WINDOWS) ||        \
     defined(CLG_OUTER_DIMS) || defined(CLG_INNER_DIMS)
-#error "check.cl takes CLG_INDEX_BYTES only"
+#error "check.cl takes CLG_INDEX_BYTES and CLG_OOB only"
 #endif
 
 __kernel void clg_check_indices(__global const clg_index *restrict indices,
@@ -19,9 +20,11 @@ __kernel void clg_check_indices(__global const clg_index *restrict indices,
 }
 
 /* The index check that also normalises, before the trusted Gather bodies
- * (docs/design.md, "Kernels"): normed[i] = norm(indices[i]) as an int (the
- * host uses it only when s <= INT_MAX), and 0 where the value is outside
- * [-s, s-1], which also raises *err. One work-item per index value. */
+ * (docs/design.md, "Kernels"): normed[i] = the position indices[i]
+ * selects under CLG_OOB, as an int (the host uses it only when
+ * s <= INT_MAX). A value with none: under raise 0, which also raises
+ * *err; under fill -1, which the trusted bodies write as zero bytes.
+ * One work-item per index value. */
 __kernel void clg_normalize_indices(__global const clg_index *restrict indices,
                                     __global int *restrict err,
                                     __global int *restrict normed,
@@ -30,10 +33,15 @@ __kernel void clg_normalize_indices(__global const clg_index *restrict indices,
     size_t i = get_global_id(0);
     if (i >= count)
         return;
+#if CLG_OOB == 0
     ulong v = clg_normalize((long)indices[i], axis_size);
     if (v == axis_size) {
         *err = 1;
         v = 0;
     }
     normed[i] = (int)v;
+#else
+    ulong v = clg_position((long)indices[i], axis_size);
+    normed[i] = v == axis_size ? -1 : (int)v;
+#endif
 }

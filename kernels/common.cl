@@ -10,6 +10,12 @@
  *
  *   -DCLG_INDEX_BYTES=4|8   index element: 4 int (ONNX INT32), 8 long
  *                           (INT64). All files.
+ *   -DCLG_OOB=0|1|2|3       out-of-range mode (CLG_OOB_TABLE of the
+ *                           public header): 0 raise, 1 wrap, 2 clip,
+ *                           3 fill. All files. Under 0 every body is the
+ *                           raise body, unchanged; under 1 and 2 no body
+ *                           checks or raises; under 3 an out-of-range
+ *                           value writes zero bytes.
  *   -DCLG_UNIT=1|2|4|8|16   bytes one work-item moves. gather.cl,
  *                           gather_elements.cl.
  *   -DCLG_WIDE=0|1          1: 64-bit offsets; 0: 32-bit, chosen only when
@@ -60,6 +66,9 @@ typedef int clg_index;
 typedef long clg_index;
 #endif
 
+#if !defined(CLG_OOB) || CLG_OOB < 0 || CLG_OOB > 3
+#error "CLG_OOB must be 0 (raise), 1 (wrap), 2 (clip) or 3 (fill)"
+#endif
 #ifdef CLG_UNIT
 #if CLG_UNIT == 1
 #define CLG_UNIT_SCALAR uchar
@@ -124,4 +133,22 @@ inline ulong clg_normalize(long v, ulong s)
 {
     ulong n = (ulong)(v < 0 ? v + (long)s : v);
     return n < s ? n : s;
+}
+
+/* The position in [0, s) that index value v selects under CLG_OOB
+ * (docs/design.md, "Out-of-range modes"); s when it selects none (raise,
+ * fill: v outside [-s, s-1]). Wrap and clip need s > 0, which the host
+ * guarantees (an empty axis is refused before any launch). 64-bit, so
+ * INT64_MIN and INT64_MAX cannot overflow. */
+inline ulong clg_position(long v, ulong s)
+{
+#if CLG_OOB == 1
+    long r = v % (long)s; /* truncates toward zero: r in (-s, s) */
+    return (ulong)(r < 0 ? r + (long)s : r);
+#elif CLG_OOB == 2
+    long t = v < -(long)s ? -(long)s : v >= (long)s ? (long)s - 1 : v;
+    return (ulong)(t < 0 ? t + (long)s : t);
+#else
+    return clg_normalize(v, s);
+#endif
 }

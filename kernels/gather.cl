@@ -3,7 +3,9 @@
  * [outer, s, inner] (inner in units of CLG_UNIT bytes); docs/design.md,
  * "Kernels". Takes CLG_INDEX_BYTES, CLG_UNIT, CLG_WIDE, CLG_WINDOWS,
  * CLG_SPAN, CLG_PREFETCH, CLG_NT (the last three used by the lean bodies
- * only; `prefetch` is their distance).
+ * only; `prefetch` is their distance) and CLG_OOB (every body: the
+ * position an index selects is clg_position's; under fill a value with
+ * none writes zero bytes, under raise it raises *err).
  *
  * Entry points (one work-item per output unit; their rows in the entry
  * table of src/variant.h say when a plan may use each; NDRange in global
@@ -75,11 +77,18 @@ inline void clg_gather_move(clg_off c, clg_off j, clg_off o,
     if (dst >= (clg_off)out_len)
         return;
 #endif
-    ulong v = clg_normalize((long)indices[ij], axis_size);
+    ulong v = clg_position((long)indices[ij], axis_size);
+#if CLG_OOB == 0
     if (v == axis_size) {
         *err = 1;
         return;
     }
+#elif CLG_OOB == 3
+    if (v == axis_size) {
+        out[dst] = (clg_unit)(0);
+        return;
+    }
+#endif
     clg_off src = ((clg_off)(o * (clg_off)axis_size) + (clg_off)v) *
                       (clg_off)inner + c - (clg_off)data_base;
 #if CLG_WINDOWS
@@ -137,7 +146,8 @@ inline void clg_span_store_nt(__global clg_unit *p, clg_off i,
 /* c counts spans of CLG_SPAN units. Rows padded in dimension 1 are clamped
  * onto the last row (they write the same bytes again); a bad index reads
  * row 0 and stores 1 to err[0], a good one to err[1] (a sink), which keeps
- * the store unconditional. With CLG_PREFETCH, each work-item also
+ * the store unconditional (under fill a bad index stores zero bytes, and
+ * under wrap and clip none is bad). With CLG_PREFETCH, each work-item also
  * prefetches its span of the row `prefetch` index positions ahead. Every
  * access stays inside its buffer. */
 __kernel void clg_gather_lean(CLG_GATHER_PARAMS)
@@ -145,20 +155,27 @@ __kernel void clg_gather_lean(CLG_GATHER_PARAMS)
     clg_off c = (clg_off)get_global_id(0);
     clg_off j = min((clg_off)get_global_id(1), (clg_off)n - 1);
     clg_off o = (clg_off)get_global_id(2);
-    ulong v = clg_normalize((long)indices[j], axis_size);
+    ulong v = clg_position((long)indices[j], axis_size);
+#if CLG_OOB == 0 || CLG_OOB == 3
     int bad = v == axis_size;
+#if CLG_OOB == 0
     ((__global int *)err)[bad ? 0 : 1] = 1; /* not volatile: vectorisable */
+#endif
     v = bad ? 0 : v;
+#endif
     clg_off in_row = (clg_off)(o * (clg_off)axis_size);
 #if CLG_PREFETCH
     clg_off jp = min(j + (clg_off)prefetch, (clg_off)n - 1);
-    ulong vp = clg_normalize((long)indices[jp], axis_size);
+    ulong vp = clg_position((long)indices[jp], axis_size);
     vp = vp == axis_size ? 0 : vp;
     clg_prefetch(data + (in_row + (clg_off)vp) * (clg_off)inner +
                  c * CLG_SPAN);
 #endif
     clg_span_unit u = clg_span_load(
         data + (in_row + (clg_off)v) * (clg_off)inner, c);
+#if CLG_OOB == 3
+    u = bad ? (clg_span_unit)(0) : u;
+#endif
     clg_span_store(out + (o * (clg_off)n + j) * (clg_off)inner, c, u);
 }
 
@@ -177,11 +194,18 @@ __kernel void clg_gather_units_lean(CLG_GATHER_PARAMS)
                                 line,
                             (clg_off)data_len - 1));
 #endif
-    ulong v = clg_normalize((long)indices[j], axis_size);
+    ulong v = clg_position((long)indices[j], axis_size);
+#if CLG_OOB == 0
     if (v == axis_size) {
         *err = 1;
         return;
     }
+#elif CLG_OOB == 3
+    if (v == axis_size) {
+        clg_store(&out[dst], (clg_unit)(0));
+        return;
+    }
+#endif
     clg_store(&out[dst], data[o * (clg_off)axis_size + (clg_off)v]);
 }
 
@@ -191,14 +215,23 @@ __kernel void clg_gather_units_lean(CLG_GATHER_PARAMS)
  * then vectorises the work-item loop with contiguous index loads and
  * output stores (a clamp or a branch there makes it scatter, or stay
  * scalar: docs/design.md, "Measured choices"). Padded rows (dimension 1)
- * are clamped onto the last one and write the same bytes again. */
+ * are clamped onto the last one and write the same bytes again. Under
+ * fill a position of -1 (none) reads row 0 and stores zero bytes. */
 __kernel void clg_gather_lean_normed(CLG_GATHER_PARAMS)
 {
     clg_off c = (clg_off)get_global_id(0);
     clg_off j = min((clg_off)get_global_id(1), (clg_off)n - 1);
     clg_off o = (clg_off)get_global_id(2);
+#if CLG_OOB == 3
+    int bad = indices[j] < 0;
+    clg_off row = (clg_off)(o * (clg_off)axis_size) +
+                  (clg_off)(bad ? 0 : indices[j]);
+    clg_span_unit u = clg_span_load(data + row * (clg_off)inner, c);
+    u = bad ? (clg_span_unit)(0) : u;
+#else
     clg_off row = (clg_off)(o * (clg_off)axis_size) + (clg_off)indices[j];
     clg_span_unit u = clg_span_load(data + row * (clg_off)inner, c);
+#endif
     clg_span_store(out + (o * (clg_off)n + j) * (clg_off)inner, c, u);
 }
 
@@ -207,6 +240,12 @@ __kernel void clg_gather_units_normed(CLG_GATHER_PARAMS)
     clg_off j = (clg_off)get_global_id(0);
     clg_off o = min((clg_off)get_global_id(1),
                     (clg_off)(out_len / n) - 1);
+#if CLG_OOB == 3
+    int bad = indices[j] < 0;
+    clg_unit u = data[o * (clg_off)axis_size + (clg_off)(bad ? 0 : indices[j])];
+    clg_store(&out[o * (clg_off)n + j], bad ? (clg_unit)(0) : u);
+#else
     clg_store(&out[o * (clg_off)n + j],
               data[o * (clg_off)axis_size + (clg_off)indices[j]]);
+#endif
 }

@@ -2,7 +2,8 @@
 /* ONNX GatherElements: out[p] = data[p with p[axis] = norm(indices[p])];
  * docs/design.md, "Kernels". Takes CLG_INDEX_BYTES, CLG_UNIT, CLG_WIDE,
  * CLG_WINDOWS, CLG_OUTER_DIMS, CLG_INNER_DIMS, CLG_PREFETCH and CLG_NT
- * (these two in the lean body; CLG_NT also in the packed one).
+ * (these two in the lean body; CLG_NT also in the packed one) and
+ * CLG_OOB (every body, as in gather.cl).
  *
  * Output and indices are [outer, n, inner]; the data offset of position
  * (o, a, c) is  outer_off(o) + norm(idx) * axis_stride + inner_off(c).
@@ -93,11 +94,18 @@ inline void clg_gather_elements_move(clg_off c, clg_off a, clg_off o,
     if (dst >= (clg_off)out_len)
         return;
 #endif
-    ulong v = clg_normalize((long)indices[ip], axis_size);
+    ulong v = clg_position((long)indices[ip], axis_size);
+#if CLG_OOB == 0
     if (v == axis_size) {
         *err = 1;
         return;
     }
+#elif CLG_OOB == 3
+    if (v == axis_size) {
+        out[dst] = (clg_unit)(0);
+        return;
+    }
+#endif
     clg_off src = (clg_off)v * (clg_off)axis_stride;
 #if CLG_OUTER_DIMS == 1
     src += o * (clg_off)outer_stride;
@@ -180,14 +188,21 @@ __kernel void clg_gather_elements_packed(CLG_ELEMENTS_PARAMS, ulong z0)
     clg_off o = z / (clg_off)strips;
     clg_off c = (z - o * (clg_off)strips) * (clg_off)strip_width + x;
     clg_off pos = (o * (clg_off)n + a) * (clg_off)inner + c;
-    ulong v = clg_normalize((long)indices[pos], axis_size);
+    ulong v = clg_position((long)indices[pos], axis_size);
+#if CLG_OOB == 0 || CLG_OOB == 3
     int bad = v == axis_size;
+#if CLG_OOB == 0
     if (bad)
         ((__global int *)err)[0] = 1;
+#endif
     v = bad ? 0 : v;
-    clg_store(&out[pos],
-              data[((z - (clg_off)z0) * (clg_off)axis_size + (clg_off)v) *
-                       (clg_off)strip_width + x]);
+#endif
+    clg_unit u = data[((z - (clg_off)z0) * (clg_off)axis_size + (clg_off)v) *
+                          (clg_off)strip_width + x];
+#if CLG_OOB == 3
+    u = bad ? (clg_unit)(0) : u;
+#endif
+    clg_store(&out[pos], u);
 }
 
 /* No branch on the work-item's position and no clamp on dimension 0 (the
@@ -202,11 +217,15 @@ __kernel void clg_gather_elements_lean(CLG_ELEMENTS_PARAMS)
     clg_off a = (clg_off)get_global_id(0);
     clg_off o = min((clg_off)get_global_id(1), (clg_off)(out_len / n) - 1);
     clg_off pos = o * (clg_off)n + a;
-    ulong v = clg_normalize((long)indices[pos], axis_size);
+    ulong v = clg_position((long)indices[pos], axis_size);
+#if CLG_OOB == 0 || CLG_OOB == 3
     int bad = v == axis_size;
+#if CLG_OOB == 0
     if (bad)
         ((__global int *)err)[0] = 1; /* not volatile: vectorisable */
+#endif
     v = bad ? 0 : v;
+#endif
 #if CLG_PREFETCH
     /* Line a of the data row `prefetch` outer rows ahead, in the tensor. */
     clg_off line = min(a * (64 / CLG_UNIT), (clg_off)axis_size - 1);
@@ -214,6 +233,12 @@ __kernel void clg_gather_elements_lean(CLG_ELEMENTS_PARAMS)
                                 line * (clg_off)axis_stride,
                             (clg_off)data_len - 1));
 #endif
+#if CLG_OOB == 3
+    clg_unit u = data[o * (clg_off)outer_stride +
+                      (clg_off)v * (clg_off)axis_stride];
+    clg_store(&out[pos], bad ? (clg_unit)(0) : u);
+#else
     clg_store(&out[pos], data[o * (clg_off)outer_stride +
                               (clg_off)v * (clg_off)axis_stride]);
+#endif
 }

@@ -99,6 +99,7 @@ clg_status clg_index_pass_kernel(clg_context *ctx, const clg_problem *p,
                                : CLG_ENTRY_CHECK_INDICES,
                      {0}};
     v.value[CLG_OPT_INDEX_BYTES] = (unsigned)p->index_size;
+    v.value[CLG_OPT_OOB] = (unsigned)p->oob;
     return clg_variant_kernel(ctx, &v, k);
 }
 

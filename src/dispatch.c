@@ -114,7 +114,7 @@ static clg_status enqueue_problem(const clg_routine *r, clg_rt_call *c,
 {
     clg_plan plan;
     if (p->out_count == 0 || p->data_count == 0)
-        return p->index_count == 0
+        return p->index_count == 0 || p->oob != CLG_OOB_RAISE
                    ? CLG_STATUS_OK
                    : clg_index_pass(c, p, indices->buffer, NULL);
     r->plan(p, clg_rt_facts(c->ctx), CLG_MAX_ELEMENT_SIZE, &plan);
@@ -134,7 +134,8 @@ clg_status clg_dispatch_enqueue(const clg_routine *r, clg_context *ctx,
                                 const clg_cl_tensor *data,
                                 const clg_cl_tensor *indices, int64_t axis,
                                 const clg_cl_tensor *output, cl_uint num_wait,
-                                const cl_event *wait, cl_event *event)
+                                const cl_event *wait, cl_event *event,
+                                const clg_call_options *options)
 {
     clg_deferred_info info;
     clg_rt_call c;
@@ -148,6 +149,7 @@ clg_status clg_dispatch_enqueue(const clg_routine *r, clg_context *ctx,
     if ((st = need_ctx(ctx)) != CLG_STATUS_OK ||
         (st = check_cl_call(ctx, r->op, data, indices, axis, output,
                             &info.p)) != CLG_STATUS_OK ||
+        (st = clg_validate_options(ctx, options, &info.p)) != CLG_STATUS_OK ||
         (st = clg_rt_call_open(ctx, queue, num_wait, wait,
                                CLG_RT_CALL_DEFERRED, &c)) != CLG_STATUS_OK)
         return st;
@@ -166,7 +168,8 @@ clg_status clg_dispatch_enqueue(const clg_routine *r, clg_context *ctx,
 clg_status clg_dispatch_cl(const clg_routine *r, clg_context *ctx,
                            const clg_cl_tensor *data,
                            const clg_cl_tensor *indices, int64_t axis,
-                           const clg_cl_tensor *output)
+                           const clg_cl_tensor *output,
+                           const clg_call_options *options)
 {
     clg_problem p;
     clg_rt_call c;
@@ -175,7 +178,10 @@ clg_status clg_dispatch_cl(const clg_routine *r, clg_context *ctx,
     if ((st = need_ctx(ctx)) != CLG_STATUS_OK ||
         (st = check_cl_call(ctx, r->op, data, indices, axis, output, &p)) !=
             CLG_STATUS_OK ||
-        (st = clg_rt_call_open(ctx, NULL, 0, NULL, CLG_RT_CALL_BLOCKING,
+        (st = clg_validate_options(ctx, options, &p)) != CLG_STATUS_OK ||
+        (st = clg_rt_call_open(ctx, NULL, 0, NULL,
+                               p.oob == CLG_OOB_RAISE ? CLG_RT_CALL_BLOCKING
+                                                      : CLG_RT_CALL_UNCHECKED,
                                &c)) != CLG_STATUS_OK)
         return st;
     st = enqueue_problem(r, &c, &p, data, indices, output);
@@ -383,16 +389,20 @@ static clg_status run_launches(host_call *hc)
     clg_context *ctx = hc->ctx;
     clg_status st;
     /* The copy path of a single launch checks the error slot before
-     * downloading; everything else checks the indices before any launch. */
-    if ((hc->in_place || !hc->whole) &&
+     * downloading; everything else checks the indices before any launch.
+     * Modes other than raise resolve every value in the kernels, which
+     * then never raise: nothing to check (docs/design.md, "Out-of-range
+     * modes"). */
+    if ((hc->in_place || !hc->whole) && hc->p->oob == CLG_OOB_RAISE &&
         (st = prevalidate(hc)) != CLG_STATUS_OK)
         return st;
     if ((!hc->in_place || hc->out_copy) &&
         (st = clg_rt_scratch_take(ctx, &hc->scratch)) != CLG_STATUS_OK)
         return st;
     st = clg_rt_call_open(ctx, clg_rt_host_queue(ctx), 0, NULL,
-                          hc->in_place ? CLG_RT_CALL_UNCHECKED
-                                       : CLG_RT_CALL_BLOCKING,
+                          hc->in_place || hc->p->oob != CLG_OOB_RAISE
+                              ? CLG_RT_CALL_UNCHECKED
+                              : CLG_RT_CALL_BLOCKING,
                           &hc->call);
     if (st == CLG_STATUS_OK && (st = run_pieces(hc)) == CLG_STATUS_OK)
         st = finish_host(hc);
@@ -492,21 +502,26 @@ static clg_status host_launch(const clg_routine *r, clg_context *ctx,
 
 clg_status clg_dispatch_host(const clg_routine *r, clg_context *ctx,
                              const clg_tensor *data, const clg_tensor *indices,
-                             int64_t axis, const clg_tensor *output)
+                             int64_t axis, const clg_tensor *output,
+                             const clg_call_options *options)
 {
     clg_problem p;
     clg_status st;
     if ((st = need_ctx(ctx)) != CLG_STATUS_OK ||
         (st = clg_validate_host(ctx, r->op, data, indices, axis, output,
-                                &p)) != CLG_STATUS_OK)
+                                &p)) != CLG_STATUS_OK ||
+        (st = clg_validate_options(ctx, options, &p)) != CLG_STATUS_OK)
         return st;
     void *ref = NULL;
     if ((st = clg_validate_reserve(ctx, &p, &ref)) != CLG_STATUS_OK)
         return st;
     if (p.out_count == 0 || p.data_count == 0)
         /* Empty output (or no data to read, which makes every index
-         * invalid): no kernel; index values are still checked. */
-        st = clg_check_indices_host(ctx, &p, indices->data);
+         * invalid): no kernel; under raise index values are still
+         * checked (the other modes refused an empty axis above). */
+        st = p.oob == CLG_OOB_RAISE
+                 ? clg_check_indices_host(ctx, &p, indices->data)
+                 : CLG_STATUS_OK;
     else
         st = host_launch(r, ctx, &p, data, indices, output, 0);
     if (st == CLG_STATUS_OK && clg_rt_validation(ctx) != 0)

@@ -329,20 +329,53 @@ const clg_routine clg_gather_elements_routine = {CLG_OP_GATHER_ELEMENTS,
                                                  elements_footprint,
                                                  elements_launch};
 
+clg_status clg_gather_elements_ex(clg_context *ctx, const clg_tensor *data,
+                                  const clg_tensor *indices, int64_t axis,
+                                  const clg_tensor *output,
+                                  const clg_call_options *options)
+{
+    return clg_dispatch_host(&clg_gather_elements_routine, ctx, data, indices,
+                             axis, output, options);
+}
+
 clg_status clg_gather_elements(clg_context *ctx, const clg_tensor *data,
                                const clg_tensor *indices, int64_t axis,
                                const clg_tensor *output)
 {
-    return clg_dispatch_host(&clg_gather_elements_routine, ctx, data, indices,
-                             axis, output);
+    return clg_gather_elements_ex(ctx, data, indices, axis, output, NULL);
+}
+
+clg_status clg_gather_elements_cl_ex(clg_context *ctx,
+                                     const clg_cl_tensor *data,
+                                     const clg_cl_tensor *indices,
+                                     int64_t axis, const clg_cl_tensor *output,
+                                     const clg_call_options *options)
+{
+    return clg_dispatch_cl(&clg_gather_elements_routine, ctx, data, indices,
+                           axis, output, options);
 }
 
 clg_status clg_gather_elements_cl(clg_context *ctx, const clg_cl_tensor *data,
                                   const clg_cl_tensor *indices, int64_t axis,
                                   const clg_cl_tensor *output)
 {
-    return clg_dispatch_cl(&clg_gather_elements_routine, ctx, data, indices,
-                           axis, output);
+    return clg_gather_elements_cl_ex(ctx, data, indices, axis, output, NULL);
+}
+
+clg_status clg_enqueue_gather_elements_ex(clg_context *ctx,
+                                          cl_command_queue queue,
+                                          const clg_cl_tensor *data,
+                                          const clg_cl_tensor *indices,
+                                          int64_t axis,
+                                          const clg_cl_tensor *output,
+                                          cl_uint num_events_in_wait_list,
+                                          const cl_event *event_wait_list,
+                                          cl_event *event,
+                                          const clg_call_options *options)
+{
+    return clg_dispatch_enqueue(&clg_gather_elements_routine, ctx, queue, data,
+                                indices, axis, output, num_events_in_wait_list,
+                                event_wait_list, event, options);
 }
 
 clg_status clg_enqueue_gather_elements(clg_context *ctx,
@@ -355,9 +388,9 @@ clg_status clg_enqueue_gather_elements(clg_context *ctx,
                                        const cl_event *event_wait_list,
                                        cl_event *event)
 {
-    return clg_dispatch_enqueue(&clg_gather_elements_routine, ctx, queue, data,
-                                indices, axis, output, num_events_in_wait_list,
-                                event_wait_list, event);
+    return clg_enqueue_gather_elements_ex(ctx, queue, data, indices, axis,
+                                          output, num_events_in_wait_list,
+                                          event_wait_list, event, NULL);
 }
 
 clg_status clg_warm_up_gather_elements(clg_context *ctx,

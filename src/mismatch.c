@@ -95,10 +95,12 @@ clg_status clg_validate_result(const clg_routine *r, clg_context *ctx,
         return CLG_STATUS_OK;
     clg_tensor rt = *output;
     rt.data = ref;
+    clg_call_options same = {.oob = p->oob};
     clg_status st = r->op == CLG_OP_GATHER
-                        ? clg_reference_gather(ctx, data, indices, axis, &rt)
-                        : clg_reference_gather_elements(ctx, data, indices,
-                                                        axis, &rt);
+                        ? clg_reference_gather_ex(ctx, data, indices, axis,
+                                                  &rt, &same)
+                        : clg_reference_gather_elements_ex(ctx, data, indices,
+                                                           axis, &rt, &same);
     if (st == CLG_STATUS_OK)
         st = compare(ctx, p, output->data, ref);
     return st;

@@ -32,6 +32,8 @@ typedef struct clg_problem {
     size_t axis;       /* normalised, in [0, data_rank) */
     int64_t axis_size; /* s = data.shape[axis] */
     int64_t data_count, index_count, out_count;
+    clg_oob_mode oob; /* the call's out-of-range mode; 0 (raise) unless set
+                         by clg_validate_options */
 } clg_problem;
 
 /* "Gather" or "GatherElements". */
@@ -55,6 +57,15 @@ clg_status clg_validate(clg_context *ctx, clg_op op, clg_dtype data_dtype,
 clg_status clg_validate_output(clg_context *ctx, const clg_problem *p,
                                clg_dtype dtype, size_t rank,
                                const int64_t *shape);
+
+/* Applies a call's options (NULL: defaults) to a validated problem:
+ * INVALID_ARGUMENT for a mode outside CLG_OOB_TABLE; under every mode an
+ * axis of size 0 with a non-empty output is INDEX_OUT_OF_RANGE, which
+ * raise reports when it checks the values and the other modes here, as
+ * they check none (docs/design.md, "Out-of-range modes"). */
+clg_status clg_validate_options(clg_context *ctx,
+                                const clg_call_options *options,
+                                clg_problem *p);
 
 /* The descriptor part of a tensor, host or device. */
 typedef struct clg_desc {
@@ -279,14 +290,17 @@ clg_status clg_dispatch_enqueue(const clg_routine *r, clg_context *ctx,
                                 const clg_cl_tensor *data,
                                 const clg_cl_tensor *indices, int64_t axis,
                                 const clg_cl_tensor *output, cl_uint num_wait,
-                                const cl_event *wait, cl_event *event);
+                                const cl_event *wait, cl_event *event,
+                                const clg_call_options *options);
 clg_status clg_dispatch_cl(const clg_routine *r, clg_context *ctx,
                            const clg_cl_tensor *data,
                            const clg_cl_tensor *indices, int64_t axis,
-                           const clg_cl_tensor *output);
+                           const clg_cl_tensor *output,
+                           const clg_call_options *options);
 clg_status clg_dispatch_host(const clg_routine *r, clg_context *ctx,
                              const clg_tensor *data, const clg_tensor *indices,
-                             int64_t axis, const clg_tensor *output);
+                             int64_t axis, const clg_tensor *output,
+                             const clg_call_options *options);
 /* Warm-ups (docs/design.md, "Program cache"): the host-memory call's and
  * the device-buffer call's paths in a dry call, which builds every kernel
  * the call would launch and enqueues nothing. Descriptors only: data

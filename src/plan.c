@@ -58,6 +58,7 @@ clg_variant clg_plan_variant(clg_entry entry, const clg_problem *p,
 {
     clg_variant v = {entry, {0}};
     v.value[CLG_OPT_INDEX_BYTES] = (unsigned)p->index_size;
+    v.value[CLG_OPT_OOB] = (unsigned)p->oob;
     v.value[CLG_OPT_UNIT] = (unsigned)plan->unit;
     v.value[CLG_OPT_WIDE] = (unsigned)plan->wide_offsets;
     v.value[CLG_OPT_WINDOWS] = !whole;

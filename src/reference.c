@@ -51,19 +51,40 @@ static void next_index(int64_t *idx, const int64_t *shape, size_t rank)
     }
 }
 
+/* The position in [0, s) that index value v selects under `mode`
+ * (docs/design.md, "Out-of-range modes"), or -1 for none: a value out of
+ * range under fill. Raise has checked every value before. s > 0. */
+static int64_t resolve(int64_t v, int64_t s, clg_oob_mode mode)
+{
+    if (v >= -s && v < s)
+        return v < 0 ? v + s : v;
+    switch (mode) {
+    case CLG_OOB_WRAP: {
+        int64_t r = v % s; /* C truncates toward zero: r in (-s, s) */
+        return r < 0 ? r + s : r;
+    }
+    case CLG_OOB_CLIP:
+        return v < 0 ? 0 : s - 1; /* -s normalises to 0; s-1 stays */
+    default:
+        return -1;
+    }
+}
+
 static clg_status reference(clg_context *ctx, clg_op op,
                             const clg_tensor *data, const clg_tensor *indices,
-                            int64_t axis, const clg_tensor *output)
+                            int64_t axis, const clg_tensor *output,
+                            const clg_call_options *options)
 {
     clg_problem p;
     clg_status st;
     if ((st = clg_validate_host(ctx, op, data, indices, axis, output, &p)) !=
-        CLG_STATUS_OK)
+            CLG_STATUS_OK ||
+        (st = clg_validate_options(ctx, options, &p)) != CLG_STATUS_OK)
         return st;
 
     /* "It is an error if any of the index values are out of bounds":
-     * check them all before the output is touched. */
-    for (int64_t i = 0; i < p.index_count; i++) {
+     * under raise, check them all before the output is touched. */
+    for (int64_t i = 0; p.oob == CLG_OOB_RAISE && i < p.index_count; i++) {
         int64_t v = load_index(indices->data, p.index_dtype, i);
         if (v < -p.axis_size || v >= p.axis_size)
             return clg_fail_index(ctx, &p, i, v);
@@ -79,14 +100,13 @@ static clg_status reference(clg_context *ctx, clg_op op,
     size_t q = p.index_rank;
 
     for (int64_t e = 0; e < p.out_count; e++) {
-        int64_t ioff = 0, doff = 0;
+        int64_t ioff = 0, doff = 0, v;
         if (op == CLG_OP_GATHER) {
             /* out[o..., i..., k...] = data[o..., norm(idx[i...]), k...] */
             for (size_t d = 0; d < q; d++)
                 ioff += pos[p.axis + d] * istride[d];
-            int64_t v = load_index(indices->data, p.index_dtype, ioff);
-            if (v < 0)
-                v += p.axis_size;
+            v = resolve(load_index(indices->data, p.index_dtype, ioff),
+                        p.axis_size, p.oob);
             for (size_t d = 0; d < p.axis; d++)
                 doff += pos[d] * dstride[d];
             doff += v * dstride[p.axis];
@@ -96,24 +116,45 @@ static clg_status reference(clg_context *ctx, clg_op op,
             /* out[p] = data[p with p[axis] = norm(idx[p])] */
             for (size_t d = 0; d < q; d++)
                 ioff += pos[d] * istride[d];
-            int64_t v = load_index(indices->data, p.index_dtype, ioff);
-            if (v < 0)
-                v += p.axis_size;
+            v = resolve(load_index(indices->data, p.index_dtype, ioff),
+                        p.axis_size, p.oob);
             for (size_t d = 0; d < p.data_rank; d++)
                 doff += (d == p.axis ? v : pos[d]) * dstride[d];
         }
-        memcpy(dst + (size_t)e * es, src + (size_t)doff * es, es);
+        if (v < 0) /* fill: an out-of-range value gives zero bytes */
+            memset(dst + (size_t)e * es, 0, es);
+        else
+            memcpy(dst + (size_t)e * es, src + (size_t)doff * es, es);
         next_index(pos, p.out_shape, p.out_rank);
     }
     clg_clear_error(ctx);
     return CLG_STATUS_OK;
 }
 
+clg_status clg_reference_gather_ex(clg_context *ctx, const clg_tensor *data,
+                                   const clg_tensor *indices, int64_t axis,
+                                   const clg_tensor *output,
+                                   const clg_call_options *options)
+{
+    return reference(ctx, CLG_OP_GATHER, data, indices, axis, output, options);
+}
+
+clg_status clg_reference_gather_elements_ex(clg_context *ctx,
+                                            const clg_tensor *data,
+                                            const clg_tensor *indices,
+                                            int64_t axis,
+                                            const clg_tensor *output,
+                                            const clg_call_options *options)
+{
+    return reference(ctx, CLG_OP_GATHER_ELEMENTS, data, indices, axis, output,
+                     options);
+}
+
 clg_status clg_reference_gather(clg_context *ctx, const clg_tensor *data,
                                 const clg_tensor *indices, int64_t axis,
                                 const clg_tensor *output)
 {
-    return reference(ctx, CLG_OP_GATHER, data, indices, axis, output);
+    return reference(ctx, CLG_OP_GATHER, data, indices, axis, output, NULL);
 }
 
 clg_status clg_reference_gather_elements(clg_context *ctx,
@@ -122,5 +163,6 @@ clg_status clg_reference_gather_elements(clg_context *ctx,
                                          int64_t axis,
                                          const clg_tensor *output)
 {
-    return reference(ctx, CLG_OP_GATHER_ELEMENTS, data, indices, axis, output);
+    return reference(ctx, CLG_OP_GATHER_ELEMENTS, data, indices, axis, output,
+                     NULL);
 }

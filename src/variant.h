@@ -42,6 +42,8 @@ typedef enum clg_kernel_file {
 #define CLG_VARIANT_OPTIONS(X)                                                \
     X(INDEX_BYTES, CLG_FILES_ALL, 0x110u,                                     \
       "index element: 4 int (ONNX INT32), 8 long (INT64)")                    \
+    X(OOB, CLG_FILES_ALL, 0xfu,                                               \
+      "out-of-range mode: 0 raise, 1 wrap, 2 clip, 3 fill (CLG_OOB_TABLE)")   \
     X(UNIT, CLG_FILES_OPS, CLG_UNIT_SIZES,                                    \
       "bytes one work-item moves: a dtype size")                              \
     X(WIDE, CLG_FILES_OPS, 0x3u,                                              \
@@ -161,6 +163,8 @@ typedef struct clg_args {
       "the entry point takes no inner dims (CLG_INNER_DIMS=0)")               \
     X(INNER_STRIDE, INNER_DIMS, 0x2u, ~0ull,                                  \
       "the entry point takes one inner stride (CLG_INNER_DIMS=1)")            \
+    X(RAISES, OOB, 0x1u, ~0ull,                                               \
+      "the check kernel only serves raise (CLG_OOB=0)")                       \
     X(INT_POSITIONS, INDEX_BYTES, 0x10u, ~0ull,                               \
       "the entry point reads int positions (CLG_INDEX_BYTES=4)")              \
     X(SPANS, SPAN, ~0ull, 0x2u,                                               \
@@ -195,7 +199,8 @@ enum { CLG_ENTRY_CONDITIONS(CLG_CONDITION_FLAG_) };
  * Which entry a launch uses is its routine's choice (docs/design.md,
  * "Kernel variants"). */
 #define CLG_ENTRIES(X)                                                        \
-    X(CHECK_INDICES, CHECK, clg_check_indices, 1, CLG_ARGS_CHECK, 0)          \
+    X(CHECK_INDICES, CHECK, clg_check_indices, 1, CLG_ARGS_CHECK,             \
+      CLG_COND_RAISES)                                                        \
     X(NORMALIZE_INDICES, CHECK, clg_normalize_indices, 1, CLG_ARGS_NORMALIZE, \
       0)                                                                      \
     X(GATHER, GATHER, clg_gather, 3, CLG_ARGS_GATHER, 0)                      \

@@ -527,6 +527,61 @@ CLG_API clg_status clg_gather_elements_output_shape(const clg_tensor *data,
                                                     size_t capacity,
                                                     size_t *rank);
 
+/** The out-of-range modes: X(name, value, word), the value pinned (0, the
+ *  default, is raise), the word the one the tool's --oob takes. With s =
+ *  data.shape[axis] and v an index value:
+ *  - RAISE (default): ONNX's contract. A value outside [-s, s-1] fails the
+ *    call with INDEX_OUT_OF_RANGE naming the first such position, its
+ *    value and the range (ONNX Runtime CPU, numpy.take mode='raise').
+ *  - WRAP: position v mod s, Python-style, always in [0, s-1]
+ *    (numpy.take mode='wrap'; ArrayFire folds the same way).
+ *  - CLIP: v clamped to [-s, s-1], then a negative value normalised by
+ *    adding s: below -s selects position 0, above s-1 position s-1 (the
+ *    WebNN gather clamp; numpy.take mode='clip' for non-negative values).
+ *  - FILL: the output element an out-of-range value selects is all zero
+ *    bytes; for Gather, the whole inner block it selects (ONNX Runtime
+ *    CUDA, TensorFlow GPU, OpenVINO GPU, Arm Compute Library; JAX's
+ *    mode='fill' with a zero fill value). A STRING element becomes a
+ *    descriptor of zero bytes: {data NULL, length 0}, the empty string.
+ *  In range, every mode is ONNX's norm(v). WRAP, CLIP and FILL never fail
+ *  on a value, so their kernels take one pass over the indices: no check
+ *  before, no readback after. Every mode gives the same bytes on every
+ *  device and in the reference, and no mode moves an access outside its
+ *  buffers. An axis of size 0 has no position to wrap or clip onto: a
+ *  call whose output is not empty then fails with INDEX_OUT_OF_RANGE in
+ *  every mode, FILL included (so that every path agrees without a fill
+ *  command; on the enqueue path this error is immediate, not deferred). */
+#define CLG_OOB_TABLE(X)                                                      \
+    X(RAISE, 0, "raise")                                                      \
+    X(WRAP, 1, "wrap")                                                        \
+    X(CLIP, 2, "clip")                                                        \
+    X(FILL, 3, "fill")
+
+#define CLG_OOB_ENUM_ENTRY_(name, value, word) CLG_OOB_##name = value,
+/** How a call treats an index value outside [-s, s-1] (CLG_OOB_TABLE). */
+typedef enum clg_oob_mode { CLG_OOB_TABLE(CLG_OOB_ENUM_ENTRY_) } clg_oob_mode;
+#undef CLG_OOB_ENUM_ENTRY_
+
+/** The word of a mode ("raise", "wrap", "clip", "fill"). Static, never
+ *  NULL; "unknown" for a value outside CLG_OOB_TABLE. */
+CLG_API const char *clg_oob_mode_name(clg_oob_mode mode);
+
+/** Parses a mode's word (exact, lower case) into *mode.
+ *  Errors: NULL_POINTER, INVALID_ARGUMENT (not a word of CLG_OOB_TABLE;
+ *  *mode unchanged). */
+CLG_API clg_status clg_oob_mode_parse(const char *word, clg_oob_mode *mode);
+
+/** Options of one operator call, taken by the _ex functions below. A
+ *  zero-initialised struct (or a NULL pointer) gives the behaviour of the
+ *  functions without _ex, so options added later (appended, their zero
+ *  the old behaviour) leave callers that zero it unchanged. Borrowed for
+ *  the call; per call, not per context, so threads sharing a context may
+ *  use different modes at once.
+ *  - oob: the out-of-range mode (CLG_OOB_TABLE). */
+typedef struct clg_call_options {
+    clg_oob_mode oob;
+} clg_call_options;
+
 /** ONNX Gather (opsets 1, 11, 13) on the context's device, host memory in
  *  and out:
  *    output[o..., i..., k...] = data[o..., norm(indices[i...]), k...]
@@ -637,6 +692,49 @@ CLG_API clg_status clg_reference_gather_elements(clg_context *ctx,
                                                  int64_t axis,
                                                  const clg_tensor *output);
 
+/** The operators with per-call options (clg_call_options; NULL: the
+ *  defaults, i.e. exactly the call without _ex). Each takes the arguments
+ *  of its plain form and has its contract, except that under a mode other
+ *  than CLG_OOB_RAISE an index value out of range is not an error but is
+ *  resolved as CLG_OOB_TABLE says. Extra errors: INVALID_ARGUMENT (an
+ *  options->oob outside CLG_OOB_TABLE); INDEX_OUT_OF_RANGE under every mode
+ *  when the axis has size 0 and the output is not empty. Validation mode
+ *  (clg_context_set_validate) compares with the reference under the same
+ *  options. */
+CLG_API clg_status clg_gather_ex(clg_context *ctx, const clg_tensor *data,
+                                 const clg_tensor *indices, int64_t axis,
+                                 const clg_tensor *output,
+                                 const clg_call_options *options);
+CLG_API clg_status clg_gather_elements_ex(clg_context *ctx,
+                                          const clg_tensor *data,
+                                          const clg_tensor *indices,
+                                          int64_t axis,
+                                          const clg_tensor *output,
+                                          const clg_call_options *options);
+CLG_API clg_status clg_gather_cl_ex(clg_context *ctx,
+                                    const clg_cl_tensor *data,
+                                    const clg_cl_tensor *indices, int64_t axis,
+                                    const clg_cl_tensor *output,
+                                    const clg_call_options *options);
+CLG_API clg_status clg_gather_elements_cl_ex(clg_context *ctx,
+                                             const clg_cl_tensor *data,
+                                             const clg_cl_tensor *indices,
+                                             int64_t axis,
+                                             const clg_cl_tensor *output,
+                                             const clg_call_options *options);
+/** The reference's forms; `ctx` may be NULL as for clg_reference_gather. */
+CLG_API clg_status clg_reference_gather_ex(clg_context *ctx,
+                                           const clg_tensor *data,
+                                           const clg_tensor *indices,
+                                           int64_t axis,
+                                           const clg_tensor *output,
+                                           const clg_call_options *options);
+CLG_API clg_status
+clg_reference_gather_elements_ex(clg_context *ctx, const clg_tensor *data,
+                                 const clg_tensor *indices, int64_t axis,
+                                 const clg_tensor *output,
+                                 const clg_call_options *options);
+
 /* ======================================================================
  * 6. Enqueue: operators inside an OpenCL pipeline
  * ==================================================================== */
@@ -724,6 +822,23 @@ CLG_API clg_status clg_enqueue_gather_elements(clg_context *ctx,
                                                cl_uint num_events_in_wait_list,
                                                const cl_event *event_wait_list,
                                                cl_event *event);
+
+/** The enqueue forms with per-call options (see clg_gather_ex). Under a
+ *  mode other than CLG_OOB_RAISE no index value raises a deferred error;
+ *  an axis of size 0 with a non-empty output is refused at once with
+ *  INDEX_OUT_OF_RANGE (nothing enqueued). */
+CLG_API clg_status
+clg_enqueue_gather_ex(clg_context *ctx, cl_command_queue queue,
+                      const clg_cl_tensor *data, const clg_cl_tensor *indices,
+                      int64_t axis, const clg_cl_tensor *output,
+                      cl_uint num_events_in_wait_list,
+                      const cl_event *event_wait_list, cl_event *event,
+                      const clg_call_options *options);
+CLG_API clg_status clg_enqueue_gather_elements_ex(
+    clg_context *ctx, cl_command_queue queue, const clg_cl_tensor *data,
+    const clg_cl_tensor *indices, int64_t axis, const clg_cl_tensor *output,
+    cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+    cl_event *event, const clg_call_options *options);
 
 /** Waits for every operation enqueued through `ctx` (clg_enqueue_*), on
  *  every queue they used, since the previous clg_context_finish, and

@@ -29,8 +29,13 @@
  *     (CLGATHER_MAX_ALLOC=1024), on tensors grown past the cap, so that
  *     they are cut into pieces and windows.
  *
- * Every call must give the status and message of clg_reference_* (which
- * must agree with the test's oracle): OK with the reference's output bit
+ * Every pattern with a bad value runs under raise and again under one of
+ * the other out-of-range modes (wrap, clip, fill in turn from pattern to
+ * pattern; docs/design.md, "Out-of-range modes"), whose kernels resolve
+ * every value and must stay inside the guards just the same.
+ *
+ * Every call must give the status and message of clg_reference_* under
+ * the same mode (which under raise must agree with the test's oracle): OK with the reference's output bit
  * for bit, or INDEX_OUT_OF_RANGE naming the first bad position with the
  * host output untouched (pre-filled with a pattern) and, on the host
  * paths, not written at all. A fault prints the case and the guard page
@@ -457,6 +462,9 @@ static const char *const path_names[3] = {
 
 /* Calls made, by path and operator, and how many of them had to fail. */
 static size_t calls[3][2], failing[3][2];
+/* The out-of-range mode of the calls being made, and calls per mode. */
+static clg_oob_mode mode = CLG_OOB_RAISE;
+static size_t mode_calls[4];
 static size_t buffers_ok, buffers_in_place;
 static size_t split_cut; /* split-path calls with a tensor over the cap */
 
@@ -482,22 +490,24 @@ static void describe(const guard_case *gc, path pth)
     char ds[128], is[128];
     snprintf(fault_case, sizeof fault_case,
              "%s [%s], %s, %s data %s axis %" PRId64 ", %s indices %s, "
-             "%s; tensors %s (CLG_TEST_SEED=%" PRIu64 ")",
+             "%s; tensors %s; --oob %s (CLG_TEST_SEED=%" PRIu64 ")",
              path_names[pth], sc->kind, clg_test_op_name(sc->op),
              clg_dtype_name(sc->dtype),
              clg_test_shape_str(sc->shape, sc->rank, ds, sizeof ds), sc->axis,
              clg_dtype_name(gc->idt),
              clg_test_shape_str(sc->idx_shape, sc->idx_rank, is, sizeof is),
-             gc->pattern, placement_names[gc->where], seed);
+             gc->pattern, placement_names[gc->where], clg_oob_mode_name(mode),
+             seed);
     clg_test_set_case("%s", fault_case);
 }
 
 static clg_status call_host(clg_context *ctx, const guard_case *gc)
 {
+    clg_call_options o = {.oob = mode};
     return gc->sc->op == CLG_TEST_GATHER
-               ? clg_gather(ctx, &gc->D, &gc->I, gc->sc->axis, &gc->O)
-               : clg_gather_elements(ctx, &gc->D, &gc->I, gc->sc->axis,
-                                     &gc->O);
+               ? clg_gather_ex(ctx, &gc->D, &gc->I, gc->sc->axis, &gc->O, &o)
+               : clg_gather_elements_ex(ctx, &gc->D, &gc->I, gc->sc->axis,
+                                        &gc->O, &o);
 }
 
 /* The status of a call and, on error, its message: both the reference's. */
@@ -535,6 +545,7 @@ static void run_host(clg_context *ctx, guard_case *gc, path pth)
     guarded_check_slack(&gc->output, "output");
     guarded_protect(&gc->output, PROT_READ | PROT_WRITE);
     calls[pth][gc->sc->op]++;
+    mode_calls[mode]++;
     failing[pth][gc->sc->op] += gc->expect != CLG_STATUS_OK;
     split_cut += pth == PATH_SPLIT &&
                  (gc->data.bytes > SPLIT_CAP_BYTES ||
@@ -592,9 +603,11 @@ static void run_buffers(clg_context *ctx, guard_case *gc)
     clg_cl_tensor ci = {gc->idt, sc->idx_rank, sc->idx_shape, i};
     clg_cl_tensor co = {sc->dtype, gc->out_rank, gc->out_shape, o};
     describe(gc, PATH_BUFFERS);
+    clg_call_options opt = {.oob = mode};
     clg_status st = sc->op == CLG_TEST_GATHER
-                        ? clg_gather_cl(ctx, &cd, &ci, sc->axis, &co)
-                        : clg_gather_elements_cl(ctx, &cd, &ci, sc->axis, &co);
+                        ? clg_gather_cl_ex(ctx, &cd, &ci, sc->axis, &co, &opt)
+                        : clg_gather_elements_cl_ex(ctx, &cd, &ci, sc->axis,
+                                                    &co, &opt);
     check_status(ctx, gc, st);
     if (st == CLG_STATUS_OK && o != NULL) {
         check_mapped_output(q, o, gc);
@@ -611,13 +624,15 @@ static void run_buffers(clg_context *ctx, guard_case *gc)
     assert_int_equal(clFinish(q), CL_SUCCESS);
     guarded_check_slack(&gc->output, "output");
     calls[PATH_BUFFERS][sc->op]++;
+    mode_calls[mode]++;
     failing[PATH_BUFFERS][sc->op] += gc->expect != CLG_STATUS_OK;
 }
 
 /* ------------------------------------------------------------ expectations */
 
-/* Runs the reference (into plain memory) and the test's oracle, which must
- * agree; the reference's result is what every path must give. */
+/* Runs the reference (into plain memory) and, under raise, the test's
+ * oracle, which must agree; the reference's result is what every path
+ * must give. */
 static void expect_reference(clg_context *ctx, guard_case *gc)
 {
     const shape_case *sc = gc->sc;
@@ -628,12 +643,19 @@ static void expect_reference(clg_context *ctx, guard_case *gc)
     clg_tensor W = gc->O;
     W.data = gc->want;
     clg_test_set_case("reference: %s", fault_case);
+    clg_call_options o = {.oob = mode};
     gc->expect = sc->op == CLG_TEST_GATHER
-                     ? clg_reference_gather(ctx, &gc->D, &gc->I, sc->axis, &W)
-                     : clg_reference_gather_elements(ctx, &gc->D, &gc->I,
-                                                     sc->axis, &W);
+                     ? clg_reference_gather_ex(ctx, &gc->D, &gc->I, sc->axis,
+                                               &W, &o)
+                     : clg_reference_gather_elements_ex(ctx, &gc->D, &gc->I,
+                                                        sc->axis, &W, &o);
     snprintf(gc->message, sizeof gc->message, "%s",
              clg_context_last_error(ctx));
+    if (mode != CLG_OOB_RAISE) {
+        /* Checked against an oracle of every mode in test_oob.c. */
+        free(oracle);
+        return;
+    }
     clg_test_bad_index bad;
     clg_status want = clg_test_oracle(sc->op, &gc->D, &gc->I, sc->axis, oracle,
                                       &bad);
@@ -733,15 +755,23 @@ static void run_case(clg_context *ctx, clg_test_rng *rng, const shape_case *sc,
         clg_test_tensor tt = {.t = gc.I, .bytes = gc.indices.bytes};
         clg_test_store_indices(&tt, values, (size_t)nidx);
         guarded_protect(&gc.indices, PROT_READ);
-        describe(&gc, paths[0]);
-        expect_reference(ctx, &gc);
-        for (size_t p = 0; p < npaths; p++) {
-            if (paths[p] == PATH_BUFFERS) {
-                run_buffers(ctx, &gc);
-            } else {
-                run_host(ctx, &gc, paths[p]);
+        /* Raise; then, when it fails, another mode in turn. */
+        for (int again = 0; again < 2; again++) {
+            mode = again ? (clg_oob_mode)(1 + (turn + k) % 3) : CLG_OOB_RAISE;
+            describe(&gc, paths[0]);
+            expect_reference(ctx, &gc);
+            for (size_t p = 0; p < npaths; p++) {
+                if (paths[p] == PATH_BUFFERS) {
+                    run_buffers(ctx, &gc);
+                } else {
+                    run_host(ctx, &gc, paths[p]);
+                }
+            }
+            if (!again && gc.expect == CLG_STATUS_OK) {
+                break;
             }
         }
+        mode = CLG_OOB_RAISE;
     }
     free(values);
     guard_case_free(&gc);
@@ -1013,6 +1043,11 @@ static void test_summary(void **state)
     print_message("split path: %zu calls had a tensor over the %d-byte "
                   "cap\n",
                   split_cut, SPLIT_CAP_BYTES);
+    for (int m = 0; m < 4; m++) {
+        print_message("--oob %s: %zu calls\n",
+                      clg_oob_mode_name((clg_oob_mode)m), mode_calls[m]);
+        assert_true(mode_calls[m] > 0);
+    }
     assert_true(split_cut > 0);
     print_message("device buffers: the kernel wrote the guarded memory in "
                   "place in %zu of %zu successful calls\n",

@@ -6,6 +6,9 @@
  * that call made to fail. Every run must give the right status with the
  * failing call named (or OK and the right result, where the library can do
  * without the call), the output contract, and a context that works after.
+ * Scenarios with an out-of-range mode other than raise plant values far
+ * out of range, which their kernels resolve: no error to defer, the
+ * reference's output under the same mode expected.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "clg_test.h"
@@ -47,56 +50,90 @@ typedef struct scenario {
     int split;             /* CLGATHER_MAX_ALLOC=1024 */
     int64_t rows, cols, n; /* data [rows, cols]; Gather: n indices */
     queue_kind queue;      /* ENQUEUE */
-    int bad;               /* ENQUEUE: indices[3] = 1000, deferred */
+    int bad;               /* indices[3] = 1000 (raise: an error, deferred
+                              on ENQUEUE); other modes also plant -1000
+                              and INT64_MIN */
     const char *params;    /* CLGATHER_PARAMS, or NULL */
     cache_mode cache;
+    clg_oob_mode oob; /* the calls' out-of-range mode */
 } scenario;
 
 static const scenario scenarios[] = {
     {"host, in place", HOST_IN_PLACE, CLG_TEST_GATHER, 0, 0, 64, 16, 10,
-     CONTEXT_QUEUE, 0, NULL, CACHE_OFF},
+     CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     {"host, in place, check kernel", HOST_CHECK_KERNEL,
      CLG_TEST_GATHER_ELEMENTS, 0, 0, 300, 300, 0, CONTEXT_QUEUE, 0, NULL,
-     CACHE_OFF},
+     CACHE_OFF, CLG_OOB_RAISE},
     {"host, copied", HOST_COPY, CLG_TEST_GATHER_ELEMENTS, 1, 0, 20, 30, 0,
-     CONTEXT_QUEUE, 0, NULL, CACHE_OFF},
+     CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     /* Split with 1 KiB buffers: 2 runs of indices x 2 data windows; 2
      * pieces of rows x 2 data windows. */
     {"host, split, in place", HOST_SPLIT_IN_PLACE, CLG_TEST_GATHER, 0, 1, 40,
-     7, 40, CONTEXT_QUEUE, 0, NULL, CACHE_OFF},
+     7, 40, CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     {"host, split, copied", HOST_SPLIT_COPY, CLG_TEST_GATHER_ELEMENTS, 1, 1,
-     16, 20, 0, CONTEXT_QUEUE, 0, NULL, CACHE_OFF},
+     16, 20, 0, CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     {"device buffers", DEVICE_BUFFERS, CLG_TEST_GATHER, 0, 0, 50, 12, 33,
-     CONTEXT_QUEUE, 0, NULL, CACHE_OFF},
+     CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     /* Enqueued with a wait list (a pending user event and a marker) and
      * an event, then finished. */
     {"enqueue, context queue", ENQUEUE, CLG_TEST_GATHER, 0, 0, 50, 12, 33,
-     CONTEXT_QUEUE, 0, NULL, CACHE_OFF},
+     CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     {"enqueue, own queue", ENQUEUE, CLG_TEST_GATHER_ELEMENTS, 0, 0, 20, 30, 0,
-     OWN_QUEUE, 0, NULL, CACHE_OFF},
+     OWN_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     {"enqueue, out-of-order queue, GPU plan", ENQUEUE, CLG_TEST_GATHER, 1, 0,
-     50, 12, 33, OUT_OF_ORDER, 0, NULL, CACHE_OFF},
+     50, 12, 33, OUT_OF_ORDER, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     {"enqueue, nothing to launch (a marker)", ENQUEUE, CLG_TEST_GATHER, 0, 0,
-     8, 4, 0, OWN_QUEUE, 0, NULL, CACHE_OFF},
+     8, 4, 0, OWN_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     {"enqueue, deferred index error", ENQUEUE, CLG_TEST_GATHER, 0, 0, 50, 12,
-     33, OWN_QUEUE, 1, NULL, CACHE_OFF},
+     33, OWN_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_RAISE},
     /* Outputs of 1 KiB or more with norm=1: the normalising pass, its
      * temporary and the trusted body (docs/design.md, "Kernels"). */
     {"host, in place, normalising pass", HOST_IN_PLACE, CLG_TEST_GATHER, 0, 0,
-     50, 12, 33, CONTEXT_QUEUE, 0, "norm=1", CACHE_OFF},
+     50, 12, 33, CONTEXT_QUEUE, 0, "norm=1", CACHE_OFF, CLG_OOB_RAISE},
     {"device buffers, normalising pass", DEVICE_BUFFERS, CLG_TEST_GATHER, 0, 0,
-     50, 12, 33, CONTEXT_QUEUE, 0, "norm=1", CACHE_OFF},
+     50, 12, 33, CONTEXT_QUEUE, 0, "norm=1", CACHE_OFF, CLG_OOB_RAISE},
     {"enqueue, deferred index error, normalising pass", ENQUEUE,
-     CLG_TEST_GATHER, 0, 0, 50, 12, 33, OWN_QUEUE, 1, "norm=1", CACHE_OFF},
+     CLG_TEST_GATHER, 0, 0, 50, 12, 33, OWN_QUEUE, 1, "norm=1", CACHE_OFF,
+     CLG_OOB_RAISE},
     /* The program cache: every call's build stored, or loaded. */
     {"host, in place, program cache empty", HOST_IN_PLACE, CLG_TEST_GATHER, 0,
-     0, 64, 16, 10, CONTEXT_QUEUE, 0, NULL, CACHE_EMPTY},
+     0, 64, 16, 10, CONTEXT_QUEUE, 0, NULL, CACHE_EMPTY, CLG_OOB_RAISE},
     {"host, in place, program cache filled", HOST_IN_PLACE, CLG_TEST_GATHER, 0,
-     0, 64, 16, 10, CONTEXT_QUEUE, 0, NULL, CACHE_FILLED},
+     0, 64, 16, 10, CONTEXT_QUEUE, 0, NULL, CACHE_FILLED, CLG_OOB_RAISE},
     {"device buffers, GPU plan, program cache filled", DEVICE_BUFFERS,
      CLG_TEST_GATHER_ELEMENTS, 1, 0, 20, 30, 0, CONTEXT_QUEUE, 0, NULL,
-     CACHE_FILLED},
+     CACHE_FILLED, CLG_OOB_RAISE},
+    /* The other out-of-range modes, values out of range resolved. */
+    {"host, in place, fill", HOST_IN_PLACE, CLG_TEST_GATHER, 0, 0, 64, 16, 10,
+     CONTEXT_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_FILL},
+    {"host, in place, normalising pass, fill", HOST_IN_PLACE, CLG_TEST_GATHER,
+     0, 0, 50, 12, 33, CONTEXT_QUEUE, 1, "norm=1", CACHE_OFF, CLG_OOB_FILL},
+    {"host, copied, clip", HOST_COPY, CLG_TEST_GATHER_ELEMENTS, 1, 0, 20, 30,
+     0, CONTEXT_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_CLIP},
+    {"host, split, copied, wrap", HOST_SPLIT_COPY, CLG_TEST_GATHER_ELEMENTS, 1,
+     1, 16, 20, 0, CONTEXT_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_WRAP},
+    {"device buffers, normalising pass, clip", DEVICE_BUFFERS, CLG_TEST_GATHER,
+     0, 0, 50, 12, 33, CONTEXT_QUEUE, 1, "norm=1", CACHE_OFF, CLG_OOB_CLIP},
+    {"enqueue, own queue, wrap", ENQUEUE, CLG_TEST_GATHER_ELEMENTS, 0, 0, 20,
+     30, 0, OWN_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_WRAP},
+    {"enqueue, GPU plan, fill", ENQUEUE, CLG_TEST_GATHER, 1, 0, 50, 12, 33,
+     CONTEXT_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_FILL},
 };
+
+/* The scenario's host-memory call, or the CPU reference (ctx NULL). */
+static clg_status call_host(const scenario *s, clg_context *ctx,
+                            const clg_tensor *d, const clg_tensor *i,
+                            const clg_tensor *o)
+{
+    clg_call_options opt = {.oob = s->oob};
+    if (!ctx)
+        return s->op == CLG_TEST_GATHER
+                   ? clg_reference_gather_ex(NULL, d, i, 0, o, &opt)
+                   : clg_reference_gather_elements_ex(NULL, d, i, 0, o, &opt);
+    return s->op == CLG_TEST_GATHER
+               ? clg_gather_ex(ctx, d, i, 0, o, &opt)
+               : clg_gather_elements_ex(ctx, d, i, 0, o, &opt);
+}
 
 /* The tensors of one scenario and the expected output. */
 typedef struct tensors {
@@ -151,8 +188,12 @@ static void tensors_make(const scenario *s, tensors *t)
     t->d = (clg_tensor){CLG_DTYPE_FLOAT, 2, t->dshape, t->data};
     t->i = (clg_tensor){CLG_DTYPE_INT64, irank, t->ishape, t->idx};
     t->o = (clg_tensor){CLG_DTYPE_FLOAT, 2, t->oshape, t->want};
-    clg_test_op op = s->op;
-    CLG_ASSERT_OK(NULL, clg_test_call(op, NULL, 1, &t->d, &t->i, 0, &t->o));
+    if (s->bad && s->oob != CLG_OOB_RAISE) {
+        t->idx[0] = -1000;
+        t->idx[3] = 1000;
+        t->idx[4] = INT64_MIN;
+    }
+    CLG_ASSERT_OK(NULL, call_host(s, NULL, &t->d, &t->i, &t->o));
     t->o.data = t->out;
     if (s->bad)
         t->idx[3] = 1000;
@@ -161,7 +202,8 @@ static void tensors_make(const scenario *s, tensors *t)
 /* The status a run gives when no call fails. */
 static clg_status expected(const scenario *s)
 {
-    return s->bad ? CLG_STATUS_INDEX_OUT_OF_RANGE : CLG_STATUS_OK;
+    return s->bad && s->oob == CLG_OOB_RAISE ? CLG_STATUS_INDEX_OUT_OF_RANGE
+                                             : CLG_STATUS_OK;
 }
 
 static void tensors_free(tensors *t)
@@ -243,10 +285,12 @@ static clg_status run_enqueue(const scenario *s, clg_context *ctx, tensors *t,
                      CL_SUCCESS);
     if (arm)
         cl_fault_arm(n);
-    clg_status st =
-        s->op == CLG_TEST_GATHER
-            ? clg_enqueue_gather(ctx, q, D, I, 0, O, 2, wait, &done)
-            : clg_enqueue_gather_elements(ctx, q, D, I, 0, O, 2, wait, &done);
+    clg_call_options opt = {.oob = s->oob};
+    clg_status st = s->op == CLG_TEST_GATHER
+                        ? clg_enqueue_gather_ex(ctx, q, D, I, 0, O, 2, wait,
+                                                &done, &opt)
+                        : clg_enqueue_gather_elements_ex(ctx, q, D, I, 0, O, 2,
+                                                         wait, &done, &opt);
     if (arm)
         cl_fault_pause();
     t->saved = st != CLG_STATUS_OK;
@@ -288,7 +332,7 @@ static clg_status run_op(const scenario *s, clg_context *ctx, tensors *t,
 {
     t->saved = 0;
     if (s->path != DEVICE_BUFFERS && s->path != ENQUEUE)
-        return clg_test_call(s->op, ctx, 0, &t->d, &t->i, 0, &t->o);
+        return call_host(s, ctx, &t->d, &t->i, &t->o);
     size_t dbytes = (size_t)(s->rows * s->cols) * 4;
     cl_mem bd = make_buffer(ctx, dbytes, t->data);
     cl_mem bi = make_buffer(ctx, t->ibytes, t->idx);
@@ -303,9 +347,10 @@ static clg_status run_op(const scenario *s, clg_context *ctx, tensors *t,
         } else {
             if (arm)
                 cl_fault_arm(n);
+            clg_call_options opt = {.oob = s->oob};
             st = s->op == CLG_TEST_GATHER
-                     ? clg_gather_cl(ctx, &D, &I, 0, &O)
-                     : clg_gather_elements_cl(ctx, &D, &I, 0, &O);
+                     ? clg_gather_cl_ex(ctx, &D, &I, 0, &O, &opt)
+                     : clg_gather_elements_cl_ex(ctx, &D, &I, 0, &O, &opt);
             if (arm)
                 cl_fault_pause();
             if (st == CLG_STATUS_OK && t->obytes)
@@ -406,10 +451,10 @@ static uint64_t run_once(const scenario *s, tensors *t, uint64_t n)
     CLG_ASSERT_STATUS(ctx, run_op(s, ctx, t, 0, 0), expected(s));
     /* A refused enqueue takes no operation number: the operation after it
      * is #1 on this new context, else #2. */
-    if (s->path == ENQUEUE && s->bad)
+    if (s->path == ENQUEUE && expected(s) != CLG_STATUS_OK)
         CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
                             refused ? "Gather #1 " : "Gather #2 ");
-    if (!s->bad)
+    if (expected(s) == CLG_STATUS_OK)
         CLG_ASSERT_BYTES(t->out, t->want, t->obytes, 4,
                          "output after recovery");
     clg_context_destroy(ctx);

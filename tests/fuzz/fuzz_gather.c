@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the output-shape functions and the CPU reference of
  * both operators (clg_gather_output_shape, clg_gather_elements_output_shape,
- * clg_reference_gather, clg_reference_gather_elements), no device.
+ * clg_reference_gather_ex, clg_reference_gather_elements_ex) under every
+ * out-of-range mode, no device.
  *
  * The input chooses the operator, dtypes, ranks, shapes, axis, index
- * values, the output-shape capacity and at most one fault in the call (a
+ * values, the output-shape capacity, the out-of-range mode (raise, wrap,
+ * clip, fill) and at most one fault in the call (a
  * wrong output dtype, shape or rank, an output aliasing an input, a NULL
  * pointer). Every tensor, and every shape array, gets a heap allocation of
  * exactly its size, so that ASan catches any access outside it; calls of
@@ -12,10 +14,13 @@
  * the status must be (its own shape rules and index scan) and checks:
  *   - an error is one of those the harness found, and leaves the output,
  *     the shape array and the inputs untouched;
- *   - a bad index is never accepted: the first one in row-major order gives
- *     INDEX_OUT_OF_RANGE, and the message names its position and value;
+ *   - under raise a bad index is never accepted: the first one in
+ *     row-major order gives INDEX_OUT_OF_RANGE, and the message names its
+ *     position and value; under the other modes only an empty axis with a
+ *     non-empty output is refused (INDEX_OUT_OF_RANGE, "size 0");
  *   - otherwise the status is OK and the output equals the formula of
- *     docs/design.md ("Semantics"), evaluated here element by element. */
+ *     docs/design.md ("Semantics", "Out-of-range modes"), evaluated here
+ *     element by element. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +54,7 @@ typedef struct spec {
     int64_t data_shape[RANKS], index_shape[RANKS];
     int64_t axis;
     size_t capacity; /* of the output-shape array */
+    clg_oob_mode oob;
     enum fault fault;
     int misalign;   /* buffers at an odd address */
     int null_empty; /* empty tensors and shapes as NULL, else malloc(0) */
@@ -177,6 +183,7 @@ static void decode(const uint8_t *data, size_t size, spec *s)
     s->axis = axis_of(next(&r), s->data_rank);
     b = next(&r);
     s->capacity = b < 0xE0 ? CLG_MAX_RANK : (size_t)(b & 31);
+    s->oob = (clg_oob_mode)((b >> 5) & 3);
     s->values = data + r.at;
     s->n_values = size - r.at;
 }
@@ -425,9 +432,24 @@ static void bad_index_text(const spec *s, int64_t pos, int64_t value,
     snprintf(text + len, cap - len, " = %lld ", (long long)value);
 }
 
+/* The position value v selects on an axis of size s > 0 under the mode,
+ * -1 for none (fill): wrap v mod s into [0, s-1]; clip into [-s, s-1],
+ * then norm; raise and fill norm(v) where v is in range. */
+static int64_t position(int64_t v, int64_t s, clg_oob_mode mode)
+{
+    if (mode == CLG_OOB_WRAP)
+        return ((v % s) + s) % s;
+    if (mode == CLG_OOB_CLIP)
+        v = v < -s ? -s : v > s - 1 ? s - 1 : v;
+    if (v < -s || v > s - 1)
+        return -1;
+    return v < 0 ? v + s : v;
+}
+
 /* The output by the formulas, element by element from its multi-index:
  *   Gather:         out[o..., i..., k...] = data[o..., norm(idx[i...]), k...]
- *   GatherElements: out[p] = data[p with p[axis] = norm(idx[p])] */
+ *   GatherElements: out[p] = data[p with p[axis] = norm(idx[p])]
+ * with norm replaced by the mode's position, and zero bytes for none. */
 static void formula(const spec *s, const expect *e, const buf *d,
                     const buf *ix, unsigned char *out)
 {
@@ -451,8 +473,12 @@ static void formula(const spec *s, const expect *e, const buf *d,
             for (size_t j = axis + 1; j < s->data_rank; j++)
                 at[j] = o[j + q - 1];
         }
-        v = load_index(ix, e->index_size, pos);
-        at[axis] = v < 0 ? v + size : v;
+        v = position(load_index(ix, e->index_size, pos), size, s->oob);
+        if (v < 0) {
+            memset(out + (size_t)k * e->elem, 0, e->elem);
+            continue;
+        }
+        at[axis] = v;
         for (size_t j = 0; j < s->data_rank; j++)
             off = off * s->data_shape[j] + at[j];
         memcpy(out + (size_t)k * e->elem, d->p + (size_t)off * e->elem,
@@ -476,9 +502,11 @@ static clg_status output_shape(const spec *s, const clg_tensor *d,
 static clg_status reference(const spec *s, const clg_tensor *d,
                             const clg_tensor *ix, const clg_tensor *out)
 {
+    clg_call_options o = {.oob = s->oob};
     return s->elements
-               ? clg_reference_gather_elements(NULL, d, ix, s->axis, out)
-               : clg_reference_gather(NULL, d, ix, s->axis, out);
+               ? clg_reference_gather_elements_ex(NULL, d, ix, s->axis, out,
+                                                  &o)
+               : clg_reference_gather_ex(NULL, d, ix, s->axis, out, &o);
 }
 
 static int allowed(unsigned set, clg_status st)
@@ -655,9 +683,14 @@ static void check_call(const spec *s, const expect *e, clg_tensor *d,
     ix->data = bufs[1].p;
     clg_status want = apply_fault(s, e, d, ix, &o, oshape);
     bad = first_bad(&bufs[1], e, s->data_shape[norm_axis(s)], &bad_value);
-    if (want == CLG_STATUS_OK && bad >= 0) {
+    if (want == CLG_STATUS_OK && bad >= 0 && s->oob == CLG_OOB_RAISE) {
         want = CLG_STATUS_INDEX_OUT_OF_RANGE;
         bad_index_text(s, bad, bad_value, text, sizeof text);
+    } else if (want == CLG_STATUS_OK && e->out_count > 0 &&
+               s->data_shape[norm_axis(s)] == 0) {
+        /* No position to resolve onto, in any mode. */
+        want = CLG_STATUS_INDEX_OUT_OF_RANGE;
+        snprintf(text, sizeof text, "has size 0");
     }
     clg_status st = reference(s, d, ix, &o);
     check_result(s, e, st, want, bufs, saved);
