@@ -162,6 +162,16 @@ def test_scalar_and_empty_indices():
     assert got.shape == (4,) and got.tolist() == [8, 9, 10, 11]
     got = clgather.gather(DATA, np.zeros((2, 0), np.int32), axis=1)
     assert got.shape == (3, 2, 0)
+    # an empty list, as numpy.take accepts it; an empty float array is
+    # refused, as numpy.take refuses it
+    for indices, axis in (([], 0), ([[], []], 1)):
+        want = np.take(DATA, indices, axis)
+        got = clgather.gather(DATA, indices, axis=axis)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        got = clgather.reference.gather(DATA, indices, axis=axis)
+        assert got.shape == want.shape
+    with pytest.raises(clgather.UnsupportedDtypeError):
+        clgather.gather(DATA, np.array([]))
 
 
 def test_devices():
