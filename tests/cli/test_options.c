@@ -242,6 +242,9 @@ static void test_repeated_options(void **state)
          "clgather onnx-test: --device given twice"},
         {{"bench", "--json", "a.json", "--json", "b.json", NULL},
          "clgather bench: --json given twice"},
+        {{"cache", "--dir", "a", "--dir", "b", NULL},
+         "clgather cache: --dir given twice"},
+        {{"cache", "--dir", "", NULL}, "clgather cache: --dir needs a folder"},
     };
     cli_result r;
     (void)state;
