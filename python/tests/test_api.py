@@ -207,6 +207,15 @@ def test_validation_mode():
         assert ctx.gather(DATA, [0]).tolist() == [[0, 1, 2, 3]]
         ctx.validate = False
         assert ctx.validate is False
+        # strings are refused: bool("0") is True
+        for bad in ("0", "false", "1", 2, None):
+            with pytest.raises(clgather.InvalidArgumentError):
+                ctx.validate = bad
+        assert ctx.validate is False
+        ctx.validate = np.True_
+        assert ctx.validate is True
+    with pytest.raises(clgather.InvalidArgumentError, match="validate='no'"):
+        clgather.Context(validate="no")
 
 
 FIELDS = ["wg", "strip", "pack", "chunk", "unit", "prefetch", "nt", "norm"]

@@ -138,6 +138,12 @@ class Context:
 
     @validate.setter
     def validate(self, on):
+        # True/False (or 1/0) only: bool("0") and bool("false") are True,
+        # so a string that reads as "off" would have turned validation on.
+        if isinstance(on, str) or on not in (True, False):
+            _errors.raise_status(
+                "INVALID_ARGUMENT",
+                "validate=%r is not True or False" % (on,))
         _errors.check(lib.clg_context_set_validate(self.handle, int(bool(on))),
                       self.handle)
 
