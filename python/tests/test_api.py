@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import clgather
-from clgather import _errors, _lib
+from clgather import _context, _errors, _lib
 
 DATA = np.arange(12, dtype=np.float32).reshape(3, 4)
 
@@ -185,6 +185,15 @@ def test_devices():
         with clgather.Context(d.spec) as ctx:
             assert ctx.device_name == d.name
             assert ctx.device_version == d.version
+        # a Device stands for its spec, in a Context and in the module's
+        # functions (one context per device, however many Device objects)
+        with clgather.Context(d) as ctx:
+            assert ctx.device_name == d.name
+        got = clgather.gather(DATA, [1], device=d)
+        assert got.tolist() == [[4, 5, 6, 7]]
+        again = clgather.devices()[devices.index(d)]
+        assert _context.default_context(again) is \
+            _context.default_context(d.spec)
 
 
 def test_context_manager_and_close():
