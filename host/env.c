@@ -163,12 +163,15 @@ clg_status clg_env_read(clg_env *env, char *msg, size_t cap)
     return CLG_STATUS_OK;
 }
 
-void clg_env_device(char *buf, size_t cap)
+int clg_env_device(char *buf, size_t cap)
 {
     char msg[64];
     if (read_text("CLGATHER_DEVICE", buf, cap, msg, sizeof msg) !=
-        CLG_STATUS_OK)
+        CLG_STATUS_OK) {
         buf[0] = '\0';
+        return -1;
+    }
+    return 0;
 }
 
 clg_status clg_environment_check(void)
