@@ -103,15 +103,23 @@ int clg_cli_cache(int argc, char **argv)
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     const char *dir = NULL;
-    int clear = 0, c;
+    int clear = 0, c, dir_seen = 0;
     clg_cache_info info;
     char msg[1200];
     size_t removed = 0;
 
     while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        if (c == 'D')
+        if (c == 'D') {
+            if (clg_cli_once("cache", "--dir", &dir_seen) != 0)
+                return CLG_EXIT_ERROR;
+            /* "" would list nothing and clear nothing, as if it were an
+             * empty folder: refused, as clg_context_set_cache_dir does. */
+            if (optarg[0] == '\0') {
+                fprintf(stderr, "clgather cache: --dir needs a folder\n");
+                return CLG_EXIT_ERROR;
+            }
             dir = optarg;
-        else if (c == 'C')
+        } else if (c == 'C')
             clear = 1;
         else {
             usage(c == 'h' ? stdout : stderr);

@@ -528,9 +528,13 @@ static int case_failed(compare_run *run, const char *name, const char *msg,
     return rc;
 }
 
-/* --json: a case's head, up to its "rows" array. */
+/* --json: a case's head, up to its "rows" array. `full` is the call as
+ * its files give it and shape its output's: the shapes reported are
+ * those, even when the case then runs a reduced call (see
+ * clg_cli_call_prepare). */
 static void json_case_begin(compare_run *run, const compare_case *c,
-                            const int64_t *shape, size_t rank)
+                            const clg_cli_call *full, const int64_t *shape,
+                            size_t rank)
 {
     clg_json *j = run->json;
     if (j == NULL)
@@ -541,15 +545,15 @@ static void json_case_begin(compare_run *run, const compare_case *c,
                     c->call.elements ? "GatherElements" : "Gather");
     clg_json_int(j, "axis", c->call.axis);
     clg_json_begin_object(j, "data");
-    clg_json_string(j, "dtype", clg_dtype_name(c->call.data.dtype));
-    clg_json_shape(j, "shape", c->call.data.shape, c->call.data.rank);
+    clg_json_string(j, "dtype", clg_dtype_name(full->data.dtype));
+    clg_json_shape(j, "shape", full->data.shape, full->data.rank);
     clg_json_end_object(j);
     clg_json_begin_object(j, "indices");
-    clg_json_string(j, "dtype", clg_dtype_name(c->call.indices.dtype));
-    clg_json_shape(j, "shape", c->call.indices.shape, c->call.indices.rank);
+    clg_json_string(j, "dtype", clg_dtype_name(full->indices.dtype));
+    clg_json_shape(j, "shape", full->indices.shape, full->indices.rank);
     clg_json_end_object(j);
     clg_json_begin_object(j, "output");
-    clg_json_string(j, "dtype", clg_dtype_name(c->call.data.dtype));
+    clg_json_string(j, "dtype", clg_dtype_name(full->data.dtype));
     clg_json_shape(j, "shape", shape, rank);
     clg_json_end_object(j);
     clg_json_string(j, "expected",
@@ -587,12 +591,16 @@ static void count(compare_run *run, int rc)
 static int run_case(compare_run *run, compare_case *c)
 {
     clg_io_error err;
-    int64_t shape[CLG_MAX_RANK];
-    size_t rank = 0;
+    int64_t shape[CLG_MAX_RANK], full_shape[CLG_MAX_RANK];
+    size_t rank = 0, full_rank = 0;
+    clg_cli_call full = c->call;
     char msg[MSG_CAP];
     clg_status st;
     int rc;
 
+    /* The output shape of the call as given, for --json: prepare may
+     * replace c->call with a reduced one. */
+    (void)clg_cli_call_output_shape(&full, full_shape, &full_rank);
     st = clg_cli_call_prepare(&c->call, c->data_shape, shape, &rank);
     if (st != CLG_STATUS_OK)
         return case_failed(run, c->name,
@@ -605,7 +613,7 @@ static int run_case(compare_run *run, compare_case *c)
         return case_failed(run, c->name, err.message, CLG_EXIT_ERROR);
     c->rv = clg_io_tensor_view(&c->ref_out);
     c->dv = clg_io_tensor_view(&c->dev_out);
-    json_case_begin(run, c, shape, rank);
+    json_case_begin(run, c, &full, full_shape, full_rank);
     rc = reference_row(run, c);
     count(run, rc);
     for (size_t i = 0; i < run->ndevices; i++) {

@@ -10,6 +10,7 @@
  * Exit statuses (a contract): 0 success; 1 an output differed; 2 the
  * operator rejected its input; 3 usage, file or environment problems.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -56,6 +57,19 @@ static void usage(FILE *out)
             "Exit status: 0 success, 1 an output differed, 2 the operator "
             "rejected its input,\n"
             "3 usage, file or environment problems.\n");
+}
+
+/* A command's exit status once its standard output is flushed: a report
+ * or JSON document lost to a full disk or a closed file is a failure
+ * (status 3), not a success with nothing written. */
+static int flushed(const char *command, int rc)
+{
+    int e = fflush(stdout) != 0 ? errno : 0;
+    if (e == 0 && !ferror(stdout))
+        return rc;
+    fprintf(stderr, "clgather %s: standard output: write error: %s\n", command,
+            e != 0 ? strerror(e) : "an earlier write failed");
+    return CLG_EXIT_ERROR;
 }
 
 int main(int argc, char **argv)
@@ -108,7 +122,7 @@ int main(int argc, char **argv)
 
     for (size_t i = 0; i < COMMAND_COUNT; i++)
         if (strcmp(command, commands[i].name) == 0)
-            return commands[i].run(argc, argv);
+            return flushed(command, commands[i].run(argc, argv));
     if (strcmp(command, "help") == 0) {
         usage(stdout);
         return CLG_EXIT_OK;

@@ -50,8 +50,10 @@ clg_status clg_env_read(clg_env *env, char *msg, size_t cap);
  * msg and fails with INVALID_ARGUMENT. */
 clg_status clg_env_read_cache(clg_disk_settings *s, char *msg, size_t cap);
 
-/* CLGATHER_DEVICE into buf ("" when unset or too long). */
-void clg_env_device(char *buf, size_t cap);
+/* CLGATHER_DEVICE into buf ("" when unset). Returns -1, buf "", when it
+ * is too long: clg_context_create then refuses it, so no device is the
+ * default. */
+int clg_env_device(char *buf, size_t cap);
 
 /* One kernel of a cached program. */
 typedef struct clg_cached_kernel {

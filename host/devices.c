@@ -301,9 +301,12 @@ clg_status clg_devices_list(clg_device_info *infos, size_t capacity,
         goto cleanup;
     }
     char env_spec[CLG_ENV_TEXT_CAP], trimmed[CLG_ENV_TEXT_CAP];
-    clg_env_device(env_spec, sizeof env_spec);
-    long def = find_device(t, trim_spec(effective_spec(NULL, env_spec),
-                                        trimmed, sizeof trimmed));
+    /* A CLGATHER_DEVICE too long to read selects no device (a context
+     * with a NULL spec fails), rather than the first one. */
+    long def = clg_env_device(env_spec, sizeof env_spec) != 0
+                   ? -1
+                   : find_device(t, trim_spec(effective_spec(NULL, env_spec),
+                                              trimmed, sizeof trimmed));
     for (size_t i = 0; i < t->count && i < capacity; i++) {
         clg_device_info *d = &infos[i];
         memset(d, 0, sizeof *d);

@@ -5,6 +5,7 @@
  * them again. */
 #include "context.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +87,9 @@ static clg_status read_validate(clg_env *env, char *msg, size_t cap)
     return CLG_STATUS_INVALID_ARGUMENT;
 }
 
-/* A byte count with an optional K, M or G (powers of 1024); 0 on error. */
+/* A byte count with an optional K, M or G (powers of 1024); 0 on error,
+ * including a count whose bytes do not fit int64 (e.g. "99999999999G",
+ * which would otherwise wrap around to an arbitrary cap). */
 static uint64_t parse_bytes(const char *text)
 {
     size_t digits = strspn(text, "0123456789");
@@ -98,7 +101,10 @@ static uint64_t parse_bytes(const char *text)
                                             : 99;
     if (digits == 0 || digits > 12 || shift == 99)
         return 0;
-    return strtoull(text, NULL, 10) << shift;
+    uint64_t n = strtoull(text, NULL, 10);
+    if (n > ((uint64_t)INT64_MAX >> shift))
+        return 0;
+    return n << shift;
 }
 
 /* CLGATHER_CACHE, CLGATHER_CACHE_DIR, CLGATHER_CACHE_MAX, the folder's
@@ -157,12 +163,15 @@ clg_status clg_env_read(clg_env *env, char *msg, size_t cap)
     return CLG_STATUS_OK;
 }
 
-void clg_env_device(char *buf, size_t cap)
+int clg_env_device(char *buf, size_t cap)
 {
     char msg[64];
     if (read_text("CLGATHER_DEVICE", buf, cap, msg, sizeof msg) !=
-        CLG_STATUS_OK)
+        CLG_STATUS_OK) {
         buf[0] = '\0';
+        return -1;
+    }
+    return 0;
 }
 
 clg_status clg_environment_check(void)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import clgather
-from clgather import _errors, _lib
+from clgather import _context, _errors, _lib
 
 DATA = np.arange(12, dtype=np.float32).reshape(3, 4)
 
@@ -162,6 +162,16 @@ def test_scalar_and_empty_indices():
     assert got.shape == (4,) and got.tolist() == [8, 9, 10, 11]
     got = clgather.gather(DATA, np.zeros((2, 0), np.int32), axis=1)
     assert got.shape == (3, 2, 0)
+    # an empty list, as numpy.take accepts it; an empty float array is
+    # refused, as numpy.take refuses it
+    for indices, axis in (([], 0), ([[], []], 1)):
+        want = np.take(DATA, indices, axis)
+        got = clgather.gather(DATA, indices, axis=axis)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        got = clgather.reference.gather(DATA, indices, axis=axis)
+        assert got.shape == want.shape
+    with pytest.raises(clgather.UnsupportedDtypeError):
+        clgather.gather(DATA, np.array([]))
 
 
 def test_devices():
@@ -175,6 +185,15 @@ def test_devices():
         with clgather.Context(d.spec) as ctx:
             assert ctx.device_name == d.name
             assert ctx.device_version == d.version
+        # a Device stands for its spec, in a Context and in the module's
+        # functions (one context per device, however many Device objects)
+        with clgather.Context(d) as ctx:
+            assert ctx.device_name == d.name
+        got = clgather.gather(DATA, [1], device=d)
+        assert got.tolist() == [[4, 5, 6, 7]]
+        again = clgather.devices()[devices.index(d)]
+        assert _context.default_context(again) is \
+            _context.default_context(d.spec)
 
 
 def test_context_manager_and_close():
@@ -197,6 +216,15 @@ def test_validation_mode():
         assert ctx.gather(DATA, [0]).tolist() == [[0, 1, 2, 3]]
         ctx.validate = False
         assert ctx.validate is False
+        # strings are refused: bool("0") is True
+        for bad in ("0", "false", "1", 2, None):
+            with pytest.raises(clgather.InvalidArgumentError):
+                ctx.validate = bad
+        assert ctx.validate is False
+        ctx.validate = np.True_
+        assert ctx.validate is True
+    with pytest.raises(clgather.InvalidArgumentError, match="validate='no'"):
+        clgather.Context(validate="no")
 
 
 FIELDS = ["wg", "strip", "pack", "chunk", "unit", "prefetch", "nt", "norm"]

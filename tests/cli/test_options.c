@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -135,6 +136,24 @@ static void test_input_from_stdin(void **state)
     free(i);
 }
 
+/* A report that cannot be written to standard output (here /dev/full)
+ * is exit status 3 and a message, never 0 with nothing written. */
+static void test_stdout_write_error(void **state)
+{
+    static const char *const commands[] = {"devices", "devices --json",
+                                           "cache --dir /nonexistent"};
+    char cmd[4096];
+    (void)state;
+
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
+        snprintf(cmd, sizeof cmd, "'%s' %s >/dev/full 2>/dev/null",
+                 CLG_CLI_EXE, commands[k]);
+        int status = system(cmd);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 3);
+    }
+}
+
 /* Refused before running: an output name of no known format (x.npz once
  * got .npy bytes), an output that is an input under another name, both
  * inputs from stdin, --json beside -o -. Nothing is written. */
@@ -242,6 +261,9 @@ static void test_repeated_options(void **state)
          "clgather onnx-test: --device given twice"},
         {{"bench", "--json", "a.json", "--json", "b.json", NULL},
          "clgather bench: --json given twice"},
+        {{"cache", "--dir", "a", "--dir", "b", NULL},
+         "clgather cache: --dir given twice"},
+        {{"cache", "--dir", "", NULL}, "clgather cache: --dir needs a folder"},
     };
     cli_result r;
     (void)state;
@@ -383,6 +405,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_output_to_stdout),
         cmocka_unit_test(test_input_from_stdin),
+        cmocka_unit_test(test_stdout_write_error),
         cmocka_unit_test(test_refused_outputs),
         cmocka_unit_test(test_repeated_options),
         cmocka_unit_test(test_run_repeat_bounds),

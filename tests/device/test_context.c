@@ -326,6 +326,20 @@ static void test_spec_bare_number_and_space(void **state)
     CLG_ASSERT_OK(NULL, clg_devices_list(infos, count, &count));
     for (size_t i = 0; i < count; i++)
         assert_int_equal(infos[i].is_default, 0);
+
+    /* A value too long to read: the context refuses it, so no device is
+     * the default either (the first one was marked). */
+    char long_spec[600];
+    memset(long_spec, 'x', sizeof long_spec - 1);
+    long_spec[sizeof long_spec - 1] = '\0';
+    assert_int_equal(setenv("CLGATHER_DEVICE", long_spec, 1), 0);
+    CLG_ASSERT_STATUS(NULL, clg_context_create(&c, NULL),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(NULL),
+                        "CLGATHER_DEVICE is longer than");
+    CLG_ASSERT_OK(NULL, clg_devices_list(infos, count, &count));
+    for (size_t i = 0; i < count; i++)
+        assert_int_equal(infos[i].is_default, 0);
     free(infos);
 
     if (saved != NULL) {

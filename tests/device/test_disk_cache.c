@@ -382,6 +382,14 @@ static void test_switches(void **state)
     CLG_ASSERT_STATUS(NULL, clg_context_create(&ctx, NULL),
                       CLG_STATUS_INVALID_ARGUMENT);
     CLG_ASSERT_CONTAINS(clg_context_last_error(NULL), "12Q");
+    /* A count whose bytes overflow is refused, not wrapped around. */
+    assert_int_equal(setenv("CLGATHER_CACHE_MAX", "99999999999G", 1), 0);
+    CLG_ASSERT_STATUS(NULL, clg_context_create(&ctx, NULL),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(NULL), "99999999999G");
+    assert_int_equal(setenv("CLGATHER_CACHE_MAX", "8589934591G", 1), 0);
+    CLG_ASSERT_OK(NULL, clg_cache_environment(&info));
+    assert_true(info.max_bytes == (uint64_t)8589934591 << 30);
     assert_int_equal(setenv("CLGATHER_CACHE_MAX", "3M", 1), 0);
     CLG_ASSERT_OK(NULL, clg_cache_environment(&info));
     assert_int_equal(info.max_bytes, 3 << 20);

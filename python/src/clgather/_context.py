@@ -47,6 +47,8 @@ class Context:
         self._ptr = None
         if _handle is None:
             handle = _lib.c_ctx()
+            if isinstance(device, Device):
+                device = device.spec
             spec = None if device is None else str(device).encode()
             _errors.check(lib.clg_context_create(ctypes.byref(handle), spec))
             _handle = handle.value
@@ -138,6 +140,12 @@ class Context:
 
     @validate.setter
     def validate(self, on):
+        # True/False (or 1/0) only: bool("0") and bool("false") are True,
+        # so a string that reads as "off" would have turned validation on.
+        if isinstance(on, str) or on not in (True, False):
+            _errors.raise_status(
+                "INVALID_ARGUMENT",
+                "validate=%r is not True or False" % (on,))
         _errors.check(lib.clg_context_set_validate(self.handle, int(bool(on))),
                       self.handle)
 
@@ -263,6 +271,8 @@ def default_context(device):
     created on first use, kept for the process."""
     if isinstance(device, Context):
         return device
+    if isinstance(device, Device):
+        device = device.spec  # one context per device, not per object
     with _defaults_lock:
         ctx = _defaults.get(device)
         if ctx is None:

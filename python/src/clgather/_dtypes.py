@@ -52,8 +52,13 @@ def clg_dtype(dtype):
 def index_array(indices):
     """The indices as a C-contiguous native int32 or int64 array: int32
     and int64 arrays as they are (copied once when not C-contiguous or not
-    native byte order), the other integer types widened to int64."""
+    native byte order), the other integer types widened to int64. An
+    empty list (or nested empty lists) is an empty int64 array, as
+    numpy.take takes it, although NumPy makes it float64."""
+    converted = not isinstance(indices, np.ndarray)
     indices = np.asarray(indices)
+    if converted and indices.size == 0 and indices.dtype.kind == "f":
+        indices = indices.astype(np.int64)
     kind, size = indices.dtype.kind, indices.dtype.itemsize
     if kind not in "iu" or (kind == "u" and size == 8):
         _errors.raise_status(

@@ -10,7 +10,7 @@ an unsupported dtype a TypeError, ...). The message is the library's own
 from . import _lib
 
 # The library's status table (CLG_STATUS_TABLE in clgather.h), one row per
-# status: name, value, class name, built-in bases. tests/test_errors.py
+# status: name, value, class name, built-in bases. tests/test_api.py
 # checks it against clg_status_name.
 _STATUS_TABLE = [
     ("NULL_POINTER", 1, "NullPointerError", (ValueError,)),
