@@ -139,6 +139,15 @@ def test_oob_empty_axis_fails_in_every_mode(mode):
         with pytest.raises(clgather.IndexOutOfRangeError):
             call(data, [0], oob=mode)
         assert call(data, np.zeros(0, np.int64), oob=mode).shape == (0, 2)
+    # An empty output from another empty dimension: values out of range
+    # select nothing; raise refuses them, the other modes do not.
+    data = np.zeros((0, 3), np.float32)
+    for call in (clgather.gather, clgather.reference.gather):
+        if mode == "raise":
+            with pytest.raises(clgather.IndexOutOfRangeError):
+                call(data, [7, -9], axis=1, oob=mode)
+        else:
+            assert call(data, [7, -9], axis=1, oob=mode).shape == (0, 2)
 
 
 def test_oob_refuses_other_values():

@@ -16,7 +16,7 @@ header's formulas (CLG_OOB_TABLE) gives:
 """
 
 import numpy as np
-from hypothesis import assume, given, note, settings
+from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 import clgather
@@ -25,10 +25,14 @@ from test_properties import assert_bits, data_arrays
 
 MODES = ("wrap", "clip", "fill")
 # Examples per mode and operator: half the other properties' count (six
-# properties; together about 10 s on POCL).
+# properties; together about 20 s on POCL on two cores).
 OOB_EXAMPLES = max(EXAMPLES // 2, 10)
 INT64 = np.iinfo(np.int64)
 INDEX_DTYPES = st.sampled_from([np.int64, np.int32, np.int16, np.uint8])
+# Dimensions 1-5: an empty output has nothing out of range to resolve
+# (test_properties.py draws empty tensors, test_api.py empty outputs and
+# empty axes under every mode).
+DIMS = st.integers(1, 5)
 
 
 def far_index_values(draw, shape, size, dtype):
@@ -49,26 +53,22 @@ def far_index_values(draw, shape, size, dtype):
 
 @st.composite
 def oob_gather_cases(draw):
-    shape = tuple(draw(st.lists(st.integers(0, 5), min_size=1, max_size=4)))
+    shape = tuple(draw(st.lists(DIMS, min_size=1, max_size=4)))
     axis = draw(st.integers(-len(shape), len(shape) - 1))
     size = shape[axis]
-    idx_shape = tuple(draw(st.lists(st.integers(0, 4), max_size=3)))
-    if size == 0:  # no position to resolve to: covered by test_api
-        assume(0 in idx_shape)
+    idx_shape = tuple(draw(st.lists(DIMS, max_size=3)))
     idx = far_index_values(draw, idx_shape, size, draw(INDEX_DTYPES))
     return draw(data_arrays(shape)), idx, axis, draw(st.booleans())
 
 
 @st.composite
 def oob_gather_elements_cases(draw):
-    shape = tuple(draw(st.lists(st.integers(0, 5), min_size=1, max_size=4)))
+    shape = tuple(draw(st.lists(DIMS, min_size=1, max_size=4)))
     axis = draw(st.integers(-len(shape), len(shape) - 1))
-    idx_shape = tuple(draw(st.integers(0, 4)) if d == axis % len(shape)
-                      else draw(st.integers(0, n)) for d, n in
+    idx_shape = tuple(draw(DIMS) if d == axis % len(shape)
+                      else draw(st.integers(1, n)) for d, n in
                       enumerate(shape))
     size = shape[axis]
-    if size == 0:
-        assume(0 in idx_shape)
     idx = far_index_values(draw, idx_shape, size, draw(INDEX_DTYPES))
     return draw(data_arrays(shape)), idx, axis, draw(st.booleans())
 
