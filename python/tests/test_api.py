@@ -4,6 +4,7 @@ dtypes, out=, copies."""
 
 import ctypes
 import os
+import re
 import threading
 
 import numpy as np
@@ -81,14 +82,83 @@ def test_errors_follow_the_status(call, cls, builtin, words):
     assert info.value.message == str(info.value)
 
 
-def test_oob_modes():
-    assert clgather.gather(DATA, [1], oob="raise").tolist() == [
-        [4, 5, 6, 7]]
-    for mode in ("wrap", "clip", "fill", "nonsense"):
-        with pytest.raises(ValueError, match="oob=%r" % mode):
-            clgather.gather(DATA, [1], oob=mode)
-        with pytest.raises(ValueError, match="'raise'"):
-            clgather.reference.gather_elements(DATA, [[1]], oob=mode)
+def test_oob_modes_are_the_librarys():
+    assert clgather.OOB_MODES == ("raise", "wrap", "clip", "fill")
+    for value, word in enumerate(clgather.OOB_MODES):
+        assert _lib.text(_lib.lib.clg_oob_mode_name(value)) == word
+    assert _lib.text(_lib.lib.clg_oob_mode_name(4)) == "unknown"
+    assert ctypes.sizeof(_lib.CallOptions) == ctypes.sizeof(ctypes.c_int)
+
+
+# Index values around and far outside [-3, 2] on axis 0 of DATA (3 rows),
+# and the row each mode selects (None: fill's zero row).
+OOB_INDICES = [-9, -4, -3, -1, 0, 2, 3, 5, 9, -2**63, 2**63 - 1]
+OOB_ROWS = {
+    "wrap": [0, 2, 0, 2, 0, 2, 0, 2, 0, 1, 1],
+    "clip": [0, 0, 0, 2, 0, 2, 2, 2, 2, 0, 2],
+    "fill": [None, None, 0, 2, 0, 2, None, None, None, None, None],
+}
+
+
+@pytest.mark.parametrize("mode", sorted(OOB_ROWS))
+def test_oob_modes_on_every_host_path(contexts, mode):
+    want = np.array([np.zeros(4, np.float32) if r is None else DATA[r]
+                     for r in OOB_ROWS[mode]])
+    idx = np.array(OOB_INDICES, np.int64)
+    idx_e = np.tile(idx[:, None], (1, 4))  # GatherElements down axis 0
+    with clgather.Context(contexts[0][0].spec, validate=True) as checked:
+        calls = [clgather.gather, clgather.reference.gather, checked.gather]
+        calls += [ctx.gather for _, ctx in contexts]
+        for call in calls:
+            assert call(DATA, idx, oob=mode).tobytes() == want.tobytes()
+            out = np.full(want.shape, np.nan, np.float32)
+            assert call(DATA, idx, oob=mode, out=out) is out
+            assert out.tobytes() == want.tobytes()
+        calls = [clgather.gather_elements, clgather.reference.gather_elements,
+                 checked.gather_elements]
+        calls += [ctx.gather_elements for _, ctx in contexts]
+        for call in calls:
+            assert call(DATA, idx_e, oob=mode).tobytes() == want.tobytes()
+
+
+def test_oob_fill_gives_empty_strings():
+    data = np.array([b"ab", b"c\0", b"\0d"])
+    for call in (clgather.gather, clgather.reference.gather):
+        got = call(data, [2, 3, -1, -4, 0], oob="fill")
+        assert got.dtype == data.dtype
+        assert got.tobytes() == b"\0d" + b"\0\0" + b"\0d" + b"\0\0" + b"ab"
+    got = clgather.gather_elements(data[None], [[-5, 1, 7]], axis=1,
+                                   oob="fill")
+    assert got.tobytes() == b"\0\0" + b"c\0" + b"\0\0"
+
+
+@pytest.mark.parametrize("mode", ["raise", "wrap", "clip", "fill"])
+def test_oob_empty_axis_fails_in_every_mode(mode):
+    data = np.zeros((0, 2), np.float32)
+    for call in (clgather.gather, clgather.reference.gather):
+        with pytest.raises(clgather.IndexOutOfRangeError):
+            call(data, [0], oob=mode)
+        assert call(data, np.zeros(0, np.int64), oob=mode).shape == (0, 2)
+    # An empty output from another empty dimension: values out of range
+    # select nothing; raise refuses them, the other modes do not.
+    data = np.zeros((0, 3), np.float32)
+    for call in (clgather.gather, clgather.reference.gather):
+        if mode == "raise":
+            with pytest.raises(clgather.IndexOutOfRangeError):
+                call(data, [7, -9], axis=1, oob=mode)
+        else:
+            assert call(data, [7, -9], axis=1, oob=mode).shape == (0, 2)
+
+
+def test_oob_refuses_other_values():
+    for mode in ("nonsense", "WRAP", "raise\0", "", None, 1, b"wrap"):
+        for call in (clgather.gather, clgather.reference.gather_elements,
+                     _context.default_context(None).gather_elements):
+            with pytest.raises(clgather.InvalidArgumentError,
+                               match=r"oob=%s is not an out-of-range mode: "
+                               r"one of 'raise', 'wrap', 'clip', 'fill'" %
+                               re.escape(repr(mode))):
+                call(DATA, [[1]], oob=mode)
 
 
 def test_out_is_written_in_place_and_kept_on_error():

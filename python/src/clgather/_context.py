@@ -247,15 +247,15 @@ class Context:
         _errors.check(lib.clg_context_finish(ptr), ptr)
 
     def _op(self, op, data, indices, axis, out, oob, events, sync):
-        _host.check_oob(oob)
+        options = _host.call_options(oob)
         from . import _pyopencl
         if _pyopencl.is_array(data) or _pyopencl.is_array(indices):
             return _pyopencl.enqueue(self, op, data, indices, axis, out,
-                                     events, sync)
+                                     events, sync, options)
         if events is not None:
             raise TypeError("events applies to PyOpenCL arrays only")
         ptr = self.handle
-        call = getattr(lib, "clg_" + op)
+        call = _host.operator_call("clg_" + op, options)
         shape_fn = getattr(lib, "clg_%s_output_shape" % op)
         return _host.run(call, ptr, shape_fn, data, indices, axis, out)
 
@@ -286,14 +286,22 @@ def gather(data, indices, axis=0, *, device=None, out=None, oob="raise",
 
     - data: any ONNX dtype (see docs/python.md), rank >= 1.
     - indices: integers, any rank; negative values count from the end;
-      a value outside [-s, s-1] (s = data.shape[axis]) raises
-      IndexOutOfRangeError (an IndexError) and leaves ``out`` as it was.
+      a value outside [-s, s-1] (s = data.shape[axis]) is resolved as
+      ``oob`` says.
     - axis: in [-r, r-1].
     - device: a spec string (see Context), a Context, or None (the
       default device); ignored for PyOpenCL arrays, which run on their
       own queue (a Context from Context.from_pyopencl may be given).
     - out: an array of the output's shape and data's dtype to write.
-    - oob: what an out-of-range index does; "raise".
+    - oob: what an out-of-range index does (clgather.OOB_MODES):
+      "raise" (default) raises IndexOutOfRangeError (an IndexError) and
+      leaves ``out`` as it was; "wrap" takes v mod s (numpy.take
+      mode="wrap"); "clip" clamps v to [-s, s-1], then counts a negative
+      value from the end (WebNN; numpy's mode="clip" for v >= 0); "fill"
+      gives zero bytes (the empty string for bytes) wherever the index is
+      out of range. Another value raises InvalidArgumentError (a
+      ValueError). Under every mode an axis of size 0 with a non-empty
+      output raises IndexOutOfRangeError.
     - events, sync: PyOpenCL arrays only: events to wait for, and
       whether to wait for the call and raise its index errors now
       (sync=False: they surface from Context.finish()).

@@ -18,18 +18,54 @@ from . import _dtypes, _errors, _lib
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
-# The out-of-range modes this binding passes on, by the name a caller
-# gives (oob=...). Adding a mode the library supports is one row here.
-OOB_MODES = {
-    "raise": None,
-}
+
+def _library_modes():
+    """The words of the library's out-of-range modes in the order of their
+    values (clg_oob_mode_name, from 0 up to its first "unknown"); only
+    "raise" for a library without the modes."""
+    if not _lib.HAS_OOB:
+        return ("raise",)
+    words = []
+    for value in range(256):
+        word = _lib.text(_lib.lib.clg_oob_mode_name(value))
+        if word == "unknown":
+            break
+        words.append(word)
+    return tuple(words)
 
 
-def check_oob(oob):
-    if oob not in OOB_MODES:
-        raise ValueError(
-            "oob=%r is not supported: this clgather handles out-of-range "
-            "indices with %s" % (oob, ", ".join(repr(m) for m in OOB_MODES)))
+# The out-of-range modes a caller may name (oob=...), as the library
+# spells them: ("raise", "wrap", "clip", "fill").
+OOB_MODES = _library_modes()
+
+
+def call_options(oob):
+    """The clg_call_options of a call (None for a library without the
+    modes): oob parsed by the library (clg_oob_mode_parse).
+    InvalidArgumentError, a ValueError, names the modes for any other
+    value."""
+    if not isinstance(oob, str) or oob not in OOB_MODES:
+        _errors.raise_status(
+            "INVALID_ARGUMENT",
+            "oob=%r is not an out-of-range mode: one of %s" %
+            (oob, ", ".join(repr(m) for m in OOB_MODES)))
+    if not _lib.HAS_OOB:
+        return None
+    mode = ctypes.c_int()
+    _errors.check(_lib.lib.clg_oob_mode_parse(oob.encode(),
+                                              ctypes.byref(mode)))
+    return _lib.CallOptions(mode.value)
+
+
+def operator_call(name, options):
+    """The library's operator `name` ("clg_gather", "clg_enqueue_gather",
+    ...) with a call's options (call_options) bound: its _ex form, taking
+    the plain form's arguments; the plain form for a library without the
+    modes."""
+    if options is None:
+        return getattr(_lib.lib, name)
+    function = getattr(_lib.lib, name + "_ex")
+    return lambda *args: function(*args, ctypes.byref(options))
 
 
 def check_axis(axis):
@@ -87,12 +123,18 @@ def string_descriptors(array):
 
 
 def strings_back(desc, data):
-    """The 'S' array that gathered descriptors point to in `data`."""
+    """The 'S' array that gathered descriptors point to in `data`; a
+    descriptor of no bytes ({NULL, 0}, what oob="fill" writes) is the
+    empty string, all NUL bytes in the 'S' array."""
     if desc.size == 0:
         return np.empty(desc.shape, data.dtype)
-    position = (desc["data"].reshape(-1) - data.ctypes.data) // \
-        data.dtype.itemsize
-    return data.reshape(-1)[position.astype(np.intp)].reshape(desc.shape)
+    pointers = desc["data"].reshape(-1)
+    empty = pointers == 0
+    position = (pointers - data.ctypes.data) // data.dtype.itemsize
+    position[empty] = 0
+    out = data.reshape(-1)[position.astype(np.intp)]
+    out[empty] = b""
+    return out.reshape(desc.shape)
 
 
 def prepare(data, indices, axis):
@@ -117,7 +159,8 @@ def output_shape(shape_fn, data, indices, axis):
 
 def run(call, ctx, shape_fn, data, indices, axis, out):
     """One host-memory operator call: call(ctx, data, indices, axis,
-    output) with `ctx` a clg_context pointer or None (reference)."""
+    output) with `ctx` a clg_context pointer or None (reference) and
+    `call` from operator_call."""
     data, indices, axis = prepare(data, indices, axis)
     shape = output_shape(shape_fn, data, indices, axis)
     if out is not None:

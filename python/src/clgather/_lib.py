@@ -111,6 +111,12 @@ class CacheInfo(ctypes.Structure):
                 ("_spare", ctypes.c_char * 4096)]
 
 
+class CallOptions(ctypes.Structure):
+    """clg_call_options (an enum is an int in the C ABIs clgather
+    supports)."""
+    _fields_ = [("oob", ctypes.c_int)]
+
+
 P = ctypes.POINTER
 c_ctx = ctypes.c_void_p  # clg_context *
 T = P(Tensor)
@@ -183,6 +189,32 @@ _CACHE_PROTOTYPES = {
 HAS_CACHE = all(hasattr(lib, name) for name in _CACHE_PROTOTYPES)
 if HAS_CACHE:
     _PROTOTYPES.update(_CACHE_PROTOTYPES)
+
+# Functions of libraries that have the out-of-range modes (clg_oob_mode,
+# the _ex operators with clg_call_options); bound when the library loaded
+# has them (HAS_OOB). Without them every call is the plain one (raise).
+OPT = P(CallOptions)
+_OOB_PROTOTYPES = {
+    "clg_oob_mode_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "clg_oob_mode_parse": (c_status, [ctypes.c_char_p, P(ctypes.c_int)]),
+    "clg_gather_ex": (c_status, [c_ctx, T, T, ctypes.c_int64, T, OPT]),
+    "clg_gather_elements_ex": (c_status, [c_ctx, T, T, ctypes.c_int64, T,
+                                          OPT]),
+    "clg_reference_gather_ex": (c_status, [c_ctx, T, T, ctypes.c_int64, T,
+                                           OPT]),
+    "clg_reference_gather_elements_ex": (c_status, [c_ctx, T, T,
+                                                    ctypes.c_int64, T, OPT]),
+    "clg_enqueue_gather_ex": (c_status, [c_ctx, c_handle, CT, CT,
+                                         ctypes.c_int64, CT, c_cl_uint,
+                                         P(c_handle), P(c_handle), OPT]),
+    "clg_enqueue_gather_elements_ex": (c_status, [c_ctx, c_handle, CT, CT,
+                                                  ctypes.c_int64, CT,
+                                                  c_cl_uint, P(c_handle),
+                                                  P(c_handle), OPT]),
+}
+HAS_OOB = all(hasattr(lib, name) for name in _OOB_PROTOTYPES)
+if HAS_OOB:
+    _PROTOTYPES.update(_OOB_PROTOTYPES)
 
 for _name, (_restype, _argtypes) in _PROTOTYPES.items():
     _fn = getattr(lib, _name)

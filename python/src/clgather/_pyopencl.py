@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The device-buffer path: pyopencl.array.Array in, pyopencl.array.Array out.
 
-The operator is enqueued (clg_enqueue_gather, clg_enqueue_gather_elements)
+The operator is enqueued (clg_enqueue_gather_ex,
+clg_enqueue_gather_elements_ex, with the call's out-of-range mode)
 on the data array's own queue, after the arrays' pending events and the
 caller's, and its event is added to the output array's events: the data
 never leaves the device. PyOpenCL is imported only when an argument is
@@ -88,7 +89,7 @@ class _ClTensor:
         self.tensor = _lib.ClTensor(code, array.ndim, self.shape, buffer)
 
 
-def enqueue(ctx, op, data, indices, axis, out, events, sync):
+def enqueue(ctx, op, data, indices, axis, out, events, sync, options):
     import pyopencl as cl
     import pyopencl.array as cl_array
     queue = _queue_of(data)
@@ -127,7 +128,7 @@ def enqueue(ctx, op, data, indices, axis, out, events, sync):
         *[e.int_ptr for e in waits])
     event = _lib.c_handle()
     ptr = ctx.handle
-    call = getattr(_lib.lib, "clg_enqueue_" + op)
+    call = _host.operator_call("clg_enqueue_" + op, options)
     _errors.check(call(ptr, queue.int_ptr, ctypes.byref(data_t.tensor),
                        ctypes.byref(index_t.tensor), axis,
                        ctypes.byref(out_t.tensor), len(waits),

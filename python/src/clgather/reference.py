@@ -10,8 +10,9 @@ __all__ = ["gather", "gather_elements"]
 
 def gather(data, indices, axis=0, *, out=None, oob="raise"):
     """ONNX Gather on the host; arguments as clgather.gather."""
-    _host.check_oob(oob)
-    return _host.run(_lib.lib.clg_reference_gather, None,
+    call = _host.operator_call("clg_reference_gather",
+                               _host.call_options(oob))
+    return _host.run(call, None,
                      _lib.lib.clg_gather_output_shape, data, indices, axis,
                      out)
 
@@ -19,7 +20,8 @@ def gather(data, indices, axis=0, *, out=None, oob="raise"):
 def gather_elements(data, indices, axis=0, *, out=None, oob="raise"):
     """ONNX GatherElements on the host; arguments as
     clgather.gather_elements."""
-    _host.check_oob(oob)
-    return _host.run(_lib.lib.clg_reference_gather_elements, None,
+    call = _host.operator_call("clg_reference_gather_elements",
+                               _host.call_options(oob))
+    return _host.run(call, None,
                      _lib.lib.clg_gather_elements_output_shape, data,
                      indices, axis, out)
