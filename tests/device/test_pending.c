@@ -14,7 +14,7 @@
 /* The documented bounds (clgather.h, clg_context_finish). */
 #define BYTES_PER_OP_MAX 1536
 #define BYTES_SECOND_PEAK_MAX (128u << 20)
-#define BYTES_SECOND_FINISH_MAX (16u << 20)
+#define BYTES_SECOND_FINISH_MAX (64u << 20)
 #define PENDING_MAX 262144
 
 /* Resident bytes of the process. */
@@ -85,9 +85,10 @@ static void test_pending_memory_and_limit(void **state)
     /* What stays after a finish is reused by the next batch: memory is
      * bounded by the largest batch, not by the number of batches. How much
      * of its free lists the runtime reuses varies from run to run (a
-     * second batch has added 39 to 86 MB to the 182 MB kept), so the
-     * second peak is held to the first plus a margin, and the second
-     * finish to the first. */
+     * second batch has added 39 to 86 MB to the 182 MB kept, and its
+     * finish has left -15 to +25 MB beside the first's), so the second
+     * peak and the second finish are held to the first's plus a margin
+     * well under one batch's 220 MB. */
     assert_true(pending[1] <= pending[0] + BYTES_SECOND_PEAK_MAX);
     assert_true(after[1] <= after[0] + BYTES_SECOND_FINISH_MAX);
     assert_int_equal(clEnqueueReadBuffer(clg_context_cl_queue(ctx), o, CL_TRUE,
