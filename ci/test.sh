@@ -80,9 +80,12 @@ bash ci/install_check.sh
 echo "ci/test.sh: the install check passed"
 
 # The Python package (ci/python.sh): built with pip as a user does, its
-# pytest + Hypothesis suite on POCL, PyOpenCL included.
+# pytest + Hypothesis suite, PyOpenCL included, on both CPU
+# implementations: Intel's runtime is installed privately
+# (ci/install-intel.sh prints its vendors folder, which also names POCL).
 echo "--- python"
-bash ci/python.sh
+vendors="$(bash ci/install-intel.sh | tail -n 1)"
+OCL_ICD_VENDORS="$vendors" bash ci/python.sh
 echo "ci/test.sh: the Python lane passed"
 
 # libFuzzer targets for the readers, the model loader and validation with
