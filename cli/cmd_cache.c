@@ -81,7 +81,8 @@ static int show(const char *dir, const clg_cache_info *info)
         free(entries);
         return CLG_EXIT_ERROR;
     }
-    qsort(entries, count, sizeof *entries, newest_first);
+    if (count > 1)
+        qsort(entries, count, sizeof *entries, newest_first);
     for (size_t i = 0; i < count; i++)
         total += entries[i].bytes;
     printf("entries: %zu, %s of a %s cap (%llu of %llu bytes)\n", count,

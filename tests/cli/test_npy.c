@@ -97,6 +97,18 @@ static void test_round_trip_every_dtype(void **state)
     }
 }
 
+/* Whether the header of an encoded .npy (not NUL-terminated) holds
+ * `needle` past its magic. */
+static int header_has(const unsigned char *bytes, size_t size,
+                      const char *needle)
+{
+    char head[256];
+    size_t n = size < sizeof head - 1 ? size : sizeof head - 1;
+    memcpy(head, bytes, n);
+    head[n] = '\0';
+    return n > 10 && strstr(head + 10, needle) != NULL;
+}
+
 static void test_round_trip_strings(void **state)
 {
     /* trailing NUL bytes cannot survive the |S format; embedded ones do */
@@ -115,10 +127,10 @@ static void test_round_trip_strings(void **state)
     round_trip(&t);
     round_trip(&e);
     assert_int_equal(clg_npy_encode(&t, 0, &bytes, &size, NULL), CLG_IO_OK);
-    assert_non_null(strstr((const char *)bytes + 10, "'descr': '|S11'"));
+    assert_true(header_has(bytes, size, "'descr': '|S11'"));
     free(bytes);
     assert_int_equal(clg_npy_encode(&e, 0, &bytes, &size, NULL), CLG_IO_OK);
-    assert_non_null(strstr((const char *)bytes + 10, "'descr': '|S1'"));
+    assert_true(header_has(bytes, size, "'descr': '|S1'"));
     free(bytes);
 }
 
@@ -476,11 +488,11 @@ static void test_string_width_kept(void **state)
     unsigned char *bytes = NULL;
     size_t size = 0;
     assert_int_equal(clg_npy_encode(&t, 5, &bytes, &size, NULL), CLG_IO_OK);
-    assert_non_null(strstr((const char *)bytes + 10, "'descr': '|S5'"));
+    assert_true(header_has(bytes, size, "'descr': '|S5'"));
     assert_memory_equal(bytes + size - 10, "ab\0\0\0\0\0\0\0\0", 10);
     free(bytes);
     assert_int_equal(clg_npy_encode(&t, 1, &bytes, &size, NULL), CLG_IO_OK);
-    assert_non_null(strstr((const char *)bytes + 10, "'descr': '|S2'"));
+    assert_true(header_has(bytes, size, "'descr': '|S2'"));
     free(bytes);
 }
 
@@ -507,7 +519,7 @@ static void test_empty_string_width_kept(void **state)
     assert_int_equal(clg_npy_encode(&view, back.string_width, &bytes,
                                     &out_size, NULL),
                      CLG_IO_OK);
-    assert_non_null(strstr((const char *)bytes + 10, "'descr': '|S5'"));
+    assert_true(header_has(bytes, out_size, "'descr': '|S5'"));
     free(bytes);
     clg_io_tensor_free(&back);
 }
