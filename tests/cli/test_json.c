@@ -141,6 +141,7 @@ static void test_run_json(void **state)
     (void)state;
 
     write_inputs(&d, &i, 0);
+    free(d); /* the same data.npy, written again beside bad indices */
     write_inputs(&d, &bad, 7);
     args[3] = d;
     args[5] = i;
