@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "io_tensor.h"
+#include "npy.h"
 #include "onnx.pb-c.h"
 #include "onnx_io.h"
 
@@ -314,6 +315,14 @@ void cli_result_dump(const cli_result *r)
             r->err != NULL ? r->err : "(none)\n");
 }
 
+void cli_expect_run(cli_result *r, int status, const char *const *args)
+{
+    assert_int_equal(cli_run(r, args), 0);
+    if (r->status != status)
+        cli_result_dump(r);
+    assert_int_equal(r->status, status);
+}
+
 int cli_have_device(void)
 {
     size_t count = 0;
@@ -384,6 +393,13 @@ char *cli_path(const char *a, const char *b)
     return p;
 }
 
+char *cli_tmp(const char *name)
+{
+    char *p = cli_path(cli_root, name);
+    assert_non_null(p);
+    return p;
+}
+
 clg_tensor cli_tensor(clg_dtype dtype, size_t rank, const int64_t *shape,
                       const void *data)
 {
@@ -398,6 +414,15 @@ clg_tensor cli_tensor(clg_dtype dtype, size_t rank, const int64_t *shape,
 int cli_write_tensor(const char *path, const clg_tensor *t)
 {
     return clg_onnx_write_tensor(path, t, NULL, NULL) == CLG_IO_OK ? 0 : -1;
+}
+
+void cli_write_npy(const char *path, clg_dtype dtype, size_t rank,
+                   const int64_t *shape, const void *data)
+{
+    clg_tensor t = cli_tensor(dtype, rank, shape, data);
+    clg_io_error err;
+    if (clg_npy_write(path, &t, 0, &err) != CLG_IO_OK)
+        fail_msg("%s", err.message);
 }
 
 /* ---------------------------------------------------------------- models */

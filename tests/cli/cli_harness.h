@@ -63,6 +63,9 @@ int cli_run_limited(cli_result *r, const char *const *args,
 void cli_result_free(cli_result *r);
 /* Prints a result to stderr (for failing assertions). */
 void cli_result_dump(const cli_result *r);
+/* cli_run, asserting that the program ran and exited with `status`
+ * (the result dumped first when it did not). */
+void cli_expect_run(cli_result *r, int status, const char *const *args);
 
 /* 1 when some OpenCL device exists (clg_devices_list finds one). */
 int cli_have_device(void);
@@ -97,6 +100,8 @@ int cli_truncate(const char *path, size_t size);
 long cli_file_size(const char *path);
 /* Joins path parts into a static-free malloc'd string. */
 char *cli_path(const char *a, const char *b);
+/* cli_path(cli_root, name), asserted non-NULL. */
+char *cli_tmp(const char *name);
 
 /* A single-node model for model.onnx. */
 typedef struct cli_model {
@@ -119,6 +124,11 @@ int cli_write_model(const char *dir, const cli_model *m);
 
 /* Writes a TensorProto file. 0 on success. */
 int cli_write_tensor(const char *path, const clg_tensor *t);
+
+/* Writes a .npy file of the tensor; fails the running test (with the I/O
+ * library's message) when it cannot. */
+void cli_write_npy(const char *path, clg_dtype dtype, size_t rank,
+                   const int64_t *shape, const void *data);
 
 /* Convenience tensors. */
 clg_tensor cli_tensor(clg_dtype dtype, size_t rank, const int64_t *shape,

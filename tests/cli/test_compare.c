@@ -21,8 +21,6 @@
 #include <cmocka.h>
 
 #include "cli_harness.h"
-#include "io_tensor.h"
-#include "npy.h"
 
 static const float ex_data[9] = {1.0f, 1.2f, 1.9f, 2.3f, 3.4f,
                                  3.9f, 4.5f, 5.7f, 5.9f};
@@ -88,23 +86,6 @@ static char *make_case(const char *name, int64_t second, float expected_11)
     free(p);
     free(set);
     return dir;
-}
-
-static void write_npy(const char *path, clg_dtype dtype, size_t rank,
-                      const int64_t *shape, const void *data)
-{
-    clg_tensor t = cli_tensor(dtype, rank, shape, data);
-    clg_io_error err;
-    if (clg_npy_write(path, &t, 0, &err) != CLG_IO_OK)
-        fail_msg("%s", err.message);
-}
-
-static void expect_run(cli_result *r, int status, const char *const *args)
-{
-    assert_int_equal(cli_run(r, args), 0);
-    if (r->status != status)
-        cli_result_dump(r);
-    assert_int_equal(r->status, status);
 }
 
 /* Line `n` (from 0) of text, malloc'd; fails when there is none. */
@@ -202,7 +183,7 @@ static void test_node_dir_one_device(void **state)
     cli_result r;
     (void)state;
 
-    expect_run(&r, 0, args);
+    cli_expect_run(&r, 0, args);
     assert_int_equal(line_count(r.out), 2);
     expect_two_rows(&r, name, 1, "matches output_0.pb", "agree");
     assert_non_null(strstr(r.err, "clgather compare: 1 case(s) on 1 "
@@ -234,7 +215,7 @@ static void test_every_device_by_default(void **state)
         ptrs[i] = labels[i];
     }
     w = label_width(ptrs, g_ndevices);
-    expect_run(&r, 0, args);
+    cli_expect_run(&r, 0, args);
     assert_int_equal(line_count(r.out), 1 + g_ndevices);
     expect_row(&r, 0, name, "CPU reference", w, 1, "matches output_0.pb");
     for (size_t i = 0; i < g_ndevices; i++)
@@ -257,7 +238,7 @@ static void test_same_device_twice_repeated(void **state)
     cli_result r;
     (void)state;
 
-    expect_run(&r, 0, args);
+    cli_expect_run(&r, 0, args);
     assert_int_equal(line_count(r.out), 3);
     expect_row(&r, 0, name, "CPU reference", w, 1, "matches output_0.pb");
     expect_row(&r, 1, name, g_label0, w, 1, "agree");
@@ -281,17 +262,17 @@ static void test_npy_inputs(void **state)
     cli_result r;
     (void)state;
 
-    write_npy(d, CLG_DTYPE_FLOAT, 2, ex_data_shape, ex_data);
-    write_npy(i, CLG_DTYPE_INT64, 2, ex_indices_shape, idx);
-    write_npy(e, CLG_DTYPE_FLOAT, 3, ex_output_shape, ex_output);
+    cli_write_npy(d, CLG_DTYPE_FLOAT, 2, ex_data_shape, ex_data);
+    cli_write_npy(i, CLG_DTYPE_INT64, 2, ex_indices_shape, idx);
+    cli_write_npy(e, CLG_DTYPE_FLOAT, 3, ex_output_shape, ex_output);
     snprintf(name, sizeof name, "Gather(%s,%s,axis=1)", d, i);
-    expect_run(&r, 0, plain);
+    cli_expect_run(&r, 0, plain);
     assert_int_equal(line_count(r.out), 2);
     expect_two_rows(&r, name, 1, "(no expected output)", "agree");
     cli_result_free(&r);
 
     snprintf(matches, sizeof matches, "matches %s", e);
-    expect_run(&r, 0, with);
+    cli_expect_run(&r, 0, with);
     assert_int_equal(line_count(r.out), 2);
     expect_two_rows(&r, name, 1, matches, "agree");
     cli_result_free(&r);
@@ -324,7 +305,7 @@ static void test_gather_elements_pb(void **state)
     assert_int_equal(cli_write_tensor(e, &et), 0);
     snprintf(name, sizeof name, "GatherElements(%s,%s,axis=0)", d, i);
     snprintf(matches, sizeof matches, "matches %s", e);
-    expect_run(&r, 0, args);
+    cli_expect_run(&r, 0, args);
     assert_int_equal(line_count(r.out), 2);
     expect_two_rows(&r, name, 1, matches, "agree");
     cli_result_free(&r);
@@ -351,16 +332,16 @@ static void test_expected_output_differs(void **state)
     cli_result r;
     (void)state;
 
-    expect_run(&r, 1, node);
+    cli_expect_run(&r, 1, node);
     snprintf(row, sizeof row, differ_row, "output_0.pb");
     expect_two_rows(&r, name, 1, row, "agree");
     assert_non_null(strstr(r.err, "1 row(s) agree, 1 differ, 0 error(s)"));
     cli_result_free(&r);
 
-    write_npy(d, CLG_DTYPE_FLOAT, 2, ex_data_shape, ex_data);
-    write_npy(i, CLG_DTYPE_INT64, 2, ex_indices_shape, idx);
-    write_npy(e, CLG_DTYPE_FLOAT, 3, ex_output_shape, wrong);
-    expect_run(&r, 1, files);
+    cli_write_npy(d, CLG_DTYPE_FLOAT, 2, ex_data_shape, ex_data);
+    cli_write_npy(i, CLG_DTYPE_INT64, 2, ex_indices_shape, idx);
+    cli_write_npy(e, CLG_DTYPE_FLOAT, 3, ex_output_shape, wrong);
+    cli_expect_run(&r, 1, files);
     snprintf(row, sizeof row, differ_row, e);
     snprintf(fname, sizeof fname, "Gather(%s,%s,axis=1)", d, i);
     expect_two_rows(&r, fname, 1, row, "agree");
@@ -383,7 +364,7 @@ static void test_index_out_of_range(void **state)
     cli_result r;
     (void)state;
 
-    expect_run(&r, 2, args);
+    cli_expect_run(&r, 2, args);
     assert_int_equal(line_count(r.out), 2);
     expect_two_rows(&r, name, 0, oob_row, oob_row);
     assert_non_null(strstr(r.err, "0 row(s) agree, 0 differ, 2 error(s)"));
@@ -403,9 +384,9 @@ static void test_axis_out_of_range(void **state)
     cli_result r;
     (void)state;
 
-    write_npy(d, CLG_DTYPE_FLOAT, 2, ex_data_shape, ex_data);
-    write_npy(i, CLG_DTYPE_INT64, 2, ex_indices_shape, idx);
-    expect_run(&r, 2, args);
+    cli_write_npy(d, CLG_DTYPE_FLOAT, 2, ex_data_shape, ex_data);
+    cli_write_npy(i, CLG_DTYPE_INT64, 2, ex_indices_shape, idx);
+    cli_expect_run(&r, 2, args);
     snprintf(line, sizeof line,
              "Gather(%s,%s,axis=5)  ERROR INVALID_AXIS: axis 5 is out of "
              "range [-2, 1] for data of rank 2",
@@ -431,12 +412,12 @@ static void test_bad_device_spec(void **state)
     cli_result r;
     (void)state;
 
-    expect_run(&r, 3, missing);
+    cli_expect_run(&r, 3, missing);
     assert_string_equal(r.out, "");
     assert_non_null(strstr(r.err, "clgather compare: cannot use device "
                                   "no-such-device-xyz: DEVICE_NOT_FOUND: "));
     cli_result_free(&r);
-    expect_run(&r, 3, malformed);
+    cli_expect_run(&r, 3, malformed);
     assert_string_equal(r.out, "");
     assert_non_null(strstr(r.err, "cannot use device -1:0: "
                                   "INVALID_ARGUMENT: "));
@@ -457,7 +438,7 @@ static void test_worst_status_wins(void **state)
     cli_result r;
     (void)state;
 
-    expect_run(&r, 3, args);
+    cli_expect_run(&r, 3, args);
     assert_int_equal(line_count(r.out), 5);
     expect_row(&r, 0, ok_set, "CPU reference", w, 1, "matches output_0.pb");
     expect_row(&r, 1, ok_set, g_label0, w, 1, "agree");
@@ -500,15 +481,15 @@ static void test_usage_errors(void **state)
     (void)state;
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        expect_run(&r, 3, cases[i]);
+        cli_expect_run(&r, 3, cases[i]);
         assert_string_equal(r.out, "");
         assert_true(strlen(r.err) > 0);
         cli_result_free(&r);
     }
-    expect_run(&r, 0, help);
+    cli_expect_run(&r, 0, help);
     assert_true(cli_has_line_prefix(r.out, "Usage: clgather compare"));
     cli_result_free(&r);
-    expect_run(&r, 0, main_help);
+    cli_expect_run(&r, 0, main_help);
     assert_true(cli_has_line_prefix(r.out, "  compare "));
     cli_result_free(&r);
 }

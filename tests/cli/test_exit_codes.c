@@ -101,14 +101,6 @@ static case_options good(void)
 }
 
 /* Runs `clgather onnx-test [extra] dir...`, checks the status. */
-static void expect_run(cli_result *r, int status, const char *const *args)
-{
-    assert_int_equal(cli_run(r, args), 0);
-    if (r->status != status)
-        cli_result_dump(r);
-    assert_int_equal(r->status, status);
-}
-
 static char *line_for(const char *verdict, const char *dir, const char *rest)
 {
     size_t len = strlen(verdict) + strlen(dir) + strlen(rest) + 40;
@@ -130,10 +122,10 @@ static void test_pass(void **state)
     cli_result r;
     (void)state;
 
-    expect_run(&r, 0, dev);
+    cli_expect_run(&r, 0, dev);
     assert_true(cli_has_line(r.out, line));
     cli_result_free(&r);
-    expect_run(&r, 0, ref);
+    cli_expect_run(&r, 0, ref);
     assert_true(cli_has_line(r.out, line));
     cli_result_free(&r);
     free(line);
@@ -152,7 +144,7 @@ static void test_pass_without_expected_output(void **state)
     dir = make_case("no_expected", &o);
     line = line_for("PASS", dir, " (no expected output)");
     args[1] = dir;
-    expect_run(&r, 0, args);
+    cli_expect_run(&r, 0, args);
     assert_true(cli_has_line(r.out, line));
     cli_result_free(&r);
     free(line);
@@ -175,7 +167,7 @@ static void test_indices_from_initializer(void **state)
         dir = make_case(names[listed], &o);
         line = line_for("PASS", dir, "");
         args[1] = dir;
-        expect_run(&r, 0, args);
+        cli_expect_run(&r, 0, args);
         assert_true(cli_has_line(r.out, line));
         cli_result_free(&r);
         free(line);
@@ -202,12 +194,12 @@ static void test_corrupted_expected_output(void **state)
                     "(0x4079999a)");
     dev[1] = dir;
     ref[2] = dir;
-    expect_run(&r, 1, dev);
+    cli_expect_run(&r, 1, dev);
     if (!cli_has_line(r.out, line))
         cli_result_dump(&r);
     assert_true(cli_has_line(r.out, line));
     cli_result_free(&r);
-    expect_run(&r, 1, ref);
+    cli_expect_run(&r, 1, ref);
     assert_true(cli_has_line(r.out, line));
     cli_result_free(&r);
     free(line);
@@ -230,12 +222,12 @@ static void test_index_out_of_range(void **state)
     prefix = line_for("ERROR", dir, ": INDEX_OUT_OF_RANGE: ");
     dev[1] = dir;
     ref[2] = dir;
-    expect_run(&r, 2, dev);
+    cli_expect_run(&r, 2, dev);
     assert_true(cli_has_line_prefix(r.out, prefix));
     /* the library's message names the position and the value */
     assert_non_null(strstr(r.out, "indices[0][1] = 3"));
     cli_result_free(&r);
-    expect_run(&r, 2, ref);
+    cli_expect_run(&r, 2, ref);
     assert_true(cli_has_line_prefix(r.out, prefix));
     cli_result_free(&r);
     free(prefix);
@@ -258,7 +250,7 @@ static void test_axis_out_of_range(void **state)
     dir = make_case("bad_axis", &o);
     prefix = line_for("ERROR", dir, ": INVALID_AXIS: ");
     args[1] = dir;
-    expect_run(&r, 2, args);
+    cli_expect_run(&r, 2, args);
     assert_true(cli_has_line_prefix(r.out, prefix));
     cli_result_free(&r);
     free(prefix);
@@ -289,7 +281,7 @@ static void test_truncated_input(void **state)
     assert_non_null(prefix);
     sprintf(prefix, "ERROR %s/test_data_set_0: %s: ", dir, file);
     args[1] = dir;
-    expect_run(&r, 3, args);
+    cli_expect_run(&r, 3, args);
     assert_true(cli_has_line_prefix(r.out, prefix));
     cli_result_free(&r);
     free(prefix);
@@ -316,7 +308,7 @@ static void test_truncated_model(void **state)
     assert_non_null(prefix);
     sprintf(prefix, "ERROR %s: %s: ", dir, file);
     args[1] = dir;
-    expect_run(&r, 3, args);
+    cli_expect_run(&r, 3, args);
     assert_true(cli_has_line_prefix(r.out, prefix));
     cli_result_free(&r);
     free(prefix);
@@ -347,7 +339,7 @@ static void expect_model_rejected(const char *name, const char *op_type,
     assert_non_null(line);
     snprintf(line, len, "ERROR %s: %s/model.onnx: %s", dir, dir, reason);
     args[2] = dir;
-    expect_run(&r, 3, args);
+    cli_expect_run(&r, 3, args);
     if (!cli_has_line(r.out, line))
         cli_result_dump(&r);
     assert_true(cli_has_line(r.out, line));
@@ -394,7 +386,7 @@ static void test_missing_files(void **state)
     assert_non_null(line);
     sprintf(line, "ERROR %s: no such directory", missing);
     args[1] = missing;
-    expect_run(&r, 3, args);
+    cli_expect_run(&r, 3, args);
     assert_true(cli_has_line(r.out, line));
     cli_result_free(&r);
     free(line);
@@ -413,7 +405,7 @@ static void test_missing_files(void **state)
              "directory",
              dir, file);
     args[1] = dir;
-    expect_run(&r, 3, args);
+    cli_expect_run(&r, 3, args);
     assert_true(cli_has_line(r.out, line));
     cli_result_free(&r);
     free(line);
@@ -426,7 +418,7 @@ static void test_missing_files(void **state)
     assert_non_null(line);
     snprintf(line, len, "ERROR %s: %s: cannot open: No such file or directory",
              dir, file);
-    expect_run(&r, 3, args);
+    cli_expect_run(&r, 3, args);
     assert_true(cli_has_line(r.out, line));
     cli_result_free(&r);
     free(line);
@@ -457,7 +449,7 @@ static void test_path_too_long(void **state)
     sprintf(line, "ERROR %s: path too long (%zu bytes, at most 4095)", arg,
             strlen(arg));
     args[1] = arg;
-    expect_run(&r, 3, args);
+    cli_expect_run(&r, 3, args);
     assert_true(cli_has_line(r.out, line));
     assert_null(strstr(r.out, "PASS"));
     cli_result_free(&r);
@@ -499,7 +491,7 @@ static void test_external_data(void **state)
     onnx__tensor_proto__pack(&tp, buf);
     assert_int_equal(cli_write_bytes(file, buf, size), 0);
     args[1] = dir;
-    expect_run(&r, 3, args);
+    cli_expect_run(&r, 3, args);
     assert_non_null(strstr(r.out, "field external_data"));
     assert_non_null(strstr(r.out, "weights.bin"));
     cli_result_free(&r);
@@ -520,7 +512,7 @@ static void test_usage_errors(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cli_result r;
-        expect_run(&r, 3, cases[i]);
+        cli_expect_run(&r, 3, cases[i]);
         assert_true(strlen(r.err) > 0);
         cli_result_free(&r);
     }
@@ -534,7 +526,7 @@ static void test_no_such_device(void **state)
                           NULL};
     cli_result r;
     (void)state;
-    expect_run(&r, 3, args);
+    cli_expect_run(&r, 3, args);
     assert_non_null(strstr(r.err, "DEVICE_NOT_FOUND"));
     assert_string_equal(r.out, "");
     cli_result_free(&r);
@@ -561,14 +553,14 @@ static void test_worst_status_wins(void **state)
     args[1] = d1;
     args[2] = d2;
     args[3] = d3;
-    expect_run(&r, 2, args);
+    cli_expect_run(&r, 2, args);
     assert_true(cli_has_line(r.out, l1));
     assert_true(cli_has_line_prefix(r.out, l2));
     assert_true(cli_has_line_prefix(r.out, l3));
     cli_result_free(&r);
 
     args[3] = NULL; /* without the rejected input: 1 */
-    expect_run(&r, 1, args);
+    cli_expect_run(&r, 1, args);
     cli_result_free(&r);
     free(l1);
     free(l2);
@@ -591,19 +583,19 @@ static void test_help_and_version(void **state)
 
     snprintf(expected, sizeof expected, "clgather %s (library %s)",
              CLG_VERSION_STRING, clg_version_string());
-    expect_run(&r, 0, version);
+    cli_expect_run(&r, 0, version);
     assert_true(cli_has_line(r.out, expected));
     cli_result_free(&r);
-    expect_run(&r, 0, help);
+    cli_expect_run(&r, 0, help);
     assert_true(cli_has_line_prefix(r.out, "Usage: clgather"));
     cli_result_free(&r);
-    expect_run(&r, 0, cmd_help);
+    cli_expect_run(&r, 0, cmd_help);
     assert_true(cli_has_line_prefix(r.out, "Usage: clgather onnx-test"));
     cli_result_free(&r);
-    expect_run(&r, 0, run_help);
+    cli_expect_run(&r, 0, run_help);
     assert_true(cli_has_line_prefix(r.out, "Usage: clgather run"));
     cli_result_free(&r);
-    expect_run(&r, 0, dev_help);
+    cli_expect_run(&r, 0, dev_help);
     assert_true(cli_has_line_prefix(r.out, "Usage: clgather devices"));
     cli_result_free(&r);
 }

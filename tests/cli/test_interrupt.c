@@ -23,8 +23,6 @@
 #include <cmocka.h>
 
 #include "cli_harness.h"
-#include "io_tensor.h"
-#include "npy.h"
 
 /* A fresh directory <root>/<name> (malloc'd). */
 static char *subdir(const char *name)
@@ -93,16 +91,12 @@ static void write_inputs(const char *dir, char **data, char **indices)
     static const int64_t data_shape[1] = {4};
     static const int64_t idx[2] = {3, 0};
     static const int64_t idx_shape[1] = {2};
-    clg_tensor d = cli_tensor(CLG_DTYPE_FLOAT, 1, data_shape, values);
-    clg_tensor i = cli_tensor(CLG_DTYPE_INT64, 1, idx_shape, idx);
-    clg_io_error err;
     *data = cli_path(dir, "data.npy");
     *indices = cli_path(dir, "indices.npy");
     assert_non_null(*data);
     assert_non_null(*indices);
-    if (clg_npy_write(*data, &d, 0, &err) != CLG_IO_OK ||
-        clg_npy_write(*indices, &i, 0, &err) != CLG_IO_OK)
-        fail_msg("%s", err.message);
+    cli_write_npy(*data, CLG_DTYPE_FLOAT, 1, data_shape, values);
+    cli_write_npy(*indices, CLG_DTYPE_INT64, 1, idx_shape, idx);
 }
 
 /* `run -o victim.npy` (and .pb) interrupted by each signal: it dies of

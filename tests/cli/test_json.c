@@ -18,16 +18,6 @@
 #include <json-c/json.h>
 
 #include "cli_harness.h"
-#include "io_tensor.h"
-#include "npy.h"
-#include "onnx_io.h"
-
-static char *tmp(const char *name)
-{
-    char *p = cli_path(cli_root, name);
-    assert_non_null(p);
-    return p;
-}
 
 /* Runs args, expects `status`, parses stdout as one JSON object (all of
  * it: nothing after the document), and checks the fields every document
@@ -119,14 +109,10 @@ static void write_inputs(char **data, char **indices, int64_t bad_index)
     static const int64_t data_shape[2] = {2, 3};
     int64_t idx[2] = {1, bad_index};
     static const int64_t idx_shape[1] = {2};
-    clg_tensor d = cli_tensor(CLG_DTYPE_FLOAT, 2, data_shape, values);
-    clg_tensor i = cli_tensor(CLG_DTYPE_INT64, 1, idx_shape, idx);
-    clg_io_error err;
-    *data = tmp("data.npy");
-    *indices = tmp(bad_index == 0 ? "indices.npy" : "bad_indices.npy");
-    if (clg_npy_write(*data, &d, 0, &err) != CLG_IO_OK ||
-        clg_npy_write(*indices, &i, 0, &err) != CLG_IO_OK)
-        fail_msg("%s", err.message);
+    *data = cli_tmp("data.npy");
+    *indices = cli_tmp(bad_index == 0 ? "indices.npy" : "bad_indices.npy");
+    cli_write_npy(*data, CLG_DTYPE_FLOAT, 2, data_shape, values);
+    cli_write_npy(*indices, CLG_DTYPE_INT64, 1, idx_shape, idx);
 }
 
 static void test_run_json(void **state)
@@ -245,7 +231,7 @@ static char *node_dir(const char *name, int wrong)
     static const int64_t idx_shape[1] = {2};
     float out[2] = {3.5f, wrong ? 9.0f : 1.5f};
     cli_model m;
-    char *dir = tmp(name), *set, *p;
+    char *dir = cli_tmp(name), *set, *p;
     clg_tensor t;
 
     memset(&m, 0, sizeof m);
@@ -278,7 +264,7 @@ static char *node_dir(const char *name, int wrong)
 static char *relu_dir(void)
 {
     cli_model m;
-    char *dir = tmp("relu"), *set;
+    char *dir = cli_tmp("relu"), *set;
     memset(&m, 0, sizeof m);
     m.op_type = "Relu";
     m.opset = 13;
@@ -337,19 +323,16 @@ static void test_onnx_test_json(void **state)
 static void test_compare_json(void **state)
 {
     static const int64_t data_shape[2] = {2, 3}, out_shape[2] = {2, 3};
-    char *d, *i, *e = tmp("expected_wrong.npy");
+    char *d, *i, *e = cli_tmp("expected_wrong.npy");
     static const float wrong[6] = {4, 5, 6, 1, 2, 7};
-    clg_tensor et = cli_tensor(CLG_DTYPE_FLOAT, 2, out_shape, wrong);
     const char *args[] = {"compare",    "--json", "--device",  "0:0",
                           "--data",     NULL,     "--indices", NULL,
                           "--expected", NULL,     NULL};
     json_object *doc, *c, *row;
-    clg_io_error err;
     (void)state;
 
     write_inputs(&d, &i, 0);
-    if (clg_npy_write(e, &et, 0, &err) != CLG_IO_OK)
-        fail_msg("%s", err.message);
+    cli_write_npy(e, CLG_DTYPE_FLOAT, 2, out_shape, wrong);
     args[5] = d;
     args[7] = i;
     args[9] = e;

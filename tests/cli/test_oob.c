@@ -22,30 +22,6 @@
 
 static const char *const modes[4] = {"raise", "wrap", "clip", "fill"};
 
-static char *tmp(const char *name)
-{
-    char *p = cli_path(cli_root, name);
-    assert_non_null(p);
-    return p;
-}
-
-static void write_npy(const char *path, clg_dtype dtype, size_t rank,
-                      const int64_t *shape, const void *data)
-{
-    clg_tensor t = cli_tensor(dtype, rank, shape, data);
-    clg_io_error err;
-    if (clg_npy_write(path, &t, 0, &err) != CLG_IO_OK)
-        fail_msg("%s", err.message);
-}
-
-static void expect_run(cli_result *r, int status, const char *const *args)
-{
-    assert_int_equal(cli_run(r, args), 0);
-    if (r->status != status)
-        cli_result_dump(r);
-    assert_int_equal(r->status, status);
-}
-
 /* The position of v on an axis of size s under mode m, -1 for none. */
 static int64_t position(int64_t v, int64_t s, int m)
 {
@@ -80,12 +56,12 @@ static void read_output(const char *path, float *out, size_t n)
 
 static void test_run_every_mode(void **state)
 {
-    char *d = tmp("o_data.npy"), *gi = tmp("o_gidx.npy");
-    char *ei = tmp("o_eidx.npy"), *o = tmp("o_out.npy");
+    char *d = cli_tmp("o_data.npy"), *gi = cli_tmp("o_gidx.npy");
+    char *ei = cli_tmp("o_eidx.npy"), *o = cli_tmp("o_out.npy");
     (void)state;
-    write_npy(d, CLG_DTYPE_FLOAT, 2, data_shape, data);
-    write_npy(gi, CLG_DTYPE_INT64, 2, gidx_shape, gidx);
-    write_npy(ei, CLG_DTYPE_INT64, 2, eidx_shape, eidx);
+    cli_write_npy(d, CLG_DTYPE_FLOAT, 2, data_shape, data);
+    cli_write_npy(gi, CLG_DTYPE_INT64, 2, gidx_shape, gidx);
+    cli_write_npy(ei, CLG_DTYPE_INT64, 2, eidx_shape, eidx);
     for (int m = 0; m < 4; m++) {
         for (int elements = 0; elements < 2; elements++) {
             const char *args[] = {
@@ -102,13 +78,13 @@ static void test_run_every_mode(void **state)
             remove(o);
             if (m == 0) {
                 /* Raise: the operator rejects the input, nothing written. */
-                expect_run(&r, 2, args);
+                cli_expect_run(&r, 2, args);
                 assert_non_null(strstr(r.err, "INDEX_OUT_OF_RANGE"));
                 assert_int_equal(cli_file_size(o), -1);
                 cli_result_free(&r);
                 continue;
             }
-            expect_run(&r, 0, args);
+            cli_expect_run(&r, 0, args);
             assert_true(cli_has_line(r.out, "device == reference"));
             cli_result_free(&r);
             for (int64_t k = 0; k < (int64_t)n; k++) {
@@ -136,15 +112,15 @@ static void test_run_every_mode(void **state)
  * is a usage error for every command that takes --oob. */
 static void test_compare_and_usage(void **state)
 {
-    char *d = tmp("c_data.npy"), *gi = tmp("c_gidx.npy");
+    char *d = cli_tmp("c_data.npy"), *gi = cli_tmp("c_gidx.npy");
     (void)state;
-    write_npy(d, CLG_DTYPE_FLOAT, 2, data_shape, data);
-    write_npy(gi, CLG_DTYPE_INT64, 2, gidx_shape, gidx);
+    cli_write_npy(d, CLG_DTYPE_FLOAT, 2, data_shape, data);
+    cli_write_npy(gi, CLG_DTYPE_INT64, 2, gidx_shape, gidx);
     for (int m = 0; m < 4; m++) {
         const char *args[] = {"compare", "--data", d,       "--indices", gi,
                               "--axis",  "1",      "--oob", modes[m],    NULL};
         cli_result r;
-        expect_run(&r, m == 0 ? 2 : 0, args);
+        cli_expect_run(&r, m == 0 ? 2 : 0, args);
         assert_non_null(strstr(r.out,
                                m == 0 ? "INDEX_OUT_OF_RANGE" : "agree"));
         cli_result_free(&r);
@@ -158,7 +134,7 @@ static void test_compare_and_usage(void **state)
     const char *const *bad[] = {run_bad, cmp_bad, onnx_bad, bench_bad};
     for (size_t k = 0; k < 4; k++) {
         cli_result r;
-        expect_run(&r, 3, bad[k]);
+        cli_expect_run(&r, 3, bad[k]);
         assert_non_null(strstr(r.err, "is not raise, wrap, clip or fill"));
         cli_result_free(&r);
     }
@@ -174,7 +150,7 @@ static void test_onnx_test_modes(void **state)
     static const int64_t idx_shape[1] = {2};
     static const float expected[6] = {3, 2, 7, 6, 11, 10};
     static const int64_t out_shape[2] = {3, 2};
-    char *dir = tmp("oob_node"), *set, *in0, *in1, *out0;
+    char *dir = cli_tmp("oob_node"), *set, *in0, *in1, *out0;
     cli_model m = {0};
     (void)state;
     m.op_type = "Gather";
@@ -200,7 +176,7 @@ static void test_onnx_test_modes(void **state)
     for (int k = 0; k < 4; k++) {
         const char *args[] = {"onnx-test", "--oob", modes[k], dir, NULL};
         cli_result r;
-        expect_run(&r, 0, args);
+        cli_expect_run(&r, 0, args);
         cli_result_free(&r);
     }
     free(dir);

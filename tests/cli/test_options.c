@@ -22,21 +22,6 @@
 #include "io_tensor.h"
 #include "npy.h"
 
-static char *tmp(const char *name)
-{
-    char *p = cli_path(cli_root, name);
-    assert_non_null(p);
-    return p;
-}
-
-static void expect_run(cli_result *r, int status, const char *const *args)
-{
-    assert_int_equal(cli_run(r, args), 0);
-    if (r->status != status)
-        cli_result_dump(r);
-    assert_int_equal(r->status, status);
-}
-
 static void expect_err_line(cli_result *r, const char *line)
 {
     if (!cli_has_line(r->err, line)) {
@@ -53,14 +38,10 @@ static void write_inputs(char **data, char **indices)
     static const int64_t data_shape[1] = {4};
     static const int64_t idx[2] = {3, 0};
     static const int64_t idx_shape[1] = {2};
-    clg_tensor d = cli_tensor(CLG_DTYPE_FLOAT, 1, data_shape, values);
-    clg_tensor i = cli_tensor(CLG_DTYPE_INT64, 1, idx_shape, idx);
-    clg_io_error err;
-    *data = tmp("data.npy");
-    *indices = tmp("indices.npy");
-    if (clg_npy_write(*data, &d, 0, &err) != CLG_IO_OK ||
-        clg_npy_write(*indices, &i, 0, &err) != CLG_IO_OK)
-        fail_msg("%s", err.message);
+    *data = cli_tmp("data.npy");
+    *indices = cli_tmp("indices.npy");
+    cli_write_npy(*data, CLG_DTYPE_FLOAT, 1, data_shape, values);
+    cli_write_npy(*indices, CLG_DTYPE_INT64, 1, idx_shape, idx);
 }
 
 /* The output a run of write_inputs' files gives, as .npy bytes. */
@@ -78,8 +59,9 @@ static unsigned char *expected_npy(size_t *size)
  * once created a file named "-". Through /bin/sh, for binary stdout. */
 static void test_output_to_stdout(void **state)
 {
-    char *d, *i, *o = tmp("stdout.npy"), *e = tmp("stdout.err"), *err_text;
-    char *dash = tmp("-"), cmd[4096];
+    char *d, *i, *o = cli_tmp("stdout.npy"), *e = cli_tmp("stdout.err"),
+                 *err_text;
+    char *dash = cli_tmp("-"), cmd[4096];
     size_t size = 0, got_size = 0;
     unsigned char *want = expected_npy(&size), *got = NULL;
     clg_io_error err;
@@ -113,7 +95,7 @@ static void test_output_to_stdout(void **state)
  * the shell the harness has not, so through /bin/sh). */
 static void test_input_from_stdin(void **state)
 {
-    char *d, *i, *o = tmp("from_stdin.npy"), cmd[4096];
+    char *d, *i, *o = cli_tmp("from_stdin.npy"), cmd[4096];
     size_t size = 0, got_size = 0;
     unsigned char *want = expected_npy(&size), *got = NULL;
     clg_io_error err;
@@ -159,7 +141,8 @@ static void test_stdout_write_error(void **state)
  * inputs from stdin, --json beside -o -. Nothing is written. */
 static void test_refused_outputs(void **state)
 {
-    char *d, *i, *npz = tmp("x.npz"), *alias = tmp("alias.npy"), line[4200];
+    char *d, *i, *npz = cli_tmp("x.npz"), *alias = cli_tmp("alias.npy"),
+                 line[4200];
     const char *args[] = {"run", "gather", "--data", NULL, "--indices",
                           NULL,  "-o",     NULL,     NULL, NULL};
     const char *both[] = {"run",       "gather", "--data", "-",
@@ -172,7 +155,7 @@ static void test_refused_outputs(void **state)
     args[3] = d;
     args[5] = i;
     args[7] = npz;
-    expect_run(&r, 3, args);
+    cli_expect_run(&r, 3, args);
     snprintf(line, sizeof line,
              "clgather run: %s: unknown output format: name it .npy (NumPy) "
              "or .pb (ONNX TensorProto), or - for .npy on standard output",
@@ -186,7 +169,7 @@ static void test_refused_outputs(void **state)
     assert_non_null(data_before);
     assert_int_equal(link(d, alias), 0);
     args[7] = alias;
-    expect_run(&r, 3, args);
+    cli_expect_run(&r, 3, args);
     snprintf(line, sizeof line,
              "clgather run: %s: the output is the input file %s: refused",
              alias, d);
@@ -194,7 +177,7 @@ static void test_refused_outputs(void **state)
     assert_string_equal(r.out, "");
     cli_result_free(&r);
     args[7] = i; /* the indices, by their own name */
-    expect_run(&r, 3, args);
+    cli_expect_run(&r, 3, args);
     snprintf(line, sizeof line,
              "clgather run: %s: the output is the input file %s: refused", i,
              i);
@@ -209,19 +192,19 @@ static void test_refused_outputs(void **state)
     }
     assert_true(cli_file_size(i) > 0);
 
-    expect_run(&r, 3, both);
+    cli_expect_run(&r, 3, both);
     expect_err_line(&r, "clgather run: --data and --indices cannot both be "
                         "- (standard input)");
     cli_result_free(&r);
     args[7] = "-";
     args[8] = "--json";
-    expect_run(&r, 3, args);
+    cli_expect_run(&r, 3, args);
     expect_err_line(&r, "clgather run: --json and --output - both write "
                         "standard output");
     cli_result_free(&r);
     {
         const char *bench[] = {"bench", "--json", "-", NULL};
-        expect_run(&r, 3, bench);
+        cli_expect_run(&r, 3, bench);
         expect_err_line(&r, "clgather bench: --json needs a file name, not -");
         cli_result_free(&r);
     }
@@ -269,7 +252,7 @@ static void test_repeated_options(void **state)
     (void)state;
 
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        expect_run(&r, 3, cases[k].args);
+        cli_expect_run(&r, 3, cases[k].args);
         expect_err_line(&r, cases[k].line);
         assert_string_equal(r.out, "");
         cli_result_free(&r);
@@ -294,8 +277,8 @@ static void test_run_repeat_bounds(void **state)
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         args[7] = bad[k];
         cmp[2] = bad[k];
-        expect_run(&r, 3, args);
-        expect_run(&c, 3, cmp);
+        cli_expect_run(&r, 3, args);
+        cli_expect_run(&c, 3, cmp);
         snprintf(line, sizeof line,
                  "clgather run: --repeat '%s' is not a count from 1 to 1000",
                  bad[k]);
@@ -309,7 +292,7 @@ static void test_run_repeat_bounds(void **state)
         cli_result_free(&c);
     }
     args[7] = "1000";
-    expect_run(&r, 0, args);
+    cli_expect_run(&r, 0, args);
     assert_non_null(strstr(r.out, "(best of 1000 more)"));
     cli_result_free(&r);
     free(d);
@@ -333,7 +316,7 @@ static void test_device_specs(void **state)
     write_inputs(&d, &i);
     args[3] = deflt[3] = d;
     args[5] = deflt[5] = i;
-    expect_run(&r, 3, args);
+    cli_expect_run(&r, 3, args);
     expect_err_line(&r, "clgather run: cannot use device 0: "
                         "INVALID_ARGUMENT: device spec \"0\" is not of the "
                         "form P:D with platform and device indices");
@@ -343,7 +326,7 @@ static void test_device_specs(void **state)
     assert_non_null(strstr(r.err, "device spec \"0\" is not of the form P:D"));
     cli_result_free(&r);
     args[7] = " 0:0 ";
-    expect_run(&r, 0, args);
+    cli_expect_run(&r, 0, args);
     cli_result_free(&r);
     assert_int_equal(cli_run_env(&r, "CLGATHER_DEVICE", "\t0:0 ", deflt), 0);
     assert_int_equal(r.status, 0);
@@ -358,7 +341,7 @@ static void test_device_specs(void **state)
                                            "\"nosuch\" (CLGATHER_DEVICE)"));
     assert_null(strstr(r.out, "(default)"));
     cli_result_free(&r);
-    expect_run(&r, 0, devices);
+    cli_expect_run(&r, 0, devices);
     assert_string_equal(r.err, "");
     assert_non_null(strstr(r.out, "(default)"));
     cli_result_free(&r);
@@ -372,12 +355,11 @@ static void test_empty_strings_keep_width(void **state)
     static const char header[] = "{'descr': '|S5', 'fortran_order': False, "
                                  "'shape': (0,), }";
     static const int64_t idx_shape[1] = {0};
-    clg_tensor i = cli_tensor(CLG_DTYPE_INT64, 1, idx_shape, NULL);
-    char *d = tmp("e.npy"), *ip = tmp("ei.npy"), *o = tmp("eo.npy"), *text;
+    char *d = cli_tmp("e.npy"), *ip = cli_tmp("ei.npy"),
+         *o = cli_tmp("eo.npy"), *text;
     unsigned char buf[128];
     const char *args[] = {"run", "gather", "--data", d,   "--indices",
                           ip,    "-o",     o,        NULL};
-    clg_io_error err;
     cli_result r;
     (void)state;
 
@@ -386,9 +368,8 @@ static void test_empty_strings_keep_width(void **state)
     memcpy(buf + 10, header, sizeof header - 1);
     buf[127] = '\n';
     assert_int_equal(cli_write_bytes(d, buf, sizeof buf), 0);
-    if (clg_npy_write(ip, &i, 0, &err) != CLG_IO_OK)
-        fail_msg("%s", err.message);
-    expect_run(&r, 0, args);
+    cli_write_npy(ip, CLG_DTYPE_INT64, 1, idx_shape, NULL);
+    cli_expect_run(&r, 0, args);
     assert_true(cli_has_line(r.out, "output: STRING [0]"));
     cli_result_free(&r);
     text = cli_read_text(o);

@@ -82,14 +82,10 @@ static void write_inputs(const char *dir, char **data, char **indices)
     static const int64_t data_shape[2] = {3, 0};
     static const int64_t idx[2] = {0, 2};
     static const int64_t idx_shape[1] = {2};
-    clg_tensor d = cli_tensor(CLG_DTYPE_FLOAT, 2, data_shape, NULL);
-    clg_tensor i = cli_tensor(CLG_DTYPE_INT64, 1, idx_shape, idx);
-    clg_io_error err;
     *data = in_dir(dir, "data.npy");
     *indices = in_dir(dir, "indices.npy");
-    if (clg_npy_write(*data, &d, 0, &err) != CLG_IO_OK ||
-        clg_npy_write(*indices, &i, 0, &err) != CLG_IO_OK)
-        fail_msg("%s", err.message);
+    cli_write_npy(*data, CLG_DTYPE_FLOAT, 2, data_shape, NULL);
+    cli_write_npy(*indices, CLG_DTYPE_INT64, 1, idx_shape, idx);
 }
 
 /* The bytes of a file (malloc'd) and their count. */

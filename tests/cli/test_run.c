@@ -21,30 +21,6 @@
 #include "npy.h"
 #include "onnx_io.h"
 
-static char *tmp(const char *name)
-{
-    char *p = cli_path(cli_root, name);
-    assert_non_null(p);
-    return p;
-}
-
-static void write_npy(const char *path, clg_dtype dtype, size_t rank,
-                      const int64_t *shape, const void *data)
-{
-    clg_tensor t = cli_tensor(dtype, rank, shape, data);
-    clg_io_error err;
-    if (clg_npy_write(path, &t, 0, &err) != CLG_IO_OK)
-        fail_msg("%s", err.message);
-}
-
-static void expect_run(cli_result *r, int status, const char *const *args)
-{
-    assert_int_equal(cli_run(r, args), 0);
-    if (r->status != status)
-        cli_result_dump(r);
-    assert_int_equal(r->status, status);
-}
-
 /* ONNX Gather, Example 2: axis 1, indices [[0, 2]]. */
 static void test_gather_check_npy(void **state)
 {
@@ -55,8 +31,8 @@ static void test_gather_check_npy(void **state)
     static const int64_t indices_shape[2] = {1, 2};
     static const float expected[6] = {1.0f, 1.9f, 2.3f, 3.9f, 4.5f, 5.9f};
     static const int64_t out_shape[3] = {3, 1, 2};
-    char *d = tmp("g_data.npy"), *i = tmp("g_indices.npy");
-    char *o = tmp("g_out.npy");
+    char *d = cli_tmp("g_data.npy"), *i = cli_tmp("g_indices.npy");
+    char *o = cli_tmp("g_out.npy");
     const char *args[] = {"run",       "gather", "--data",  d,
                           "--indices", i,        "--axis",  "1",
                           "--output",  o,        "--check", NULL};
@@ -68,9 +44,9 @@ static void test_gather_check_npy(void **state)
     cli_result r;
     (void)state;
 
-    write_npy(d, CLG_DTYPE_FLOAT, 2, data_shape, data);
-    write_npy(i, CLG_DTYPE_INT64, 2, indices_shape, indices);
-    expect_run(&r, 0, args);
+    cli_write_npy(d, CLG_DTYPE_FLOAT, 2, data_shape, data);
+    cli_write_npy(i, CLG_DTYPE_INT64, 2, indices_shape, indices);
+    cli_expect_run(&r, 0, args);
     assert_true(cli_has_line(r.out, "output: FLOAT [3, 1, 2]"));
     assert_true(cli_has_line_prefix(r.out, "device: "));
     assert_true(cli_has_line_prefix(r.out, "time: "));
@@ -112,9 +88,9 @@ static void test_first_call_and_program_cache(void **state)
     static const float data[6] = {1.0f, 1.2f, 2.3f, 3.4f, 4.5f, 5.7f};
     static const int64_t data_shape[2] = {3, 2}, index_shape[1] = {2};
     static const int64_t indices[2] = {2, -3};
-    char *d = tmp("c_data.npy"), *i = tmp("c_indices.npy");
-    char *o1 = tmp("c_out1.npy"), *o2 = tmp("c_out2.npy");
-    char *cache = tmp("program-cache");
+    char *d = cli_tmp("c_data.npy"), *i = cli_tmp("c_indices.npy");
+    char *o1 = cli_tmp("c_out1.npy"), *o2 = cli_tmp("c_out2.npy");
+    char *cache = cli_tmp("program-cache");
     const char *was = getenv("CLGATHER_CACHE_DIR");
     char *saved = was ? strdup(was) : NULL;
     const char *first[] = {"run", "gather",   "--data", d,   "--indices",
@@ -124,13 +100,13 @@ static void test_first_call_and_program_cache(void **state)
     cli_result r;
     (void)state;
 
-    write_npy(d, CLG_DTYPE_FLOAT, 2, data_shape, data);
-    write_npy(i, CLG_DTYPE_INT64, 1, index_shape, indices);
+    cli_write_npy(d, CLG_DTYPE_FLOAT, 2, data_shape, data);
+    cli_write_npy(i, CLG_DTYPE_INT64, 1, index_shape, indices);
     assert_int_equal(setenv("CLGATHER_CACHE_DIR", cache, 1), 0);
-    expect_run(&r, 0, first);
+    cli_expect_run(&r, 0, first);
     assert_non_null(strstr(r.out, " ms (first call; program cache: missed, "));
     cli_result_free(&r);
-    expect_run(&r, 0, second);
+    cli_expect_run(&r, 0, second);
     assert_non_null(strstr(r.out, " ms (first call; program cache: served, "));
     cli_result_free(&r);
     assert_int_equal(cli_run_env(&r, "CLGATHER_CACHE", "0", second), 0);
@@ -144,11 +120,11 @@ static void test_first_call_and_program_cache(void **state)
     /* clgather cache lists the entry, then clears it. */
     const char *show[] = {"cache", "--dir", cache, NULL};
     const char *clear[] = {"cache", "--dir", cache, "--clear", NULL};
-    expect_run(&r, 0, show);
+    cli_expect_run(&r, 0, show);
     assert_non_null(strstr(r.out, "entries: 1, "));
     assert_non_null(strstr(r.out, "-DCLG_INDEX_BYTES=8"));
     cli_result_free(&r);
-    expect_run(&r, 0, clear);
+    cli_expect_run(&r, 0, clear);
     assert_non_null(strstr(r.out, "removed: 1 entry\nentries: 0, "));
     cli_result_free(&r);
     size_t n1 = 0, n2 = 0;
@@ -174,8 +150,8 @@ static void test_gather_elements_check_pb(void **state)
     static const int32_t indices[6] = {1, 2, 0, 2, 0, 0};
     static const int64_t indices_shape[2] = {2, 3};
     static const int32_t expected[6] = {4, 8, 3, 7, 2, 3};
-    char *d = tmp("ge_data.pb"), *i = tmp("ge_indices.pb");
-    char *o = tmp("ge_out.pb");
+    char *d = cli_tmp("ge_data.pb"), *i = cli_tmp("ge_indices.pb");
+    char *o = cli_tmp("ge_out.pb");
     const char *args[] = {"run",       "gather-elements",
                           "--data",    d,
                           "--indices", i,
@@ -193,7 +169,7 @@ static void test_gather_elements_check_pb(void **state)
 
     assert_int_equal(cli_write_tensor(d, &dt), 0);
     assert_int_equal(cli_write_tensor(i, &it), 0);
-    expect_run(&r, 0, args);
+    cli_expect_run(&r, 0, args);
     assert_true(cli_has_line(r.out, "output: INT32 [2, 3]"));
     assert_true(cli_has_line(r.out, "device == reference"));
     cli_result_free(&r);
@@ -220,9 +196,9 @@ static void test_strings_and_float16(void **state)
     static const int64_t shape4[1] = {4};
     static const uint16_t halves[3] = {0x7e01, 0x8000, 0x3c00};
     static const uint16_t half_expected[4] = {0x3c00, 0x7e01, 0x8000, 0x3c00};
-    char *d = tmp("s_data.pb"), *i = tmp("s_indices.npy");
-    char *o = tmp("s_out.npy");
-    char *hd = tmp("h_data.npy"), *ho = tmp("h_out.npy");
+    char *d = cli_tmp("s_data.pb"), *i = cli_tmp("s_indices.npy");
+    char *o = cli_tmp("s_out.npy");
+    char *hd = cli_tmp("h_data.npy"), *ho = cli_tmp("h_out.npy");
     const char *args[] = {"run", "gather",   "--data", d,         "--indices",
                           i,     "--output", o,        "--check", NULL};
     const char *hargs[] = {"run", "gather",   "--data", hd,        "--indices",
@@ -235,8 +211,8 @@ static void test_strings_and_float16(void **state)
     (void)state;
 
     assert_int_equal(cli_write_tensor(d, &dt), 0);
-    write_npy(i, CLG_DTYPE_INT32, 1, shape4, indices);
-    expect_run(&r, 0, args);
+    cli_write_npy(i, CLG_DTYPE_INT32, 1, shape4, indices);
+    cli_expect_run(&r, 0, args);
     assert_true(cli_has_line(r.out, "output: STRING [4]"));
     assert_true(cli_has_line(r.out, "device == reference"));
     cli_result_free(&r);
@@ -254,8 +230,8 @@ static void test_strings_and_float16(void **state)
     assert_int_equal(s[3].length, 3);
     clg_io_tensor_free(&out);
 
-    write_npy(hd, CLG_DTYPE_FLOAT16, 1, shape3, halves);
-    expect_run(&r, 0, hargs);
+    cli_write_npy(hd, CLG_DTYPE_FLOAT16, 1, shape3, halves);
+    cli_expect_run(&r, 0, hargs);
     assert_true(cli_has_line(r.out, "output: FLOAT16 [4]"));
     cli_result_free(&r);
     if (clg_npy_read(ho, &out, &err) != CLG_IO_OK)
@@ -276,8 +252,8 @@ static void test_run_exit_statuses(void **state)
     static const int64_t data_shape[2] = {2, 2};
     static const int64_t bad[1] = {2};
     static const int64_t shape1[1] = {1};
-    char *d = tmp("x_data.npy"), *i = tmp("x_bad.npy");
-    char *t = tmp("x_truncated.npy"), *missing = tmp("x_missing.npy");
+    char *d = cli_tmp("x_data.npy"), *i = cli_tmp("x_bad.npy");
+    char *t = cli_tmp("x_truncated.npy"), *missing = cli_tmp("x_missing.npy");
     const char *oob[] = {"run", "gather", "--data", d, "--indices", i, NULL};
     const char *bad_axis[] = {"run", "gather", "--data", d,   "--indices",
                               i,     "--axis", "2",      NULL};
@@ -295,27 +271,27 @@ static void test_run_exit_statuses(void **state)
     long size;
     (void)state;
 
-    write_npy(d, CLG_DTYPE_FLOAT, 2, data_shape, data);
-    write_npy(i, CLG_DTYPE_INT64, 1, shape1, bad);
-    write_npy(t, CLG_DTYPE_FLOAT, 2, data_shape, data);
+    cli_write_npy(d, CLG_DTYPE_FLOAT, 2, data_shape, data);
+    cli_write_npy(i, CLG_DTYPE_INT64, 1, shape1, bad);
+    cli_write_npy(t, CLG_DTYPE_FLOAT, 2, data_shape, data);
     size = cli_file_size(t);
     assert_int_equal(cli_truncate(t, (size_t)size - 3), 0);
 
-    expect_run(&r, 2, oob);
+    cli_expect_run(&r, 2, oob);
     assert_non_null(strstr(r.err, "INDEX_OUT_OF_RANGE"));
     assert_string_equal(r.out, "");
     cli_result_free(&r);
-    expect_run(&r, 2, bad_axis);
+    cli_expect_run(&r, 2, bad_axis);
     assert_non_null(strstr(r.err, "INVALID_AXIS"));
     cli_result_free(&r);
-    expect_run(&r, 3, trunc);
+    cli_expect_run(&r, 3, trunc);
     assert_non_null(strstr(r.err, "x_truncated.npy: truncated"));
     cli_result_free(&r);
-    expect_run(&r, 3, miss);
+    cli_expect_run(&r, 3, miss);
     assert_non_null(strstr(r.err, "x_missing.npy: cannot open"));
     cli_result_free(&r);
     for (size_t k = 0; k < sizeof usage / sizeof usage[0]; k++) {
-        expect_run(&r, 3, usage[k]);
+        cli_expect_run(&r, 3, usage[k]);
         cli_result_free(&r);
     }
     /* A malformed CLGATHER_PARAMS is an environment problem, as a bad
@@ -342,7 +318,7 @@ static void test_zero_byte_strings_not_amplified(void **state)
     static const int64_t indices[1] = {0};
     static const int64_t shape1[1] = {1};
     unsigned char file[128];
-    char *d = tmp("s0_data.npy"), *i = tmp("s0_indices.npy");
+    char *d = cli_tmp("s0_data.npy"), *i = cli_tmp("s0_indices.npy");
     char *want = malloc(strlen(d) + 200);
     const char *args[] = {"run", "gather", "--data", d, "--indices", i, NULL};
     cli_limits limits = {(uint64_t)1 << 30, 0};
@@ -356,7 +332,7 @@ static void test_zero_byte_strings_not_amplified(void **state)
     memcpy(file + 10, header, sizeof header - 1);
     assert_int_equal(cli_write_bytes(d, file, 10 + sizeof header - 1), 0);
     assert_int_equal(cli_file_size(d), 76);
-    write_npy(i, CLG_DTYPE_INT64, 1, shape1, indices);
+    cli_write_npy(i, CLG_DTYPE_INT64, 1, shape1, indices);
     assert_int_equal(cli_run_limited(&r, args, &limits), 0);
     if (r.status != 3)
         cli_result_dump(&r);
@@ -381,7 +357,7 @@ static void test_devices(void **state)
     const char *args[] = {"devices", NULL};
     cli_result r;
     (void)state;
-    expect_run(&r, 0, args);
+    cli_expect_run(&r, 0, args);
     /* the first device line: "P:D  TYPE name", and one marked default */
     assert_true(cli_has_line_prefix(r.out, "0:0  "));
     assert_non_null(strstr(r.out, "  (default)\n"));
