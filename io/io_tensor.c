@@ -459,6 +459,17 @@ static int temp_create(const out_target *t, char **tmp)
     return fd;
 }
 
+/* Removes a temporary file temp_create made and forgets it, signals held
+ * so that a handler never sees it registered but gone. */
+static void temp_remove(const char *tmp)
+{
+    sigset_t old;
+    signals_hold(&old);
+    unlink(tmp);
+    pending_clear();
+    signals_release(&old);
+}
+
 clg_io_status clg_io_check_writable(const char *path, clg_io_error *err)
 {
     out_target t;
@@ -477,12 +488,8 @@ clg_io_status clg_io_check_writable(const char *path, clg_io_error *err)
                              path, t.dir, strerror(errno));
             st = CLG_IO_FILE_ERROR;
         } else {
-            sigset_t old;
             close(fd);
-            signals_hold(&old);
-            unlink(tmp);
-            pending_clear();
-            signals_release(&old);
+            temp_remove(tmp);
         }
     }
     free(tmp);
@@ -618,13 +625,8 @@ clg_io_status clg_io_write_file(const char *path, const void *bytes,
 cleanup:
     if (fd >= 0)
         close(fd);
-    if (tmp != NULL && st != CLG_IO_OK) {
-        sigset_t old;
-        signals_hold(&old);
-        unlink(tmp);
-        pending_clear();
-        signals_release(&old);
-    }
+    if (tmp != NULL && st != CLG_IO_OK)
+        temp_remove(tmp);
     free(tmp);
     target_free(&t);
     return st;
