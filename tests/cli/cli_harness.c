@@ -416,6 +416,29 @@ int cli_write_tensor(const char *path, const clg_tensor *t)
     return clg_onnx_write_tensor(path, t, NULL, NULL) == CLG_IO_OK ? 0 : -1;
 }
 
+void cli_write_node_test(const char *dir, const cli_model *m,
+                         const clg_tensor *data, const clg_tensor *indices,
+                         const clg_tensor *output)
+{
+    static const char *const names[3] = {"input_0.pb", "input_1.pb",
+                                         "output_0.pb"};
+    const clg_tensor *tensors[3] = {data, indices, output};
+    char *set = cli_path(dir, "test_data_set_0");
+    assert_non_null(set);
+    assert_int_equal(cli_mkdir(dir), 0);
+    assert_int_equal(cli_mkdir(set), 0);
+    assert_int_equal(cli_write_model(dir, m), 0);
+    for (size_t k = 0; k < 3; k++) {
+        if (tensors[k] == NULL)
+            continue;
+        char *p = cli_path(set, names[k]);
+        assert_non_null(p);
+        assert_int_equal(cli_write_tensor(p, tensors[k]), 0);
+        free(p);
+    }
+    free(set);
+}
+
 void cli_write_npy(const char *path, clg_dtype dtype, size_t rank,
                    const int64_t *shape, const void *data)
 {

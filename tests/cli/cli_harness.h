@@ -125,6 +125,15 @@ int cli_write_model(const char *dir, const cli_model *m);
 /* Writes a TensorProto file. 0 on success. */
 int cli_write_tensor(const char *path, const clg_tensor *t);
 
+/* Makes the node-test directory dir (its parent existing) with
+ * dir/model.onnx for m and dir/test_data_set_0/ holding input_0.pb,
+ * input_1.pb and output_0.pb from data, indices and output; a NULL
+ * tensor's file is left out. Fails the running test when one cannot be
+ * made. */
+void cli_write_node_test(const char *dir, const cli_model *m,
+                         const clg_tensor *data, const clg_tensor *indices,
+                         const clg_tensor *output);
+
 /* Writes a .npy file of the tensor; fails the running test (with the I/O
  * library's message) when it cannot. */
 void cli_write_npy(const char *path, clg_dtype dtype, size_t rank,

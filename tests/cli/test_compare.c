@@ -53,7 +53,7 @@ static char *tmp(const char *name)
  * Returns the directory (malloc'd). */
 static char *make_case(const char *name, int64_t second, float expected_11)
 {
-    char *dir = tmp(name), *set = cli_path(dir, "test_data_set_0"), *p;
+    char *dir = tmp(name);
     int64_t idx[2] = {0, second};
     float expected[6];
     clg_tensor data = cli_tensor(CLG_DTYPE_FLOAT, 2, ex_data_shape, ex_data);
@@ -72,19 +72,7 @@ static char *make_case(const char *name, int64_t second, float expected_11)
     m.indices_dtype = CLG_DTYPE_INT64;
     memcpy(expected, ex_output, sizeof expected);
     expected[3] = expected_11;
-    assert_int_equal(cli_mkdir(dir), 0);
-    assert_int_equal(cli_mkdir(set), 0);
-    assert_int_equal(cli_write_model(dir, &m), 0);
-    p = cli_path(set, "input_0.pb");
-    assert_int_equal(cli_write_tensor(p, &data), 0);
-    free(p);
-    p = cli_path(set, "input_1.pb");
-    assert_int_equal(cli_write_tensor(p, &indices), 0);
-    free(p);
-    p = cli_path(set, "output_0.pb");
-    assert_int_equal(cli_write_tensor(p, &output), 0);
-    free(p);
-    free(set);
+    cli_write_node_test(dir, &m, &data, &indices, &output);
     return dir;
 }
 

@@ -43,8 +43,6 @@ typedef struct case_options {
 static char *make_case(const char *name, const case_options *o)
 {
     char *dir = cli_path(cli_root, name);
-    char *set = cli_path(dir, "test_data_set_0");
-    char *p = NULL;
     int64_t idx[2] = {0, o->second_index};
     float expected[6];
     clg_tensor data = cli_tensor(CLG_DTYPE_FLOAT, 2, ex_data_shape, ex_data);
@@ -54,9 +52,6 @@ static char *make_case(const char *name, const case_options *o)
     cli_model m = o->model;
 
     assert_non_null(dir);
-    assert_non_null(set);
-    assert_int_equal(cli_mkdir(dir), 0);
-    assert_int_equal(cli_mkdir(set), 0);
     if (m.op_type == NULL) {
         m.op_type = "Gather";
         m.opset = 13;
@@ -70,25 +65,12 @@ static char *make_case(const char *name, const case_options *o)
         m.indices_initializer = &indices;
         m.initializer_listed_as_input = o->initializer_listed;
     }
-    assert_int_equal(cli_write_model(dir, &m), 0);
-
-    p = cli_path(set, "input_0.pb");
-    assert_int_equal(cli_write_tensor(p, &data), 0);
-    free(p);
-    if (!o->indices_initializer) {
-        p = cli_path(set, "input_1.pb");
-        assert_int_equal(cli_write_tensor(p, &indices), 0);
-        free(p);
-    }
-    if (!o->no_expected) {
-        memcpy(expected, ex_output, sizeof expected);
-        if (o->corrupt_expected)
-            expected[3] = 9.5f;
-        p = cli_path(set, "output_0.pb");
-        assert_int_equal(cli_write_tensor(p, &output), 0);
-        free(p);
-    }
-    free(set);
+    memcpy(expected, ex_output, sizeof expected);
+    if (o->corrupt_expected)
+        expected[3] = 9.5f;
+    cli_write_node_test(dir, &m, &data,
+                        o->indices_initializer ? NULL : &indices,
+                        o->no_expected ? NULL : &output);
     return dir;
 }
 

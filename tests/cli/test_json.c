@@ -230,9 +230,11 @@ static char *node_dir(const char *name, int wrong)
     static const int64_t data_shape[1] = {3}, idx[2] = {2, 0};
     static const int64_t idx_shape[1] = {2};
     float out[2] = {3.5f, wrong ? 9.0f : 1.5f};
+    clg_tensor d = cli_tensor(CLG_DTYPE_FLOAT, 1, data_shape, data);
+    clg_tensor i = cli_tensor(CLG_DTYPE_INT64, 1, idx_shape, idx);
+    clg_tensor o = cli_tensor(CLG_DTYPE_FLOAT, 1, idx_shape, out);
     cli_model m;
-    char *dir = cli_tmp(name), *set, *p;
-    clg_tensor t;
+    char *dir = cli_tmp(name);
 
     memset(&m, 0, sizeof m);
     m.op_type = "Gather";
@@ -240,23 +242,7 @@ static char *node_dir(const char *name, int wrong)
     m.node_count = 1;
     m.data_dtype = CLG_DTYPE_FLOAT;
     m.indices_dtype = CLG_DTYPE_INT64;
-    assert_int_equal(cli_mkdir(dir), 0);
-    assert_int_equal(cli_write_model(dir, &m), 0);
-    set = cli_path(dir, "test_data_set_0");
-    assert_int_equal(cli_mkdir(set), 0);
-    t = cli_tensor(CLG_DTYPE_FLOAT, 1, data_shape, data);
-    p = cli_path(set, "input_0.pb");
-    assert_int_equal(cli_write_tensor(p, &t), 0);
-    free(p);
-    t = cli_tensor(CLG_DTYPE_INT64, 1, idx_shape, idx);
-    p = cli_path(set, "input_1.pb");
-    assert_int_equal(cli_write_tensor(p, &t), 0);
-    free(p);
-    t = cli_tensor(CLG_DTYPE_FLOAT, 1, idx_shape, out);
-    p = cli_path(set, "output_0.pb");
-    assert_int_equal(cli_write_tensor(p, &t), 0);
-    free(p);
-    free(set);
+    cli_write_node_test(dir, &m, &d, &i, &o);
     return dir;
 }
 
@@ -264,18 +250,14 @@ static char *node_dir(const char *name, int wrong)
 static char *relu_dir(void)
 {
     cli_model m;
-    char *dir = cli_tmp("relu"), *set;
+    char *dir = cli_tmp("relu");
     memset(&m, 0, sizeof m);
     m.op_type = "Relu";
     m.opset = 13;
     m.node_count = 1;
     m.data_dtype = CLG_DTYPE_FLOAT;
     m.indices_dtype = CLG_DTYPE_INT64;
-    assert_int_equal(cli_mkdir(dir), 0);
-    assert_int_equal(cli_write_model(dir, &m), 0);
-    set = cli_path(dir, "test_data_set_0");
-    assert_int_equal(cli_mkdir(set), 0);
-    free(set);
+    cli_write_node_test(dir, &m, NULL, NULL, NULL);
     return dir;
 }
 

@@ -150,7 +150,7 @@ static void test_onnx_test_modes(void **state)
     static const int64_t idx_shape[1] = {2};
     static const float expected[6] = {3, 2, 7, 6, 11, 10};
     static const int64_t out_shape[2] = {3, 2};
-    char *dir = cli_tmp("oob_node"), *set, *in0, *in1, *out0;
+    char *dir = cli_tmp("oob_node");
     cli_model m = {0};
     (void)state;
     m.op_type = "Gather";
@@ -160,19 +160,10 @@ static void test_onnx_test_modes(void **state)
     m.node_count = 1;
     m.data_dtype = CLG_DTYPE_FLOAT;
     m.indices_dtype = CLG_DTYPE_INT64;
-    assert_int_equal(cli_mkdir(dir), 0);
-    assert_int_equal(cli_write_model(dir, &m), 0);
-    set = cli_path(dir, "test_data_set_0");
-    assert_int_equal(cli_mkdir(set), 0);
-    in0 = cli_path(set, "input_0.pb");
-    in1 = cli_path(set, "input_1.pb");
-    out0 = cli_path(set, "output_0.pb");
     clg_tensor td = cli_tensor(CLG_DTYPE_FLOAT, 2, data_shape, data);
     clg_tensor ti = cli_tensor(CLG_DTYPE_INT64, 1, idx_shape, idx);
     clg_tensor to = cli_tensor(CLG_DTYPE_FLOAT, 2, out_shape, expected);
-    assert_int_equal(cli_write_tensor(in0, &td), 0);
-    assert_int_equal(cli_write_tensor(in1, &ti), 0);
-    assert_int_equal(cli_write_tensor(out0, &to), 0);
+    cli_write_node_test(dir, &m, &td, &ti, &to);
     for (int k = 0; k < 4; k++) {
         const char *args[] = {"onnx-test", "--oob", modes[k], dir, NULL};
         cli_result r;
@@ -180,10 +171,6 @@ static void test_onnx_test_modes(void **state)
         cli_result_free(&r);
     }
     free(dir);
-    free(set);
-    free(in0);
-    free(in1);
-    free(out0);
 }
 
 int main(void)
