@@ -29,6 +29,15 @@
 
 extern char **environ;
 
+unsigned char *cli_read_bytes(const char *path, size_t *size)
+{
+    unsigned char *bytes = NULL;
+    clg_io_error err;
+    if (clg_io_read_file(path, &bytes, size, &err) != CLG_IO_OK)
+        fail_msg("%s", err.message);
+    return bytes;
+}
+
 char *cli_read_text(const char *path)
 {
     unsigned char *bytes = NULL;

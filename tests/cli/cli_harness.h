@@ -88,6 +88,9 @@ int cli_run_tests(const char *prefix, const char *name,
 char *cli_tempdir(const char *prefix);
 /* A file's whole contents, NUL-terminated (malloc'd), or NULL. */
 char *cli_read_text(const char *path);
+/* A file's bytes (malloc'd) and their count in *size; fails the running
+ * test (with the I/O library's message) when it cannot be read. */
+unsigned char *cli_read_bytes(const char *path, size_t *size);
 /* Removes a directory tree. */
 void cli_rmtree(const char *path);
 /* mkdir -p for one level under an existing parent; 0 on success. */

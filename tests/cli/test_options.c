@@ -19,7 +19,6 @@
 #include <cmocka.h>
 
 #include "cli_harness.h"
-#include "io_tensor.h"
 #include "npy.h"
 
 static void expect_err_line(cli_result *r, const char *line)
@@ -64,7 +63,6 @@ static void test_output_to_stdout(void **state)
     char *dash = cli_tmp("-"), cmd[4096];
     size_t size = 0, got_size = 0;
     unsigned char *want = expected_npy(&size), *got = NULL;
-    clg_io_error err;
     (void)state;
 
     write_inputs(&d, &i);
@@ -73,8 +71,7 @@ static void test_output_to_stdout(void **state)
              "> '%s' 2> '%s'",
              cli_root, CLG_CLI_EXE, d, i, o, e);
     assert_int_equal(system(cmd), 0);
-    if (clg_io_read_file(o, &got, &got_size, &err) != CLG_IO_OK)
-        fail_msg("%s", err.message);
+    got = cli_read_bytes(o, &got_size);
     assert_int_equal(got_size, size);
     assert_memory_equal(got, want, size);
     err_text = cli_read_text(e);
@@ -98,7 +95,6 @@ static void test_input_from_stdin(void **state)
     char *d, *i, *o = cli_tmp("from_stdin.npy"), cmd[4096];
     size_t size = 0, got_size = 0;
     unsigned char *want = expected_npy(&size), *got = NULL;
-    clg_io_error err;
     (void)state;
 
     write_inputs(&d, &i);
@@ -107,8 +103,7 @@ static void test_input_from_stdin(void **state)
              ">/dev/null",
              CLG_CLI_EXE, d, o, i);
     assert_int_equal(system(cmd), 0);
-    if (clg_io_read_file(o, &got, &got_size, &err) != CLG_IO_OK)
-        fail_msg("%s", err.message);
+    got = cli_read_bytes(o, &got_size);
     assert_int_equal(got_size, size);
     assert_memory_equal(got, want, size);
     free(got);

@@ -88,20 +88,10 @@ static void write_inputs(const char *dir, char **data, char **indices)
     cli_write_npy(*indices, CLG_DTYPE_INT64, 1, idx_shape, idx);
 }
 
-/* The bytes of a file (malloc'd) and their count. */
-static unsigned char *slurp(const char *path, size_t *size)
-{
-    unsigned char *bytes = NULL;
-    clg_io_error err;
-    if (clg_io_read_file(path, &bytes, size, &err) != CLG_IO_OK)
-        fail_msg("%s", err.message);
-    return bytes;
-}
-
 static void expect_file(const char *path, const void *bytes, size_t size)
 {
     size_t got_size = 0;
-    unsigned char *got = slurp(path, &got_size);
+    unsigned char *got = cli_read_bytes(path, &got_size);
     if (got_size != size)
         fail_msg("%s: %zu bytes, expected %zu", path, got_size, size);
     assert_memory_equal(got, bytes, size);
@@ -251,7 +241,7 @@ static void test_output_replaced_whole(void **state)
     assert_int_equal(r.status, 0);
     assert_true(cli_has_line(r.out, "output: FLOAT [2, 0]"));
     cli_result_free(&r);
-    bytes = slurp(out, &size);
+    bytes = cli_read_bytes(out, &size);
     assert_int_equal(size, 128);
     clg_io_tensor_init(&t);
     if (clg_npy_decode(bytes, size, out, &t, &err) != CLG_IO_OK)
