@@ -409,6 +409,13 @@ char *cli_tmp(const char *name)
     return p;
 }
 
+char *cli_subdir(const char *name)
+{
+    char *p = cli_tmp(name);
+    assert_int_equal(cli_mkdir(p), 0);
+    return p;
+}
+
 clg_tensor cli_tensor(clg_dtype dtype, size_t rank, const int64_t *shape,
                       const void *data)
 {

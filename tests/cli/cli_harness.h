@@ -105,6 +105,8 @@ long cli_file_size(const char *path);
 char *cli_path(const char *a, const char *b);
 /* cli_path(cli_root, name), asserted non-NULL. */
 char *cli_tmp(const char *name);
+/* cli_tmp(name), made a directory (asserted). */
+char *cli_subdir(const char *name);
 
 /* A single-node model for model.onnx. */
 typedef struct cli_model {

@@ -24,15 +24,6 @@
 
 #include "cli_harness.h"
 
-/* A fresh directory <root>/<name> (malloc'd). */
-static char *subdir(const char *name)
-{
-    char *p = cli_path(cli_root, name);
-    assert_non_null(p);
-    assert_int_equal(cli_mkdir(p), 0);
-    return p;
-}
-
 /* 1 when dir holds a hidden ".*.tmp" file. */
 static int has_temp(const char *dir)
 {
@@ -106,7 +97,7 @@ static void test_run_output_interrupted(void **state)
     static const char keep[] = "older output";
     static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
     static const char *const names[] = {"victim.npy", "victim.pb"};
-    char *dir = subdir("run"), *d = NULL, *i = NULL;
+    char *dir = cli_subdir("run"), *d = NULL, *i = NULL;
     (void)state;
 
     write_inputs(dir, &d, &i);
@@ -141,7 +132,7 @@ static void test_run_output_interrupted(void **state)
 static void test_bench_json_interrupted(void **state)
 {
     static const char keep[] = "{\"an\": \"older report\"}\n";
-    char *dir = subdir("bench");
+    char *dir = cli_subdir("bench");
     char *json = cli_path(dir, "report.json"), *got;
     const char *args[] = {"bench", "--workload", "small", "--repeat",
                           "1",     "--json",     json,    NULL};

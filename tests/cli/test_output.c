@@ -28,15 +28,6 @@
 #include "io_tensor.h"
 #include "npy.h"
 
-/* A fresh directory <root>/<name> (malloc'd). */
-static char *subdir(const char *name)
-{
-    char *p = cli_path(cli_root, name);
-    assert_non_null(p);
-    assert_int_equal(cli_mkdir(p), 0);
-    return p;
-}
-
 static char *in_dir(const char *dir, const char *name)
 {
     char *p = cli_path(dir, name);
@@ -151,7 +142,7 @@ static char *message(const char *fmt, const char *a, const char *b)
 static void test_full_disk_keeps_npy(void **state)
 {
     static const unsigned char keep[] = "existing contents, 37 bytes long.\n";
-    char *dir = subdir("full_npy");
+    char *dir = cli_subdir("full_npy");
     char *out = in_dir(dir, "keep.npy");
     char *line = message("clgather run: %s: write error: File too large", out,
                          NULL);
@@ -173,7 +164,7 @@ static void test_full_disk_keeps_npy(void **state)
 static void test_full_disk_keeps_pb(void **state)
 {
     static const unsigned char keep[] = "an older TensorProto";
-    char *dir = subdir("full_pb");
+    char *dir = cli_subdir("full_pb");
     char *out = in_dir(dir, "keep.pb");
     char *line = message("clgather run: %s: write error: File too large", out,
                          NULL);
@@ -194,7 +185,7 @@ static void test_full_disk_keeps_pb(void **state)
 /* A new output that cannot be written completely does not appear. */
 static void test_full_disk_leaves_no_file(void **state)
 {
-    char *dir = subdir("full_new");
+    char *dir = cli_subdir("full_new");
     char *out = in_dir(dir, "new.npy");
     char *line = message("clgather run: %s: write error: File too large", out,
                          NULL);
@@ -215,7 +206,7 @@ static void test_full_disk_leaves_no_file(void **state)
 static void test_output_replaced_whole(void **state)
 {
     static const unsigned char keep[] = "old";
-    char *dir = subdir("replace");
+    char *dir = cli_subdir("replace");
     char *out = in_dir(dir, "keep.npy");
     char *d = NULL, *i = NULL;
     const char *args[] = {"run", "gather",   "--data", NULL, "--indices",
@@ -266,8 +257,8 @@ static void test_output_replaced_whole(void **state)
  * and the link stays (a rename over the path would replace the link). */
 static void test_symlink_target_replaced(void **state)
 {
-    char *dir = subdir("link");
-    char *real = subdir("link/real");
+    char *dir = cli_subdir("link");
+    char *real = cli_subdir("link/real");
     char *file = in_dir(real, "t.npy");
     char *link = in_dir(dir, "link.npy");
     char *d = NULL, *i = NULL;
@@ -308,7 +299,7 @@ static void test_symlink_target_replaced(void **state)
  * (it once printed "output:" and "time:" first). */
 static void test_missing_directory_checked_first(void **state)
 {
-    char *dir = subdir("missing");
+    char *dir = cli_subdir("missing");
     char *absent = in_dir(dir, "absent");
     char *out = in_dir(absent, "out.npy");
     char *line = message("clgather run: %s: cannot write: directory '%s' "
@@ -327,7 +318,7 @@ static void test_missing_directory_checked_first(void **state)
 /* A directory on the way that is a file. */
 static void test_directory_is_a_file(void **state)
 {
-    char *dir = subdir("not_dir");
+    char *dir = cli_subdir("not_dir");
     char *plain = in_dir(dir, "plain");
     char *out = in_dir(plain, "out.npy");
     char *line = message("clgather run: %s: cannot write: '%s' is not a "
@@ -348,8 +339,8 @@ static void test_directory_is_a_file(void **state)
 /* The output path names a directory. */
 static void test_output_is_a_directory(void **state)
 {
-    char *dir = subdir("is_dir");
-    char *out = subdir("is_dir/out.npy");
+    char *dir = cli_subdir("is_dir");
+    char *out = cli_subdir("is_dir/out.npy");
     char *line = message("clgather run: %s: cannot write: it is a "
                          "directory",
                          out, NULL);
@@ -369,7 +360,7 @@ static void test_output_is_a_directory(void **state)
 static void test_bench_json_kept(void **state)
 {
     static const char keep[] = "{\"an\": \"older report\"}\n";
-    char *dir = subdir("bench");
+    char *dir = cli_subdir("bench");
     char *json = in_dir(dir, "keep.json");
     char *absent = in_dir(dir, "absent");
     char *bad = in_dir(absent, "r.json");
