@@ -582,3 +582,15 @@ int clg_test_has_out_of_order(const clg_context *ctx)
                      CL_SUCCESS);
     return (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
 }
+
+cl_mem clg_test_buffer(clg_context *ctx, const void *host, size_t bytes)
+{
+    cl_int err = CL_SUCCESS;
+    cl_mem m = clCreateBuffer(clg_context_cl_context(ctx),
+                              CL_MEM_READ_WRITE |
+                                  (host && bytes ? CL_MEM_COPY_HOST_PTR : 0),
+                              bytes ? bytes : 16, bytes ? (void *)host : NULL,
+                              &err);
+    assert_int_equal(err, CL_SUCCESS);
+    return m;
+}

@@ -192,6 +192,11 @@ int clg_test_quick(void);
  * (CL_DEVICE_QUEUE_PROPERTIES); fails the test when it cannot say. */
 int clg_test_has_out_of_order(const clg_context *ctx);
 
+/* A read-write buffer of ctx's cl_context holding `bytes` bytes (16 when
+ * 0: OpenCL has no empty buffers), filled from `host` when given; fails
+ * the test when it cannot be made. */
+cl_mem clg_test_buffer(clg_context *ctx, const void *host, size_t bytes);
+
 /* Group fixture: creates one context with clg_context_create(&ctx, NULL)
  * (so CLGATHER_DEVICE is honoured) and stores it in *state. Exits 77 when
  * no OpenCL device exists at all; any other failure (including a

@@ -17,17 +17,6 @@
  * the alarm turns a hang into a failure. */
 #define HANG_LIMIT_S 300
 
-static cl_mem buffer_of(clg_context *ctx, const void *bytes, size_t n)
-{
-    cl_int err = CL_SUCCESS;
-    cl_mem m = clCreateBuffer(clg_context_cl_context(ctx),
-                              CL_MEM_READ_WRITE |
-                                  (bytes ? CL_MEM_COPY_HOST_PTR : 0),
-                              n ? n : 16, (void *)bytes, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    return m;
-}
-
 static int event_status(cl_event e)
 {
     cl_int status = 0;
@@ -55,11 +44,11 @@ typedef struct chain {
 
 static void chain_make(clg_context *ctx, chain *c)
 {
-    c->d = buffer_of(ctx, chain_data, sizeof chain_data);
-    c->gi = buffer_of(ctx, chain_gidx, sizeof chain_gidx);
-    c->g = buffer_of(ctx, NULL, sizeof chain_want_g);
-    c->gei = buffer_of(ctx, chain_geidx, sizeof chain_geidx);
-    c->out = buffer_of(ctx, NULL, sizeof chain_want);
+    c->d = clg_test_buffer(ctx, chain_data, sizeof chain_data);
+    c->gi = clg_test_buffer(ctx, chain_gidx, sizeof chain_gidx);
+    c->g = clg_test_buffer(ctx, NULL, sizeof chain_want_g);
+    c->gei = clg_test_buffer(ctx, chain_geidx, sizeof chain_geidx);
+    c->out = clg_test_buffer(ctx, NULL, sizeof chain_want);
     c->td = (clg_cl_tensor){CLG_DTYPE_FLOAT, 2, chain_dshape, c->d};
     c->tgi = (clg_cl_tensor){CLG_DTYPE_INT64, 1, chain_gishape, c->gi};
     c->tg = (clg_cl_tensor){CLG_DTYPE_FLOAT, 2, chain_gshape, c->g};
@@ -152,8 +141,8 @@ static void test_deferred_index_error(void **state)
     chain_make(ctx, &c);
     const int64_t bad[2] = {1, 7};
     const int32_t bad_ge[6] = {1, 0, 0, 0, 5, 1};
-    cl_mem bi = buffer_of(ctx, bad, sizeof bad);
-    cl_mem bgei = buffer_of(ctx, bad_ge, sizeof bad_ge);
+    cl_mem bi = clg_test_buffer(ctx, bad, sizeof bad);
+    cl_mem bgei = clg_test_buffer(ctx, bad_ge, sizeof bad_ge);
     clg_cl_tensor tbi = {CLG_DTYPE_INT64, 1, chain_gishape, bi};
     clg_cl_tensor tbgei = {CLG_DTYPE_INT32, 2, chain_gshape, bgei};
     cl_event last = chain_enqueue(ctx, NULL, &c, NULL);
@@ -558,9 +547,9 @@ static void gather_three_ways(clg_context *ctx, const clg_tensor *data,
     } else {
         CLG_ASSERT_BYTES(got, want, obytes, 4, "host memory");
     }
-    cl_mem bd = buffer_of(ctx, data->data, dbytes);
-    cl_mem bi = buffer_of(ctx, indices->data, ibytes);
-    cl_mem bo = buffer_of(ctx, NULL, obytes);
+    cl_mem bd = clg_test_buffer(ctx, data->data, dbytes);
+    cl_mem bi = clg_test_buffer(ctx, indices->data, ibytes);
+    cl_mem bo = clg_test_buffer(ctx, NULL, obytes);
     clg_cl_tensor td = {data->dtype, data->rank, data->shape, bd};
     clg_cl_tensor ti = {indices->dtype, indices->rank, indices->shape, bi};
     clg_cl_tensor to = {out->dtype, out->rank, out->shape, bo};

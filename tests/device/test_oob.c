@@ -247,27 +247,16 @@ static void check_host(clg_context *ctx, oob_case *c, int ref)
     calls_compared[c->mode]++;
 }
 
-static cl_mem make_buffer(clg_context *ctx, const void *host, size_t bytes)
-{
-    cl_int err;
-    cl_mem b =
-        clCreateBuffer(clg_context_cl_context(ctx),
-                       CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0),
-                       bytes ? bytes : 1, bytes ? (void *)host : NULL, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    return b;
-}
-
 /* Device buffers, blocking (enqueue 0) or enqueued and finished. */
 static void check_device(clg_context *ctx, oob_case *c, int enqueue)
 {
     clg_call_options o = {.oob = c->mode};
     clg_cl_tensor d = {c->data.t.dtype, c->data.t.rank, c->data.t.shape,
-                       make_buffer(ctx, c->data.t.data, c->data.bytes)};
+                       clg_test_buffer(ctx, c->data.t.data, c->data.bytes)};
     clg_cl_tensor i = {c->idx.t.dtype, c->idx.t.rank, c->idx.t.shape,
-                       make_buffer(ctx, c->idx.t.data, c->idx.bytes)};
+                       clg_test_buffer(ctx, c->idx.t.data, c->idx.bytes)};
     clg_cl_tensor out = {c->out.t.dtype, c->out_rank, c->out_shape,
-                         make_buffer(ctx, NULL, c->out_bytes)};
+                         clg_test_buffer(ctx, NULL, c->out_bytes)};
     clg_status st;
     if (enqueue) {
         st = c->op == CLG_TEST_GATHER
@@ -403,11 +392,11 @@ static void test_empty_axis_and_bad_mode(void **state)
                           CLG_STATUS_INDEX_OUT_OF_RANGE);
         CLG_ASSERT_FILLED(o.t.data, o.bytes, 0xEE, "output");
         clg_cl_tensor cd = {CLG_DTYPE_FLOAT, 2, dshape,
-                            make_buffer(f->ctx, NULL, 4)};
+                            clg_test_buffer(f->ctx, NULL, 4)};
         clg_cl_tensor ci = {CLG_DTYPE_INT64, 1, ishape,
-                            make_buffer(f->ctx, i.t.data, i.bytes)};
+                            clg_test_buffer(f->ctx, i.t.data, i.bytes)};
         clg_cl_tensor co = {CLG_DTYPE_FLOAT, 2, oshape,
-                            make_buffer(f->ctx, NULL, o.bytes)};
+                            clg_test_buffer(f->ctx, NULL, o.bytes)};
         clg_status st = clg_enqueue_gather_ex(f->ctx, NULL, &cd, &ci, 1, &co,
                                               0, NULL, NULL, &opt);
         if (modes[m] == CLG_OOB_RAISE) {

@@ -33,23 +33,13 @@ static const int64_t dshape[1] = {8};
 static const int32_t idx[2] = {7, -8};
 static const int64_t ishape[1] = {2};
 
-static cl_mem buffer_of(clg_context *ctx, const void *bytes, size_t n)
-{
-    cl_int err = CL_SUCCESS;
-    cl_mem m = clCreateBuffer(clg_context_cl_context(ctx),
-                              CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n,
-                              (void *)bytes, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    return m;
-}
-
 static void test_pending_memory_and_limit(void **state)
 {
     clg_context *ctx = *state;
     float zero[2] = {0, 0}, got[2];
-    cl_mem d = buffer_of(ctx, data, sizeof data);
-    cl_mem i = buffer_of(ctx, idx, sizeof idx);
-    cl_mem o = buffer_of(ctx, zero, sizeof zero);
+    cl_mem d = clg_test_buffer(ctx, data, sizeof data);
+    cl_mem i = clg_test_buffer(ctx, idx, sizeof idx);
+    cl_mem o = clg_test_buffer(ctx, zero, sizeof zero);
     clg_cl_tensor td = {CLG_DTYPE_FLOAT, 1, dshape, d};
     clg_cl_tensor ti = {CLG_DTYPE_INT32, 1, ishape, i};
     clg_cl_tensor to = {CLG_DTYPE_FLOAT, 1, ishape, o};

@@ -158,24 +158,14 @@ typedef struct bufs {
     clg_cl_tensor td, ti, to;
 } bufs;
 
-static cl_mem buffer_of(clg_context *ctx, const void *bytes, size_t n)
-{
-    cl_int err = CL_SUCCESS;
-    cl_mem m = clCreateBuffer(clg_context_cl_context(ctx),
-                              CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n,
-                              (void *)bytes, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    return m;
-}
-
 static void bufs_make(clg_context *ctx, const tensors *t, bufs *b)
 {
     unsigned char *fill = malloc(t->obytes);
     assert_non_null(fill);
     memset(fill, 0xEE, t->obytes);
-    b->d = buffer_of(ctx, t->data, t->dbytes);
-    b->i = buffer_of(ctx, t->idx, t->ibytes);
-    b->o = buffer_of(ctx, fill, t->obytes);
+    b->d = clg_test_buffer(ctx, t->data, t->dbytes);
+    b->i = clg_test_buffer(ctx, t->idx, t->ibytes);
+    b->o = clg_test_buffer(ctx, fill, t->obytes);
     free(fill);
     b->td = (clg_cl_tensor){CLG_DTYPE_FLOAT, 2, t->dshape, b->d};
     b->ti = (clg_cl_tensor){CLG_DTYPE_INT64, t->irank, t->ishape, b->i};
