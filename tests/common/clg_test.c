@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Shared helpers for the clgather cmocka tests; see clg_test.h. */
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv, strdup */
 #include "clg_test.h"
 
 #include <inttypes.h>
@@ -593,4 +594,31 @@ cl_mem clg_test_buffer(clg_context *ctx, const void *host, size_t bytes)
                               &err);
     assert_int_equal(err, CL_SUCCESS);
     return m;
+}
+
+char *clg_test_env_save(const char *name)
+{
+    const char *value = getenv(name);
+    char *saved = value != NULL ? strdup(value) : NULL;
+    assert_true(value == NULL || saved != NULL);
+    return saved;
+}
+
+void clg_test_env_restore(const char *name, char *saved)
+{
+    if (saved != NULL)
+        assert_int_equal(setenv(name, saved, 1), 0);
+    else
+        assert_int_equal(unsetenv(name), 0);
+    free(saved);
+}
+
+clg_status clg_test_context_with_env(clg_context **out, const char *name,
+                                     const char *value)
+{
+    char *saved = clg_test_env_save(name);
+    assert_int_equal(setenv(name, value, 1), 0);
+    clg_status st = clg_context_create(out, NULL);
+    clg_test_env_restore(name, saved);
+    return st;
 }

@@ -197,6 +197,22 @@ int clg_test_has_out_of_order(const clg_context *ctx);
  * the test when it cannot be made. */
 cl_mem clg_test_buffer(clg_context *ctx, const void *host, size_t bytes);
 
+/* ------------------------------------------------------------ environment */
+
+/* The value of environment variable `name` (malloc'd), NULL when unset:
+ * what clg_test_env_restore puts back. */
+char *clg_test_env_save(const char *name);
+
+/* Sets `name` back to `saved` (unsets it for NULL) and frees saved;
+ * fails the test when it cannot. */
+void clg_test_env_restore(const char *name, char *saved);
+
+/* clg_context_create(out, NULL) with environment variable name=value for
+ * the creation only (a context reads the environment when it is
+ * created), the variable restored after; the status of the creation. */
+clg_status clg_test_context_with_env(clg_context **out, const char *name,
+                                     const char *value);
+
 /* Group fixture: creates one context with clg_context_create(&ctx, NULL)
  * (so CLGATHER_DEVICE is honoured) and stores it in *state. Exits 77 when
  * no OpenCL device exists at all; any other failure (including a

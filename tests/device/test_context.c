@@ -235,8 +235,7 @@ static void test_create_by_spec(void **state)
 static void test_environment_variable(void **state)
 {
     (void)state;
-    const char *old = getenv("CLGATHER_DEVICE");
-    char *saved = old != NULL ? strdup(old) : NULL;
+    char *saved = clg_test_env_save("CLGATHER_DEVICE");
 
     assert_int_equal(setenv("CLGATHER_DEVICE", "no-such-device-zzz", 1), 0);
     clg_context *c = NULL;
@@ -272,12 +271,7 @@ static void test_environment_variable(void **state)
     clg_context_destroy(c);
     free(infos);
 
-    if (saved != NULL) {
-        setenv("CLGATHER_DEVICE", saved, 1);
-        free(saved);
-    } else {
-        unsetenv("CLGATHER_DEVICE");
-    }
+    clg_test_env_restore("CLGATHER_DEVICE", saved);
 }
 
 /* A bare number is not a device spec: "0" once matched the first device
@@ -288,8 +282,7 @@ static void test_environment_variable(void **state)
 static void test_spec_bare_number_and_space(void **state)
 {
     (void)state;
-    const char *old = getenv("CLGATHER_DEVICE");
-    char *saved = old != NULL ? strdup(old) : NULL;
+    char *saved = clg_test_env_save("CLGATHER_DEVICE");
     const char *bare[] = {"0", "1", "+0", "00"};
     clg_context *c = NULL;
     size_t count = 0;
@@ -342,12 +335,7 @@ static void test_spec_bare_number_and_space(void **state)
         assert_int_equal(infos[i].is_default, 0);
     free(infos);
 
-    if (saved != NULL) {
-        setenv("CLGATHER_DEVICE", saved, 1);
-        free(saved);
-    } else {
-        unsetenv("CLGATHER_DEVICE");
-    }
+    clg_test_env_restore("CLGATHER_DEVICE", saved);
 }
 
 static cl_uint ref_count_context(cl_context c)

@@ -341,9 +341,7 @@ static void test_switches(void **state)
     char dir[512];
     clg_cache_info info;
     clg_context *ctx = NULL;
-    const char *was = getenv("CLGATHER_CACHE_DIR");
-    char saved[CLG_CACHE_PATH_MAX];
-    snprintf(saved, sizeof saved, "%s", was ? was : "");
+    char *saved = clg_test_env_save("CLGATHER_CACHE_DIR");
     make_dir(dir, sizeof dir);
     assert_int_equal(setenv("CLGATHER_CACHE_DIR", dir, 1), 0);
     assert_int_equal(setenv("CLGATHER_CACHE", "0", 1), 0);
@@ -406,10 +404,7 @@ static void test_switches(void **state)
     assert_true(removed >= 1);
     assert_int_equal(count_files(dir, ""), 0);
     assert_int_equal(unsetenv("CLGATHER_CACHE"), 0);
-    if (saved[0])
-        assert_int_equal(setenv("CLGATHER_CACHE_DIR", saved, 1), 0);
-    else
-        assert_int_equal(unsetenv("CLGATHER_CACHE_DIR"), 0);
+    clg_test_env_restore("CLGATHER_CACHE_DIR", saved);
     remove_dir(dir);
 }
 

@@ -990,18 +990,9 @@ static void test_many_and_empty(void **state)
  * restored after): every case here is cut into pieces and windows. */
 static clg_context *split_context(void)
 {
-    const char *old = getenv("CLGATHER_MAX_ALLOC");
-    char *saved = old != NULL ? strdup(old) : NULL;
-    assert_true(old == NULL || saved != NULL);
-    assert_int_equal(setenv("CLGATHER_MAX_ALLOC", SPLIT_CAP, 1), 0);
     clg_context *ctx = NULL;
-    clg_status st = clg_context_create(&ctx, NULL);
-    if (saved != NULL) {
-        assert_int_equal(setenv("CLGATHER_MAX_ALLOC", saved, 1), 0);
-    } else {
-        assert_int_equal(unsetenv("CLGATHER_MAX_ALLOC"), 0);
-    }
-    free(saved);
+    clg_status st = clg_test_context_with_env(&ctx, "CLGATHER_MAX_ALLOC",
+                                              SPLIT_CAP);
     CLG_ASSERT_OK(NULL, st);
     assert_int_equal(clg_context_max_alloc_size(ctx), SPLIT_CAP_BYTES);
     install_fault_handler();

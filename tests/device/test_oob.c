@@ -468,15 +468,8 @@ static int setup(void **state)
         free(f);
         return -1;
     }
-    const char *was = getenv("CLGATHER_MAX_ALLOC");
-    char *saved = was ? strdup(was) : NULL;
-    setenv("CLGATHER_MAX_ALLOC", "1024", 1);
-    clg_status st = clg_context_create(&f->split, NULL);
-    if (saved)
-        setenv("CLGATHER_MAX_ALLOC", saved, 1);
-    else
-        unsetenv("CLGATHER_MAX_ALLOC");
-    free(saved);
+    clg_status st = clg_test_context_with_env(&f->split, "CLGATHER_MAX_ALLOC",
+                                              "1024");
     if (st != CLG_STATUS_OK) {
         clg_test_device_teardown((void **)&f->ctx);
         free(f);
