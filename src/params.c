@@ -208,17 +208,17 @@ static void resolve(clg_context *ctx, clg_rt_params *rp)
 
 clg_status clg_params_get(clg_context *ctx, clg_params *out)
 {
-    char msg[sizeof((clg_rt_params *)0)->message];
     clg_rt_params *rp = clg_rt_params_lock(ctx);
     if (!rp->state)
         resolve(ctx, rp);
     clg_status st = rp->status;
     *out = rp->value;
-    memcpy(msg, rp->message, sizeof msg);
-    clg_rt_params_unlock(ctx);
+    /* Every launch asks: the message is copied out only when there is
+     * one (clg_fail takes no lock of the context). */
     if (st != CLG_STATUS_OK)
-        return clg_fail(ctx, st, "%s", msg);
-    return CLG_STATUS_OK;
+        clg_fail(ctx, st, "%s", rp->message);
+    clg_rt_params_unlock(ctx);
+    return st;
 }
 
 const clg_params_entry *clg_context_params_entry(clg_context *ctx)
