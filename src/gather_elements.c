@@ -211,11 +211,12 @@ static void elements_args(const clg_plan *plan, const clg_params *prm,
 static clg_status elements_kernels(clg_context *ctx, const clg_variant *v,
                                    cl_kernel *k)
 {
-    clg_variant pv = *v;
-    pv.entry = CLG_ENTRY_PACK_STRIPS;
     clg_status st = clg_variant_kernel(ctx, v, &k[0]);
-    if (st == CLG_STATUS_OK && v->entry == CLG_ENTRY_ELEMENTS_PACKED)
+    if (st == CLG_STATUS_OK && v->entry == CLG_ENTRY_ELEMENTS_PACKED) {
+        clg_variant pv = *v;
+        pv.entry = CLG_ENTRY_PACK_STRIPS;
         st = clg_variant_kernel(ctx, &pv, &k[1]);
+    }
     return st;
 }
 
@@ -233,12 +234,10 @@ static clg_status packed_passes(clg_context *ctx, clg_rt_call *call,
 {
     cl_mem bufs[2] = {*(const cl_mem *)a->at[CLG_ARG_DATA].value, NULL};
     cl_kernel pack = k[1], gather = k[0];
-    clg_variant pv = *v;
     clg_args pa = *a;
     int64_t total = plan->outer * ch->strips;
     size_t bytes = (size_t)ch->chunk * (size_t)plan->axis_size *
                    (size_t)ch->strip_width * p->elem_size;
-    pv.entry = CLG_ENTRY_PACK_STRIPS;
     clg_status st = clg_rt_temp_buffer(ctx, bytes, &bufs[1]);
     pa.at[CLG_ARG_DATA] = (clg_rt_arg){sizeof(cl_mem), &bufs[0]};
     pa.at[CLG_ARG_PACK] = (clg_rt_arg){sizeof(cl_mem), &bufs[1]};
@@ -253,11 +252,12 @@ static clg_status packed_passes(clg_context *ctx, clg_rt_call *call,
         clg_geometry gp, gg;
         x->z0 = (cl_ulong)z0;
         clg_geometry_make_wg(clg_rt_facts(ctx), prm->wg,
-                             clg_entries[pv.entry].dims, origin, s_pack, &gp);
+                             clg_entries[CLG_ENTRY_PACK_STRIPS].dims, origin,
+                             s_pack, &gp);
         clg_geometry_make_wg(clg_rt_facts(ctx), prm->wg,
                              clg_entries[v->entry].dims, origin, s_gather,
                              &gg);
-        st = clg_entry_launch(call, pv.entry, pack, &pa, &gp);
+        st = clg_entry_launch(call, CLG_ENTRY_PACK_STRIPS, pack, &pa, &gp);
         if (st == CLG_STATUS_OK)
             st = clg_entry_launch(call, v->entry, gather, a, &gg);
     }
@@ -283,16 +283,15 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
         return st;
     clg_elements_choose(p, plan, &prm, box, whole, dev->max_alloc, &ch);
     elements_geometry(dev, &prm, &ch, box, &g);
+    /* The packed kernels take no padded x, the lean kernel no padded a. */
     if (ch.entry == CLG_ENTRY_ELEMENTS_PACKED &&
         g.global[0] != (size_t)ch.strip_width) {
-        ch.entry =
-            CLG_ENTRY_ELEMENTS_STRIPS; /* the packed kernels take no padded x */
+        ch.entry = CLG_ENTRY_ELEMENTS_STRIPS;
         elements_geometry(dev, &prm, &ch, box, &g);
     }
     if (ch.entry == CLG_ENTRY_ELEMENTS_LEAN &&
         g.global[0] != (size_t)plan->n) {
-        ch.entry =
-            CLG_ENTRY_ELEMENTS_UNITS; /* the lean kernel takes no padded a */
+        ch.entry = CLG_ENTRY_ELEMENTS_UNITS;
         elements_geometry(dev, &prm, &ch, box, &g);
     }
     clg_variant v = elements_variant(p, plan, ch.entry, whole);
