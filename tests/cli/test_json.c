@@ -29,10 +29,7 @@ static json_object *run_json(int status, const char *command,
     json_tokener *tok = json_tokener_new();
     json_object *doc;
     assert_non_null(tok);
-    assert_int_equal(cli_run(&r, args), 0);
-    if (r.status != status)
-        cli_result_dump(&r);
-    assert_int_equal(r.status, status);
+    cli_expect_run(&r, status, args);
     doc = json_tokener_parse_ex(tok, r.out, (int)strlen(r.out));
     if (doc == NULL || json_tokener_get_error(tok) != json_tokener_success) {
         cli_result_dump(&r);

@@ -107,17 +107,11 @@ static void test_directory(void **state)
     const char *ref[] = {"onnx-test", "--reference", dir, NULL};
     cli_result r;
 
-    assert_int_equal(cli_run(&r, dev), 0);
-    if (r.status != 0)
-        cli_result_dump(&r);
-    assert_int_equal(r.status, 0);
+    cli_expect_run(&r, 0, dev);
     expect_all_pass(&r, dir);
     cli_result_free(&r);
 
-    assert_int_equal(cli_run(&r, ref), 0);
-    if (r.status != 0)
-        cli_result_dump(&r);
-    assert_int_equal(r.status, 0);
+    cli_expect_run(&r, 0, ref);
     expect_all_pass(&r, dir);
     cli_result_free(&r);
 }
@@ -152,10 +146,7 @@ static void test_all_in_one_run(void **state)
         sets += count_sets(g_dirs[k]);
     }
     args[g_ndirs + 1] = NULL;
-    assert_int_equal(cli_run(&r, args), 0);
-    if (r.status != 0)
-        cli_result_dump(&r);
-    assert_int_equal(r.status, 0);
+    cli_expect_run(&r, 0, args);
     for (const char *p = r.out; (p = strstr(p, "PASS ")) != NULL; p += 5)
         lines++;
     assert_int_equal(lines, sets);
@@ -196,10 +187,7 @@ static void test_whole_folder_skips_others(void **state)
     args[n] = NULL;
     for (size_t k = 0; k < g_ndirs; k++)
         sets += count_sets(g_dirs[k]);
-    assert_int_equal(cli_run(&r, args), 0);
-    if (r.status != 0)
-        cli_result_dump(&r);
-    assert_int_equal(r.status, 0);
+    cli_expect_run(&r, 0, args);
     for (const char *p = r.out; (p = strstr(p, "PASS ")) != NULL; p += 5)
         lines++;
     if (lines != sets)
