@@ -432,6 +432,20 @@ int cli_write_tensor(const char *path, const clg_tensor *t)
     return clg_onnx_write_tensor(path, t, NULL, NULL) == CLG_IO_OK ? 0 : -1;
 }
 
+cli_model cli_gather_model(int64_t axis)
+{
+    cli_model m;
+    memset(&m, 0, sizeof m);
+    m.op_type = "Gather";
+    m.opset = 13;
+    m.has_axis = 1;
+    m.axis = axis;
+    m.node_count = 1;
+    m.data_dtype = CLG_DTYPE_FLOAT;
+    m.indices_dtype = CLG_DTYPE_INT64;
+    return m;
+}
+
 void cli_write_node_test(const char *dir, const cli_model *m,
                          const clg_tensor *data, const clg_tensor *indices,
                          const clg_tensor *output)

@@ -124,6 +124,10 @@ typedef struct cli_model {
     int initializer_listed_as_input;
 } cli_model;
 
+/* A model of one Gather node, default-domain opset 13, with attribute
+ * `axis`, FLOAT data and INT64 indices (both graph inputs). */
+cli_model cli_gather_model(int64_t axis);
+
 /* Writes dir/model.onnx for the model. 0 on success. */
 int cli_write_model(const char *dir, const cli_model *m);
 

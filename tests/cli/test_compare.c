@@ -60,16 +60,8 @@ static char *make_case(const char *name, int64_t second, float expected_11)
     clg_tensor indices = cli_tensor(CLG_DTYPE_INT64, 2, ex_indices_shape, idx);
     clg_tensor output = cli_tensor(CLG_DTYPE_FLOAT, 3, ex_output_shape,
                                    expected);
-    cli_model m;
+    cli_model m = cli_gather_model(1);
 
-    memset(&m, 0, sizeof m);
-    m.op_type = "Gather";
-    m.opset = 13;
-    m.has_axis = 1;
-    m.axis = 1;
-    m.node_count = 1;
-    m.data_dtype = CLG_DTYPE_FLOAT;
-    m.indices_dtype = CLG_DTYPE_INT64;
     memcpy(expected, ex_output, sizeof expected);
     expected[3] = expected_11;
     cli_write_node_test(dir, &m, &data, &indices, &output);

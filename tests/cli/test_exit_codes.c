@@ -52,13 +52,8 @@ static char *make_case(const char *name, const case_options *o)
     cli_model m = o->model;
 
     assert_non_null(dir);
-    if (m.op_type == NULL) {
-        m.op_type = "Gather";
-        m.opset = 13;
-        m.has_axis = 1;
-        m.axis = 1;
-        m.node_count = 1;
-    }
+    if (m.op_type == NULL)
+        m = cli_gather_model(1);
     m.data_dtype = CLG_DTYPE_FLOAT;
     m.indices_dtype = CLG_DTYPE_INT64;
     if (o->indices_initializer) {
@@ -224,11 +219,7 @@ static void test_axis_out_of_range(void **state)
     cli_result r;
     (void)state;
 
-    o.model.op_type = "Gather";
-    o.model.opset = 13;
-    o.model.has_axis = 1;
-    o.model.axis = 2; /* data has rank 2 */
-    o.model.node_count = 1;
+    o.model = cli_gather_model(2); /* data has rank 2 */
     dir = make_case("bad_axis", &o);
     prefix = line_for("ERROR", dir, ": INVALID_AXIS: ");
     args[1] = dir;

@@ -302,16 +302,8 @@ static char *make_claim(char **data, char **indices)
     char *dir = make_dir("claim"), *set = cli_path(dir, "test_data_set_0");
     clg_tensor d = cli_tensor(CLG_DTYPE_FLOAT, 2, data_shape, NULL);
     clg_tensor i = cli_tensor(CLG_DTYPE_INT64, 1, index_shape, zeros);
-    cli_model m;
+    cli_model m = cli_gather_model(0);
 
-    memset(&m, 0, sizeof m);
-    m.op_type = "Gather";
-    m.opset = 13;
-    m.has_axis = 1;
-    m.axis = 0;
-    m.node_count = 1;
-    m.data_dtype = CLG_DTYPE_FLOAT;
-    m.indices_dtype = CLG_DTYPE_INT64;
     assert_int_equal(cli_write_model(dir, &m), 0);
     *data = cli_path(set, "input_0.pb");
     *indices = cli_path(set, "input_1.pb");

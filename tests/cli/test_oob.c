@@ -151,15 +151,8 @@ static void test_onnx_test_modes(void **state)
     static const float expected[6] = {3, 2, 7, 6, 11, 10};
     static const int64_t out_shape[2] = {3, 2};
     char *dir = cli_tmp("oob_node");
-    cli_model m = {0};
+    cli_model m = cli_gather_model(1);
     (void)state;
-    m.op_type = "Gather";
-    m.opset = 13;
-    m.has_axis = 1;
-    m.axis = 1;
-    m.node_count = 1;
-    m.data_dtype = CLG_DTYPE_FLOAT;
-    m.indices_dtype = CLG_DTYPE_INT64;
     clg_tensor td = cli_tensor(CLG_DTYPE_FLOAT, 2, data_shape, data);
     clg_tensor ti = cli_tensor(CLG_DTYPE_INT64, 1, idx_shape, idx);
     clg_tensor to = cli_tensor(CLG_DTYPE_FLOAT, 2, out_shape, expected);
