@@ -87,23 +87,12 @@ run_pass() {
 
 echo "--- Intel CPU runtime: ctest -L 'device|conformance|cli'"
 pass1_start=$SECONDS
-# device_guard is left out of both passes, openly: on Intel's runtime a
-# raised index error slot has been missed on buffers made with
-# CL_MEM_USE_HOST_PTR (an open defect: docs/design.md, "Implementations").
-echo "ci/intel.sh: device_guard left out (an open defect: docs/design.md, \"Implementations\")"
-run_pass device-plan -L '^(device|conformance|cli)$' -E '^device_guard$'
+run_pass device-plan -L '^(device|conformance|cli)$'
 pass1_s=$((SECONDS - pass1_start))
 
 echo "--- Intel CPU runtime: ctest -L device with CLGATHER_TEST_PLAN=gpu"
 pass2_start=$SECONDS
-# device_threads and device_guard are left out of this pass, openly: with
-# the GPU plan forced on Intel's runtime, the error slot a call reads has
-# been wrong both ways (an error another call raised; an error its own
-# kernel raised, missed), an open defect (docs/design.md,
-# "Implementations"). Both run in the device plan's pass above, and on
-# POCL with both plans.
-echo "ci/intel.sh: gpu-plan: device_threads and device_guard left out (an open defect: docs/design.md, \"Implementations\")"
-CLGATHER_TEST_PLAN=gpu run_pass gpu-plan -L '^device$' -E '^device_(threads|guard)$'
+CLGATHER_TEST_PLAN=gpu run_pass gpu-plan -L '^device$'
 pass2_s=$((SECONDS - pass2_start))
 
 echo "--- Intel lane summary"

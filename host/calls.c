@@ -19,6 +19,9 @@
 
 static const cl_int zero_slot[2] = {0, 0};
 
+static void release_events(clg_context *ctx, const cl_event *evs, size_t n,
+                           int failed);
+
 /* ------------------------------------------------------------ checks */
 
 static clg_status check_queue(clg_context *ctx, cl_command_queue q,
@@ -419,15 +422,41 @@ clg_status clg_rt_call_sync(clg_rt_call *c)
     return CLG_STATUS_OK;
 }
 
-/* Clears a raised slot, blocking, after the call's commands. */
+/* Writes zeros over the first `bytes` of `buf` after the wait list and
+ * waits until the write has run. A blocking write only promises that the
+ * host bytes were taken (OpenCL 1.2, 5.2.2): Intel's CPU runtime returns
+ * before the command runs, so a slot handed on to a call on another queue
+ * would be cleared after that call's kernel raised it, or read as still
+ * raised (docs/design.md, "Enqueue and deferred errors"). */
+static cl_int write_zeros(clg_context *ctx, cl_command_queue q, cl_mem buf,
+                          size_t bytes, const void *zeros, cl_uint nw,
+                          const cl_event *w)
+{
+    cl_event ev = NULL;
+    cl_int status = CL_COMPLETE;
+    cl_int err = clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, bytes, zeros, nw, w,
+                                      &ev);
+    if (err == CL_SUCCESS)
+        err = clWaitForEvents(1, &ev);
+    if (err == CL_SUCCESS)
+        err = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                             sizeof status, &status, NULL);
+    if (err == CL_SUCCESS && status < 0)
+        err = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+    if (ev)
+        release_events(ctx, &ev, 1, err != CL_SUCCESS);
+    return err;
+}
+
+/* Clears a raised slot after the call's commands, and waits for it. */
 static cl_int clear_slot(clg_rt_call *c)
 {
     cl_uint nw;
     const cl_event *w;
     cl_event ev;
     clg_rt_call_next(c, &nw, &w, &ev);
-    return clEnqueueWriteBuffer(c->queue, c->err, CL_TRUE, 0, sizeof zero_slot,
-                                zero_slot, nw, w, NULL);
+    return write_zeros(c->ctx, c->queue, c->err, sizeof zero_slot, zero_slot,
+                       nw, w);
 }
 
 clg_status clg_rt_call_wait(clg_rt_call *c, int *raised)
@@ -729,9 +758,8 @@ static cl_int read_epoch(clg_context *ctx, clg_epoch *e, int *raised,
         if (err == CL_SUCCESS && any) {
             *call = "clEnqueueWriteBuffer(error slots)";
             memset(host, 0, k->used * ctx->slot_stride);
-            err = clEnqueueWriteBuffer(ctx->own_queue, k->parent, CL_TRUE, 0,
-                                       k->used * ctx->slot_stride, host, 0,
-                                       NULL, NULL);
+            err = write_zeros(ctx, ctx->own_queue, k->parent,
+                              k->used * ctx->slot_stride, host, 0, NULL);
         }
     }
     return err;
