@@ -422,41 +422,61 @@ clg_status clg_rt_call_sync(clg_rt_call *c)
     return CLG_STATUS_OK;
 }
 
+/* The commands of a clear, named for messages: of one slot, or of a
+ * chunk of them. */
+typedef struct clear_names {
+    const char *write, *wait, *status;
+} clear_names;
+static const clear_names slot_names = {"clEnqueueWriteBuffer(error slot)",
+                                       "clWaitForEvents(error slot)",
+                                       "clGetEventInfo(CL_EVENT_COMMAND_"
+                                       "EXECUTION_STATUS, error slot)"};
+static const clear_names chunk_names = {"clEnqueueWriteBuffer(error slots)",
+                                        "clWaitForEvents(error slots)",
+                                        "clGetEventInfo(CL_EVENT_COMMAND_"
+                                        "EXECUTION_STATUS, error slots)"};
+
 /* Writes zeros over the first `bytes` of `buf` after the wait list and
  * waits until the write has run. A blocking write only promises that the
  * host bytes were taken (OpenCL 1.2, 5.2.2): Intel's CPU runtime returns
  * before the command runs, so a slot handed on to a call on another queue
  * would be cleared after that call's kernel raised it, or read as still
- * raised (docs/design.md, "Enqueue and deferred errors"). */
+ * raised (docs/design.md, "Enqueue and deferred errors"). On failure
+ * *call names the command, from `names`. */
 static cl_int write_zeros(clg_context *ctx, cl_command_queue q, cl_mem buf,
                           size_t bytes, const void *zeros, cl_uint nw,
-                          const cl_event *w)
+                          const cl_event *w, const clear_names *names,
+                          const char **call)
 {
     cl_event ev = NULL;
     cl_int status = CL_COMPLETE;
     cl_int err = clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, bytes, zeros, nw, w,
                                       &ev);
-    if (err == CL_SUCCESS)
-        err = clWaitForEvents(1, &ev);
-    if (err == CL_SUCCESS)
-        err = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS,
-                             sizeof status, &status, NULL);
-    if (err == CL_SUCCESS && status < 0)
+    *call = names->write;
+    if (err == CL_SUCCESS && (err = clWaitForEvents(1, &ev)) != CL_SUCCESS)
+        *call = names->wait;
+    if (err == CL_SUCCESS &&
+        (err = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                              sizeof status, &status, NULL)) != CL_SUCCESS)
+        *call = names->status;
+    if (err == CL_SUCCESS && status < 0) {
+        *call = names->write;
         err = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+    }
     if (ev)
         release_events(ctx, &ev, 1, err != CL_SUCCESS);
     return err;
 }
 
 /* Clears a raised slot after the call's commands, and waits for it. */
-static cl_int clear_slot(clg_rt_call *c)
+static cl_int clear_slot(clg_rt_call *c, const char **call)
 {
     cl_uint nw;
     const cl_event *w;
     cl_event ev;
     clg_rt_call_next(c, &nw, &w, &ev);
     return write_zeros(c->ctx, c->queue, c->err, sizeof zero_slot, zero_slot,
-                       nw, w);
+                       nw, w, &slot_names, call);
 }
 
 clg_status clg_rt_call_wait(clg_rt_call *c, int *raised)
@@ -482,8 +502,9 @@ clg_status clg_rt_call_wait(clg_rt_call *c, int *raised)
             CLG_STATUS_OK ||
         (st = clg_rt_call_sync(c)) != CLG_STATUS_OK)
         return st;
-    if (flag[0] != 0 && (err = clear_slot(c)) != CL_SUCCESS)
-        return clg_fail_cl(c->ctx, err, "clEnqueueWriteBuffer(error slot)");
+    const char *call = NULL;
+    if (flag[0] != 0 && (err = clear_slot(c, &call)) != CL_SUCCESS)
+        return clg_fail_cl(c->ctx, err, call);
     *raised = flag[0] != 0;
     return CLG_STATUS_OK;
 }
@@ -654,10 +675,11 @@ clg_status clg_rt_call_defer(clg_rt_call *c, const void *info,
 static int give_slot(clg_rt_call *c, int failed)
 {
     clg_context *ctx = c->ctx;
+    const char *call = NULL; /* the failure goes unreported: lost */
     int ignored = 0;
     int lost = failed && wait_commands(c, &ignored) != CL_SUCCESS;
     if (!lost && failed && c->enqueued)
-        lost = clear_slot(c) != CL_SUCCESS;
+        lost = clear_slot(c, &call) != CL_SUCCESS;
     pthread_mutex_lock(&ctx->epoch_lock);
     clg_rt_slot **to = lost ? &ctx->lost_slots : &ctx->free_slots;
     c->slot->next = *to;
@@ -756,10 +778,10 @@ static cl_int read_epoch(clg_context *ctx, clg_epoch *e, int *raised,
                 raised[r] = host[at * ctx->slot_stride / sizeof(cl_int)] != 0;
             }
         if (err == CL_SUCCESS && any) {
-            *call = "clEnqueueWriteBuffer(error slots)";
             memset(host, 0, k->used * ctx->slot_stride);
             err = write_zeros(ctx, ctx->own_queue, k->parent,
-                              k->used * ctx->slot_stride, host, 0, NULL);
+                              k->used * ctx->slot_stride, host, 0, NULL,
+                              &chunk_names, call);
         }
     }
     return err;
