@@ -146,8 +146,8 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dims,
 {
     REAL(clEnqueueNDRangeKernel);
     cl_event ev = NULL;
-    cl_int err =
-        real_clEnqueueNDRangeKernel(q, k, dims, off, global, local, n, w, &ev);
+    cl_int err = real_clEnqueueNDRangeKernel(q, k, dims, off, global, local, n,
+                                             w, &ev);
     if (err != CL_SUCCESS)
         return err;
     if (last_kernel)

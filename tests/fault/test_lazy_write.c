@@ -18,12 +18,13 @@
 #include <inttypes.h>
 
 #define N 70001 /* index values: over the host check's limit */
-#define S 5    /* axis size */
+#define S 5     /* axis size */
 #define ROUNDS 4
 
 typedef enum path { HOST, BUFFERS, ENQUEUE, PATH_COUNT } path;
-static const char *const path_names[PATH_COUNT] = {
-    "host memory", "device buffers", "enqueue and finish"};
+static const char *const path_names[PATH_COUNT] = {"host memory",
+                                                   "device buffers",
+                                                   "enqueue and finish"};
 
 static float data[S] = {1.5f, -2.0f, 3.25f, 4.0f, -5.5f};
 static int64_t idx[N];
