@@ -22,13 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* In place, an output of at most this many bytes is written to a scratch
- * buffer and read back with one blocking read, instead of being wrapped
- * and published with a map and an unmap and then waited for: two commands
- * fewer, for a copy that costs less than a command (docs/design.md, "Host
- * memory and device buffers"). */
-#define CLG_SMALL_OUTPUT 65536
-
 /* After this many launches the queue is finished, which bounds what is
  * queued (buffers wrapping caller memory stay alive until their commands
  * finish). */
@@ -492,11 +485,19 @@ static clg_status host_launch(const clg_routine *r, clg_context *ctx,
                     .indices = (char *)indices->data,
                     .output = output ? (char *)output->data : NULL,
                     .call = {.dry = dry}};
+    clg_params prm;
+    clg_status st = clg_params_get(ctx, &prm);
+    if (st != CLG_STATUS_OK)
+        return st;
     hc.in_place = clg_rt_facts(ctx)->host_unified &&
                   address_alignment(data->data) >= need &&
                   address_alignment(hc.output) >= need &&
                   address_alignment(indices->data) >= p->index_size;
-    hc.out_copy = hc.in_place && out_bytes(p) <= CLG_SMALL_OUTPUT;
+    /* In place, a small output may go to a scratch buffer and back with
+     * one blocking read instead of a map and an unmap where it is: which
+     * is cheaper depends on the runtime (the `small` parameter;
+     * docs/design.md, "Host memory and device buffers"). */
+    hc.out_copy = hc.in_place && out_bytes(p) <= (uint64_t)prm.small * 1024;
     return run_host(&hc);
 }
 

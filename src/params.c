@@ -10,14 +10,30 @@
 
 /* Measured on POCL 3.1's CPU device (docs/design.md, "Measured choices");
  * other CPU devices get the same values without the clang built-ins. The
- * GPU rows are portable code. The last row matches every device. */
+ * Intel row is measured on Intel's CPU runtime 2026.2 (its vendor string:
+ * POCL names the CPU's vendor, GenuineIntel, and matches the row above
+ * first). The GPU rows are portable code. The last row matches every
+ * device. */
 #define CLG_CPU_PARAMS                                                        \
     {                                                                         \
         .wg = 4096, .strip = 256, .pack = 1, .chunk = 4, .unit = 4,           \
-        .prefetch = 0, .nt = 0, .norm = 1024                                  \
+        .prefetch = 0, .nt = 0, .norm = 1024, .small = 64                     \
     }
 const clg_params_entry clg_params_table[] = {
     {"pocl-cpu", CLG_DEVICE_TYPE_CPU, "pocl", 1, CLG_CPU_PARAMS},
+    {"intel-cpu",
+     CLG_DEVICE_TYPE_CPU,
+     "Intel(R) Corporation",
+     0,
+     {.wg = 4096,
+      .strip = 256,
+      .pack = 1,
+      .chunk = 4,
+      .unit = 4,
+      .prefetch = 0,
+      .nt = 0,
+      .norm = 1024,
+      .small = 0}},
     {"cpu", CLG_DEVICE_TYPE_CPU, "", 0, CLG_CPU_PARAMS},
     {"gpu",
      CLG_DEVICE_TYPE_GPU,
@@ -30,7 +46,8 @@ const clg_params_entry clg_params_table[] = {
       .unit = 16,
       .prefetch = 0,
       .nt = 0,
-      .norm = 0}},
+      .norm = 0,
+      .small = 64}},
     {"default",
      CLG_DEVICE_TYPE_OTHER,
      "",
@@ -42,7 +59,8 @@ const clg_params_entry clg_params_table[] = {
       .unit = 16,
       .prefetch = 0,
       .nt = 0,
-      .norm = 0}},
+      .norm = 0,
+      .small = 64}},
 };
 const size_t clg_params_table_size = sizeof clg_params_table /
                                      sizeof clg_params_table[0];

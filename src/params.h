@@ -33,7 +33,10 @@
     X(nt, 0, 1, CLG_PARAM_BUILTINS, "1: non-temporal stores of the output")   \
     X(norm, 0, 999999, 0,                                                     \
       "Gather lean bodies: normalise the indices in a pass first on outputs " \
-      "of norm KiB or more, 0 never")
+      "of norm KiB or more, 0 never")                                         \
+    X(small, 0, 1024, 0,                                                      \
+      "host memory in place: an output of at most small KiB is written to a " \
+      "scratch buffer and read back, 0 never")
 
 /* clg_params and clg_params_entry are public (clgather.h); the fields
  * above describe every member, in order. */

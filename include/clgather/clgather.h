@@ -413,12 +413,16 @@ CLG_API clg_status clg_environment_check(void);
  *    prefetch [0, 64]    positions prefetched ahead, 0 none;
  *    nt       [0, 1]     1: non-temporal stores of the output;
  *    norm     [0, 999999] Gather lean bodies: normalise the indices in a
- *                        pass first on outputs of norm KiB or more, 0 never.
+ *                        pass first on outputs of norm KiB or more, 0 never;
+ *    small    [0, 1024]  host-memory calls in place: an output of at most
+ *                        small KiB is written to a scratch buffer and read
+ *                        back with one read, instead of being mapped and
+ *                        unmapped where it is, 0 never.
  *  prefetch and nt other than 0 need a device compiler with clang's
  *  built-ins (the row's `builtins`, POCL). Parameters change speed only:
  *  every valid setting gives the same bytes. */
 typedef struct clg_params {
-    unsigned wg, strip, pack, chunk, unit, prefetch, nt, norm;
+    unsigned wg, strip, pack, chunk, unit, prefetch, nt, norm, small;
 } clg_params;
 
 /** A row of the parameter table: a device of `type` whose vendor or

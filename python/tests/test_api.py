@@ -297,7 +297,8 @@ def test_validation_mode():
         clgather.Context(validate="no")
 
 
-FIELDS = ["wg", "strip", "pack", "chunk", "unit", "prefetch", "nt", "norm"]
+FIELDS = ["wg", "strip", "pack", "chunk", "unit", "prefetch", "nt", "norm",
+          "small"]
 
 
 def test_parameters():

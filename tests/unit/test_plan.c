@@ -210,6 +210,16 @@ static void test_params_table_and_syntax(void **state)
     assert_string_equal(
         clg_params_lookup(CLG_DEVICE_TYPE_CPU, "Intel", "OpenCL 3.0")->name,
         "cpu");
+    assert_string_equal(clg_params_lookup(CLG_DEVICE_TYPE_CPU,
+                                          "Intel(R) Corporation",
+                                          "OpenCL 3.0 (Build 0)")
+                            ->name,
+                        "intel-cpu");
+    assert_string_equal(clg_params_lookup(CLG_DEVICE_TYPE_GPU,
+                                          "Intel(R) Corporation",
+                                          "OpenCL 3.0 NEO")
+                            ->name,
+                        "gpu");
     assert_string_equal(
         clg_params_lookup(CLG_DEVICE_TYPE_ACCELERATOR, "X", "Y")->name,
         "default");
@@ -221,12 +231,12 @@ static void test_params_table_and_syntax(void **state)
     assert_int_equal(p.nt, 1);
     clg_params_format(&p, text, sizeof text);
     assert_string_equal(text, "wg=4096,strip=64,pack=1,chunk=4,unit=4,"
-                              "prefetch=16,nt=1,norm=1024");
+                              "prefetch=16,nt=1,norm=1024,small=64");
     static const char *const bad[] = {
-        "",          "strip",        "strip=",    "strip=x",
-        "strip=-1",  "nt=2",         "wg=0",      "foo=1",
-        "strip=64,", ",nt=1",        "strip=64 ", "strip=0999999",
-        "nt=1,nt=0", "norm=1000000", "unit=3",    "unit=48"};
+        "",          "strip",         "strip=",    "strip=x",      "strip=-1",
+        "nt=2",      "wg=0",          "foo=1",     "strip=64,",    ",nt=1",
+        "strip=64 ", "strip=0999999", "nt=1,nt=0", "norm=1000000", "unit=3",
+        "unit=48",   "small=1025"};
     for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(bad); k++)
         if (clg_params_parse(bad[k], 1, &p, msg, sizeof msg))
             fail_msg("CLGATHER_PARAMS=\"%s\" was accepted", bad[k]);

@@ -86,7 +86,7 @@ class DeviceInfo(ctypes.Structure):
 class Params(ctypes.Structure):
     """clg_params."""
     FIELDS = ("wg", "strip", "pack", "chunk", "unit", "prefetch", "nt",
-              "norm")
+              "norm", "small")
     _fields_ = [(name, ctypes.c_uint) for name in FIELDS]
 
 
