@@ -5,7 +5,9 @@
 One run does, on this machine and in this order:
 
 1. ``clgather bench --json FILE`` on the default device (CLGATHER_DEVICE,
-   else the first GPU, else the first device), whose table is shown as is;
+   else the first GPU, else the first device), or on each ``--device SPEC``
+   in turn (e.g. POCL's and Intel's CPU runtimes on the same cores), whose
+   tables are shown as is;
 2. for every workload it measured, with the shapes, dtypes and axis read
    back from that JSON (so the two sides cannot drift apart) and inputs
    drawn the same way (index values uniform in [-s, s-1]):
@@ -17,11 +19,14 @@ One run does, on this machine and in this order:
      inputs and a preallocated output bound with I/O binding;
    each under the same cache conditions as clgather bench (CACHE: one
    warm-up call, then --repeat calls back to back, the best kept), and
-   the NumPy and ONNX Runtime outputs compared bit for bit;
-3. prints each peer's time divided by clgather's, for both of clgather's
-   paths: the device-buffer call (kernel_ms) and the host-memory call
-   (end_to_end_ms, transfers and the index check included); a ratio above
-   1 means clgather was faster; writes peers.md (table + machine),
+   the NumPy and ONNX Runtime outputs compared bit for bit; the peers run
+   once, whatever the number of devices;
+3. prints, per device, each peer's time divided by clgather's, for both of
+   clgather's paths: the device-buffer call (kernel_ms) and the
+   host-memory call (end_to_end_ms, transfers and the index check
+   included); a ratio above 1 means clgather was faster; with several
+   devices, also their times side by side and each one's time divided by
+   the first's; writes peers.md (tables + machine),
    peers.json, peers.png (bar chart of the ratios and of clgather's
    efficiencies) and bench.txt (clgather bench's own table) to --out-dir;
    with --readme FILE, also replaces the part of FILE between the lines
@@ -116,12 +121,14 @@ def find_clgather(path):
              "--clgather PATH")
 
 
-def run_clgather(exe, args):
-    """Runs clgather bench, shows its output; returns the parsed JSON and
-    the table it printed."""
+def run_clgather(exe, args, device):
+    """Runs clgather bench on `device` (None: the default one), shows its
+    output; returns the parsed JSON and the table it printed."""
     with tempfile.TemporaryDirectory() as tmp:
         json_path = os.path.join(tmp, "bench.json")
         cmd = [exe, "bench", "--json", json_path, "--repeat", str(args.repeat)]
+        if device is not None:
+            cmd += ["--device", device]
         for name in args.workload or []:
             cmd += ["--workload", name]
         if args.seed is not None:
@@ -297,14 +304,18 @@ def plot(rows, title, path):
 
 
 def measure_peers(w, rng, repeat):
-    """One row: the peers' times on workload w and both ratios each."""
+    """The peers' times on workload w, ms: (numpy, onnxruntime)."""
     data, idx, axis = make_inputs(w, rng)
     t_np, out_np = time_numpy(w, data, idx, axis, repeat)
     t_ort, out_ort = time_ort(w, data, idx, axis, repeat)
     if not np.array_equal(bits(out_np), bits(out_ort)):
         sys.exit(f"peers.py: {w['name']}: NumPy and ONNX Runtime "
                  "outputs differ")
-    np_ms, ort_ms = t_np * 1e3, t_ort * 1e3
+    return t_np * 1e3, t_ort * 1e3
+
+
+def make_row(w, np_ms, ort_ms):
+    """One row: clgather's workload w beside the peers, both ratios each."""
     e2e, kernel = w["end_to_end_ms"], w.get("kernel_ms")
     return {
         "name": w["name"], "bytes": w["bytes"], "clgather_ms": e2e,
@@ -345,6 +356,48 @@ def judge(rows):
             "through both paths (e2e elements-last-axis >= 1.0).")
 
 
+SHAPE_KEYS = ("op", "axis", "data_dtype", "data_shape", "indices_dtype",
+              "indices_shape", "output_shape")
+
+
+def device_label(b):
+    """A device as clgather bench named it: name, vendor, version."""
+    return (f"{b['device']} ({b.get('device_vendor')}; "
+            f"{b.get('device_version')})")
+
+
+def render_devices(benches, rows_by_device):
+    """With several devices: each workload's times on each, and each one's
+    time divided by the first device's (> 1: slower than the first);
+    devices are numbered, a legend first."""
+    names = [f"#{i + 1}" for i in range(len(benches))]
+    legend = [f"- {n}: {device_label(b)}" for n, b in zip(names, benches)]
+    head = ["workload"]
+    for n in names:
+        head += [f"{n} kernel ms", f"{n} e2e ms"]
+    for n in names[1:]:
+        head += [f"{n} / {names[0]} kernel", f"{n} / {names[0]} e2e"]
+    head += ["numpy ms", "onnxruntime ms"]
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
+    for i, first in enumerate(rows_by_device[0]):
+        rows = [r[i] for r in rows_by_device]
+        cells = [first["name"]]
+        for r in rows:
+            cells += [fmt(r["clgather_kernel_ms"], ".3f"),
+                      fmt(r["clgather_ms"], ".3f")]
+        for r in rows[1:]:
+            cells += [fmt(ratio(r["clgather_kernel_ms"] or 0,
+                                first["clgather_kernel_ms"]), ".2f")
+                      if r["clgather_kernel_ms"] is not None else "-",
+                      fmt(ratio(r["clgather_ms"], first["clgather_ms"]),
+                          ".2f")]
+        cells += [fmt(first["numpy_ms"], ".3f"),
+                  fmt(first["onnxruntime_ms"], ".3f")]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(legend + [""] + lines)
+
+
 def update_readme(path, machine, bench_table, table, png, verdict, repeat):
     """Replaces the lines between README_BEGIN and README_END of path."""
     with open(path) as f:
@@ -370,6 +423,11 @@ def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--clgather", help="path of the clgather executable "
                     "(default: build/cli/clgather under the repository)")
+    ap.add_argument("--device", action="append",
+                    help="run clgather bench on this device (clgather's "
+                    "--device SPEC; repeatable: each in turn, side by side, "
+                    "e.g. --device Portable --device 'Intel(R) OpenCL'; "
+                    "default: the default device)")
     ap.add_argument("--repeat", type=int, default=5,
                     help="timed calls per figure, best kept (default 5)")
     ap.add_argument("--workload", action="append",
@@ -405,30 +463,61 @@ def main():
     info = machine_info()
     info.update({"numpy": np.__version__, "onnxruntime": onnxruntime.__version__,
                  "onnx": onnx.__version__})
-    bench, bench_table = run_clgather(exe, args)
-    if bench.get("cache") != CACHE:
-        sys.exit(f"peers.py: clgather bench measured with cache "
-                 f"{bench.get('cache')!r}, the peers with {CACHE!r}")
-    info["device"] = bench["device"]
-    info["device_version"] = bench.get("device_version")
+    benches, bench_tables = [], []
+    for device in args.device or [None]:
+        bench, bench_table = run_clgather(exe, args, device)
+        if bench.get("cache") != CACHE:
+            sys.exit(f"peers.py: clgather bench measured with cache "
+                     f"{bench.get('cache')!r}, the peers with {CACHE!r}")
+        benches.append(bench)
+        bench_tables.append(bench_table)
+    bench, bench_table = benches[0], "\n".join(bench_tables)
+    info["device"] = ", ".join(b["device"] for b in benches)
+    info["device_version"] = ", ".join(str(b.get("device_version"))
+                                       for b in benches)
     seed = bench.get("seed", 0) if args.seed is None else args.seed
     rng = np.random.default_rng(seed)
 
-    rows = []
+    # Every device measured the same workloads (same shapes, same seed):
+    # the peers run once per workload, then each device gets its rows.
+    measured = [w for w in bench["workloads"]
+                if not w.get("skipped") and w.get("end_to_end_ms") is not None]
     for w in bench["workloads"]:
-        if w.get("skipped") or w.get("end_to_end_ms") is None:
+        if w not in measured:
             print(f"{w['name']}: skipped by clgather bench: {w['skipped']}")
-            continue
+    by_name = [{w["name"]: w for w in b["workloads"]} for b in benches]
+    for b, ws in zip(benches[1:], by_name[1:]):
+        for w in measured:
+            o = ws.get(w["name"])
+            if (o is None or o.get("skipped") or
+                    o.get("end_to_end_ms") is None or
+                    any(o.get(k) != w.get(k) for k in SHAPE_KEYS)):
+                sys.exit(f"peers.py: {w['name']} was not measured the same "
+                         f"way on {b['device']!r} and {bench['device']!r}")
+    rows_by_device = [[] for _ in benches]
+    for w in measured:
         print(f"peers: {w['name']} ...", file=sys.stderr, flush=True)
-        rows.append(measure_peers(w, rng, args.repeat))
+        np_ms, ort_ms = measure_peers(w, rng, args.repeat)
+        for rows, ws in zip(rows_by_device, by_name):
+            rows.append(make_row(ws[w["name"]], np_ms, ort_ms))
+    rows = rows_by_device[0]
 
     machine = (f"{info['cpu']}, {info['usable_cpus']} usable of "
                f"{info['logical_cpus']} logical CPUs, {info['memory_gib']} GiB; "
                f"clgather device: {info['device']}; NumPy {info['numpy']}, "
                f"ONNX Runtime {info['onnxruntime']} (CPU provider, default "
                f"threads); best of {args.repeat}; cache: {CACHE}")
-    table = render_table(rows)
-    verdict = judge(rows)
+    tables, verdicts = [], []
+    for b, rs in zip(benches, rows_by_device):
+        title = (f"clgather on {device_label(b)}:\n\n"
+                 if len(benches) > 1 else "")
+        tables.append(title + render_table(rs))
+        verdicts.append((f"{device_label(b)}: " if len(benches) > 1 else "") +
+                        judge(rs))
+    if len(benches) > 1:
+        tables.append("Side by side (> 1: slower than the first device):"
+                      "\n\n" + render_devices(benches, rows_by_device))
+    table, verdict = "\n\n".join(tables), "\n\n".join(verdicts)
     print()
     print("Machine: " + machine)
     print("Ratios: peer time / clgather time, through the device-buffer "
@@ -445,7 +534,9 @@ def main():
         f.write(f"Machine: {machine}\n\n{table}\n\n{verdict}\n")
     with open(os.path.join(args.out_dir, "peers.json"), "w") as f:
         json.dump({"machine": info, "repeat": args.repeat, "cache": CACHE,
-                   "rows": rows, "clgather": bench}, f, indent=1)
+                   "rows": rows, "clgather": bench,
+                   "devices": [{"clgather": b, "rows": rs} for b, rs in
+                               zip(benches, rows_by_device)]}, f, indent=1)
     print(f"\nWrote {png}, peers.md, peers.json and bench.txt")
     if args.readme:
         update_readme(args.readme, machine, bench_table, table, png, verdict,
