@@ -1,21 +1,47 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Index check before a launch that writes the caller's memory in place:
- * one work-item per index value; raises *err when any value is outside
- * [-s, s-1]. Takes CLG_INDEX_BYTES and CLG_OOB (the check kernel is
+ * one work-item per 16 index values; raises *err when any value is
+ * outside [-s, s-1]. Takes CLG_INDEX_BYTES and CLG_OOB (the check kernel is
  * launched under raise only). */
 #if defined(CLG_UNIT) || defined(CLG_WIDE) || defined(CLG_WINDOWS) ||        \
     defined(CLG_OUTER_DIMS) || defined(CLG_INNER_DIMS)
 #error "check.cl takes CLG_INDEX_BYTES and CLG_OOB only"
 #endif
 
+/* Each work-item checks CLG_CHECK_SPAN consecutive values with vector
+ * loads and one any(): POCL then streams the indices at copy speed, where
+ * a work-item per value with its own conditional store did not
+ * (docs/design.md, "Measured choices"). The last work-item takes the
+ * tail one value at a time. */
+#define CLG_CHECK_SPAN 16
+#if CLG_INDEX_BYTES == 4
+typedef int16 clg_index_span;
+#define CLG_INDEX_MAX INT_MAX
+#else
+typedef long16 clg_index_span;
+#define CLG_INDEX_MAX LONG_MAX
+#endif
+
 __kernel void clg_check_indices(__global const clg_index *restrict indices,
                                 __global int *restrict err,
                                 ulong count, ulong axis_size)
 {
-    size_t i = get_global_id(0);
-    if (i >= count)
+    ulong i = (ulong)get_global_id(0);
+    ulong first = i * CLG_CHECK_SPAN;
+    if (first >= count)
         return;
-    if (clg_normalize((long)indices[i], axis_size) == axis_size)
+    int bad = 0;
+    if (axis_size > (ulong)CLG_INDEX_MAX)
+        return; /* every value of the index type is in range */
+    if (count - first >= CLG_CHECK_SPAN) {
+        clg_index_span v = vload16(i, indices);
+        clg_index_span s = (clg_index_span)((clg_index)axis_size);
+        bad = any(v < -s) | any(v >= s);
+    } else {
+        for (ulong k = first; k < count; k++)
+            bad |= clg_normalize((long)indices[k], axis_size) == axis_size;
+    }
+    if (bad)
         *err = 1;
 }
 

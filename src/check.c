@@ -120,7 +120,10 @@ clg_status clg_index_pass(clg_rt_call *c, const clg_problem *p, cl_mem indices,
     a.at[CLG_ARG_NORMED] = (clg_rt_arg){sizeof(cl_mem), &normed};
     a.at[CLG_ARG_COUNT] = (clg_rt_arg){sizeof count, &count};
     a.at[CLG_ARG_AXIS_SIZE] = (clg_rt_arg){sizeof s, &s};
-    size_t origin[3] = {0, 0, 0}, size[3] = {(size_t)p->index_count, 1, 1};
+    /* The check kernel takes CLG_CHECK_SPAN (16) values per work-item. */
+    size_t items = normed ? (size_t)p->index_count
+                          : (size_t)((p->index_count + 15) / 16);
+    size_t origin[3] = {0, 0, 0}, size[3] = {items, 1, 1};
     clg_geometry_make(clg_rt_facts(c->ctx), clg_entries[entry].dims, origin,
                       size, &g);
     return clg_entry_launch(c, entry, k, &a, &g);
