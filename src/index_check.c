@@ -50,9 +50,12 @@ clg_status clg_check_indices(clg_context *ctx, const clg_tensor *indices,
         return clg_fail(ctx, CLG_STATUS_UNSUPPORTED_DTYPE,
                         "indices dtype %s is not INT32 or INT64",
                         clg_dtype_name(indices->dtype));
-    if ((st = clg_shape_count(indices->shape, indices->rank,
+    if ((st = clg_check_shape(ctx, "indices", indices->shape, indices->rank,
                               &p.index_count)) != CLG_STATUS_OK)
-        return clg_fail(ctx, st, "indices: %s", clg_context_last_error(NULL));
+        return st;
+    if (axis_size < 0)
+        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                        "axis_size = %lld is negative", (long long)axis_size);
     if (p.index_count > 0 && !indices->data)
         return clg_fail(ctx, CLG_STATUS_NULL_POINTER, "indices data is NULL");
     p.index_dtype = indices->dtype;

@@ -43,6 +43,11 @@ const char *clg_op_name(clg_op op);
 void clg_format_shape(char *buf, size_t cap, const int64_t *shape,
                       size_t rank);
 
+/* src/validate.c. Validates one shape (rank, NULL, negative dimensions,
+ * overflow), the message naming `what`, and writes its element count. */
+clg_status clg_check_shape(clg_context *ctx, const char *what,
+                           const int64_t *shape, size_t rank, int64_t *count);
+
 /* src/validate.c. Validates the descriptors of one call (not the index
  * values, not data pointers) and fills *p. Shapes are read from
  * `data_shape`/`index_shape` with their ranks and dtypes, so host and

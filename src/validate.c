@@ -12,10 +12,8 @@ const char *clg_op_name(clg_op op)
     return op == CLG_OP_GATHER ? "Gather" : "GatherElements";
 }
 
-/* Validates one shape and computes its element count. */
-static clg_status check_shape(clg_context *ctx, const char *what,
-                              const int64_t *shape, size_t rank,
-                              int64_t *count)
+clg_status clg_check_shape(clg_context *ctx, const char *what,
+                           const int64_t *shape, size_t rank, int64_t *count)
 {
     if (rank > CLG_MAX_RANK)
         return clg_fail(ctx, CLG_STATUS_INVALID_RANK,
@@ -73,10 +71,10 @@ clg_status clg_validate(clg_context *ctx, clg_op op, clg_dtype data_dtype,
         return clg_fail(ctx, CLG_STATUS_INVALID_RANK,
                         "data has rank 0; %s needs data of rank >= 1",
                         clg_op_name(op));
-    if ((st = check_shape(ctx, "data", data_shape, data_rank,
-                          &p->data_count)) != CLG_STATUS_OK ||
-        (st = check_shape(ctx, "indices", index_shape, index_rank,
-                          &p->index_count)) != CLG_STATUS_OK)
+    if ((st = clg_check_shape(ctx, "data", data_shape, data_rank,
+                              &p->data_count)) != CLG_STATUS_OK ||
+        (st = clg_check_shape(ctx, "indices", index_shape, index_rank,
+                              &p->index_count)) != CLG_STATUS_OK)
         return st;
     int64_t r = (int64_t)data_rank;
     if (axis < -r || axis > r - 1)
@@ -97,8 +95,8 @@ clg_status clg_validate(clg_context *ctx, clg_op op, clg_dtype data_dtype,
                              : clg_gather_elements_infer(ctx, p);
     if (st != CLG_STATUS_OK)
         return st;
-    if ((st = check_shape(ctx, "output", p->out_shape, p->out_rank,
-                          &p->out_count)) != CLG_STATUS_OK)
+    if ((st = clg_check_shape(ctx, "output", p->out_shape, p->out_rank,
+                              &p->out_count)) != CLG_STATUS_OK)
         return st;
     /* Byte sizes must fit size_t and int64 for every tensor. */
     int64_t limit = INT64_MAX / CLG_MAX_ELEMENT_SIZE;

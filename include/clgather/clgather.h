@@ -491,9 +491,12 @@ typedef enum clg_index_check {
  *  - on other contexts: a host scan, which a host-memory call runs only
  *    when it processes a tensor larger than clg_context_max_alloc_size in
  *    pieces (otherwise its kernels check each index themselves).
- *  `axis` and `axis_size` (s) are the operator's: values must lie in
- *  [-s, s-1]. Thread-safe; blocks until the check is done.
- *  Errors: NULL_POINTER, UNSUPPORTED_DTYPE, INDEX_OUT_OF_RANGE (the message
+ *  `axis_size` (s) is the operator's: values must lie in [-s, s-1]; `axis`
+ *  only names the axis in the message. Thread-safe; blocks until the check
+ *  is done.
+ *  Errors: NULL_POINTER, UNSUPPORTED_DTYPE, INVALID_RANK, INVALID_SHAPE,
+ *  TENSOR_TOO_LARGE (the message naming the indices' rank or dimension),
+ *  INVALID_ARGUMENT (axis_size negative), INDEX_OUT_OF_RANGE (the message
  *  names the first bad position, as the operators' do), OUT_OF_MEMORY,
  *  OPENCL_ERROR, BUILD_FAILED. */
 CLG_API clg_status clg_check_indices(clg_context *ctx,

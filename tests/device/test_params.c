@@ -151,6 +151,28 @@ static void test_check_indices(void **state)
     CLG_ASSERT_STATUS(ctx, clg_check_indices(ctx, &f, 0, 3, &ran),
                       CLG_STATUS_UNSUPPORTED_DTYPE);
     assert_int_equal(ran, CLG_INDEX_CHECK_NONE);
+    /* Bad descriptors: the message names what is wrong, never an older
+     * call's error. */
+    CLG_ASSERT_STATUS(NULL, clg_check_indices(NULL, &s, 0, 3, &ran),
+                      CLG_STATUS_NULL_POINTER);
+    const int64_t negative[2] = {2, -3};
+    clg_tensor neg = {CLG_DTYPE_INT32, 2, negative, idx};
+    CLG_ASSERT_STATUS(ctx, clg_check_indices(ctx, &neg, 0, 3, &ran),
+                      CLG_STATUS_INVALID_SHAPE);
+    assert_string_equal(clg_context_last_error(ctx),
+                        "indices.shape[1] = -3 is negative");
+    clg_tensor deep = {CLG_DTYPE_INT32, CLG_MAX_RANK + 8, small, idx};
+    CLG_ASSERT_STATUS(ctx, clg_check_indices(ctx, &deep, 0, 3, &ran),
+                      CLG_STATUS_INVALID_RANK);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), "indices has rank 40");
+    idx[4] = 0;
+    CLG_ASSERT_STATUS(ctx, clg_check_indices(ctx, &s, 0, -1, &ran),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    assert_string_equal(clg_context_last_error(ctx),
+                        "axis_size = -1 is negative");
+    CLG_ASSERT_STATUS(ctx, clg_check_indices(ctx, &s, 0, INT64_MIN, &ran),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    assert_int_equal(ran, CLG_INDEX_CHECK_NONE);
     free(idx);
 }
 
