@@ -10,8 +10,9 @@
  *    and indents by two spaces per level, for the commands' --json
  *    documents.
  * Strings are escaped as RFC 8259 requires ('"', '\\' and control
- * characters); other bytes pass through as they are, so the document is
- * UTF-8 when its strings are. Numbers that are not finite, or not
+ * characters); well-formed UTF-8 passes through as it is, and each byte
+ * that is not part of one (a file name may hold any) is written as
+ * \ufffd, so the document is always UTF-8. Numbers that are not finite, or not
  * present, are written as null. Above io_tensor.h only.
  */
 #ifndef CLG_IO_JSON_OUT_H

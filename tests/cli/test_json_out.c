@@ -85,10 +85,44 @@ static void test_document_round_trip(void **state)
     free(text);
 }
 
+/* Bytes that are not UTF-8 (a file name may hold any) become U+FFFD, one
+ * per byte, so the document stays UTF-8; well-formed sequences pass. */
+static void test_invalid_utf8(void **state)
+{
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        {"we\xffird", "\"we\\ufffdird\""},
+        {"cut\xe2\x82", "\"cut\\ufffd\\ufffd\""},
+        {"over\xc0\xaf", "\"over\\ufffd\\ufffd\""},
+        {"sur\xed\xa0\x80", "\"sur\\ufffd\\ufffd\\ufffd\""},
+        {"big\xf4\x90\x80\x80", "\"big\\ufffd\\ufffd\\ufffd\\ufffd\""},
+        {"end\xf0", "\"end\\ufffd\""},
+        {"ok\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80",
+         "\"ok\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\""},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+        assert_non_null(f);
+        clg_json_write_string(f, cases[i].in);
+        assert_int_equal(fclose(f), 0);
+        assert_string_equal(text, cases[i].want);
+        json_object *v = json_tokener_parse(text);
+        if (v == NULL)
+            fail_msg("not JSON: %s", text);
+        json_object_put(v);
+        free(text);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_document_round_trip),
+        cmocka_unit_test(test_invalid_utf8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
