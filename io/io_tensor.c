@@ -250,6 +250,15 @@ int clg_io_same_file(const char *a, const char *b)
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+int clg_io_is_stdout(const char *path)
+{
+    struct stat sp, so;
+    if (strcmp(path, "-") == 0)
+        return 1;
+    return stat(path, &sp) == 0 && fstat(STDOUT_FILENO, &so) == 0 &&
+           sp.st_dev == so.st_dev && sp.st_ino == so.st_ino;
+}
+
 /* ---------------------------------------------------------------- writing
  *
  * An output is written to a temporary file in the directory of its target,

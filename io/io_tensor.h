@@ -131,6 +131,11 @@ clg_io_status clg_io_write_file(const char *path, const void *bytes,
  *  always for "-". */
 int clg_io_same_file(const char *a, const char *b);
 
+/** 1 when path is "-" or names the file standard output is open on (same
+ *  device and inode: /dev/stdout, /dev/fd/1, or the pipe or file itself),
+ *  so that nothing else is printed there; 0 otherwise. */
+int clg_io_is_stdout(const char *path);
+
 /** Removes the temporary file clg_io_write_file is writing, if any (it
  *  is then never renamed over its target). Async-signal-safe: for a
  *  handler of SIGINT, SIGTERM or SIGHUP that then ends the process, so

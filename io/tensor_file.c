@@ -26,7 +26,13 @@ clg_io_status clg_io_read_tensor_file(const char *path, clg_io_tensor *out,
     st = clg_io_read_file(path, &bytes, &size, err);
     if (st != CLG_IO_OK)
         return st;
-    if (clg_npy_is_npy(bytes, size))
+    if (size == 0) {
+        clg_io_error_set(err,
+                         "%s: empty (0 bytes): neither a NumPy file nor an "
+                         "ONNX TensorProto",
+                         path);
+        st = CLG_IO_FORMAT_ERROR;
+    } else if (clg_npy_is_npy(bytes, size))
         st = clg_npy_decode(bytes, size, path, out, err);
     else if (ends_with(path, ".npy")) {
         clg_io_error_set(err, "%s: not a NumPy file (no \\x93NUMPY magic)",
@@ -47,6 +53,13 @@ clg_io_status clg_io_check_output_name(const char *path, clg_io_error *err)
     /* a device or a pipe (/dev/null, /dev/stdout) has no name to go by */
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
         return CLG_IO_OK;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        clg_io_error_set(err,
+                         "%s: is a directory; name the output file .npy "
+                         "(NumPy) or .pb (ONNX TensorProto)",
+                         path);
+        return CLG_IO_UNSUPPORTED;
+    }
     clg_io_error_set(err,
                      "%s: unknown output format: name it .npy (NumPy) or .pb "
                      "(ONNX TensorProto), or - for .npy on standard output",

@@ -263,6 +263,32 @@ static void test_truncated_input(void **state)
     free(dir);
 }
 
+/* An empty input file (0 bytes, e.g. /dev/null or an empty pipe) is named
+ * as such, not as a TensorProto missing its data_type. */
+static void test_empty_input(void **state)
+{
+    char *empty = cli_tmp("empty_input.pb"), *line;
+    const char *args[] = {"run",       "gather", "--data", NULL,
+                          "--indices", NULL,     NULL};
+    cli_result r;
+    (void)state;
+
+    assert_int_equal(cli_write_bytes(empty, "", 0), 0);
+    args[3] = empty;
+    args[5] = empty;
+    cli_expect_run(&r, 3, args);
+    line = malloc(strlen(empty) + 128);
+    assert_non_null(line);
+    sprintf(line,
+            "clgather run: %s: empty (0 bytes): neither a NumPy file nor an "
+            "ONNX TensorProto",
+            empty);
+    assert_true(cli_has_line(r.err, line));
+    cli_result_free(&r);
+    free(line);
+    free(empty);
+}
+
 static void test_truncated_model(void **state)
 {
     case_options o = good();
@@ -583,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_index_out_of_range),
         cmocka_unit_test(test_axis_out_of_range),
         cmocka_unit_test(test_truncated_input),
+        cmocka_unit_test(test_empty_input),
         cmocka_unit_test(test_truncated_model),
         cmocka_unit_test(test_non_gather_model),
         cmocka_unit_test(test_two_node_model),
