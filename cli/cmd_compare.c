@@ -29,9 +29,9 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "Usage: clgather compare [--device SPEC]... [--repeat N] [--json] "
-            "DIR...\n"
-            "       clgather compare [--device SPEC]... [--repeat N] --data "
-            "FILE --indices FILE\n"
+            "[--oob MODE] DIR...\n"
+            "       clgather compare [--device SPEC]... [--repeat N] [--json] "
+            "--data FILE --indices FILE\n"
             "                        [--op gather|gather-elements] [--axis "
             "N] [--expected FILE] [--oob MODE]\n"
             "Run each case on the CPU reference and on every device, and "
@@ -193,8 +193,13 @@ static int check_cases(int argc, const compare_options *opt, int op_given)
     int files = opt->data_path != NULL || opt->indices_path != NULL ||
                 opt->expected_path != NULL || op_given;
     if (files && (opt->data_path == NULL || opt->indices_path == NULL)) {
-        fprintf(stderr, "clgather compare: --data and --indices go "
-                        "together\n");
+        fprintf(stderr,
+                "clgather compare: %s: --op, --axis and --expected describe "
+                "a case given by --data and --indices, which go together\n",
+                opt->data_path == NULL && opt->indices_path == NULL
+                    ? "neither --data nor --indices is given"
+                : opt->data_path == NULL ? "--data is missing"
+                                         : "--indices is missing");
         return -1;
     }
     if (!files && optind >= argc) {

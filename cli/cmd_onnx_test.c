@@ -35,7 +35,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "Usage: clgather onnx-test [--device SPEC] [--reference] "
-            "[--strict] [--json] [--oob MODE] DIR...\n"
+            "[--strict] [--verbose] [--json] [--oob MODE] DIR...\n"
             "Run ONNX backend node tests: each DIR holds model.onnx (one "
             "Gather or\n"
             "GatherElements node) and test_data_set_*/ with input_N.pb and "
