@@ -180,6 +180,13 @@ def test_out_is_written_in_place_and_kept_on_error():
     with pytest.raises(clgather.InvalidArgumentError, match="overlap"):
         clgather.gather(DATA.reshape(-1), np.zeros(12, np.int64),
                         out=DATA.reshape(-1))
+    frozen = np.zeros((1, 4), np.float32)
+    frozen.flags.writeable = False
+    with pytest.raises(clgather.InvalidArgumentError, match="read-only"):
+        clgather.gather(DATA, [1], out=frozen)
+    assert not frozen.any()
+    with pytest.raises(TypeError, match="numpy.ndarray"):
+        clgather.gather(DATA, [1], out=[0.0] * 4)
 
 
 def test_inputs_are_used_in_place_or_copied_once():
@@ -274,7 +281,7 @@ def test_context_manager_and_close():
         assert ctx.gather(DATA, [1]).tolist() == [[4, 5, 6, 7]]
         assert clgather.gather(DATA, [2], device=ctx).tolist() == [
             [8, 9, 10, 11]]
-    with pytest.raises(ValueError, match="closed"):
+    with pytest.raises(clgather.InvalidArgumentError, match="closed"):
         ctx.gather(DATA, [1])
     ctx.close()  # idempotent
     assert "closed" in repr(ctx)

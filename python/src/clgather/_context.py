@@ -87,7 +87,8 @@ class Context:
     def handle(self):
         """The clg_context pointer, as an integer."""
         if self._ptr is None:
-            raise ValueError("the clgather Context is closed")
+            _errors.raise_status("INVALID_ARGUMENT",
+                                 "the clgather Context is closed")
         return self._ptr
 
     def close(self):

@@ -198,4 +198,4 @@ def check_out(out, dtype, shape):
             "SHAPE_MISMATCH",
             "out has shape %s; the output's shape is %s" % (out.shape, shape))
     if not out.flags.writeable:
-        raise ValueError("out is read-only")
+        _errors.raise_status("INVALID_ARGUMENT", "out is read-only")

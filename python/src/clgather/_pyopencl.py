@@ -38,7 +38,8 @@ def context_for(data, indices, device):
     if isinstance(device, _context.Context):
         return device
     if device is not None:
-        raise ValueError(
+        _errors.raise_status(
+            "INVALID_ARGUMENT",
             "device=%r: PyOpenCL arrays run on their own queue's device; "
             "pass a clgather.Context.from_pyopencl(queue) or None" % device)
     queue = _queue_of(data)
@@ -66,8 +67,9 @@ def _queue_of(data):
         raise TypeError("data must be a pyopencl.array.Array when indices "
                         "is one (both live on the device, or neither)")
     if data.queue is None:
-        raise ValueError("data has no queue: give the PyOpenCL array one "
-                         "(array.with_queue(queue))")
+        _errors.raise_status(
+            "INVALID_ARGUMENT", "data has no queue: give the PyOpenCL array "
+            "one (array.with_queue(queue))")
     return data.queue
 
 
@@ -75,7 +77,9 @@ def _buffer_array(array, what):
     """The array as clgather takes it: C-contiguous from offset 0 of its
     buffer. An array at an offset is copied once, on the device."""
     if not array.flags.c_contiguous:
-        raise ValueError("%s: a PyOpenCL array must be C-contiguous" % what)
+        _errors.raise_status(
+            "INVALID_ARGUMENT", "%s: a PyOpenCL array must be C-contiguous"
+            % what)
     if array.offset:
         array = array.copy()
     return array
@@ -119,8 +123,9 @@ def enqueue(ctx, op, data, indices, axis, out, events, sync, options):
         raise TypeError("out must be a pyopencl.array.Array for PyOpenCL "
                         "inputs")
     elif not out.flags.c_contiguous or out.offset:
-        raise ValueError("out: a PyOpenCL array that is C-contiguous from "
-                         "offset 0 of its buffer")
+        _errors.raise_status(
+            "INVALID_ARGUMENT", "out: a PyOpenCL array that is C-contiguous "
+            "from offset 0 of its buffer")
     out_t = _ClTensor(out, _dtypes.clg_dtype(out.dtype))
     waits = list(data.events) + list(indices.events) + list(out.events)
     waits += list(events or [])
