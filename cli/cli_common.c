@@ -85,7 +85,8 @@ void clg_cli_protect_writes(void)
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_signal;
         sigemptyset(&sa.sa_mask);
-        /* nohup's ignored SIGHUP stays ignored */
+        /* a signal ignored at start stays ignored (nohup's SIGHUP, a
+         * background job's SIGINT) */
         if (sigaction(signals[i], NULL, &old) == 0 &&
             old.sa_handler != SIG_IGN)
             sigaction(signals[i], &sa, NULL);
