@@ -123,10 +123,17 @@ clg_status clg_validate_output(clg_context *ctx, const clg_problem *p,
     int same = rank == p->out_rank;
     for (size_t d = 0; same && d < rank; d++)
         same = shape[d] == p->out_shape[d];
+    if (!same && rank > CLG_MAX_RANK) {
+        char want[512];
+        clg_format_shape(want, sizeof want, p->out_shape, p->out_rank);
+        return clg_fail(ctx, CLG_STATUS_SHAPE_MISMATCH,
+                        "output has rank %zu, above CLG_MAX_RANK (%d); the "
+                        "%s output shape is %s",
+                        rank, CLG_MAX_RANK, clg_op_name(p->op), want);
+    }
     if (!same) {
         char got[512], want[512];
-        clg_format_shape(got, sizeof got, shape,
-                         rank > CLG_MAX_RANK ? 0 : rank);
+        clg_format_shape(got, sizeof got, shape, rank);
         clg_format_shape(want, sizeof want, p->out_shape, p->out_rank);
         return clg_fail(ctx, CLG_STATUS_SHAPE_MISMATCH,
                         "output shape %s (rank %zu) differs from the %s "

@@ -59,6 +59,16 @@ static void test_reference_recovers_after_error(void **state)
                       CLG_STATUS_INDEX_OUT_OF_RANGE);
     CLG_ASSERT_CONTAINS(clg_context_last_error(NULL), "indices[0] = 5");
     CLG_ASSERT_BYTES(&out, &one, sizeof out, 4, "output after error");
+    /* An output rank above CLG_MAX_RANK is named, not printed as []. */
+    int64_t deep[CLG_MAX_RANK + 1];
+    for (size_t k = 0; k < CLG_MAX_RANK + 1; k++)
+        deep[k] = 1;
+    clg_tensor od = {CLG_DTYPE_FLOAT, CLG_MAX_RANK + 1, deep, &out};
+    CLG_ASSERT_STATUS(NULL, clg_reference_gather(NULL, &d, &ig, 0, &od),
+                      CLG_STATUS_SHAPE_MISMATCH);
+    assert_string_equal(clg_context_last_error(NULL),
+                        "output has rank 33, above CLG_MAX_RANK (32); the "
+                        "Gather output shape is [1]");
 }
 
 /* STRING: descriptors are copied, so outputs point at the input's bytes,
