@@ -2,8 +2,8 @@
 /* The OpenCL fault-injection shim (cl_fault.h). */
 #define _GNU_SOURCE
 #include "cl_fault.h"
+#include "cl_next.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,21 +56,9 @@ static int fault(const char *name)
     return 1;
 }
 
-/* The ICD loader, opened by name: the binary defines every OpenCL function
- * clgather calls, so the linker may not have kept libOpenCL as a
- * dependency. */
 static void *next(const char *name)
 {
-    static void *lib;
-    if (!lib)
-        lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_GLOBAL);
-    void *f = lib ? dlsym(lib, name) : NULL;
-    if (!f) {
-        fprintf(stderr, "cl_fault: %s not found in the OpenCL library\n",
-                name);
-        abort();
-    }
-    return f;
+    return cl_next("cl_fault", name);
 }
 
 /* A call returning cl_int: fails with CL_OUT_OF_RESOURCES or forwards. */

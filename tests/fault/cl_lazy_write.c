@@ -2,8 +2,8 @@
 /* The lazy-write shim (cl_lazy_write.h). */
 #define _GNU_SOURCE
 #include "cl_lazy_write.h"
+#include "cl_next.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,16 +27,7 @@ static cl_event last_kernel; /* retained */
 
 static void *next(const char *name)
 {
-    static void *lib;
-    if (!lib)
-        lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_GLOBAL);
-    void *f = lib ? dlsym(lib, name) : NULL;
-    if (!f) {
-        fprintf(stderr, "cl_lazy_write: %s not found in the OpenCL library\n",
-                name);
-        abort();
-    }
-    return f;
+    return cl_next("cl_lazy_write", name);
 }
 
 /* The ICD loader's function `name`, as real_name, of type name##_fn. */
