@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -52,10 +53,23 @@ const char *clg_cli_failure(void)
     return failure[0] != '\0' ? failure : NULL;
 }
 
+static pthread_t main_thread;
+
 /* The temporary file of a write in progress goes; the signal then ends
- * the process as it would have (its default action, re-raised). */
+ * the process as it would have (its default action, re-raised). Only the
+ * main thread, the one that writes, runs this: it holds these signals
+ * while it creates and registers a temporary file (io_tensor.c), which
+ * protects nothing against a handler on another thread, and the OpenCL
+ * runtime starts threads of its own (POCL's workers) that may receive a
+ * signal sent to the process. Such a thread hands the signal on to the
+ * main thread (pthread_kill is async-signal-safe), where it waits until
+ * the registration is done. */
 static void on_signal(int sig)
 {
+    if (!pthread_equal(pthread_self(), main_thread)) {
+        pthread_kill(main_thread, sig);
+        return;
+    }
     clg_io_remove_pending_temp();
     signal(sig, SIG_DFL);
     raise(sig);
@@ -80,6 +94,7 @@ void clg_cli_protect_writes(void)
 {
     static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
     const char *pause = getenv("CLGATHER_TEST_WRITE_PAUSE");
+    main_thread = pthread_self();
     for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
         struct sigaction sa, old;
         memset(&sa, 0, sizeof sa);
