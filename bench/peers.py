@@ -43,6 +43,7 @@ import argparse
 import json
 import os
 import platform
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -398,7 +399,8 @@ def render_devices(benches, rows_by_device):
     return "\n".join(legend + [""] + lines)
 
 
-def update_readme(path, machine, bench_table, table, png, verdict, repeat):
+def update_readme(path, machine, bench_table, table, png, verdict, repeat,
+                  devices):
     """Replaces the lines between README_BEGIN and README_END of path."""
     with open(path) as f:
         text = f.read()
@@ -408,7 +410,9 @@ def update_readme(path, machine, bench_table, table, png, verdict, repeat):
     head, rest = text.split(README_BEGIN, 1)
     _, tail = rest.split(README_END, 1)
     image = os.path.relpath(png, os.path.dirname(os.path.abspath(path)))
-    body = (f"{README_BEGIN}\nOne run of `bench/peers.py --repeat {repeat}`; "
+    flags = "".join(f" --device {shlex.quote(d)}" for d in devices or [])
+    body = (f"{README_BEGIN}\nOne run of `bench/peers.py --repeat {repeat}"
+            f"{flags}`; "
             f"clgather, its copy baseline and the peers all measured "
             f"{CACHE}.\n\nMachine: {machine}\n\n"
             f"```\n{bench_table.strip()}\n```\n\n{table}\n\n"
@@ -540,7 +544,7 @@ def main():
     print(f"\nWrote {png}, peers.md, peers.json and bench.txt")
     if args.readme:
         update_readme(args.readme, machine, bench_table, table, png, verdict,
-                      args.repeat)
+                      args.repeat, args.device)
         print(f"Rewrote the results section of {args.readme}")
 
 
