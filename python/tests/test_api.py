@@ -427,6 +427,12 @@ def test_program_cache(tmp_path):
         assert again["hits"] >= 1 and again["misses"] == 0
         ctx.set_cache_dir(False)
         assert ctx.cache_info()["enabled"] is False
+        # "" is no folder (the library refuses it too): False says off.
+        with pytest.raises(clgather.InvalidArgumentError, match="empty"):
+            ctx.set_cache_dir("")
+        assert ctx.cache_info()["enabled"] is False
+    with pytest.raises(clgather.InvalidArgumentError, match="empty"):
+        clgather.Context(cache_dir="")
 
 
 def test_parameters_stay_with_their_context_across_threads(monkeypatch):

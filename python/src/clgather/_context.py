@@ -206,7 +206,14 @@ class Context:
         """Sets the persistent program cache's folder for this context
         (False or None: off)."""
         self._need_cache()
-        path = os.fsencode(directory) if directory else None
+        if directory is None or directory is False:
+            path = None
+        else:
+            path = os.fsencode(directory)
+            if not path:  # as the library refuses "": say off with False
+                _errors.raise_status(
+                    "INVALID_ARGUMENT", "cache_dir=%r is empty: pass False "
+                    "to turn the program cache off" % (directory,))
         _errors.check(lib.clg_context_set_cache_dir(self.handle, path),
                       self.handle)
 
