@@ -854,16 +854,17 @@ CLG_API clg_status clg_enqueue_gather_elements_ex(
  *  commands the caller put on the same queues. Operations are numbered
  *  (#N) in the order the context accepted their enqueue calls, from 1.
  *  Until a finish, each operation keeps its indices buffer retained,
- *  its events and host memory: about 1.1 KB per operation on POCL 3.1
+ *  its events and host memory: 1.1 to 1.7 KB per operation on POCL 3.1
  *  (measured with 200,000 pending Gathers: the library's record, about
- *  200 bytes, and the runtime's event and command); call it regularly.
- *  At most 262,144 operations are held (PENDING_LIMIT), about 290 MB. A
- *  finish frees the library's records and keeps 2 chunks of 1,024 error
- *  slots for the next batch; POCL 3.1 keeps the freed events and commands
- *  in its own free lists (about 80% of the peak stays resident after
- *  200,000 operations) and reuses them, so the memory is bounded by the
- *  largest batch: a second batch of 200,000 adds about a fifth of the
- *  first. Until its kernels have run, a Gather on a CPU device with 1 MiB
+ *  200 bytes, and the runtime's event and command, of which POCL recycles
+ *  more or less while the operations are enqueued); call it regularly.
+ *  At most 262,144 operations are held (PENDING_LIMIT), about 290 to
+ *  450 MB. A finish frees the library's records and keeps 2 chunks of
+ *  1,024 error slots for the next batch; POCL 3.1 keeps the freed events
+ *  and commands in its own free lists (50 to 90% of the peak stays
+ *  resident after 200,000 operations) and reuses them, so the memory is
+ *  bounded by the largest batch: after a second batch of 200,000 and its
+ *  finish, the process is no larger than at the first batch's peak. Until its kernels have run, a Gather on a CPU device with 1 MiB
  *  of output or more also holds a device temporary of 4 bytes per index
  *  (see clg_gather).
  *  INDEX_OUT_OF_RANGE's message (clg_context_last_error on the calling
