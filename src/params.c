@@ -14,27 +14,17 @@
  * POCL names the CPU's vendor, GenuineIntel, and matches the row above
  * first). The GPU rows are portable code. The last row matches every
  * device. */
-#define CLG_CPU_PARAMS                                                        \
+/* The CPU rows differ only in `small` (KiB). */
+#define CLG_CPU_PARAMS(small_kib)                                             \
     {                                                                         \
         .wg = 4096, .strip = 256, .pack = 1, .chunk = 4, .unit = 4,           \
-        .prefetch = 0, .nt = 0, .norm = 1024, .small = 64                     \
+        .prefetch = 0, .nt = 0, .norm = 1024, .small = (small_kib)            \
     }
 const clg_params_entry clg_params_table[] = {
-    {"pocl-cpu", CLG_DEVICE_TYPE_CPU, "pocl", 1, CLG_CPU_PARAMS},
-    {"intel-cpu",
-     CLG_DEVICE_TYPE_CPU,
-     "Intel(R) Corporation",
-     0,
-     {.wg = 4096,
-      .strip = 256,
-      .pack = 1,
-      .chunk = 4,
-      .unit = 4,
-      .prefetch = 0,
-      .nt = 0,
-      .norm = 1024,
-      .small = 0}},
-    {"cpu", CLG_DEVICE_TYPE_CPU, "", 0, CLG_CPU_PARAMS},
+    {"pocl-cpu", CLG_DEVICE_TYPE_CPU, "pocl", 1, CLG_CPU_PARAMS(64)},
+    {"intel-cpu", CLG_DEVICE_TYPE_CPU, "Intel(R) Corporation", 0,
+     CLG_CPU_PARAMS(0)},
+    {"cpu", CLG_DEVICE_TYPE_CPU, "", 0, CLG_CPU_PARAMS(64)},
     {"gpu",
      CLG_DEVICE_TYPE_GPU,
      "",
