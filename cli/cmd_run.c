@@ -183,7 +183,7 @@ static int parse_operator(int argc, char **argv, run_options *opt)
 static int check_streams(const run_options *opt)
 {
     int out_stdout = opt->output_path != NULL &&
-                     clg_io_is_stdout(opt->output_path);
+                     strcmp(opt->output_path, "-") == 0;
     if (strcmp(opt->data_path, "-") == 0 &&
         strcmp(opt->indices_path, "-") == 0) {
         fprintf(stderr, "clgather run: --data and --indices cannot both be "
@@ -226,6 +226,10 @@ static int parse_options(int argc, char **argv, run_options *opt)
         fprintf(stderr, "clgather run: --data and --indices are required\n");
         return -1;
     }
+    /* A name of the file standard output is open on (/dev/stdout, the
+     * pipe itself) is written as "-" is. */
+    if (opt->output_path != NULL && clg_io_is_stdout(opt->output_path))
+        opt->output_path = "-";
     return check_streams(opt);
 }
 
@@ -514,13 +518,10 @@ int clg_cli_run(int argc, char **argv)
         rc = rc > 0 ? CLG_EXIT_OK : CLG_EXIT_ERROR;
         goto cleanup;
     }
-    /* The tensor goes to standard output ("-", or a name of the file it is
-     * open on, such as /dev/stdout, written as "-" is): the report goes to
-     * standard error. */
-    if (opt.output_path != NULL && clg_io_is_stdout(opt.output_path)) {
-        opt.output_path = "-";
+    /* The tensor goes to standard output: the report goes to standard
+     * error. */
+    if (opt.output_path != NULL && strcmp(opt.output_path, "-") == 0)
         report = stderr;
-    }
     /* A path that cannot be written fails now, not after the work. */
     if ((rc = check_output(&opt)) != CLG_EXIT_OK ||
         (rc = load_tensors(&opt, &t)) != CLG_EXIT_OK ||
