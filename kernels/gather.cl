@@ -23,6 +23,8 @@
  *   clg_gather_units_normed (j, o)    normalised int positions written by
  *                                     clg_normalize_indices (check.cl);
  *                                     built with CLG_INDEX_BYTES = 4
+ *   clg_gather_fill_rows   (j, o)     fill, after clg_gather_lean_normed:
+ *                                     zeroes the rows of positions -1
  *
  * Windows (CLG_WINDOWS = 1, launches over pieces of split tensors): each
  * buffer holds one window of its tensor, [base, base + len) in units
@@ -216,23 +218,38 @@ __kernel void clg_gather_units_lean(CLG_GATHER_PARAMS)
  * output stores (a clamp or a branch there makes it scatter, or stay
  * scalar: docs/design.md, "Measured choices"). Padded rows (dimension 1)
  * are clamped onto the last one and write the same bytes again. Under
- * fill a position of -1 (none) reads row 0 and stores zero bytes. */
+ * fill a position of -1 (none) reads row 0: the units body stores zero
+ * bytes instead; the rows body copies row 0, and clg_gather_fill_rows,
+ * launched after it, zeroes those rows (zeroing a span here makes POCL
+ * vectorise over rows, with gathers and scatters: docs/design.md,
+ * "Measured choices"). */
 __kernel void clg_gather_lean_normed(CLG_GATHER_PARAMS)
 {
     clg_off c = (clg_off)get_global_id(0);
     clg_off j = min((clg_off)get_global_id(1), (clg_off)n - 1);
     clg_off o = (clg_off)get_global_id(2);
 #if CLG_OOB == 3
-    int bad = indices[j] < 0;
     clg_off row = (clg_off)(o * (clg_off)axis_size) +
-                  (clg_off)(bad ? 0 : indices[j]);
-    clg_span_unit u = clg_span_load(data + row * (clg_off)inner, c);
-    u = bad ? (clg_span_unit)(0) : u;
+                  (clg_off)max(indices[j], (clg_index)0);
 #else
     clg_off row = (clg_off)(o * (clg_off)axis_size) + (clg_off)indices[j];
-    clg_span_unit u = clg_span_load(data + row * (clg_off)inner, c);
 #endif
+    clg_span_unit u = clg_span_load(data + row * (clg_off)inner, c);
     clg_span_store(out + (o * (clg_off)n + j) * (clg_off)inner, c, u);
+}
+
+/* Fill, after clg_gather_lean_normed: work-item (j, o) zeroes output row
+ * (o, j), `inner` units, when position j is -1 (none), and does nothing
+ * otherwise, so its cost is the rows it zeroes. */
+__kernel void clg_gather_fill_rows(CLG_GATHER_PARAMS)
+{
+    clg_off j = (clg_off)get_global_id(0);
+    clg_off o = (clg_off)get_global_id(1);
+    clg_off dst = (o * (clg_off)n + j) * (clg_off)inner;
+    if (j >= n || dst >= (clg_off)out_len || indices[j] >= 0)
+        return;
+    for (clg_off c = 0; c < (clg_off)inner; c++)
+        out[dst + c] = (clg_unit)(0);
 }
 
 __kernel void clg_gather_units_normed(CLG_GATHER_PARAMS)

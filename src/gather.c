@@ -137,8 +137,17 @@ static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
     v.value[CLG_OPT_NT] = lean && prm.nt;
     if (normed)
         v.value[CLG_OPT_INDEX_BYTES] = 4;
-    cl_kernel k = NULL;
-    if ((st = clg_variant_kernel(ctx, &v, &k)) != CLG_STATUS_OK)
+    /* Fill on the trusted rows body: its rows of position -1 are zeroed
+     * by a launch of their own (kernels/gather.cl). */
+    clg_variant fv = v;
+    int fill_rows = normed && rows && p->oob == CLG_OOB_FILL;
+    fv.entry = CLG_ENTRY_GATHER_FILL_ROWS;
+    fv.value[CLG_OPT_SPAN] = 1;
+    fv.value[CLG_OPT_NT] = 0;
+    cl_kernel k = NULL, kf = NULL;
+    if ((st = clg_variant_kernel(ctx, &v, &k)) != CLG_STATUS_OK ||
+        (fill_rows &&
+         (st = clg_variant_kernel(ctx, &fv, &kf)) != CLG_STATUS_OK))
         return st;
     if (w->call->dry) /* a warm-up: the call's kernels, built */
         return normed ? clg_index_pass_kernel(ctx, p, 1, &k) : st;
@@ -157,6 +166,13 @@ static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
     clg_base_args(plan, &wn, &sc, &a);
     a.at[CLG_ARG_PREFETCH] = (clg_rt_arg){sizeof ahead, &ahead};
     st = clg_entry_launch(w->call, v.entry, k, &a, &g);
+    if (st == CLG_STATUS_OK && fill_rows) {
+        clg_geometry gf;
+        size_t origin[3] = {0, 0, 0};
+        size_t size[3] = {(size_t)plan->n, (size_t)plan->outer, 1};
+        clg_geometry_make(dev, clg_entries[fv.entry].dims, origin, size, &gf);
+        st = clg_entry_launch(w->call, fv.entry, kf, &a, &gf);
+    }
     /* OpenCL defers the release until the launch is done. */
     if (normed)
         clg_rt_release(&wn.indices);

@@ -165,6 +165,8 @@ typedef struct clg_args {
       "the entry point takes one inner stride (CLG_INNER_DIMS=1)")            \
     X(RAISES, OOB, 0x1u, ~0ull,                                               \
       "the check kernel only serves raise (CLG_OOB=0)")                       \
+    X(FILLS, OOB, 0x8u, ~0ull,                                                \
+      "the entry point only serves fill (CLG_OOB=3)")                         \
     X(INT_POSITIONS, INDEX_BYTES, 0x10u, ~0ull,                               \
       "the entry point reads int positions (CLG_INDEX_BYTES=4)")              \
     X(SPANS, SPAN, ~0ull, 0x2u,                                               \
@@ -216,6 +218,8 @@ enum { CLG_ENTRY_CONDITIONS(CLG_CONDITION_FLAG_) };
     X(GATHER_UNITS_NORMED, GATHER, clg_gather_units_normed, 2,                \
       CLG_ARGS_GATHER,                                                        \
       CLG_COND_WHOLE | CLG_COND_INT_POSITIONS | CLG_COND_NT_STORES)           \
+    X(GATHER_FILL_ROWS, GATHER, clg_gather_fill_rows, 2, CLG_ARGS_GATHER,     \
+      CLG_COND_WHOLE | CLG_COND_INT_POSITIONS | CLG_COND_FILLS)               \
     X(ELEMENTS, GATHER_ELEMENTS, clg_gather_elements, 3, CLG_ARGS_ELEMENTS,   \
       0)                                                                      \
     X(ELEMENTS_UNITS, GATHER_ELEMENTS, clg_gather_elements_units, 2,          \
