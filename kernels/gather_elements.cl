@@ -160,14 +160,17 @@ __kernel void clg_gather_elements_strips(CLG_ELEMENTS_PARAMS)
  * each strip's s rows of strip_width elements into pack[z - z0][r][x]; then
  * clg_gather_elements_packed gathers from there while it is cached. One
  * work-item per element written, both NDRanges (x, r or a, z). Whole
- * tensors only, and strip_width divides inner: with no bound on x, POCL
- * vectorises the work-item loop over x with contiguous loads and stores
- * (rows padded in dimension 1 are clamped onto the last row). */
+ * tensors only, strip_width divides inner, and the inner stride is 1 (a
+ * row of a strip is contiguous in data, so clg_pack_strips takes no inner
+ * stride): with no bound on x and no stride to multiply it by, POCL and
+ * Intel's compiler both vectorise the work-item loop over x with
+ * contiguous loads and stores (rows padded in dimension 1 are clamped
+ * onto the last row). */
 __kernel void clg_pack_strips(__global const clg_unit *restrict data,
                               __global clg_unit *restrict pack,
                               ulong axis_size, ulong inner, ulong axis_stride,
-                              ulong outer_stride, ulong inner_stride,
-                              ulong strip_width, ulong strips, ulong z0)
+                              ulong outer_stride, ulong strip_width,
+                              ulong strips, ulong z0)
 {
     clg_off x = (clg_off)get_global_id(0);
     clg_off r = min((clg_off)get_global_id(1), (clg_off)axis_size - 1);
@@ -175,8 +178,7 @@ __kernel void clg_pack_strips(__global const clg_unit *restrict data,
     clg_off o = z / (clg_off)strips;
     clg_off c = (z - o * (clg_off)strips) * (clg_off)strip_width + x;
     pack[((z - (clg_off)z0) * (clg_off)axis_size + r) * (clg_off)strip_width +
-         x] = data[o * (clg_off)outer_stride + r * (clg_off)axis_stride +
-                   c * (clg_off)inner_stride];
+         x] = data[o * (clg_off)outer_stride + r * (clg_off)axis_stride + c];
 }
 
 /* `data` is the pack buffer of the pass that starts at strip z0. */

@@ -114,11 +114,14 @@ void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
     uint64_t strip_bytes = (uint64_t)plan->axis_size * (uint64_t)width *
                            p->elem_size;
     /* Packed: a strip width in [width / 2, width] that divides the row, so
-     * that the packed kernels need no bound on x (kernels/gather_elements.cl). */
+     * that the packed kernels need no bound on x, and rows contiguous in
+     * data (inner stride 1), which the pack kernel reads without a stride
+     * (kernels/gather_elements.cl). */
     int64_t even = width;
     while (even > 1 && 2 * even > width && plan->inner % even != 0)
         even--;
     if (!prm->pack || !clg_entry_fits(CLG_ENTRY_PACK_STRIPS, &v) ||
+        plan->inner_dims != 1 || plan->inner_stride[0] != 1 ||
         !clg_entry_fits(CLG_ENTRY_ELEMENTS_PACKED, &v) ||
         plan->inner % even != 0 || 2 * even < width || strip_bytes > max_alloc)
         return;

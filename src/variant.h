@@ -133,8 +133,8 @@ extern const char *const clg_arg_names[CLG_ARG_END];
 #define CLG_ARGS_PACKED CLG_ARGS_ELEMENTS, CLG_ARG_Z0
 #define CLG_ARGS_PACK                                                         \
     CLG_ARG_DATA, CLG_ARG_PACK, CLG_ARG_AXIS_SIZE, CLG_ARG_INNER,             \
-        CLG_ARG_AXIS_STRIDE, CLG_ARG_OUTER_STRIDE, CLG_ARG_INNER_STRIDE,      \
-        CLG_ARG_STRIP_WIDTH, CLG_ARG_STRIPS, CLG_ARG_Z0
+        CLG_ARG_AXIS_STRIDE, CLG_ARG_OUTER_STRIDE, CLG_ARG_STRIP_WIDTH,       \
+        CLG_ARG_STRIPS, CLG_ARG_Z0
 #define CLG_ARGS_CHECK                                                        \
     CLG_ARG_INDICES, CLG_ARG_ERR, CLG_ARG_COUNT, CLG_ARG_AXIS_SIZE
 #define CLG_ARGS_NORMALIZE                                                    \

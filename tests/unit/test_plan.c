@@ -160,6 +160,19 @@ static void test_elements_walks(void **state)
     clg_elements_choose(&p, &plan, &pocl, &w2, 1, cpu.max_alloc, &ch);
     assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_STRIPS);
     assert_int_equal(ch.strips, 65);
+    /* Inner rows strided in data (indices [512, 4096, 1] over data
+     * [512, 4096, 3], axis 0: one inner dim of stride 3): strips in
+     * place, since the pack kernel reads contiguous rows. */
+    const int64_t d3[] = {512, 4096, 3}, i3[] = {512, 4096, 1};
+    p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 3, d3,
+                CLG_DTYPE_INT32, 3, i3, 0);
+    clg_gather_elements_routine.plan(&p, &cpu, 16, &plan);
+    assert_int_equal(plan.inner_dims, 1);
+    assert_int_equal(plan.inner_stride[0], 3);
+    clg_box w4 = {0, 1, 0, 512, 0, 4096};
+    clg_elements_choose(&p, &plan, &pocl, &w4, 1, cpu.max_alloc, &ch);
+    assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_STRIPS);
+    assert_int_equal(ch.strip_width, 64);
     /* GPUs: strip order in place, work-groups in strip order. */
     p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, d, CLG_DTYPE_INT32,
                 2, d, 0);
