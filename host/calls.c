@@ -708,6 +708,7 @@ int clg_rt_call_close(clg_rt_call *c, int failed)
         drained = wait_commands(c, &ignored) == CL_SUCCESS;
     }
     release_commands(c);
+    clg_rt_scratch_give(c->ctx, c->temps, !drained);
     memset(c, 0, sizeof *c);
     return drained;
 }

@@ -117,6 +117,7 @@ typedef enum clg_rt_call_kind {
 } clg_rt_call_kind;
 
 typedef struct clg_rt_slot clg_rt_slot;
+typedef struct clg_rt_scratch clg_rt_scratch; /* below, "buffers" */
 /* One enqueued command: its event (owned) and the API call that made it
  * (a static string, for messages). */
 typedef struct clg_rt_cmd {
@@ -146,6 +147,7 @@ typedef struct clg_rt_call {
     uint64_t enqueued; /* commands enqueued so far */
     cl_mem err;        /* the error slot's buffer */
     clg_rt_slot *slot;
+    clg_rt_scratch *temps; /* clg_rt_call_temp's set, given back at close */
     int dry; /* a warm-up: kernels are built, nothing is enqueued */
 } clg_rt_call;
 
@@ -254,9 +256,9 @@ typedef enum clg_scratch_slot {
     CLG_SCRATCH_DATA = 0,
     CLG_SCRATCH_INDICES = 1,
     CLG_SCRATCH_OUTPUT = 2,
-    CLG_SCRATCH_COUNT = 3
+    CLG_SCRATCH_TEMP = 3, /* a blocking call's extra pass (clg_rt_call_temp) */
+    CLG_SCRATCH_COUNT = 4
 } clg_scratch_slot;
-typedef struct clg_rt_scratch clg_rt_scratch;
 clg_status clg_rt_scratch_take(clg_context *ctx, clg_rt_scratch **out);
 clg_status clg_rt_scratch_buffer(clg_context *ctx, clg_rt_scratch *set,
                                  clg_scratch_slot slot, size_t bytes,
@@ -341,10 +343,18 @@ clg_status clg_rt_launch(clg_rt_call *c, cl_kernel kernel,
 
 /* ---------------------------------------------------------------- temporary */
 
-/* A device buffer of `bytes` bytes for one call's extra pass (a packing
- * pass's scratch); not cached, so calls on other threads never share it.
- * Release with clg_rt_release (OpenCL defers it until the commands using
- * it are done). */
-clg_status clg_rt_temp_buffer(clg_context *ctx, size_t bytes, cl_mem *out);
+/* A device buffer of at least `bytes` bytes for an extra pass of call c
+ * (the packed strips, the normalised indices), whose contents no one
+ * else uses while c's commands run; release it with clg_rt_release
+ * (OpenCL defers that until the commands using it are done). A blocking
+ * or unchecked call, which waits for its commands before it closes, takes
+ * it from a scratch set of the context's pool, given back by
+ * clg_rt_call_close (as lost when commands may still run), so that later
+ * calls reuse it: a new buffer per call cost Intel's CPU runtime 4-7 ms
+ * of page faults on a 4 MiB pack (docs/design.md, "Measured choices").
+ * Later passes of the same call may take it again: the call's commands
+ * run in order. A deferred call's commands outlive it, so it gets a new
+ * buffer. */
+clg_status clg_rt_call_temp(clg_rt_call *c, size_t bytes, cl_mem *out);
 
 #endif

@@ -153,8 +153,8 @@ static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
         return normed ? clg_index_pass_kernel(ctx, p, 1, &k) : st;
     clg_windows wn = *w;
     if (normed &&
-        ((st = clg_rt_temp_buffer(ctx, (size_t)p->index_count * sizeof(int),
-                                  &wn.indices)) != CLG_STATUS_OK ||
+        ((st = clg_rt_call_temp(w->call, (size_t)p->index_count * sizeof(int),
+                                &wn.indices)) != CLG_STATUS_OK ||
          (st = clg_index_pass(w->call, p, w->indices, wn.indices)) !=
              CLG_STATUS_OK)) {
         clg_rt_release(&wn.indices);

@@ -241,7 +241,7 @@ static clg_status packed_passes(clg_context *ctx, clg_rt_call *call,
     int64_t total = plan->outer * ch->strips;
     size_t bytes = (size_t)ch->chunk * (size_t)plan->axis_size *
                    (size_t)ch->strip_width * p->elem_size;
-    clg_status st = clg_rt_temp_buffer(ctx, bytes, &bufs[1]);
+    clg_status st = clg_rt_call_temp(call, bytes, &bufs[1]);
     pa.at[CLG_ARG_DATA] = (clg_rt_arg){sizeof(cl_mem), &bufs[0]};
     pa.at[CLG_ARG_PACK] = (clg_rt_arg){sizeof(cl_mem), &bufs[1]};
     a->at[CLG_ARG_DATA] = (clg_rt_arg){sizeof(cl_mem), &bufs[1]};
