@@ -630,8 +630,10 @@ typedef struct clg_call_options {
  *  the output in contiguous pieces that each fit one buffer, the data each
  *  piece reads in windows that each fit one buffer. On CPU devices a
  *  call with at least 1 MiB of output (the `norm` device parameter) also
- *  allocates a device temporary of 4 bytes per index for the normalised
- *  indices, released once the call's kernels are done (docs/design.md,
+ *  needs a device temporary of 4 bytes per index for the normalised
+ *  indices. A blocking call takes it from the context's scratch pool,
+ *  which keeps it for later calls until clg_context_destroy; an enqueued
+ *  call's own is released once its kernels are done (docs/design.md,
  *  "Kernels"). The message is in clg_context_last_error(ctx). */
 CLG_API clg_status clg_gather(clg_context *ctx, const clg_tensor *data,
                               const clg_tensor *indices, int64_t axis,
@@ -644,6 +646,9 @@ CLG_API clg_status clg_gather(clg_context *ctx, const clg_tensor *data,
  *    for every d != axis (indices.shape[axis] is free).
  *  - output: caller-allocated, data's dtype, indices' shape; untouched on
  *    error.
+ *  On CPU devices, GatherElements off the last axis packs strips of data
+ *  into a device temporary of at most one allocation, kept in the
+ *  context's scratch pool as clg_gather's (docs/design.md, "Kernels").
  *  Errors: as clg_gather, plus RANK_MISMATCH and SHAPE_MISMATCH. */
 CLG_API clg_status clg_gather_elements(clg_context *ctx,
                                        const clg_tensor *data,
@@ -864,9 +869,11 @@ CLG_API clg_status clg_enqueue_gather_elements_ex(
  *  and commands in its own free lists (50 to 90% of the peak stays
  *  resident after 200,000 operations) and reuses them, so the memory is
  *  bounded by the largest batch: after a second batch of 200,000 and its
- *  finish, the process is no larger than at the first batch's peak. Until its kernels have run, a Gather on a CPU device with 1 MiB
- *  of output or more also holds a device temporary of 4 bytes per index
- *  (see clg_gather).
+ *  finish, the process is within 32 MB of the first batch's peak. Until
+ *  its kernels have run, a Gather on a CPU device with 1 MiB of output or
+ *  more also holds a device temporary of 4 bytes per index (see
+ *  clg_gather), and a GatherElements off the last axis its packed strips
+ *  (see clg_gather_elements).
  *  INDEX_OUT_OF_RANGE's message (clg_context_last_error on the calling
  *  thread) reads e.g. "Gather #12 (data FLOAT[3, 4], indices INT64[2],
  *  axis 0): indices[1] = 7 is out of range [-3, 2] for axis 0 of size 3".
