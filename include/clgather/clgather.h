@@ -646,7 +646,7 @@ CLG_API clg_status clg_gather(clg_context *ctx, const clg_tensor *data,
  *    for every d != axis (indices.shape[axis] is free).
  *  - output: caller-allocated, data's dtype, indices' shape; untouched on
  *    error.
- *  On CPU devices, GatherElements off the last axis packs strips of data
+ *  On CPU devices, GatherElements off the last axis may pack strips of data
  *  into a device temporary of at most one allocation, kept in the
  *  context's scratch pool as clg_gather's (docs/design.md, "Kernels").
  *  Errors: as clg_gather, plus RANK_MISMATCH and SHAPE_MISMATCH. */
