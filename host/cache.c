@@ -32,6 +32,12 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#elif defined(__linux__)
+#include <sys/auxv.h>
+#endif
+
 #define DISK_MAGIC "CLGPROG"
 #define DISK_FORMAT 1u
 /* A bigger file is not ours (POCL's binaries are about 10 MB). */
@@ -92,10 +98,42 @@ static int describe_device(clg_context *ctx, cl_device_info what,
     return 1;
 }
 
+/* The host CPU's instruction set extensions as hex words, for the keys
+ * of CPU devices: their binaries hold native code for the extensions
+ * their compiler found (Intel's CPU runtime names the device after the
+ * CPU's brand alone), so a binary written on another CPU, or under an
+ * emulator that hides some (Valgrind hides AVX-512), would run slower
+ * code, or code this CPU lacks. x86: CPUID leaves 1 (ECX, EDX), 7
+ * (subleaf 0 EBX, ECX, EDX; subleaf 1 EAX) and 0x80000001 (ECX, EDX),
+ * and XCR0, the register states the OS saves; other Linux hosts: the
+ * auxiliary vector's AT_HWCAP and AT_HWCAP2; elsewhere "-". */
+static void host_isa(char *buf, size_t cap)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned r[10] = {0}, skip = 0, lo = 0, hi = 0;
+    __get_cpuid(1, &skip, &skip, &r[0], &r[1]);
+    __get_cpuid_count(7, 0, &skip, &r[2], &r[3], &r[4]);
+    __get_cpuid_count(7, 1, &r[5], &skip, &skip, &skip);
+    __get_cpuid(0x80000001u, &skip, &skip, &r[6], &r[7]);
+    if (r[0] & bit_OSXSAVE)
+        __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    r[8] = hi, r[9] = lo;
+    snprintf(buf, cap, "x86 %x %x %x %x %x %x %x %x %x:%x", r[0], r[1], r[2],
+             r[3], r[4], r[5], r[6], r[7], r[8], r[9]);
+#elif defined(__linux__) && defined(AT_HWCAP2)
+    snprintf(buf, cap, "%lx %lx", getauxval(AT_HWCAP), getauxval(AT_HWCAP2));
+#elif defined(__linux__)
+    snprintf(buf, cap, "%lx", getauxval(AT_HWCAP));
+#else
+    snprintf(buf, cap, "-");
+#endif
+}
+
 /* The device part of every key: platform name and version, device name,
- * vendor, driver version and OpenCL C version, clgather's version. Made
- * once, on the first use; "" when a query failed (the cache is then off
- * for the context). */
+ * vendor, driver version and OpenCL C version, clgather's version, and
+ * for CPU devices the host's instruction set (host_isa). Made once, on
+ * the first use; "" when a query failed (the cache is then off for the
+ * context). */
 static const char *describe(clg_context *ctx)
 {
     char pname[512], pversion[512];
@@ -124,6 +162,17 @@ static const char *describe(clg_context *ctx)
         !describe_device(ctx, CL_DRIVER_VERSION, "driver", &len) ||
         !describe_device(ctx, CL_DEVICE_OPENCL_C_VERSION, "opencl_c", &len))
         ctx->disk.ident[0] = '\0';
+    else if (ctx->type == CLG_DEVICE_TYPE_CPU) {
+        char isa[256];
+        if (ctx->disk.set.isa_override[0])
+            snprintf(isa, sizeof isa, "%s", ctx->disk.set.isa_override);
+        else
+            host_isa(isa, sizeof isa);
+        size_t cap = sizeof ctx->disk.ident - len;
+        int m = snprintf(ctx->disk.ident + len, cap, "host_isa=%s\n", isa);
+        if (m < 0 || (size_t)m >= cap)
+            ctx->disk.ident[0] = '\0';
+    }
     return ctx->disk.ident;
 }
 

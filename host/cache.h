@@ -25,6 +25,7 @@ typedef struct clg_disk_settings {
     char dir[CLG_CACHE_PATH_MAX];
     uint64_t max_bytes;
     char driver_override[256]; /* test hook: "" keeps CL_DRIVER_VERSION */
+    char isa_override[256];    /* test hook: "" keeps the host's CPU */
 } clg_disk_settings;
 
 /* A context's disk cache. */

@@ -109,13 +109,14 @@ static uint64_t parse_bytes(const char *text)
 
 /* CLGATHER_CACHE, CLGATHER_CACHE_DIR, CLGATHER_CACHE_MAX, the folder's
  * fallbacks XDG_CACHE_HOME and HOME (docs/design.md, "Program cache"), and
- * the test hook CLGATHER_TEST_DRIVER_VERSION. */
+ * the test hooks CLGATHER_TEST_DRIVER_VERSION and CLGATHER_TEST_HOST_ISA. */
 clg_status clg_env_read_cache(clg_disk_settings *s, char *msg, size_t cap)
 {
     const char *on = getenv("CLGATHER_CACHE");
     const char *dir = getenv("CLGATHER_CACHE_DIR");
     const char *max = getenv("CLGATHER_CACHE_MAX");
     const char *hook = getenv("CLGATHER_TEST_DRIVER_VERSION");
+    const char *isa_hook = getenv("CLGATHER_TEST_HOST_ISA");
     const char *base = getenv("XDG_CACHE_HOME");
     const char *tail = "clgather";
     memset(s, 0, sizeof *s);
@@ -134,6 +135,8 @@ clg_status clg_env_read_cache(clg_disk_settings *s, char *msg, size_t cap)
     }
     snprintf(s->driver_override, sizeof s->driver_override, "%s",
              hook ? hook : "");
+    snprintf(s->isa_override, sizeof s->isa_override, "%s",
+             isa_hook ? isa_hook : "");
     if (dir && *dir)
         base = dir, tail = NULL;
     else if (!base || *base != '/')

@@ -335,6 +335,37 @@ static void test_other_driver_version_misses(void **state)
     remove_dir(dir);
 }
 
+/* A CPU device's binary holds native code for the host's instruction set:
+ * under another one (the test hook stands for a CPU with other extensions,
+ * or for Valgrind, which hides some) every program misses and adds its own
+ * entries, and the real one hits again after. A GPU's key does not name
+ * the host's CPU: the hook changes nothing there. */
+static void test_other_host_isa_misses(void **state)
+{
+    (void)state;
+    char dir[512];
+    clg_cache_entry e[64];
+    make_dir(dir, sizeof dir);
+    clg_context *ctx = context_on(dir);
+    int cpu = clg_context_device_type(ctx) == CLG_DEVICE_TYPE_CPU;
+    clg_context_destroy(ctx);
+    uint64_t n = run_new(dir, 3).misses;
+    assert_true(n > 0);
+    assert_int_equal(setenv("CLGATHER_TEST_HOST_ISA",
+                            "x86 0 0 0 0 0 0 0 0 0:3", 1),
+                     0);
+    clg_cache_info other = run_new(dir, 3);
+    assert_int_equal(unsetenv("CLGATHER_TEST_HOST_ISA"), 0);
+    if (cpu)
+        assert_counts(&other, 0, n, n);
+    else
+        assert_counts(&other, n, 0, 0);
+    assert_int_equal(list(dir, e), cpu ? 2 * n : n);
+    clg_cache_info back = run_new(dir, 3);
+    assert_counts(&back, n, 0, 0);
+    remove_dir(dir);
+}
+
 static void test_switches(void **state)
 {
     (void)state;
@@ -816,6 +847,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_miss_then_hit),
         cmocka_unit_test(test_every_corruption_is_a_miss),
         cmocka_unit_test(test_other_driver_version_misses),
+        cmocka_unit_test(test_other_host_isa_misses),
         cmocka_unit_test(test_switches),
         cmocka_unit_test(test_folder_cannot_be_created),
         cmocka_unit_test(test_read_only_folder),
