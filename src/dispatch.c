@@ -258,6 +258,27 @@ static int device_checks(const host_call *hc)
     return clg_check_indices_on_device(hc->ctx, hc->p, hc->in_place);
 }
 
+/* Whether the call checks every index before its first launch (raise, in
+ * place or split; the copy path of a single launch reads its error slot
+ * instead). Modes other than raise resolve every value in the kernels,
+ * which then never raise: nothing to check (docs/design.md, "Out-of-range
+ * modes"). */
+static int checks_first(const host_call *hc)
+{
+    return (hc->in_place || !hc->whole) && hc->p->oob == CLG_OOB_RAISE;
+}
+
+/* Once every index is checked, the launches take the clip bodies: they
+ * leave a valid index as it is and check nothing more, and a value the
+ * caller changes during the call still stays inside the data. `checked`
+ * holds the problem they read until the caller puts hc->p back. */
+static void launch_checked(host_call *hc, clg_problem *checked)
+{
+    *checked = *hc->p;
+    checked->oob = CLG_OOB_CLIP;
+    hc->p = checked;
+}
+
 /* Checks every index before a kernel may write the caller's memory. */
 static clg_status prevalidate(host_call *hc)
 {
@@ -380,18 +401,19 @@ static clg_status finish_host(host_call *hc)
 static clg_status run_launches(host_call *hc)
 {
     clg_context *ctx = hc->ctx;
+    const clg_problem *given = hc->p;
+    clg_problem checked;
     clg_status st;
-    /* The copy path of a single launch checks the error slot before
-     * downloading; everything else checks the indices before any launch.
-     * Modes other than raise resolve every value in the kernels, which
-     * then never raise: nothing to check (docs/design.md, "Out-of-range
-     * modes"). */
-    if ((hc->in_place || !hc->whole) && hc->p->oob == CLG_OOB_RAISE &&
-        (st = prevalidate(hc)) != CLG_STATUS_OK)
-        return st;
+    if (checks_first(hc)) {
+        if ((st = prevalidate(hc)) != CLG_STATUS_OK)
+            return st;
+        launch_checked(hc, &checked);
+    }
     if ((!hc->in_place || hc->out_copy) &&
-        (st = clg_rt_scratch_take(ctx, &hc->scratch)) != CLG_STATUS_OK)
+        (st = clg_rt_scratch_take(ctx, &hc->scratch)) != CLG_STATUS_OK) {
+        hc->p = given;
         return st;
+    }
     st = clg_rt_call_open(ctx, clg_rt_host_queue(ctx), 0, NULL,
                           hc->in_place || hc->p->oob != CLG_OOB_RAISE
                               ? CLG_RT_CALL_UNCHECKED
@@ -406,6 +428,7 @@ static clg_status run_launches(host_call *hc)
         hc->undrained = 1;
     clg_rt_scratch_give(ctx, hc->scratch, hc->undrained);
     hc->scratch = NULL;
+    hc->p = given;
     return st;
 }
 
@@ -440,11 +463,19 @@ static clg_status run_staged(host_call *hc)
  * cache"). */
 static clg_status run_dry(host_call *hc)
 {
+    const clg_problem *given = hc->p;
+    clg_problem checked;
     clg_status st = CLG_STATUS_OK;
     hc->call = (clg_rt_call){.ctx = hc->ctx, .dry = 1};
     if (device_checks(hc))
         st = clg_index_pass(&hc->call, hc->p, NULL, NULL);
-    return st == CLG_STATUS_OK ? run_pieces(hc) : st;
+    if (st != CLG_STATUS_OK)
+        return st;
+    if (checks_first(hc))
+        launch_checked(hc, &checked);
+    st = run_pieces(hc);
+    hc->p = given;
+    return st;
 }
 
 static clg_status run_host(host_call *hc)

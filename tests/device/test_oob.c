@@ -373,6 +373,60 @@ static void test_modes_under_parameters(void **state)
                     1);
 }
 
+/* Under raise, a host-memory call that checks every index before its
+ * first launch (here one split into pieces) then launches the clip bodies:
+ * every gather kernel it built has CLG_OOB=2, none the raise bodies, and
+ * the output is the reference's. A bad index is still named, with the
+ * output untouched. */
+static void test_raise_checks_once(void **state)
+{
+    (void)state;
+    clg_context *ctx = NULL;
+    CLG_ASSERT_OK(NULL, clg_test_context_with_env(&ctx, "CLGATHER_MAX_ALLOC",
+                                                  "1024"));
+    int64_t dshape[2] = {64, 16}, gshape[1] = {40}, eshape[2] = {40, 16};
+    int64_t values[40 * 16];
+    for (int k = 0; k < 40 * 16; k++)
+        values[k] = (k * 13) % 64 - (k % 3 ? 0 : 64); /* in [-64, 63] */
+    clg_test_tensor d, i, o, r;
+    clg_test_tensor_init(&d, CLG_DTYPE_FLOAT, 2, dshape, 0, 0);
+    for (size_t k = 0; k < d.bytes; k++)
+        ((unsigned char *)d.t.data)[k] = (unsigned char)(k * 29 + 3);
+    for (int op = 0; op < 2; op++) {
+        clg_test_op which = op ? CLG_TEST_GATHER_ELEMENTS : CLG_TEST_GATHER;
+        clg_test_tensor_init(&i, CLG_DTYPE_INT64, op ? 2 : 1,
+                             op ? eshape : gshape, 0, 0);
+        clg_test_tensor_init(&o, CLG_DTYPE_FLOAT, 2, eshape, 0, 0xEE);
+        clg_test_tensor_init(&r, CLG_DTYPE_FLOAT, 2, eshape, 0, 0);
+        clg_test_store_indices(&i, values, op ? 40 * 16 : 40);
+        clg_test_set_case("%s, raise, split",
+                          op ? "GatherElements" : "Gather");
+        CLG_ASSERT_OK(ctx, clg_test_call(which, ctx, 0, &d.t, &i.t, 0, &o.t));
+        CLG_ASSERT_OK(NULL,
+                      clg_test_call(which, NULL, 1, &d.t, &i.t, 0, &r.t));
+        CLG_ASSERT_BYTES(o.t.data, r.t.data, o.bytes, 4, "output");
+        /* A bad index: named, and the output as it was. */
+        memset(o.t.data, 0xEE, o.bytes);
+        int64_t bad = 64;
+        clg_test_store_indices(&i, &bad, 1);
+        CLG_ASSERT_STATUS(ctx,
+                          clg_test_call(which, ctx, 0, &d.t, &i.t, 0, &o.t),
+                          CLG_STATUS_INDEX_OUT_OF_RANGE);
+        CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), "64");
+        CLG_ASSERT_FILLED(o.t.data, o.bytes, 0xEE, "output after the error");
+        clg_test_tensor_free(&i);
+        clg_test_tensor_free(&o);
+        clg_test_tensor_free(&r);
+    }
+    assert_true(clg_test_kernels_built_with(ctx, "clg_gather",
+                                            "-DCLG_OOB=2") >= 2);
+    assert_int_equal(clg_test_kernels_built_with(ctx, "clg_gather",
+                                                 "-DCLG_OOB=0"),
+                     0);
+    clg_test_tensor_free(&d);
+    clg_context_destroy(ctx);
+}
+
 /* An axis of size 0: under raise the first value is named; every other
  * mode refuses a non-empty output at once, on every path, and accepts an
  * empty one. An unknown mode is INVALID_ARGUMENT. */
@@ -502,6 +556,7 @@ int main(void)
         cmocka_unit_test(test_empty_axis_and_bad_mode),
         cmocka_unit_test(test_modes_match_oracle),
         cmocka_unit_test(test_modes_under_parameters),
+        cmocka_unit_test(test_raise_checks_once),
     };
     return cmocka_run_group_tests_name("oob", tests, setup, teardown);
 }
