@@ -268,17 +268,6 @@ static int checks_first(const host_call *hc)
     return (hc->in_place || !hc->whole) && hc->p->oob == CLG_OOB_RAISE;
 }
 
-/* Once every index is checked, the launches take the clip bodies: they
- * leave a valid index as it is and check nothing more, and a value the
- * caller changes during the call still stays inside the data. `checked`
- * holds the problem they read until the caller puts hc->p back. */
-static void launch_checked(host_call *hc, clg_problem *checked)
-{
-    *checked = *hc->p;
-    checked->oob = CLG_OOB_CLIP;
-    hc->p = checked;
-}
-
 /* Checks every index before a kernel may write the caller's memory. */
 static clg_status prevalidate(host_call *hc)
 {
@@ -293,13 +282,19 @@ static clg_status run_windows(host_call *hc, const clg_box *box,
 {
     clg_status st = CLG_STATUS_OK;
     size_t unit = hc->plan.unit;
+    /* Once every index is checked, the launches take the clip bodies: they
+     * leave a valid index as it is and check nothing more, and a value the
+     * caller changes during the call still stays inside the data. */
+    clg_problem launched = *hc->p;
+    if (checks_first(hc))
+        launched.oob = CLG_OOB_CLIP;
     for (int64_t w0 = f0; w0 < f1 && st == CLG_STATUS_OK; w0 += hc->pc.units) {
         w->data_base = w0;
         w->data_len = f1 - w0 < hc->pc.units ? f1 - w0 : hc->pc.units;
         st = io_buffer(hc, CLG_SCRATCH_DATA, hc->data + (size_t)w0 * unit,
                        (size_t)w->data_len * unit, &w->data);
         if (st == CLG_STATUS_OK)
-            st = hc->r->launch(hc->ctx, hc->p, &hc->plan, box, w);
+            st = hc->r->launch(hc->ctx, &launched, &hc->plan, box, w);
         io_release(hc, CLG_SCRATCH_DATA, &w->data);
         if (st == CLG_STATUS_OK && !hc->call.dry &&
             ++hc->launches % CLG_LAUNCHES_PER_FINISH == 0)
@@ -401,21 +396,15 @@ static clg_status finish_host(host_call *hc)
 static clg_status run_launches(host_call *hc)
 {
     clg_context *ctx = hc->ctx;
-    const clg_problem *given = hc->p;
-    clg_problem checked;
     clg_status st;
-    if (checks_first(hc)) {
-        if ((st = prevalidate(hc)) != CLG_STATUS_OK)
-            return st;
-        launch_checked(hc, &checked);
-    }
-    if ((!hc->in_place || hc->out_copy) &&
-        (st = clg_rt_scratch_take(ctx, &hc->scratch)) != CLG_STATUS_OK) {
-        hc->p = given;
+    if (checks_first(hc) && (st = prevalidate(hc)) != CLG_STATUS_OK)
         return st;
-    }
+    if ((!hc->in_place || hc->out_copy) &&
+        (st = clg_rt_scratch_take(ctx, &hc->scratch)) != CLG_STATUS_OK)
+        return st;
+    /* Only the copy path of a single launch under raise reads its slot. */
     st = clg_rt_call_open(ctx, clg_rt_host_queue(ctx), 0, NULL,
-                          hc->in_place || hc->p->oob != CLG_OOB_RAISE
+                          checks_first(hc) || hc->p->oob != CLG_OOB_RAISE
                               ? CLG_RT_CALL_UNCHECKED
                               : CLG_RT_CALL_BLOCKING,
                           &hc->call);
@@ -428,7 +417,6 @@ static clg_status run_launches(host_call *hc)
         hc->undrained = 1;
     clg_rt_scratch_give(ctx, hc->scratch, hc->undrained);
     hc->scratch = NULL;
-    hc->p = given;
     return st;
 }
 
@@ -463,19 +451,11 @@ static clg_status run_staged(host_call *hc)
  * cache"). */
 static clg_status run_dry(host_call *hc)
 {
-    const clg_problem *given = hc->p;
-    clg_problem checked;
     clg_status st = CLG_STATUS_OK;
     hc->call = (clg_rt_call){.ctx = hc->ctx, .dry = 1};
     if (device_checks(hc))
         st = clg_index_pass(&hc->call, hc->p, NULL, NULL);
-    if (st != CLG_STATUS_OK)
-        return st;
-    if (checks_first(hc))
-        launch_checked(hc, &checked);
-    st = run_pieces(hc);
-    hc->p = given;
-    return st;
+    return st == CLG_STATUS_OK ? run_pieces(hc) : st;
 }
 
 static clg_status run_host(host_call *hc)
