@@ -453,7 +453,7 @@ static clg_status run_dry(host_call *hc)
 {
     clg_status st = CLG_STATUS_OK;
     hc->call = (clg_rt_call){.ctx = hc->ctx, .dry = 1};
-    if (device_checks(hc))
+    if (checks_first(hc) && device_checks(hc))
         st = clg_index_pass(&hc->call, hc->p, NULL, NULL);
     return st == CLG_STATUS_OK ? run_pieces(hc) : st;
 }
@@ -560,7 +560,9 @@ static const clg_desc *host_desc(const clg_tensor *t, clg_desc *d)
 static clg_status warm_up_problem(clg_context *ctx, clg_op op,
                                   const clg_desc *data,
                                   const clg_desc *indices, int64_t axis,
-                                  const clg_desc *output, clg_problem *p)
+                                  const clg_desc *output,
+                                  const clg_call_options *options,
+                                  clg_problem *p)
 {
     clg_status st = need_ctx(ctx);
     if (st != CLG_STATUS_OK)
@@ -573,19 +575,22 @@ static clg_status warm_up_problem(clg_context *ctx, clg_op op,
     if (st == CLG_STATUS_OK && output)
         st = clg_validate_output(ctx, p, output->dtype, output->rank,
                                  output->shape);
+    if (st == CLG_STATUS_OK)
+        st = clg_validate_options(ctx, options, p);
     return st;
 }
 
 clg_status clg_dispatch_warm_up_host(const clg_routine *r, clg_context *ctx,
                                      const clg_tensor *data,
                                      const clg_tensor *indices, int64_t axis,
-                                     const clg_tensor *output)
+                                     const clg_tensor *output,
+                                     const clg_call_options *options)
 {
     clg_problem p;
     clg_desc dd, id, od;
     clg_status st = warm_up_problem(ctx, r->op, host_desc(data, &dd),
                                     host_desc(indices, &id), axis,
-                                    host_desc(output, &od), &p);
+                                    host_desc(output, &od), options, &p);
     /* An empty call launches nothing: its indices are checked on the
      * host. */
     if (st == CLG_STATUS_OK && p.out_count > 0 && p.data_count > 0)
@@ -598,14 +603,15 @@ clg_status clg_dispatch_warm_up_host(const clg_routine *r, clg_context *ctx,
 clg_status clg_dispatch_warm_up_cl(const clg_routine *r, clg_context *ctx,
                                    const clg_cl_tensor *data,
                                    const clg_cl_tensor *indices, int64_t axis,
-                                   const clg_cl_tensor *output)
+                                   const clg_cl_tensor *output,
+                                   const clg_call_options *options)
 {
     clg_problem p;
     clg_desc dd, id, od;
     clg_cl_tensor none = {0};
     clg_status st = warm_up_problem(ctx, r->op, cl_desc(data, &dd),
                                     cl_desc(indices, &id), axis,
-                                    cl_desc(output, &od), &p);
+                                    cl_desc(output, &od), options, &p);
     if (st == CLG_STATUS_OK) {
         clg_rt_call c = {.ctx = ctx, .dry = 1};
         st = enqueue_problem(r, &c, &p, data, indices,

@@ -240,18 +240,35 @@ clg_status clg_enqueue_gather(clg_context *ctx, cl_command_queue queue,
                                  event, NULL);
 }
 
+clg_status clg_warm_up_gather_ex(clg_context *ctx, const clg_tensor *data,
+                                 const clg_tensor *indices, int64_t axis,
+                                 const clg_tensor *output,
+                                 const clg_call_options *options)
+{
+    return clg_dispatch_warm_up_host(&clg_gather_routine, ctx, data, indices,
+                                     axis, output, options);
+}
+
 clg_status clg_warm_up_gather(clg_context *ctx, const clg_tensor *data,
                               const clg_tensor *indices, int64_t axis,
                               const clg_tensor *output)
 {
-    return clg_dispatch_warm_up_host(&clg_gather_routine, ctx, data, indices,
-                                     axis, output);
+    return clg_warm_up_gather_ex(ctx, data, indices, axis, output, NULL);
+}
+
+clg_status clg_warm_up_gather_cl_ex(clg_context *ctx,
+                                    const clg_cl_tensor *data,
+                                    const clg_cl_tensor *indices, int64_t axis,
+                                    const clg_cl_tensor *output,
+                                    const clg_call_options *options)
+{
+    return clg_dispatch_warm_up_cl(&clg_gather_routine, ctx, data, indices,
+                                   axis, output, options);
 }
 
 clg_status clg_warm_up_gather_cl(clg_context *ctx, const clg_cl_tensor *data,
                                  const clg_cl_tensor *indices, int64_t axis,
                                  const clg_cl_tensor *output)
 {
-    return clg_dispatch_warm_up_cl(&clg_gather_routine, ctx, data, indices,
-                                   axis, output);
+    return clg_warm_up_gather_cl_ex(ctx, data, indices, axis, output, NULL);
 }

@@ -395,13 +395,35 @@ clg_status clg_enqueue_gather_elements(clg_context *ctx,
                                           event_wait_list, event, NULL);
 }
 
+clg_status clg_warm_up_gather_elements_ex(clg_context *ctx,
+                                          const clg_tensor *data,
+                                          const clg_tensor *indices,
+                                          int64_t axis,
+                                          const clg_tensor *output,
+                                          const clg_call_options *options)
+{
+    return clg_dispatch_warm_up_host(&clg_gather_elements_routine, ctx, data,
+                                     indices, axis, output, options);
+}
+
 clg_status clg_warm_up_gather_elements(clg_context *ctx,
                                        const clg_tensor *data,
                                        const clg_tensor *indices, int64_t axis,
                                        const clg_tensor *output)
 {
-    return clg_dispatch_warm_up_host(&clg_gather_elements_routine, ctx, data,
-                                     indices, axis, output);
+    return clg_warm_up_gather_elements_ex(ctx, data, indices, axis, output,
+                                          NULL);
+}
+
+clg_status clg_warm_up_gather_elements_cl_ex(clg_context *ctx,
+                                             const clg_cl_tensor *data,
+                                             const clg_cl_tensor *indices,
+                                             int64_t axis,
+                                             const clg_cl_tensor *output,
+                                             const clg_call_options *options)
+{
+    return clg_dispatch_warm_up_cl(&clg_gather_elements_routine, ctx, data,
+                                   indices, axis, output, options);
 }
 
 clg_status clg_warm_up_gather_elements_cl(clg_context *ctx,
@@ -410,6 +432,6 @@ clg_status clg_warm_up_gather_elements_cl(clg_context *ctx,
                                           int64_t axis,
                                           const clg_cl_tensor *output)
 {
-    return clg_dispatch_warm_up_cl(&clg_gather_elements_routine, ctx, data,
-                                   indices, axis, output);
+    return clg_warm_up_gather_elements_cl_ex(ctx, data, indices, axis, output,
+                                             NULL);
 }

@@ -310,15 +310,18 @@ clg_status clg_dispatch_host(const clg_routine *r, clg_context *ctx,
  * the device-buffer call's paths in a dry call, which builds every kernel
  * the call would launch and enqueues nothing. Descriptors only: data
  * pointers and buffers are not read (pointers only for their alignment);
- * output may be NULL. */
+ * output may be NULL; options as the call's (the out-of-range mode picks
+ * the kernels). */
 clg_status clg_dispatch_warm_up_host(const clg_routine *r, clg_context *ctx,
                                      const clg_tensor *data,
                                      const clg_tensor *indices, int64_t axis,
-                                     const clg_tensor *output);
+                                     const clg_tensor *output,
+                                     const clg_call_options *options);
 clg_status clg_dispatch_warm_up_cl(const clg_routine *r, clg_context *ctx,
                                    const clg_cl_tensor *data,
                                    const clg_cl_tensor *indices, int64_t axis,
-                                   const clg_cl_tensor *output);
+                                   const clg_cl_tensor *output,
+                                   const clg_call_options *options);
 
 /* src/finish.c: what a deferred call records for its report, and the
  * report of the first raised one. */

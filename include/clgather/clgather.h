@@ -1099,6 +1099,38 @@ CLG_API clg_status clg_warm_up_gather_elements_cl(clg_context *ctx,
                                                   int64_t axis,
                                                   const clg_cl_tensor *output);
 
+/** The warm-ups with per-call options (see clg_call_options): they build
+ *  the kernels of the same call made with the same options. The
+ *  out-of-range mode selects the kernels (each mode has its own bodies),
+ *  so a caller that will call clg_gather_ex with options.oob = CLG_OOB_CLIP
+ *  warms up with the same options; the warm-ups without _ex build those of
+ *  raise. NULL options: as the functions without _ex. Errors: those of the
+ *  warm-up without _ex, plus INVALID_ARGUMENT (options->oob not a mode)
+ *  and INDEX_OUT_OF_RANGE (a mode other than raise, an axis of size 0 and
+ *  a non-empty output: the call refuses it whatever the index values). */
+CLG_API clg_status clg_warm_up_gather_ex(clg_context *ctx,
+                                         const clg_tensor *data,
+                                         const clg_tensor *indices,
+                                         int64_t axis,
+                                         const clg_tensor *output,
+                                         const clg_call_options *options);
+CLG_API clg_status
+clg_warm_up_gather_elements_ex(clg_context *ctx, const clg_tensor *data,
+                               const clg_tensor *indices, int64_t axis,
+                               const clg_tensor *output,
+                               const clg_call_options *options);
+CLG_API clg_status clg_warm_up_gather_cl_ex(clg_context *ctx,
+                                            const clg_cl_tensor *data,
+                                            const clg_cl_tensor *indices,
+                                            int64_t axis,
+                                            const clg_cl_tensor *output,
+                                            const clg_call_options *options);
+CLG_API clg_status
+clg_warm_up_gather_elements_cl_ex(clg_context *ctx, const clg_cl_tensor *data,
+                                  const clg_cl_tensor *indices, int64_t axis,
+                                  const clg_cl_tensor *output,
+                                  const clg_call_options *options);
+
 #ifdef __cplusplus
 }
 #endif

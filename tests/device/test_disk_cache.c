@@ -739,9 +739,32 @@ typedef struct warm_case {
     const char *max_alloc;
 } warm_case;
 
-static void warm_one(const warm_case *c, const char *dir)
+static clg_status warm_up(const warm_case *c, clg_context *ctx,
+                          const clg_tensor *d, const clg_tensor *i,
+                          const clg_tensor *o, const clg_call_options *opt)
+{
+    return c->op == CLG_TEST_GATHER
+               ? clg_warm_up_gather_ex(ctx, d, i, 0, o, opt)
+               : clg_warm_up_gather_elements_ex(ctx, d, i, 0, o, opt);
+}
+
+static clg_status call_host(const warm_case *c, clg_context *ctx,
+                            const clg_tensor *d, const clg_tensor *i,
+                            const clg_tensor *o, const clg_call_options *opt)
+{
+    return c->op == CLG_TEST_GATHER
+               ? clg_gather_ex(ctx, d, i, 0, o, opt)
+               : clg_gather_elements_ex(ctx, d, i, 0, o, opt);
+}
+
+/* Warm-up under `mode`, then the same call under `mode`: it builds nothing
+ * more and gives the reference's result, on host memory and on device
+ * buffers. Outside raise, index 0 holds rows + 3, out of range, so that
+ * the modes' results differ. */
+static void warm_one(const warm_case *c, clg_oob_mode mode, const char *dir)
 {
     clg_context *ctx = NULL;
+    clg_call_options opt = {.oob = mode};
     int64_t dshape[2] = {c->rows, c->cols};
     int64_t ishape[2] = {c->op == CLG_TEST_GATHER ? c->n : c->rows, c->cols};
     size_t irank = c->op == CLG_TEST_GATHER ? 1 : 2;
@@ -755,9 +778,11 @@ static void warm_one(const warm_case *c, const char *dir)
     int64_t *idx = aligned_alloc(64, ((size_t)icount * 8 + 63) / 64 * 64);
     assert_true(data && out && ref && idx);
     for (size_t k = 0; k < dcount; k++)
-        data[k] = (float)k;
+        data[k] = (float)k + 1.0f;
     for (int64_t k = 0; k < icount; k++)
         idx[k] = (k * 7) % c->rows;
+    if (mode != CLG_OOB_RAISE)
+        idx[0] = c->rows + 3;
     clg_tensor d = {CLG_DTYPE_FLOAT, 2, dshape, data};
     clg_tensor i = {CLG_DTYPE_INT64, irank, ishape, idx};
     clg_tensor o = {CLG_DTYPE_FLOAT, 2, oshape, out};
@@ -766,15 +791,20 @@ static void warm_one(const warm_case *c, const char *dir)
         setenv("CLGATHER_MAX_ALLOC", c->max_alloc, 1);
     ctx = context_on(dir);
     unsetenv("CLGATHER_MAX_ALLOC");
-    clg_test_set_case("warm-up: %s", c->name);
-    CLG_ASSERT_OK(ctx, c->op == CLG_TEST_GATHER
-                           ? clg_warm_up_gather(ctx, &d, &i, 0, &o)
-                           : clg_warm_up_gather_elements(ctx, &d, &i, 0, &o));
+    clg_test_set_case("warm-up: %s, %s", c->name, clg_oob_mode_name(mode));
+    CLG_ASSERT_OK(ctx, warm_up(c, ctx, &d, &i, &o, &opt));
     size_t built = kernels_built(ctx);
     assert_true(built >= 2);
-    CLG_ASSERT_OK(ctx, clg_test_call(c->op, ctx, 0, &d, &i, 0, &o));
-    CLG_ASSERT_OK(NULL, clg_test_call(c->op, NULL, 1, &d, &i, 0, &r));
+    CLG_ASSERT_OK(ctx, call_host(c, ctx, &d, &i, &o, &opt));
+    CLG_ASSERT_OK(NULL,
+                  c->op == CLG_TEST_GATHER
+                      ? clg_reference_gather_ex(NULL, &d, &i, 0, &r, &opt)
+                      : clg_reference_gather_elements_ex(NULL, &d, &i, 0, &r,
+                                                         &opt));
     CLG_ASSERT_BYTES(out, ref, ocount * 4, 4, "output after warm-up");
+    /* Fill zeroes what index 0 selects; the data holds no zero. */
+    assert_true(mode != CLG_OOB_FILL || ref[0] == 0.0f);
+    assert_true(mode == CLG_OOB_FILL || ref[0] != 0.0f);
     assert_int_equal(kernels_built(ctx), built);
     /* Device buffers: warmed with no buffers and no output, then run. */
     cl_int err;
@@ -790,14 +820,16 @@ static void warm_one(const warm_case *c, const char *dir)
     clg_cl_tensor O = {CLG_DTYPE_FLOAT, 2, oshape, bo};
     CLG_ASSERT_OK(ctx,
                   c->op == CLG_TEST_GATHER
-                      ? clg_warm_up_gather_cl(ctx, &D, &I, 0, NULL)
-                      : clg_warm_up_gather_elements_cl(ctx, &D, &I, 0, NULL));
+                      ? clg_warm_up_gather_cl_ex(ctx, &D, &I, 0, NULL, &opt)
+                      : clg_warm_up_gather_elements_cl_ex(ctx, &D, &I, 0, NULL,
+                                                          &opt));
     built = kernels_built(ctx);
     D.buffer = bd;
     I.buffer = bi;
-    CLG_ASSERT_OK(ctx, c->op == CLG_TEST_GATHER
-                           ? clg_gather_cl(ctx, &D, &I, 0, &O)
-                           : clg_gather_elements_cl(ctx, &D, &I, 0, &O));
+    CLG_ASSERT_OK(ctx,
+                  c->op == CLG_TEST_GATHER
+                      ? clg_gather_cl_ex(ctx, &D, &I, 0, &O, &opt)
+                      : clg_gather_elements_cl_ex(ctx, &D, &I, 0, &O, &opt));
     assert_int_equal(kernels_built(ctx), built);
     memset(out, 0, ocount * 4);
     assert_int_equal(clEnqueueReadBuffer(clg_context_cl_queue(ctx), bo,
@@ -806,10 +838,13 @@ static void warm_one(const warm_case *c, const char *dir)
                      CL_SUCCESS);
     CLG_ASSERT_BYTES(out, ref, ocount * 4, 4, "device output after warm-up");
     /* Warm-up checks what the call checks. */
-    CLG_ASSERT_STATUS(ctx, clg_warm_up_gather(ctx, &d, &i, 5, NULL),
+    CLG_ASSERT_STATUS(ctx, clg_warm_up_gather_ex(ctx, &d, &i, 5, NULL, &opt),
                       CLG_STATUS_INVALID_AXIS);
-    CLG_ASSERT_STATUS(ctx, clg_warm_up_gather(ctx, NULL, &i, 0, NULL),
+    CLG_ASSERT_STATUS(ctx, clg_warm_up_gather_ex(ctx, NULL, &i, 0, NULL, &opt),
                       CLG_STATUS_NULL_POINTER);
+    clg_call_options no_mode = {.oob = (clg_oob_mode)7};
+    CLG_ASSERT_STATUS(ctx, warm_up(c, ctx, &d, &i, NULL, &no_mode),
+                      CLG_STATUS_INVALID_ARGUMENT);
     clReleaseMemObject(bd);
     clReleaseMemObject(bi);
     clReleaseMemObject(bo);
@@ -834,8 +869,50 @@ static void test_warm_up_builds_every_kernel(void **state)
     };
     char dir[512];
     make_dir(dir, sizeof dir);
+    static const clg_oob_mode modes[] = {CLG_OOB_RAISE, CLG_OOB_WRAP,
+                                         CLG_OOB_CLIP, CLG_OOB_FILL};
     for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(cases); k++)
-        warm_one(&cases[k], dir);
+        for (size_t m = 0; m < CLG_TEST_ARRAY_LEN(modes); m++)
+            warm_one(&cases[k], modes[m], dir);
+    remove_dir(dir);
+}
+
+/* The warm-up without options builds raise's kernels, which are not
+ * fill's: a fill call after it builds more, and after the warm-up with
+ * fill's options nothing. */
+static void test_warm_up_follows_the_mode(void **state)
+{
+    (void)state;
+    char dir[512];
+    make_dir(dir, sizeof dir);
+    int64_t dshape[2] = {40, 16}, ishape[1] = {10}, oshape[2] = {10, 16};
+    float data[40 * 16], out[10 * 16];
+    int64_t idx[10] = {0, 1, 2, 3, 39, -40, 40, -41, 7, 9};
+    for (size_t k = 0; k < 40 * 16; k++)
+        data[k] = (float)k;
+    clg_tensor d = {CLG_DTYPE_FLOAT, 2, dshape, data};
+    clg_tensor i = {CLG_DTYPE_INT64, 1, ishape, idx};
+    clg_tensor o = {CLG_DTYPE_FLOAT, 2, oshape, out};
+    clg_call_options fill = {.oob = CLG_OOB_FILL};
+    for (int with_options = 0; with_options < 2; with_options++) {
+        clg_context *ctx = context_on(dir);
+        clg_test_set_case("warm-up %s options, then a fill call",
+                          with_options ? "with fill's" : "without");
+        CLG_ASSERT_OK(ctx,
+                      with_options
+                          ? clg_warm_up_gather_ex(ctx, &d, &i, 0, &o, &fill)
+                          : clg_warm_up_gather(ctx, &d, &i, 0, &o));
+        size_t built = kernels_built(ctx);
+        CLG_ASSERT_OK(ctx, clg_gather_ex(ctx, &d, &i, 0, &o, &fill));
+        if (with_options)
+            assert_int_equal(kernels_built(ctx), built);
+        else
+            assert_true(kernels_built(ctx) > built);
+        /* Row 6 (index 40) and row 7 (-41) are zeroed, row 5 (-40) is 0. */
+        assert_true(out[6 * 16] == 0.0f && out[7 * 16 + 15] == 0.0f);
+        assert_true(out[4 * 16] == 39.0f * 16 && out[5 * 16 + 1] == 1.0f);
+        clg_context_destroy(ctx);
+    }
     remove_dir(dir);
 }
 
@@ -855,6 +932,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_two_processes_fill_one_folder),
         cmocka_unit_test(test_cap_evicts_least_recently_used),
         cmocka_unit_test(test_warm_up_builds_every_kernel),
+        cmocka_unit_test(test_warm_up_follows_the_mode),
     };
     return CLG_RUN_DEVICE_TESTS(tests);
 }
