@@ -62,6 +62,8 @@ def test_status_table_matches_library():
      clgather.RankMismatchError, ValueError, "rank"),
     (lambda: clgather.gather_elements(DATA, np.zeros((1, 5), np.int64)),
      clgather.ShapeMismatchError, ValueError, "5"),
+    (lambda: clgather.gather(DATA, [[0, 1], [2]]),
+     clgather.InvalidArgumentError, ValueError, "not a rectangular array"),
     (lambda: clgather.gather(DATA, [0.5]), clgather.UnsupportedDtypeError,
      TypeError, "float64"),
     (lambda: clgather.gather(np.zeros(3, np.float128), [0]),

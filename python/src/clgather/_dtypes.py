@@ -54,9 +54,15 @@ def index_array(indices):
     and int64 arrays as they are (copied once when not C-contiguous or not
     native byte order), the other integer types widened to int64. An
     empty list (or nested empty lists) is an empty int64 array, as
-    numpy.take takes it, although NumPy makes it float64."""
+    numpy.take takes it, although NumPy makes it float64. A ragged nested
+    list is InvalidArgumentError, a ValueError."""
     converted = not isinstance(indices, np.ndarray)
-    indices = np.asarray(indices)
+    try:
+        indices = np.asarray(indices)
+    except ValueError as error:  # a ragged nested list
+        _errors.raise_status(
+            "INVALID_ARGUMENT",
+            "indices are not a rectangular array (%s)" % error)
     if converted and indices.size == 0 and indices.dtype.kind == "f":
         indices = indices.astype(np.int64)
     kind, size = indices.dtype.kind, indices.dtype.itemsize
