@@ -86,38 +86,49 @@ static int parse_word(cursor *c, const char *word)
     return 0;
 }
 
+/* What parse_shape found. */
+typedef enum shape_parse {
+    SHAPE_OK,
+    SHAPE_MALFORMED,
+    SHAPE_RANK,     /* more than CLG_MAX_RANK dimensions */
+    SHAPE_NEGATIVE, /* a dimension with a minus sign */
+    SHAPE_HUGE      /* a dimension beyond INT64_MAX */
+} shape_parse;
+
 /* "(2, 3)", "(3,)", "()"; Python 2 writers may add an 'L' suffix. */
-static int parse_shape(cursor *c, int64_t *shape, size_t *rank)
+static shape_parse parse_shape(cursor *c, int64_t *shape, size_t *rank)
 {
     *rank = 0;
     if (!accept_char(c, '('))
-        return 0;
+        return SHAPE_MALFORMED;
     for (;;) {
         int64_t v = 0;
         int digits = 0;
         if (accept_char(c, ')'))
-            return 1;
+            return SHAPE_OK;
         skip_space(c);
+        if (c->p < c->end && *c->p == '-')
+            return SHAPE_NEGATIVE;
         while (c->p < c->end && isdigit((unsigned char)*c->p)) {
             int d = *c->p - '0';
             if (v > (INT64_MAX - d) / 10)
-                return 0;
+                return SHAPE_HUGE;
             v = v * 10 + d;
             c->p++;
             digits++;
         }
         if (digits == 0)
-            return 0;
+            return SHAPE_MALFORMED;
         if (c->p < c->end && (*c->p == 'L' || *c->p == 'l'))
             c->p++;
         if (*rank >= CLG_MAX_RANK)
-            return -1;
+            return SHAPE_RANK;
         shape[(*rank)++] = v;
         if (accept_char(c, ','))
             continue;
         if (accept_char(c, ')'))
-            return 1;
-        return 0;
+            return SHAPE_OK;
+        return SHAPE_MALFORMED;
     }
 }
 
@@ -165,16 +176,30 @@ static clg_io_status parse_entry(cursor *c, const char *key, const char *name,
             return malformed(c, name, err);
         *seen |= SEEN_ORDER;
     } else if (strcmp(key, "shape") == 0) {
-        int r = parse_shape(c, h->shape, &h->rank);
-        if (r < 0) {
+        switch (parse_shape(c, h->shape, &h->rank)) {
+        case SHAPE_OK:
+            break;
+        case SHAPE_RANK:
             clg_io_error_set(err,
                              "%s: header: shape has more than %d "
                              "dimensions",
                              name, CLG_MAX_RANK);
             return CLG_IO_UNSUPPORTED;
-        }
-        if (r == 0)
+        case SHAPE_NEGATIVE:
+            clg_io_error_set(err,
+                             "%s: header: shape dimension %zu is negative "
+                             "(offset %zu)",
+                             name, h->rank, (size_t)(c->p - c->start));
+            return CLG_IO_FORMAT_ERROR;
+        case SHAPE_HUGE:
+            clg_io_error_set(err,
+                             "%s: header: shape dimension %zu does not fit "
+                             "int64 (offset %zu)",
+                             name, h->rank, (size_t)(c->p - c->start));
+            return CLG_IO_FORMAT_ERROR;
+        default:
             return malformed(c, name, err);
+        }
         *seen |= SEEN_SHAPE;
     } else {
         clg_io_error_set(err, "%s: header: unexpected key '%s'", name, key);

@@ -387,7 +387,13 @@ static void test_malformed_files(void **state)
                  "{'descr': '<i4', 'fortran_order': False, "
                  "'shape': (-3,)}\n",
                  v, sizeof v);
-    expect_error(buf, n, CLG_IO_FORMAT_ERROR, "malformed dictionary");
+    expect_error(buf, n, CLG_IO_FORMAT_ERROR, "shape dimension 0 is negative");
+    n = make_npy(buf,
+                 "{'descr': '<i4', 'fortran_order': False, "
+                 "'shape': (1, 9223372036854775808)}\n",
+                 v, sizeof v);
+    expect_error(buf, n, CLG_IO_FORMAT_ERROR,
+                 "shape dimension 1 does not fit int64");
     n = make_npy(buf,
                  "{'descr': '|O', 'fortran_order': False, "
                  "'shape': (3,)}\n",
