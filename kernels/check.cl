@@ -4,7 +4,7 @@
  * outside [-s, s-1]. Takes CLG_INDEX_BYTES and CLG_OOB (the check kernel is
  * launched under raise only). */
 #if defined(CLG_UNIT) || defined(CLG_WIDE) || defined(CLG_WINDOWS) ||        \
-    defined(CLG_OUTER_DIMS) || defined(CLG_INNER_DIMS)
+    defined(CLG_OUTER_DIMS) || defined(CLG_INNER_DIMS) || defined(CLG_AHEAD)
 #error "check.cl takes CLG_INDEX_BYTES and CLG_OOB only"
 #endif
 

@@ -43,6 +43,12 @@
  *                           CLG_PREFETCH and CLG_NT are clang built-ins:
  *                           set only for device compilers that are clang
  *                           (POCL), from the device parameter table.
+ *   -DCLG_AHEAD=0|2         2: the lean GatherElements body also reads
+ *                           data row o + 2 in order, so that the row is in
+ *                           cache when its own work-items gather from it;
+ *                           set only when rows are contiguous, indices no
+ *                           longer than the axis and the axis at most
+ *                           INT_MAX long. gather_elements.cl.
  *
  * Which entry point runs is not an option: each file has one __kernel per
  * NDRange shape and body (see the file), defined for every legal option

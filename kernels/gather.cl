@@ -44,8 +44,8 @@
 #if CLG_SPAN > 1 && (CLG_UNIT > 8 || CLG_SPAN * CLG_UNIT > 64 || CLG_WINDOWS)
 #error "CLG_SPAN > 1: scalar units, at most 64 bytes, whole tensors"
 #endif
-#if defined(CLG_OUTER_DIMS) || defined(CLG_INNER_DIMS)
-#error "CLG_OUTER_DIMS and CLG_INNER_DIMS are GatherElements options"
+#if defined(CLG_OUTER_DIMS) || defined(CLG_INNER_DIMS) || defined(CLG_AHEAD)
+#error "CLG_OUTER_DIMS, CLG_INNER_DIMS and CLG_AHEAD are GatherElements options"
 #endif
 
 /* The kernels' pointers are restrict; the inline bodies' are not, so

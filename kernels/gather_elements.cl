@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* ONNX GatherElements: out[p] = data[p with p[axis] = norm(indices[p])];
  * docs/design.md, "Kernels". Takes CLG_INDEX_BYTES, CLG_UNIT, CLG_WIDE,
- * CLG_WINDOWS, CLG_OUTER_DIMS, CLG_INNER_DIMS, CLG_PREFETCH and CLG_NT
- * (these two in the lean body; CLG_NT also in the packed one) and
- * CLG_OOB (every body, as in gather.cl).
+ * CLG_WINDOWS, CLG_OUTER_DIMS, CLG_INNER_DIMS, CLG_PREFETCH, CLG_NT and
+ * CLG_AHEAD (these three in the lean body; CLG_NT also in the packed one)
+ * and CLG_OOB (every body, as in gather.cl).
  *
  * Output and indices are [outer, n, inner]; the data offset of position
  * (o, a, c) is  outer_off(o) + norm(idx) * axis_stride + inner_off(c).
@@ -32,8 +32,11 @@
  * positions. */
 #if !defined(CLG_UNIT) || !defined(CLG_WIDE) || !defined(CLG_WINDOWS) ||     \
     !defined(CLG_OUTER_DIMS) || !defined(CLG_INNER_DIMS) ||                  \
-    !defined(CLG_PREFETCH) || !defined(CLG_NT)
-#error "gather_elements.cl needs CLG_UNIT, CLG_WIDE, CLG_WINDOWS, CLG_OUTER_DIMS, CLG_INNER_DIMS, CLG_PREFETCH and CLG_NT"
+    !defined(CLG_PREFETCH) || !defined(CLG_NT) || !defined(CLG_AHEAD)
+#error "gather_elements.cl needs CLG_UNIT, CLG_WIDE, CLG_WINDOWS, CLG_OUTER_DIMS, CLG_INNER_DIMS, CLG_PREFETCH, CLG_NT and CLG_AHEAD"
+#endif
+#if CLG_AHEAD != 0 && CLG_AHEAD != 2
+#error "CLG_AHEAD must be 0 or 2"
 #endif
 #ifdef CLG_SPAN
 #error "CLG_SPAN is a Gather option"
@@ -213,7 +216,15 @@ __kernel void clg_gather_elements_packed(CLG_ELEMENTS_PARAMS, ulong z0)
  * with contiguous index loads and output stores (docs/design.md,
  * "Measured choices"). Padded outer rows are clamped onto the last one
  * and write the same bytes again; a bad index reads the row's first
- * element. */
+ * element.
+ * CLG_AHEAD=2 (rows contiguous: axis_stride 1; n <= axis_size <= INT_MAX):
+ * work-item a also reads element a of data row o + 2 (clamped to the last
+ * row), a contiguous load the hardware prefetcher follows, so that row o +
+ * 2 is in cache when its own work-items gather from it in random order;
+ * and the gather takes an int offset into the row, which lets the
+ * compilers use 32-bit-indexed vector gathers. The read-ahead value is
+ * kept by a select on a = n, which never holds (a < n) but which no
+ * compiler can rule out. */
 __kernel void clg_gather_elements_lean(CLG_ELEMENTS_PARAMS)
 {
     clg_off a = (clg_off)get_global_id(0);
@@ -235,12 +246,17 @@ __kernel void clg_gather_elements_lean(CLG_ELEMENTS_PARAMS)
                                 line * (clg_off)axis_stride,
                             (clg_off)data_len - 1));
 #endif
-#if CLG_OOB == 3
+#if CLG_AHEAD
+    clg_off ahead = min(o + CLG_AHEAD, (clg_off)(out_len / n) - 1);
+    clg_unit t = data[ahead * (clg_off)outer_stride + a];
+    clg_unit u = (data + o * (clg_off)outer_stride)[(int)v];
+    u = a == (clg_off)n ? t : u;
+#else
     clg_unit u = data[o * (clg_off)outer_stride +
                       (clg_off)v * (clg_off)axis_stride];
-    clg_store(&out[pos], bad ? (clg_unit)(0) : u);
-#else
-    clg_store(&out[pos], data[o * (clg_off)outer_stride +
-                              (clg_off)v * (clg_off)axis_stride]);
 #endif
+#if CLG_OOB == 3
+    u = bad ? (clg_unit)(0) : u;
+#endif
+    clg_store(&out[pos], u);
 }

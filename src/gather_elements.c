@@ -105,6 +105,13 @@ void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
     if (ch->entry == CLG_ENTRY_ELEMENTS_UNITS && plan->lean &&
         clg_entry_fits(CLG_ENTRY_ELEMENTS_LEAN, &v))
         ch->entry = CLG_ENTRY_ELEMENTS_LEAN;
+    /* The lean body reads row o + 2 ahead where a row holds every element
+     * its work-items read (rows contiguous, indices no longer than the
+     * axis) and an int offsets into it (docs/design.md, "Measured
+     * choices"). */
+    if (ch->entry == CLG_ENTRY_ELEMENTS_LEAN && plan->axis_stride == 1 &&
+        plan->n <= plan->axis_size && plan->axis_size <= INT32_MAX)
+        ch->ahead = 2;
     /* Strips: the axis not innermost, rows wider than a strip. */
     if (width < 1 || plan->inner <= width || plan->n < 2 || !full_rows)
         return;
@@ -295,11 +302,13 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
     if (ch.entry == CLG_ENTRY_ELEMENTS_LEAN &&
         g.global[0] != (size_t)plan->n) {
         ch.entry = CLG_ENTRY_ELEMENTS_UNITS;
+        ch.ahead = 0;
         elements_geometry(dev, &prm, &ch, box, &g);
     }
     clg_variant v = elements_variant(p, plan, ch.entry, whole);
     v.value[CLG_OPT_PREFETCH] = ch.entry == CLG_ENTRY_ELEMENTS_LEAN &&
                                 prm.prefetch > 0;
+    v.value[CLG_OPT_AHEAD] = ch.ahead;
     v.value[CLG_OPT_NT] = (ch.entry == CLG_ENTRY_ELEMENTS_LEAN ||
                            ch.entry == CLG_ENTRY_ELEMENTS_PACKED) &&
                           prm.nt;

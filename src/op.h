@@ -274,6 +274,7 @@ typedef struct clg_elements_choice {
     int64_t strip_width; /* elements per strip (strips, packed) */
     int64_t strips;      /* strips per outer row */
     int64_t chunk;       /* strips per pass (packed) */
+    unsigned ahead;      /* lean: CLG_AHEAD, rows read ahead (0 or 2) */
 } clg_elements_choice;
 
 void clg_elements_choose(const clg_problem *p, const clg_plan *plan,

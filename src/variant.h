@@ -59,7 +59,9 @@ typedef enum clg_kernel_file {
     X(PREFETCH, CLG_FILES_OPS, 0x3u,                                          \
       "1: __builtin_prefetch ahead (clang device compilers: POCL)")           \
     X(NT, CLG_FILES_OPS, 0x3u,                                                \
-      "1: __builtin_nontemporal_store of the output (clang: POCL)")
+      "1: __builtin_nontemporal_store of the output (clang: POCL)")           \
+    X(AHEAD, CLG_FILES_ELEMENTS, 0x5u,                                        \
+      "GatherElements lean body: 2 reads data row o + 2 in order; 0 not")
 
 typedef enum clg_option {
 #define CLG_OPTION_ENUM_(name, files, legal, meaning) CLG_OPT_##name,
@@ -175,7 +177,9 @@ typedef struct clg_args {
       "only the lean bodies prefetch (CLG_PREFETCH=1)")                       \
     X(NT_STORES, NT, ~0ull, 0x1u,                                             \
       "only the lean, trusted and packed bodies store non-temporally "        \
-      "(CLG_NT=1)")
+      "(CLG_NT=1)")                                                           \
+    X(READS_AHEAD, AHEAD, ~0ull, 0x1u,                                        \
+      "only the lean GatherElements body reads rows ahead (CLG_AHEAD=2)")
 
 enum {
 #define CLG_CONDITION_BIT_(name, option, set, clear, rule) CLG_BIT_##name,
@@ -229,7 +233,7 @@ enum { CLG_ENTRY_CONDITIONS(CLG_CONDITION_FLAG_) };
     X(ELEMENTS_LEAN, GATHER_ELEMENTS, clg_gather_elements_lean, 2,            \
       CLG_ARGS_ELEMENTS,                                                      \
       CLG_COND_WHOLE | CLG_COND_OUTER_STRIDE | CLG_COND_NO_INNER |            \
-          CLG_COND_PREFETCHES | CLG_COND_NT_STORES)                           \
+          CLG_COND_PREFETCHES | CLG_COND_NT_STORES | CLG_COND_READS_AHEAD)    \
     X(PACK_STRIPS, GATHER_ELEMENTS, clg_pack_strips, 3, CLG_ARGS_PACK,        \
       CLG_COND_WHOLE | CLG_COND_OUTER_STRIDE | CLG_COND_INNER_STRIDE |        \
           CLG_COND_NT_STORES)                                                 \

@@ -187,9 +187,39 @@ static void test_elements_walks(void **state)
     clg_box w3 = {0, 4096, 0, 4096, 0, 1};
     clg_elements_choose(&p, &plan, &pocl, &w3, 1, cpu.max_alloc, &ch);
     assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_LEAN);
+    assert_int_equal(ch.ahead, 2);
     clg_gather_elements_routine.plan(&p, &gpu, 16, &plan);
     clg_elements_choose(&p, &plan, &gpup, &w3, 1, gpu.max_alloc, &ch);
     assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_UNITS);
+    assert_int_equal(ch.ahead, 0);
+    /* Reading ahead needs every element a row's work-items read inside
+     * the row: not with indices longer than the axis (data [64, 8],
+     * indices [64, 9], axis 1), nor with rows strided in data (indices
+     * [64, 8, 1] over data [64, 8, 2], axis 1: axis stride 2). */
+    const int64_t d5[] = {64, 8}, i5[] = {64, 9};
+    p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, d5,
+                CLG_DTYPE_INT64, 2, i5, 1);
+    clg_gather_elements_routine.plan(&p, &cpu, 16, &plan);
+    clg_box w5 = {0, 64, 0, 9, 0, 1};
+    clg_elements_choose(&p, &plan, &pocl, &w5, 1, cpu.max_alloc, &ch);
+    assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_LEAN);
+    assert_int_equal(ch.ahead, 0);
+    const int64_t d6[] = {64, 8, 2}, i6[] = {64, 8, 1};
+    p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 3, d6,
+                CLG_DTYPE_INT64, 3, i6, 1);
+    clg_gather_elements_routine.plan(&p, &cpu, 16, &plan);
+    assert_int_equal(plan.axis_stride, 2);
+    clg_box w6 = {0, 64, 0, 8, 0, 1};
+    clg_elements_choose(&p, &plan, &pocl, &w6, 1, cpu.max_alloc, &ch);
+    assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_LEAN);
+    assert_int_equal(ch.ahead, 0);
+    /* A piece (windows): no lean body, no reading ahead. */
+    p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, d, CLG_DTYPE_INT64,
+                2, d, 1);
+    clg_gather_elements_routine.plan(&p, &cpu, 16, &plan);
+    clg_elements_choose(&p, &plan, &pocl, &w3, 0, cpu.max_alloc, &ch);
+    assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_UNITS);
+    assert_int_equal(ch.ahead, 0);
 }
 
 /* Spans of the lean Gather rows body. */

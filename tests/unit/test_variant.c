@@ -249,7 +249,22 @@ static void test_options_come_from_the_table(void **state)
     assert_string_equal(buf, "-cl-std=CL1.2 -DCLG_INDEX_BYTES=4 -DCLG_OOB=3 "
                              "-DCLG_UNIT=16 "
                              "-DCLG_WIDE=0 -DCLG_WINDOWS=1 -DCLG_OUTER_DIMS=2 "
-                             "-DCLG_INNER_DIMS=1 -DCLG_PREFETCH=0 -DCLG_NT=0");
+                             "-DCLG_INNER_DIMS=1 -DCLG_PREFETCH=0 -DCLG_NT=0 "
+                             "-DCLG_AHEAD=0");
+    /* Reading ahead: the lean body only, whole tensors, value 0 or 2. */
+    e.value[CLG_OPT_AHEAD] = 2;
+    assert_non_null(clg_variant_check(&e));
+    e.entry = CLG_ENTRY_ELEMENTS_LEAN;
+    e.value[CLG_OPT_WINDOWS] = 0;
+    e.value[CLG_OPT_OUTER_DIMS] = 1;
+    e.value[CLG_OPT_INNER_DIMS] = 0;
+    e.value[CLG_OPT_WIDE] = 1;
+    assert_null(clg_variant_check(&e));
+    assert_true(clg_variant_options(&e, buf, sizeof buf));
+    assert_non_null(strstr(buf, " -DCLG_AHEAD=2"));
+    e.value[CLG_OPT_AHEAD] = 1;
+    assert_non_null(clg_variant_check(&e));
+    e.value[CLG_OPT_AHEAD] = 0;
     clg_variant c = {CLG_ENTRY_CHECK_INDICES, {0}};
     c.value[CLG_OPT_INDEX_BYTES] = 4;
     assert_true(clg_variant_options(&c, buf, sizeof buf));
