@@ -64,6 +64,8 @@ def test_status_table_matches_library():
      clgather.ShapeMismatchError, ValueError, "5"),
     (lambda: clgather.gather(DATA, [[0, 1], [2]]),
      clgather.InvalidArgumentError, ValueError, "not a rectangular array"),
+    (lambda: clgather.gather([[1, 2], [3]], [0]),
+     clgather.InvalidArgumentError, ValueError, "data is not a rectangular"),
     (lambda: clgather.gather(DATA, [0.5]), clgather.UnsupportedDtypeError,
      TypeError, "float64"),
     (lambda: clgather.gather(np.zeros(3, np.float128), [0]),
@@ -189,6 +191,13 @@ def test_out_is_written_in_place_and_kept_on_error():
     assert not frozen.any()
     with pytest.raises(TypeError, match="numpy.ndarray"):
         clgather.gather(DATA, [1], out=[0.0] * 4)
+    # The PyOpenCL-only arguments on NumPy arrays.
+    with pytest.raises(TypeError, match="events applies to PyOpenCL"):
+        clgather.gather(DATA, [1], events=[])
+    with pytest.raises(TypeError, match="sync=False applies to PyOpenCL"):
+        clgather.gather(DATA, [1], sync=False)
+    assert clgather.gather(DATA, [1], sync=True).tobytes() == \
+        DATA[[1]].tobytes()
 
 
 def test_inputs_are_used_in_place_or_copied_once():

@@ -262,6 +262,9 @@ class Context:
                                      events, sync, options)
         if events is not None:
             raise TypeError("events applies to PyOpenCL arrays only")
+        if not sync:
+            raise TypeError("sync=False applies to PyOpenCL arrays only: a "
+                            "call on NumPy arrays returns its result")
         ptr = self.handle
         call = _host.operator_call("clg_" + op, options)
         shape_fn = getattr(lib, "clg_%s_output_shape" % op)

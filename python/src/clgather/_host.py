@@ -139,8 +139,13 @@ def strings_back(desc, data):
 
 def prepare(data, indices, axis):
     """Descriptors of the inputs: data as it is when C-contiguous (else
-    one copy), indices as _dtypes.index_array makes them."""
-    data = np.require(np.asarray(data), requirements="C")
+    one copy), indices as _dtypes.index_array makes them. A ragged nested
+    list is InvalidArgumentError."""
+    try:
+        data = np.require(np.asarray(data), requirements="C")
+    except ValueError as error:  # a ragged nested list
+        _errors.raise_status("INVALID_ARGUMENT",
+                             "data is not a rectangular array (%s)" % error)
     code = _dtypes.clg_dtype(data.dtype)
     idx = _dtypes.index_array(indices)
     return (HostTensor(data, code),
