@@ -2,6 +2,7 @@
 /* Helpers shared by the clgather subcommands. */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
@@ -181,6 +182,12 @@ int clg_cli_parse_int64(const char *text, int64_t *value)
 {
     char *end = NULL;
     long long v;
+    /* strtoll skips leading white space; an option value may not have
+     * any. */
+    if (!(isdigit((unsigned char)text[0]) ||
+          ((text[0] == '-' || text[0] == '+') &&
+           isdigit((unsigned char)text[1]))))
+        return -1;
     errno = 0;
     v = strtoll(text, &end, 10);
     if (errno != 0 || end == text || *end != '\0')

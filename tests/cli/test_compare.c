@@ -448,13 +448,15 @@ static void test_usage_errors(void **state)
     const char *bad_op[] = {"compare", "--op",      "gather-nd", "--data",
                             "a",       "--indices", "b",         NULL};
     const char *bad_axis[] = {"compare", "--axis", "one", "x", NULL};
+    const char *space_axis[] = {"compare", "--axis", " 1", "x", NULL};
+    const char *empty_axis[] = {"compare", "--axis", "", "x", NULL};
     const char *data_only[] = {"compare", "--data", "a", NULL};
     const char *axis_only[] = {"compare", "--axis", "1", "x", NULL};
     const char *unknown[] = {"compare", "--bogus", "x", NULL};
     const char *const *cases[] = {none,       devices_only, repeat0,
                                   repeat_big, repeat_text,  bad_op,
-                                  bad_axis,   data_only,    axis_only,
-                                  unknown};
+                                  bad_axis,   space_axis,   empty_axis,
+                                  data_only,  axis_only,    unknown};
     const char *help[] = {"compare", "--help", NULL};
     const char *main_help[] = {"--help", NULL};
     cli_result r;
