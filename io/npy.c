@@ -107,8 +107,10 @@ static shape_parse parse_shape(cursor *c, int64_t *shape, size_t *rank)
         if (accept_char(c, ')'))
             return SHAPE_OK;
         skip_space(c);
-        if (c->p < c->end && *c->p == '-')
-            return SHAPE_NEGATIVE;
+        /* Python reads -0 as 0; any other negative value is refused. */
+        int negative = c->p < c->end && *c->p == '-';
+        if (negative)
+            c->p++;
         while (c->p < c->end && isdigit((unsigned char)*c->p)) {
             int d = *c->p - '0';
             if (v > (INT64_MAX - d) / 10)
@@ -119,6 +121,8 @@ static shape_parse parse_shape(cursor *c, int64_t *shape, size_t *rank)
         }
         if (digits == 0)
             return SHAPE_MALFORMED;
+        if (negative && v != 0)
+            return SHAPE_NEGATIVE;
         if (c->p < c->end && (*c->p == 'L' || *c->p == 'l'))
             c->p++;
         if (*rank >= CLG_MAX_RANK)

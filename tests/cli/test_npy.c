@@ -340,6 +340,15 @@ static void test_header_variants(void **state)
                  v, sizeof v);
     decode_ok((const char *)buf, n, &back);
     expect_same(&t, &back);
+    /* -0 is 0, as Python reads it: an empty [2, 0] tensor */
+    n = make_npy(buf,
+                 "{'descr': '<i2', 'fortran_order': False, "
+                 "'shape': (2, -0)}\n",
+                 v, 0);
+    decode_ok((const char *)buf, n, &back);
+    assert_int_equal(back.rank, 2);
+    assert_int_equal(back.shape[0], 2);
+    assert_int_equal(back.shape[1], 0);
     clg_io_tensor_free(&back);
 }
 
@@ -388,6 +397,11 @@ static void test_malformed_files(void **state)
                  "'shape': (-3,)}\n",
                  v, sizeof v);
     expect_error(buf, n, CLG_IO_FORMAT_ERROR, "shape dimension 0 is negative");
+    n = make_npy(buf,
+                 "{'descr': '<i4', 'fortran_order': False, "
+                 "'shape': (2, -1)}\n",
+                 v, sizeof v);
+    expect_error(buf, n, CLG_IO_FORMAT_ERROR, "shape dimension 1 is negative");
     n = make_npy(buf,
                  "{'descr': '<i4', 'fortran_order': False, "
                  "'shape': (1, 9223372036854775808)}\n",
