@@ -33,7 +33,8 @@ echo "quickstart: [2/4] configuring into $build_dir/ (cmake; log: $log)"
 quiet cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release \
   -DCLGATHER_BUILD_CLI=ON -DCLGATHER_WERROR=ON
 echo "quickstart: [3/4] building the library and the tool (jobs: $jobs)"
-quiet cmake --build "$build_dir" --parallel "$jobs" --target clgather_cli
+quiet cmake --build "$build_dir" --parallel "$jobs" \
+  --target clgather clgather_cli
 clgather="$build_dir/cli/clgather"
 node=/usr/share/libonnx-testdata/data/node
 echo "quickstart: [4/4] running $clgather on ONNX's node tests"
