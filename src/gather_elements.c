@@ -105,10 +105,10 @@ void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
     if (ch->entry == CLG_ENTRY_ELEMENTS_UNITS && plan->lean &&
         clg_entry_fits(CLG_ENTRY_ELEMENTS_LEAN, &v))
         ch->entry = CLG_ENTRY_ELEMENTS_LEAN;
-    /* The lean body reads row o + 2 ahead where a row holds every element
-     * its work-items read (rows contiguous, indices no longer than the
-     * axis) and an int offsets into it (docs/design.md, "Measured
-     * choices"). */
+    /* The lean body reads row o + 2 ahead where that row holds every
+     * element its work-items read (rows contiguous, indices no longer than
+     * the axis) and an int reaches every offset in a row (docs/design.md,
+     * "Measured choices"). */
     if (ch->entry == CLG_ENTRY_ELEMENTS_LEAN && plan->axis_stride == 1 &&
         plan->n <= plan->axis_size && plan->axis_size <= INT32_MAX)
         ch->ahead = 2;
