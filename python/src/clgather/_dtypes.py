@@ -49,6 +49,17 @@ def clg_dtype(dtype):
     return code
 
 
+def as_array(value, name):
+    """numpy.asarray(value); a ragged nested list is InvalidArgumentError
+    naming the argument, instead of NumPy's bare ValueError."""
+    try:
+        return np.asarray(value)
+    except ValueError as error:
+        _errors.raise_status(
+            "INVALID_ARGUMENT",
+            "%s is not a rectangular array (%s)" % (name, error))
+
+
 def index_array(indices):
     """The indices as a C-contiguous native int32 or int64 array: int32
     and int64 arrays as they are (copied once when not C-contiguous or not
@@ -57,12 +68,7 @@ def index_array(indices):
     numpy.take takes it, although NumPy makes it float64. A ragged nested
     list is InvalidArgumentError, a ValueError."""
     converted = not isinstance(indices, np.ndarray)
-    try:
-        indices = np.asarray(indices)
-    except ValueError as error:  # a ragged nested list
-        _errors.raise_status(
-            "INVALID_ARGUMENT",
-            "indices are not a rectangular array (%s)" % error)
+    indices = as_array(indices, "indices")
     if converted and indices.size == 0 and indices.dtype.kind == "f":
         indices = indices.astype(np.int64)
     kind, size = indices.dtype.kind, indices.dtype.itemsize

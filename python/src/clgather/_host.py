@@ -141,11 +141,7 @@ def prepare(data, indices, axis):
     """Descriptors of the inputs: data as it is when C-contiguous (else
     one copy), indices as _dtypes.index_array makes them. A ragged nested
     list is InvalidArgumentError."""
-    try:
-        data = np.require(np.asarray(data), requirements="C")
-    except ValueError as error:  # a ragged nested list
-        _errors.raise_status("INVALID_ARGUMENT",
-                             "data is not a rectangular array (%s)" % error)
+    data = np.require(_dtypes.as_array(data, "data"), requirements="C")
     code = _dtypes.clg_dtype(data.dtype)
     idx = _dtypes.index_array(indices)
     return (HostTensor(data, code),
