@@ -180,7 +180,8 @@ static clg_io_status parse_entry(cursor *c, const char *key, const char *name,
             return malformed(c, name, err);
         *seen |= SEEN_ORDER;
     } else if (strcmp(key, "shape") == 0) {
-        switch (parse_shape(c, h->shape, &h->rank)) {
+        shape_parse r = parse_shape(c, h->shape, &h->rank);
+        switch (r) {
         case SHAPE_OK:
             break;
         case SHAPE_RANK:
@@ -190,16 +191,13 @@ static clg_io_status parse_entry(cursor *c, const char *key, const char *name,
                              name, CLG_MAX_RANK);
             return CLG_IO_UNSUPPORTED;
         case SHAPE_NEGATIVE:
-            clg_io_error_set(err,
-                             "%s: header: shape dimension %zu is negative "
-                             "(offset %zu)",
-                             name, h->rank, (size_t)(c->p - c->start));
-            return CLG_IO_FORMAT_ERROR;
         case SHAPE_HUGE:
             clg_io_error_set(err,
-                             "%s: header: shape dimension %zu does not fit "
-                             "int64 (offset %zu)",
-                             name, h->rank, (size_t)(c->p - c->start));
+                             "%s: header: shape dimension %zu %s (offset %zu)",
+                             name, h->rank,
+                             r == SHAPE_NEGATIVE ? "is negative"
+                                                 : "does not fit int64",
+                             (size_t)(c->p - c->start));
             return CLG_IO_FORMAT_ERROR;
         default:
             return malformed(c, name, err);
