@@ -45,8 +45,9 @@ void bench_print_header(const clg_context *ctx, const bench_cl *b,
     printf("clgather bench: device \"%s\" (%s; %s), host memory %s\n",
            clg_context_device_name(ctx), clg_context_device_vendor(ctx),
            clg_context_device_version(ctx),
-           clg_context_uses_host_memory(ctx) ? "shared (used in place)"
-                                             : "separate (copied)");
+           clg_context_uses_svm(ctx) ? "shared (used in place, SVM pointers)"
+           : clg_context_uses_host_memory(ctx) ? "shared (used in place)"
+                                               : "separate (copied)");
     printf("seed 0x%016llx; cache: %s (each figure: a warm-up call, then "
            "%d call%s in a row, the best kept); GB = 1e9 bytes\n",
            (unsigned long long)opt->seed, BENCH_CACHE_CONDITIONS, opt->repeat,
@@ -351,11 +352,13 @@ static void json_device(FILE *f, const clg_context *ctx, const bench_cl *b,
     fputs(",\n  \"device_version\": ", f);
     clg_json_write_string(f, clg_context_device_version(ctx));
     fprintf(f,
-            ",\n  \"host_unified_memory\": %s,\n  \"max_alloc_bytes\": %llu,"
+            ",\n  \"host_unified_memory\": %s,\n  \"svm\": %s,"
+            "\n  \"max_alloc_bytes\": %llu,"
             "\n  \"seed\": %llu,\n  \"repeat\": %d,\n  \"statistic\": "
             "\"min\",\n  \"cache\": \"%s\",\n  \"host_copy_threads\": %d,"
             "\n  \"oob\": \"%s\",\n  \"copy_variants\": [",
             clg_context_uses_host_memory(ctx) ? "true" : "false",
+            clg_context_uses_svm(ctx) ? "true" : "false",
             (unsigned long long)clg_context_max_alloc_size(ctx),
             (unsigned long long)opt->seed, opt->repeat, BENCH_CACHE_CONDITIONS,
             b->host_threads, clg_oob_mode_name(opt->oob));

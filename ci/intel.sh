@@ -7,7 +7,10 @@
 # platform, runs
 #   1. ctest -L 'device|conformance|cli' (the device's own plan: CPU);
 #   2. ctest -L device with CLGATHER_TEST_PLAN=gpu (every GPU variant
-#      compiled by Intel's compiler).
+#      compiled by Intel's compiler);
+#   3. ctest -L device with CLGATHER_SVM=0 (the runtime takes host memory
+#      as SVM pointers, so pass 1 runs that way; this pass runs the
+#      wrapped buffers and their map on it too).
 # Fails when a test fails or is skipped, and when Intel's device is not
 # the one used: `clgather devices` must mark it as the default, and every
 # device test binary must print it as its device.
@@ -95,7 +98,12 @@ pass2_start=$SECONDS
 CLGATHER_TEST_PLAN=gpu run_pass gpu-plan -L '^device$'
 pass2_s=$((SECONDS - pass2_start))
 
+echo "--- Intel CPU runtime: ctest -L device with CLGATHER_SVM=0"
+pass3_start=$SECONDS
+CLGATHER_SVM=0 run_pass no-svm -L '^device$'
+pass3_s=$((SECONDS - pass3_start))
+
 echo "--- Intel lane summary"
 echo "device: $device, $intel_version"
-echo "run time: $((SECONDS - start)) s (device plan ${pass1_s} s, GPU plan ${pass2_s} s)"
-lane_verdict 0 "wrong-device" "the device, conformance and cli labels and the GPU plan"
+echo "run time: $((SECONDS - start)) s (device plan ${pass1_s} s, GPU plan ${pass2_s} s, no SVM ${pass3_s} s)"
+lane_verdict 0 "wrong-device" "the device, conformance and cli labels, the GPU plan and the wrapped host memory"

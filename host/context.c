@@ -50,6 +50,8 @@ static clg_status query_device(clg_context *ctx)
                     ctx->device_vendor, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_VERSION, sizeof ctx->device_version,
                     ctx->device_version, NULL);
+    f->host_svm = f->host_unified &&
+                  clg_rt_query_svm(ctx->device, ctx->device_version);
     return CLG_STATUS_OK;
 }
 
@@ -61,7 +63,10 @@ static void apply_env(clg_context *ctx)
     if (ctx->env.plan == CLG_ENV_PLAN_GPU) {
         ctx->facts.plan_type = CLG_DEVICE_TYPE_GPU;
         ctx->facts.host_unified = 0;
+        ctx->facts.host_svm = 0;
     }
+    if (ctx->env.no_svm)
+        ctx->facts.host_svm = 0;
     if (ctx->env.plan == CLG_ENV_PLAN_CPU)
         ctx->facts.plan_type = CLG_DEVICE_TYPE_CPU;
     if (ctx->env.validate)
@@ -299,6 +304,10 @@ clg_device_type clg_context_device_type(const clg_context *ctx)
 int clg_context_uses_host_memory(const clg_context *ctx)
 {
     return ctx ? ctx->facts.host_unified : 0;
+}
+int clg_context_uses_svm(const clg_context *ctx)
+{
+    return ctx ? ctx->facts.host_svm : 0;
 }
 uint64_t clg_context_max_alloc_size(const clg_context *ctx)
 {

@@ -37,6 +37,7 @@ typedef struct clg_env {
     uint64_t max_alloc;            /* CLGATHER_MAX_ALLOC; 0 unset */
     int plan;                      /* CLGATHER_TEST_PLAN: CLG_ENV_PLAN_* */
     int validate;                  /* CLGATHER_VALIDATE=1 */
+    int no_svm;                    /* CLGATHER_SVM=0 */
     clg_disk_settings cache;       /* CLGATHER_CACHE*, XDG_CACHE_HOME, HOME */
 } clg_env;
 
@@ -190,6 +191,13 @@ struct clg_context {
     pthread_mutex_t params_lock;
     clg_rt_params params;
 };
+
+/* 1 when `device`, whose CL_DEVICE_VERSION is `version`, shares the
+ * host's whole address space at fine grain (host/svm.c). */
+int clg_rt_query_svm(cl_device_id device, const char *version);
+
+/* clSetKernelArgSVMPointer (host/svm.c). */
+cl_int clg_rt_set_svm_arg(cl_kernel kernel, cl_uint index, const void *ptr);
 
 /* Maps CL_DEVICE_TYPE_* bits to clg_device_type (host/devices.c). */
 clg_device_type clg_device_type_from_cl(cl_device_type type);

@@ -87,6 +87,19 @@ static clg_status read_validate(clg_env *env, char *msg, size_t cap)
     return CLG_STATUS_INVALID_ARGUMENT;
 }
 
+/* CLGATHER_SVM=0 wraps host memory in buffers even on a device that
+ * could take it as SVM pointers (host/svm.c); 1, unset or empty: where
+ * the device can. */
+static clg_status read_svm(clg_env *env, char *msg, size_t cap)
+{
+    const char *v = getenv("CLGATHER_SVM");
+    env->no_svm = v && !strcmp(v, "0");
+    if (!v || !*v || !strcmp(v, "1") || env->no_svm)
+        return CLG_STATUS_OK;
+    snprintf(msg, cap, "CLGATHER_SVM=\"%.200s\" is not \"0\" or \"1\"", v);
+    return CLG_STATUS_INVALID_ARGUMENT;
+}
+
 /* A byte count with an optional K, M or G (powers of 1024); 0 on error,
  * including a count whose bytes do not fit int64 (e.g. "99999999999G",
  * which would otherwise wrap around to an arbitrary cap). */
@@ -161,6 +174,7 @@ clg_status clg_env_read(clg_env *env, char *msg, size_t cap)
         (st = read_max_alloc(env, msg, cap)) != CLG_STATUS_OK ||
         (st = read_test_plan(env, msg, cap)) != CLG_STATUS_OK ||
         (st = read_validate(env, msg, cap)) != CLG_STATUS_OK ||
+        (st = read_svm(env, msg, cap)) != CLG_STATUS_OK ||
         (st = clg_env_read_cache(&env->cache, msg, cap)) != CLG_STATUS_OK)
         return st;
     return CLG_STATUS_OK;

@@ -12,15 +12,25 @@ static clg_status set_args(clg_context *ctx, cl_kernel k,
                            const clg_rt_arg *args, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
-        cl_int err = clSetKernelArg(k, (cl_uint)i, args[i].size,
-                                    args[i].value);
+        cl_int err = args[i].size == 0
+                         ? clg_rt_set_svm_arg(k, (cl_uint)i, args[i].value)
+                         : clSetKernelArg(k, (cl_uint)i, args[i].size,
+                                          args[i].value);
         if (err != CL_SUCCESS) {
             char call[48];
-            snprintf(call, sizeof call, "clSetKernelArg(%zu)", i);
+            snprintf(call, sizeof call, "%s(%zu)",
+                     args[i].size == 0 ? "clSetKernelArgSVMPointer"
+                                       : "clSetKernelArg",
+                     i);
             return clg_fail_cl(ctx, err, call);
         }
     }
     return CLG_STATUS_OK;
+}
+
+clg_rt_arg clg_rt_mem_arg(const cl_mem *buf, const void *svm)
+{
+    return svm ? (clg_rt_arg){0, svm} : (clg_rt_arg){sizeof(cl_mem), buf};
 }
 
 /* Enqueues the range in launches that respect the device's grid limit:

@@ -62,7 +62,11 @@ clg_status clg_prefix_error(clg_context *ctx, clg_status status,
  * GPU-like device such as Oclgrind's). */
 typedef struct clg_device_facts {
     clg_device_type plan_type;
-    int host_unified;   /* host memory may be used in place */
+    int host_unified; /* host memory may be used in place */
+    /* Host memory in place goes to kernels as SVM pointers, not wrapped
+     * in buffers: the device shares the host's address space at fine
+     * grain (host/svm.c) and CLGATHER_SVM is not 0. Implies host_unified. */
+    int host_svm;
     uint64_t max_alloc; /* bytes, CLGATHER_MAX_ALLOC applied */
     size_t max_wg_size; /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
     size_t max_item_sizes[3];
@@ -316,11 +320,18 @@ void clg_rt_kernel_memo_store(clg_context *ctx, const void *key, size_t len,
 
 /* ---------------------------------------------------------------- launch */
 
-/* One kernel argument: its size and address (cl_mem handles by address). */
+/* One kernel argument: its size and address (cl_mem handles by address).
+ * Size 0 (which no argument has for clSetKernelArg) marks an SVM pointer:
+ * `value` is itself the host address the kernel reads or writes (a device
+ * with host_svm; set with clSetKernelArgSVMPointer). */
 typedef struct clg_rt_arg {
     size_t size;
     const void *value;
 } clg_rt_arg;
+
+/* The argument of a tensor: its SVM address where `svm` is not NULL, else
+ * the buffer *buf. */
+clg_rt_arg clg_rt_mem_arg(const cl_mem *buf, const void *svm);
 
 /* An NDRange: `dims` (1 to 3) dimensions with global work offset `origin`,
  * global size `global` (a multiple of `local` in every dimension) and

@@ -103,8 +103,8 @@ clg_status clg_index_pass_kernel(clg_context *ctx, const clg_problem *p,
     return clg_variant_kernel(ctx, &v, k);
 }
 
-clg_status clg_index_pass(clg_rt_call *c, const clg_problem *p, cl_mem indices,
-                          cl_mem normed)
+clg_status clg_index_pass(clg_rt_call *c, const clg_problem *p,
+                          clg_rt_arg indices, cl_mem normed)
 {
     cl_kernel k = NULL;
     clg_geometry g;
@@ -115,7 +115,7 @@ clg_status clg_index_pass(clg_rt_call *c, const clg_problem *p, cl_mem indices,
         return st;
     cl_ulong count = (cl_ulong)p->index_count, s = (cl_ulong)p->axis_size;
     clg_args a = {{{0}}};
-    a.at[CLG_ARG_INDICES] = (clg_rt_arg){sizeof(cl_mem), &indices};
+    a.at[CLG_ARG_INDICES] = indices;
     a.at[CLG_ARG_ERR] = (clg_rt_arg){sizeof(cl_mem), &c->err};
     a.at[CLG_ARG_NORMED] = (clg_rt_arg){sizeof(cl_mem), &normed};
     a.at[CLG_ARG_COUNT] = (clg_rt_arg){sizeof count, &count};
@@ -137,7 +137,8 @@ clg_status clg_check_indices_device(clg_context *ctx, const clg_problem *p,
                                      CLG_RT_CALL_BLOCKING, &c);
     *raised = 0;
     if (st == CLG_STATUS_OK &&
-        (st = clg_index_pass(&c, p, indices, NULL)) == CLG_STATUS_OK)
+        (st = clg_index_pass(&c, p, clg_rt_mem_arg(&indices, NULL), NULL)) ==
+            CLG_STATUS_OK)
         st = clg_rt_call_wait(&c, raised);
     clg_rt_call_close(&c, st != CLG_STATUS_OK);
     return st;

@@ -109,7 +109,9 @@ static clg_status enqueue_problem(const clg_routine *r, clg_rt_call *c,
     if (p->out_count == 0 || p->data_count == 0)
         return p->index_count == 0 || p->oob != CLG_OOB_RAISE
                    ? CLG_STATUS_OK
-                   : clg_index_pass(c, p, indices->buffer, NULL);
+                   : clg_index_pass(c, p,
+                                    clg_rt_mem_arg(&indices->buffer, NULL),
+                                    NULL);
     r->plan(p, clg_rt_facts(c->ctx), CLG_MAX_ELEMENT_SIZE, &plan);
     clg_box box = {0, plan.outer, 0, plan.n, 0, plan.inner};
     clg_windows w = {.data = data->buffer,
@@ -201,6 +203,7 @@ typedef struct host_call {
     const clg_problem *p;
     char *data, *indices, *output; /* caller memory */
     int in_place;
+    int svm;       /* in place, as SVM pointers rather than wrapped */
     int out_copy;  /* in place, but the output through a scratch buffer */
     int whole;     /* one piece, one data window */
     int launches;  /* enqueued so far */
@@ -224,13 +227,19 @@ static int wraps(const host_call *hc, clg_scratch_slot slot)
     return hc->in_place && !(slot == CLG_SCRATCH_OUTPUT && hc->out_copy);
 }
 
-/* The buffer of `slot` over caller bytes [host, host + bytes). */
+/* The buffer of `slot` over caller bytes [host, host + bytes), or on a
+ * device that takes SVM pointers, those bytes themselves (*svm = host and
+ * *out NULL). */
 static clg_status io_buffer(host_call *hc, clg_scratch_slot slot, void *host,
-                            size_t bytes, cl_mem *out)
+                            size_t bytes, cl_mem *out, const void **svm)
 {
     clg_status st;
-    if (hc->call.dry) { /* a warm-up: no buffers */
-        *out = NULL;
+    *out = NULL;
+    *svm = NULL;
+    if (hc->call.dry) /* a warm-up: no buffers */
+        return CLG_STATUS_OK;
+    if (wraps(hc, slot) && hc->svm) {
+        *svm = host;
         return CLG_STATUS_OK;
     }
     if (wraps(hc, slot))
@@ -292,7 +301,7 @@ static clg_status run_windows(host_call *hc, const clg_box *box,
         w->data_base = w0;
         w->data_len = f1 - w0 < hc->pc.units ? f1 - w0 : hc->pc.units;
         st = io_buffer(hc, CLG_SCRATCH_DATA, hc->data + (size_t)w0 * unit,
-                       (size_t)w->data_len * unit, &w->data);
+                       (size_t)w->data_len * unit, &w->data, &w->data_svm);
         if (st == CLG_STATUS_OK)
             st = hc->r->launch(hc->ctx, &launched, &hc->plan, box, w);
         io_release(hc, CLG_SCRATCH_DATA, &w->data);
@@ -304,7 +313,8 @@ static clg_status run_windows(host_call *hc, const clg_box *box,
 }
 
 /* After a piece's launches: its output reaches the caller's memory (a
- * download on the copy path of a split call; a map/unmap in place). */
+ * download on the copy path of a split call; a map/unmap of a wrapped
+ * output; nothing for SVM, whose writes the call's wait makes visible). */
 static clg_status commit_piece(host_call *hc, const clg_windows *w)
 {
     size_t bytes = (size_t)w->out_len * hc->plan.unit;
@@ -312,7 +322,8 @@ static clg_status commit_piece(host_call *hc, const clg_windows *w)
     if (hc->call.dry)
         return CLG_STATUS_OK;
     if (wraps(hc, CLG_SCRATCH_OUTPUT))
-        return clg_rt_publish(&hc->call, w->output, bytes);
+        return hc->svm ? CLG_STATUS_OK
+                       : clg_rt_publish(&hc->call, w->output, bytes);
     if (!hc->whole)
         return clg_rt_download(&hc->call, w->output, dst, bytes, 0);
     return CLG_STATUS_OK;
@@ -331,13 +342,14 @@ static clg_status run_pieces(host_call *hc)
         clg_piece_at(hc->r, hc->p, &hc->plan, &hc->pc, k, &box, &w, &f0, &f1);
         st = io_buffer(hc, CLG_SCRATCH_OUTPUT,
                        hc->output + (size_t)w.out_base * unit,
-                       (size_t)w.out_len * unit, &w.output);
+                       (size_t)w.out_len * unit, &w.output, &w.output_svm);
         if (st == CLG_STATUS_OK &&
             (w.index_base != index_base || w.index_len != index_len)) {
             io_release(hc, CLG_SCRATCH_INDICES, &w.indices);
             st = io_buffer(hc, CLG_SCRATCH_INDICES,
                            hc->indices + (size_t)w.index_base * isize,
-                           (size_t)w.index_len * isize, &w.indices);
+                           (size_t)w.index_len * isize, &w.indices,
+                           &w.indices_svm);
             index_base = w.index_base;
             index_len = w.index_len;
         }
@@ -454,7 +466,8 @@ static clg_status run_dry(host_call *hc)
     clg_status st = CLG_STATUS_OK;
     hc->call = (clg_rt_call){.ctx = hc->ctx, .dry = 1};
     if (checks_first(hc) && device_checks(hc))
-        st = clg_index_pass(&hc->call, hc->p, NULL, NULL);
+        st = clg_index_pass(&hc->call, hc->p, clg_rt_mem_arg(NULL, NULL),
+                            NULL);
     return st == CLG_STATUS_OK ? run_pieces(hc) : st;
 }
 
@@ -504,11 +517,15 @@ static clg_status host_launch(const clg_routine *r, clg_context *ctx,
                   address_alignment(data->data) >= need &&
                   address_alignment(hc.output) >= need &&
                   address_alignment(indices->data) >= p->index_size;
-    /* In place, a small output may go to a scratch buffer and back with
-     * one blocking read instead of a map and an unmap where it is: which
-     * is cheaper depends on the runtime (the `small` parameter;
-     * docs/design.md, "Host memory and device buffers"). */
-    hc.out_copy = hc.in_place && out_bytes(p) <= (uint64_t)prm.small * 1024;
+    /* In place, the kernels take the caller's memory as SVM pointers
+     * where the device can; else wrapped in buffers, and then a small
+     * output may go to a scratch buffer and back with one blocking read
+     * instead of a map and an unmap where it is: which is cheaper depends
+     * on the runtime (the `small` parameter; docs/design.md, "Host memory
+     * and device buffers"). */
+    hc.svm = hc.in_place && clg_rt_facts(ctx)->host_svm;
+    hc.out_copy = hc.in_place && !hc.svm &&
+                  out_bytes(p) <= (uint64_t)prm.small * 1024;
     return run_host(&hc);
 }
 

@@ -152,11 +152,14 @@ static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
     if (w->call->dry) /* a warm-up: the call's kernels, built */
         return normed ? clg_index_pass_kernel(ctx, p, 1, &k) : st;
     clg_windows wn = *w;
+    if (normed) /* the gather reads the normalised copy */
+        wn.indices_svm = NULL;
     if (normed &&
         ((st = clg_rt_call_temp(w->call, (size_t)p->index_count * sizeof(int),
                                 &wn.indices)) != CLG_STATUS_OK ||
-         (st = clg_index_pass(w->call, p, w->indices, wn.indices)) !=
-             CLG_STATUS_OK)) {
+         (st = clg_index_pass(w->call, p,
+                              clg_rt_mem_arg(&w->indices, w->indices_svm),
+                              wn.indices)) != CLG_STATUS_OK)) {
         clg_rt_release(&wn.indices);
         return st;
     }

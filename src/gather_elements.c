@@ -242,16 +242,15 @@ static clg_status packed_passes(clg_context *ctx, clg_rt_call *call,
                                 const clg_variant *v, const cl_kernel *k,
                                 clg_args *a, elements_extra *x)
 {
-    cl_mem bufs[2] = {*(const cl_mem *)a->at[CLG_ARG_DATA].value, NULL};
+    cl_mem pack_buf = NULL;
     cl_kernel pack = k[1], gather = k[0];
-    clg_args pa = *a;
+    clg_args pa = *a; /* the pack kernel's data is the gather's */
     int64_t total = plan->outer * ch->strips;
     size_t bytes = (size_t)ch->chunk * (size_t)plan->axis_size *
                    (size_t)ch->strip_width * p->elem_size;
-    clg_status st = clg_rt_call_temp(call, bytes, &bufs[1]);
-    pa.at[CLG_ARG_DATA] = (clg_rt_arg){sizeof(cl_mem), &bufs[0]};
-    pa.at[CLG_ARG_PACK] = (clg_rt_arg){sizeof(cl_mem), &bufs[1]};
-    a->at[CLG_ARG_DATA] = (clg_rt_arg){sizeof(cl_mem), &bufs[1]};
+    clg_status st = clg_rt_call_temp(call, bytes, &pack_buf);
+    pa.at[CLG_ARG_PACK] = (clg_rt_arg){sizeof(cl_mem), &pack_buf};
+    a->at[CLG_ARG_DATA] = (clg_rt_arg){sizeof(cl_mem), &pack_buf};
     for (int64_t z0 = 0; z0 < total && st == CLG_STATUS_OK; z0 += ch->chunk) {
         int64_t count = total - z0 < ch->chunk ? total - z0 : ch->chunk;
         size_t origin[3] = {0, 0, (size_t)z0};
@@ -271,7 +270,7 @@ static clg_status packed_passes(clg_context *ctx, clg_rt_call *call,
         if (st == CLG_STATUS_OK)
             st = clg_entry_launch(call, v->entry, gather, a, &gg);
     }
-    clg_rt_release(&bufs[1]);
+    clg_rt_release(&pack_buf);
     return st;
 }
 

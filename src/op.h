@@ -134,14 +134,15 @@ int clg_check_indices_on_device(clg_context *ctx, const clg_problem *p,
 clg_status clg_check_indices_host(clg_context *ctx, const clg_problem *p,
                                   const void *indices);
 
-/* Enqueues a pass over device indices in call `c`, one work-item per
- * value, that raises the call's error slot when any value is outside
+/* Enqueues a pass over the indices (`indices`: the kernel argument of a
+ * buffer or of SVM memory, see clg_rt_mem_arg) in call `c`, one work-item
+ * per value, that raises the call's error slot when any value is outside
  * [-s, s-1]: with `normed` NULL the check kernel; else
  * clg_normalize_indices, which also writes each value normalised into
  * [0, s) to `normed` (p->index_count ints; 0 for a bad one). Normalising
  * needs s <= INT32_MAX. */
-clg_status clg_index_pass(clg_rt_call *c, const clg_problem *p, cl_mem indices,
-                          cl_mem normed);
+clg_status clg_index_pass(clg_rt_call *c, const clg_problem *p,
+                          clg_rt_arg indices, cl_mem normed);
 
 /* The kernel of that pass (`normalise`: clg_normalize_indices), built on
  * first use. */
@@ -201,6 +202,9 @@ typedef struct clg_box {
  * call the launch belongs to, and its error slot. */
 typedef struct clg_windows {
     cl_mem data, indices, output;
+    /* Where not NULL, the kernels take this caller memory as SVM pointers
+     * in place of data, indices and output (a device with host_svm). */
+    const void *data_svm, *indices_svm, *output_svm;
     int64_t data_base, data_len;
     int64_t index_base, index_len;
     int64_t out_base, out_len;

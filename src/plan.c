@@ -78,9 +78,9 @@ void clg_base_args(const clg_plan *plan, const clg_windows *w,
     sc->n = (cl_ulong)plan->n;
     sc->axis_size = (cl_ulong)plan->axis_size;
     sc->inner = (cl_ulong)plan->inner;
-    a->at[CLG_ARG_DATA] = (clg_rt_arg){sizeof(cl_mem), &w->data};
-    a->at[CLG_ARG_INDICES] = (clg_rt_arg){sizeof(cl_mem), &w->indices};
-    a->at[CLG_ARG_OUT] = (clg_rt_arg){sizeof(cl_mem), &w->output};
+    a->at[CLG_ARG_DATA] = clg_rt_mem_arg(&w->data, w->data_svm);
+    a->at[CLG_ARG_INDICES] = clg_rt_mem_arg(&w->indices, w->indices_svm);
+    a->at[CLG_ARG_OUT] = clg_rt_mem_arg(&w->output, w->output_svm);
     a->at[CLG_ARG_ERR] = (clg_rt_arg){sizeof(cl_mem), &w->call->err};
     a->at[CLG_ARG_N] = (clg_rt_arg){sizeof sc->n, &sc->n};
     a->at[CLG_ARG_AXIS_SIZE] = (clg_rt_arg){sizeof sc->axis_size,

@@ -290,7 +290,9 @@ typedef struct clg_context clg_context;
  *  context plan as on a GPU (see clg_context_uses_host_memory), "cpu" as
  *  on a CPU (CPU kernel variants and work-groups; host memory in place
  *  only where the device shares it); "device" or unset keeps the device's
- *  own plans. CLGATHER_VALIDATE=1 starts the
+ *  own plans. CLGATHER_SVM=0 keeps host memory wrapped in buffers on a
+ *  device that could take it as SVM pointers (clg_context_uses_svm); "1",
+ *  empty or unset lets it. CLGATHER_VALIDATE=1 starts the
  *  context in validation mode (clg_context_set_validate); "0", empty or unset
  *  does not. CLGATHER_PARAMS="field=value,..." overrides fields of the
  *  device's row of the parameter table (clg_context_get_params); a
@@ -307,8 +309,9 @@ typedef struct clg_context clg_context;
  *  INVALID_ARGUMENT (a malformed "P:D": digits, signs and colons that are
  *  not two unsigned numbers joined by one colon, a bare number included;
  *  CLGATHER_MAX_ALLOC not a byte count >= 1024; CLGATHER_TEST_PLAN not
- *  "gpu", "cpu" or "device"; CLGATHER_VALIDATE not "0" or "1";
- *  CLGATHER_CACHE not "0" or "1"; CLGATHER_CACHE_MAX not a byte count),
+ *  "gpu", "cpu" or "device"; CLGATHER_VALIDATE or CLGATHER_SVM not "0"
+ *  or "1"; CLGATHER_CACHE not "0" or "1"; CLGATHER_CACHE_MAX not a byte
+ *  count),
  *  OUT_OF_MEMORY, OPENCL_ERROR. */
 CLG_API clg_status clg_context_create(clg_context **ctx,
                                       const char *device_spec);
@@ -354,6 +357,17 @@ CLG_API clg_device_type clg_context_device_type(const clg_context *ctx);
  *  through device buffers) whatever its device. */
 CLG_API int clg_context_uses_host_memory(const clg_context *ctx);
 
+/** 1 when the host-memory operators pass the caller's buffers to the
+ *  kernels as they are, as shared virtual memory pointers (OpenCL 2.0
+ *  API section 5.9.2, clSetKernelArgSVMPointer), rather than wrapped in
+ *  CL_MEM_USE_HOST_PTR buffers that are mapped after the kernel: the
+ *  device shares the host's whole address space at fine grain
+ *  (CL_DEVICE_SVM_FINE_GRAIN_SYSTEM, as Intel's CPU runtime does) and
+ *  uses host memory (clg_context_uses_host_memory). This saves a buffer
+ *  per tensor and a map and an unmap per call. 0 otherwise, and when the
+ *  environment variable CLGATHER_SVM=0 was set at creation. */
+CLG_API int clg_context_uses_svm(const clg_context *ctx);
+
 /** Largest buffer the context creates, in bytes: the device's
  *  CL_DEVICE_MAX_MEM_ALLOC_SIZE, or CLGATHER_MAX_ALLOC when that is lower.
  *  Host-memory tensors larger than this are processed in pieces. */
@@ -382,7 +396,7 @@ CLG_API int clg_context_validates(const clg_context *ctx);
 
 /** Reads the CLGATHER_* environment variables as clg_context_create does
  *  and checks the values that do not depend on a device: CLGATHER_VALIDATE
- *  ("0", "1", empty or unset), CLGATHER_MAX_ALLOC (a byte count >= 1024),
+ *  and CLGATHER_SVM ("0", "1", empty or unset), CLGATHER_MAX_ALLOC (a byte count >= 1024),
  *  CLGATHER_TEST_PLAN ("gpu", "cpu", "device", empty or unset),
  *  CLGATHER_CACHE ("0", "1", empty or unset) and CLGATHER_CACHE_MAX (a
  *  byte count > 0, K, M or G may follow). Lets a program

@@ -273,6 +273,10 @@ def test_devices():
         with clgather.Context(d.spec) as ctx:
             assert ctx.device_name == d.name
             assert ctx.device_version == d.version
+            # SVM pointers only on a device that uses host memory
+            assert ctx.uses_svm in (False, ctx.uses_host_memory)
+            if not d.host_unified_memory:
+                assert ctx.uses_svm is False
         # a Device stands for its spec, in a Context and in the module's
         # functions (one context per device, however many Device objects)
         with clgather.Context(d) as ctx:

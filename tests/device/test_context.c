@@ -2,7 +2,12 @@
 /* Contexts and devices: creation by spec and by CLGATHER_DEVICE, device
  * queries, wrapping a caller's OpenCL objects, destroy(NULL). */
 #define _POSIX_C_SOURCE 200809L
+/* OpenCL 2.0's names for the SVM query; clCreateCommandQueue stays usable. */
+#define CL_TARGET_OPENCL_VERSION 200
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include "clg_test_cases.h"
+
+#include <stdio.h>
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -62,6 +67,19 @@ static void test_context_queries(void **state)
     int gpu_plan = plan && !strcmp(plan, "gpu");
     assert_int_equal(clg_context_uses_host_memory(ctx),
                      unified && !gpu_plan ? 1 : 0);
+    /* SVM pointers only where the device shares the whole address space
+     * at fine grain (a 2.0 query; Oclgrind's 1.2 device is not asked). */
+    const char *svm_env = getenv("CLGATHER_SVM");
+    int svm_off = svm_env && !strcmp(svm_env, "0");
+    unsigned major = 0, minor = 0;
+    cl_device_svm_capabilities caps = 0;
+    if (sscanf(version, "OpenCL %u.%u", &major, &minor) == 2 && major >= 2)
+        assert_int_equal(clGetDeviceInfo(dev, CL_DEVICE_SVM_CAPABILITIES,
+                                         sizeof caps, &caps, NULL),
+                         CL_SUCCESS);
+    int fine_system = (caps & CL_DEVICE_SVM_FINE_GRAIN_SYSTEM) != 0;
+    assert_int_equal(clg_context_uses_svm(ctx),
+                     fine_system && unified && !gpu_plan && !svm_off ? 1 : 0);
     cl_ulong max_alloc = 0;
     assert_int_equal(clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
                                      sizeof max_alloc, &max_alloc, NULL),

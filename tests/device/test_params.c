@@ -112,6 +112,37 @@ static void test_environment_read_once(void **state)
     assert_null(c);
     assert_int_equal(unsetenv("CLGATHER_VALIDATE"), 0);
     CLG_ASSERT_OK(NULL, clg_environment_check());
+
+    assert_int_equal(setenv("CLGATHER_SVM", "yes", 1), 0);
+    CLG_ASSERT_STATUS(NULL, clg_environment_check(),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    assert_string_equal(clg_context_last_error(NULL),
+                        "CLGATHER_SVM=\"yes\" is not \"0\" or \"1\"");
+    CLG_ASSERT_STATUS(NULL, clg_context_create(&c, NULL),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    assert_null(c);
+    /* 0 turns SVM pointers off; host memory stays in place, wrapped, and
+     * calls give the same results. */
+    assert_int_equal(setenv("CLGATHER_SVM", "", 1), 0);
+    CLG_ASSERT_OK(NULL, clg_context_create(&c, NULL));
+    const int shared = clg_context_uses_host_memory(c);
+    clg_context_destroy(c);
+    assert_int_equal(setenv("CLGATHER_SVM", "0", 1), 0);
+    CLG_ASSERT_OK(NULL, clg_context_create(&c, NULL));
+    assert_int_equal(unsetenv("CLGATHER_SVM"), 0);
+    assert_int_equal(clg_context_uses_svm(c), 0);
+    assert_int_equal(clg_context_uses_host_memory(c), shared);
+    float data[6] = {1, 2, 3, 4, 5, 6}, out[4] = {0};
+    int64_t idx[2] = {-1, 0};
+    int64_t dshape[2] = {3, 2}, ishape[1] = {2}, oshape[2] = {2, 2};
+    clg_tensor d = {CLG_DTYPE_FLOAT, 2, dshape, data};
+    clg_tensor i = {CLG_DTYPE_INT64, 1, ishape, idx};
+    clg_tensor o = {CLG_DTYPE_FLOAT, 2, oshape, out};
+    CLG_ASSERT_OK(c, clg_gather(c, &d, &i, 0, &o));
+    const float want[4] = {5, 6, 1, 2};
+    assert_memory_equal(out, want, sizeof want);
+    clg_context_destroy(c);
+    c = NULL;
 }
 
 /* Which check ran follows the host-memory call's rule. */

@@ -7,10 +7,15 @@
 
 #include "op.h"
 
-static const clg_device_facts cpu = {
-    CLG_DEVICE_TYPE_CPU, 1, (uint64_t)1 << 32, 4096, {4096, 4096, 4096}};
-static const clg_device_facts gpu = {
-    CLG_DEVICE_TYPE_GPU, 0, (uint64_t)1 << 34, 1024, {1024, 1024, 64}};
+static const clg_device_facts cpu = {.plan_type = CLG_DEVICE_TYPE_CPU,
+                                     .host_unified = 1,
+                                     .max_alloc = (uint64_t)1 << 32,
+                                     .max_wg_size = 4096,
+                                     .max_item_sizes = {4096, 4096, 4096}};
+static const clg_device_facts gpu = {.plan_type = CLG_DEVICE_TYPE_GPU,
+                                     .max_alloc = (uint64_t)1 << 34,
+                                     .max_wg_size = 1024,
+                                     .max_item_sizes = {1024, 1024, 64}};
 
 static clg_problem problem(clg_op op, clg_dtype dtype, size_t rank,
                            const int64_t *dshape, clg_dtype itype,

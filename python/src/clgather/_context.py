@@ -126,6 +126,8 @@ class Context:
         lib.clg_context_device_type(self.handle), "other"))
     uses_host_memory = property(lambda self: bool(
         lib.clg_context_uses_host_memory(self.handle)))
+    uses_svm = property(lambda self: bool(
+        lib.clg_context_uses_svm(self.handle)))
     max_alloc_size = property(lambda self: int(
         lib.clg_context_max_alloc_size(self.handle)))
     cl_context = property(lambda self: lib.clg_context_cl_context(

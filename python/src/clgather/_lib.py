@@ -142,6 +142,7 @@ _PROTOTYPES = {
     "clg_context_device_version": (ctypes.c_char_p, [c_ctx]),
     "clg_context_device_type": (ctypes.c_int, [c_ctx]),
     "clg_context_uses_host_memory": (ctypes.c_int, [c_ctx]),
+    "clg_context_uses_svm": (ctypes.c_int, [c_ctx]),
     "clg_context_max_alloc_size": (ctypes.c_uint64, [c_ctx]),
     "clg_context_cl_context": (c_handle, [c_ctx]),
     "clg_context_cl_device": (c_handle, [c_ctx]),
