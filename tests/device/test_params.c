@@ -12,6 +12,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A host-memory Gather of rows 2 and 0 (as -1 and 0) of a 3 x 2 float
+ * tensor on ctx, checked. */
+static void gather_rows_2_0(clg_context *ctx)
+{
+    float data[6] = {1, 2, 3, 4, 5, 6}, out[4] = {0};
+    int64_t idx[2] = {-1, 0};
+    const int64_t dshape[2] = {3, 2}, ishape[1] = {2}, oshape[2] = {2, 2};
+    clg_tensor d = {CLG_DTYPE_FLOAT, 2, dshape, data};
+    clg_tensor i = {CLG_DTYPE_INT64, 1, ishape, idx};
+    clg_tensor o = {CLG_DTYPE_FLOAT, 2, oshape, out};
+    CLG_ASSERT_OK(ctx, clg_gather(ctx, &d, &i, 0, &o));
+    const float want[4] = {5, 6, 1, 2};
+    assert_memory_equal(out, want, sizeof want);
+}
+
 static void test_params_get_set_parse(void **state)
 {
     clg_context *ctx = *state;
@@ -53,15 +68,7 @@ static void test_params_get_set_parse(void **state)
     assert_memory_equal(&p, &q, sizeof p);
 
     /* The results do not depend on the parameters. */
-    float data[6] = {1, 2, 3, 4, 5, 6}, out[4] = {0};
-    int64_t idx[4] = {2, 0, -1, 1};
-    const int64_t dshape[2] = {3, 2}, ishape[1] = {2}, oshape[2] = {2, 2};
-    clg_tensor d = {CLG_DTYPE_FLOAT, 2, dshape, data};
-    clg_tensor i = {CLG_DTYPE_INT64, 1, ishape, idx};
-    clg_tensor o = {CLG_DTYPE_FLOAT, 2, oshape, out};
-    CLG_ASSERT_OK(ctx, clg_gather(ctx, &d, &i, 0, &o));
-    const float want[4] = {5, 6, 1, 2};
-    assert_memory_equal(out, want, sizeof want);
+    gather_rows_2_0(ctx);
 
     CLG_ASSERT_OK(ctx, clg_context_set_params(ctx, &e->params));
     CLG_ASSERT_STATUS(ctx, clg_context_get_params(ctx, NULL),
@@ -132,15 +139,7 @@ static void test_environment_read_once(void **state)
     assert_int_equal(unsetenv("CLGATHER_SVM"), 0);
     assert_int_equal(clg_context_uses_svm(c), 0);
     assert_int_equal(clg_context_uses_host_memory(c), shared);
-    float data[6] = {1, 2, 3, 4, 5, 6}, out[4] = {0};
-    int64_t idx[2] = {-1, 0};
-    int64_t dshape[2] = {3, 2}, ishape[1] = {2}, oshape[2] = {2, 2};
-    clg_tensor d = {CLG_DTYPE_FLOAT, 2, dshape, data};
-    clg_tensor i = {CLG_DTYPE_INT64, 1, ishape, idx};
-    clg_tensor o = {CLG_DTYPE_FLOAT, 2, oshape, out};
-    CLG_ASSERT_OK(c, clg_gather(c, &d, &i, 0, &o));
-    const float want[4] = {5, 6, 1, 2};
-    assert_memory_equal(out, want, sizeof want);
+    gather_rows_2_0(c);
     clg_context_destroy(c);
     c = NULL;
 }
