@@ -396,8 +396,8 @@ CLG_API int clg_context_validates(const clg_context *ctx);
 
 /** Reads the CLGATHER_* environment variables as clg_context_create does
  *  and checks the values that do not depend on a device: CLGATHER_VALIDATE
- *  and CLGATHER_SVM ("0", "1", empty or unset), CLGATHER_MAX_ALLOC (a byte count >= 1024),
- *  CLGATHER_TEST_PLAN ("gpu", "cpu", "device", empty or unset),
+ *  and CLGATHER_SVM ("0", "1", empty or unset), CLGATHER_MAX_ALLOC (a
+ *  byte count >= 1024), CLGATHER_TEST_PLAN ("gpu", "cpu", "device", empty or unset),
  *  CLGATHER_CACHE ("0", "1", empty or unset) and CLGATHER_CACHE_MAX (a
  *  byte count > 0, K, M or G may follow). Lets a program
  *  tell a bad variable from a device problem before it creates a context;
