@@ -101,8 +101,8 @@ bash ci/sanitize.sh
 echo "ci/test.sh: the sanitizer lane passed"
 
 # ThreadSanitizer over the device label, device_threads (8 threads on one
-# context) among it; about 3 minutes on the kernel cache the lanes above
-# filled.
+# context) among it; about 6 to 7 minutes on 2 cores, on the kernel cache
+# the lanes above filled.
 echo "--- ThreadSanitizer"
 bash ci/tsan.sh
 echo "ci/test.sh: the ThreadSanitizer lane passed"

@@ -67,7 +67,9 @@ def test_status_table_matches_library():
     (lambda: clgather.gather([[1, 2], [3]], [0]),
      clgather.InvalidArgumentError, ValueError, "data is not a rectangular"),
     (lambda: clgather.gather(DATA, [0.5]), clgather.UnsupportedDtypeError,
-     TypeError, "float64"),
+     TypeError, "not an integer"),
+    (lambda: clgather.gather(DATA, np.array([0.5])),
+     clgather.UnsupportedDtypeError, TypeError, "float64"),
     (lambda: clgather.gather(np.zeros(3, np.float128), [0]),
      clgather.UnsupportedDtypeError, TypeError, "float128"),
     (lambda: clgather.gather(np.zeros(3, object), [0]),
@@ -217,6 +219,11 @@ def test_inputs_are_used_in_place_or_copied_once():
             [8, 9, 10, 11]]
     with pytest.raises(clgather.UnsupportedDtypeError, match="uint64"):
         clgather.gather(DATA, np.array([2], np.uint64))
+    # Python ints past int64 are named as values, not as NumPy's uint64
+    for value in (2**63, [1, 2**64 - 1], [2**70]):
+        with pytest.raises(clgather.UnsupportedDtypeError,
+                           match="outside the int64 range"):
+            clgather.gather(DATA, value)
 
 
 def test_strings_keep_their_bytes_and_width():

@@ -72,6 +72,13 @@ def index_array(indices):
     if converted and indices.size == 0 and indices.dtype.kind == "f":
         indices = indices.astype(np.int64)
     kind, size = indices.dtype.kind, indices.dtype.itemsize
+    if converted and (kind in "Of" or (kind == "u" and size == 8)):
+        # NumPy makes Python ints past int64 uint64, float64 or object:
+        # name the values, not a dtype the caller never wrote.
+        _errors.raise_status(
+            "UNSUPPORTED_DTYPE",
+            "indices hold an integer outside the int64 range (or a value "
+            "that is not an integer): indices must fit int64")
     if kind not in "iu" or (kind == "u" and size == 8):
         _errors.raise_status(
             "UNSUPPORTED_DTYPE",
