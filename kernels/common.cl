@@ -95,6 +95,10 @@ typedef uint4 clg_unit;
 #endif
 #endif
 
+/* CLG_CAT(uint, 16): uint16, after expanding both. */
+#define CLG_CAT_(a, b) a##b
+#define CLG_CAT(a, b) CLG_CAT_(a, b)
+
 #ifdef CLG_WIDE
 #if CLG_WIDE == 1
 typedef ulong clg_off;

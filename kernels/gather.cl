@@ -124,8 +124,6 @@ typedef clg_unit clg_span_unit;
 #define clg_span_load(p, i) ((p)[i])
 #define clg_span_store(p, i, v) clg_store(&(p)[i], (v))
 #else
-#define CLG_CAT_(a, b) a##b
-#define CLG_CAT(a, b) CLG_CAT_(a, b)
 typedef CLG_CAT(CLG_UNIT_SCALAR, CLG_SPAN) clg_span_unit;
 #define clg_span_load(p, i) CLG_CAT(vload, CLG_SPAN)((i), (p))
 #if CLG_NT

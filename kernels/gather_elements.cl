@@ -10,7 +10,7 @@
  * CLG_OUTER_DIMS / CLG_INNER_DIMS: 0 (absent), 1 (one stride), 2 (ragged:
  * a list of (extent, stride) pairs in a geometry buffer).
  *
- * Entry points (one work-item per output element; their rows in the entry
+ * Entry points (one work-item per output element but the lanes body's; their rows in the entry
  * table of src/variant.h say when a plan may use each):
  *   clg_gather_elements         (c, a, o)   inner > 1
  *   clg_gather_elements_units   (a, o)      inner == 1
@@ -27,6 +27,10 @@
  *                               inner == 1, at most one outer stride,
  *                               dimension 0 filling its work-groups
  *                               exactly (see below)
+ *   clg_gather_elements_lanes   (o * ceil(n / 16) + a / 16)  as the lean
+ *                               body, 16 consecutive elements of a row
+ *                               per work-item, elements of at most 8
+ *                               bytes (see below)
  *
  * Windows (CLG_WINDOWS): as in gather.cl; indices share the output's
  * positions. */
@@ -260,3 +264,107 @@ __kernel void clg_gather_elements_lean(CLG_ELEMENTS_PARAMS)
 #endif
     clg_store(&out[pos], u);
 }
+
+/* The lanes body: work-item t = o * groups + g, with groups = ceil(n /
+ * 16), moves elements 16g to 16g + 15 of output row o as vectors: one
+ * vload16 of their indices, their positions and checks in vector
+ * arithmetic, one conditional error store for the sixteen, sixteen loads
+ * of data at int offsets and one vstore16. The compilers keep these
+ * vectors as written (POCL's work-item loop stays scalar around them) and
+ * gather with 32-bit offsets. The NDRange is one-dimensional so that a
+ * work-group spans rows whatever their width: Intel's CPU runtime ran
+ * two-dimensional groups of several rows 1.5-3x slower, and POCL one-row
+ * groups of narrow rows slower (docs/design.md, "Measured choices"). The
+ * host launches it only where rows are contiguous in data (axis_stride 1)
+ * and the axis is at most INT_MAX long. The last work-item of a row takes
+ * the remaining elements one by one, a work-item past the row does
+ * nothing, and so do those past the last row (padding). A bad index reads
+ * the row's first element.
+ * CLG_PREFETCH=1: before it gathers, the work-item prefetches the lines of
+ * its own elements in data row o + `prefetch` (clamped to the last row
+ * and the row's end), so that when the work-items of that row gather from
+ * it in random order its lines are in cache; with 4-byte elements the
+ * work-items of a row prefetch each line of the row once. */
+#if CLG_UNIT <= 8
+#define CLG_LANES 16
+#define CLG_UNIT16 CLG_CAT(CLG_UNIT_SCALAR, 16)
+typedef CLG_UNIT16 clg_unit16;
+
+/* The positions clg_position gives, sixteen at a time; *bad: -1 in the
+ * lanes whose value selects none (raise, fill). */
+inline long16 clg_positions16(long16 v, long s, long16 *bad)
+{
+#if CLG_OOB == 1
+    long16 r = v % s;
+    *bad = (long16)(0);
+    return r + select((long16)(0), (long16)(s), r < 0);
+#elif CLG_OOB == 2
+    long16 t = clamp(v, -s, s - 1);
+    *bad = (long16)(0);
+    return t + select((long16)(0), (long16)(s), t < 0);
+#else
+    long16 n = v + select((long16)(0), (long16)(s), v < 0);
+    *bad = as_ulong16(n) >= (ulong16)((ulong)s);
+    return select(n, (long16)(0), *bad);
+#endif
+}
+
+#define CLG_ROW16(r, w)                                                      \
+    ((clg_unit16)((r)[(w).s0], (r)[(w).s1], (r)[(w).s2], (r)[(w).s3],       \
+                  (r)[(w).s4], (r)[(w).s5], (r)[(w).s6], (r)[(w).s7],       \
+                  (r)[(w).s8], (r)[(w).s9], (r)[(w).sa], (r)[(w).sb],       \
+                  (r)[(w).sc], (r)[(w).sd], (r)[(w).se], (r)[(w).sf]))
+
+__kernel void clg_gather_elements_lanes(CLG_ELEMENTS_PARAMS)
+{
+    clg_off groups = ((clg_off)n + CLG_LANES - 1) / CLG_LANES;
+    clg_off t = (clg_off)get_global_id(0);
+    clg_off o = t / groups;
+    clg_off a = (t - o * groups) * CLG_LANES;
+    if (o >= (clg_off)(out_len / n))
+        return; /* padding */
+    clg_off pos = o * (clg_off)n;
+    __global const clg_unit *row = data + o * (clg_off)outer_stride;
+#if CLG_PREFETCH
+    clg_off ahead = min(o + (clg_off)prefetch, (clg_off)(out_len / n) - 1);
+    __global const clg_unit *next = data + ahead * (clg_off)outer_stride;
+    for (clg_off k = 0; k < CLG_LANES * CLG_UNIT; k += 64)
+        clg_prefetch(next + min(a + k / CLG_UNIT, (clg_off)axis_size - 1));
+#endif
+    if (a + CLG_LANES <= (clg_off)n) {
+        long16 bad;
+#if CLG_INDEX_BYTES == 4
+        long16 v = convert_long16(vload16(0, indices + pos + a));
+#else
+        long16 v = vload16(0, indices + pos + a);
+#endif
+        int16 w = convert_int16(clg_positions16(v, (long)axis_size, &bad));
+#if CLG_OOB == 0
+        if (any(bad))
+            ((__global int *)err)[0] = 1;
+#endif
+        clg_unit16 u = CLG_ROW16(row, w);
+#if CLG_OOB == 3
+        u = select(u, (clg_unit16)(0), CLG_CAT(convert_, CLG_UNIT16)(bad));
+#endif
+        vstore16(u, 0, out + pos + a);
+        return;
+    }
+    for (; a < (clg_off)n; a++) {
+        ulong v = clg_position((long)indices[pos + a], axis_size);
+#if CLG_OOB == 0 || CLG_OOB == 3
+        int bad = v == axis_size;
+#if CLG_OOB == 0
+        if (bad)
+            ((__global int *)err)[0] = 1;
+#endif
+        v = bad ? 0 : v;
+#endif
+        clg_unit u = row[(int)v];
+#if CLG_OOB == 3
+        u = bad ? (clg_unit)(0) : u;
+#endif
+        out[pos + a] = u;
+    }
+}
+#endif

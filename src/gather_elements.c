@@ -112,6 +112,15 @@ void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
     if (ch->entry == CLG_ENTRY_ELEMENTS_LEAN && plan->axis_stride == 1 &&
         plan->n <= plan->axis_size && plan->axis_size <= INT32_MAX)
         ch->ahead = 2;
+    /* Elements of at most 8 bytes in contiguous rows take the lanes body
+     * instead, which prefetches row o + 2 (docs/design.md, "Measured
+     * choices"). */
+    if (ch->entry == CLG_ENTRY_ELEMENTS_LEAN && plan->axis_stride == 1 &&
+        plan->axis_size <= INT32_MAX &&
+        clg_entry_fits(CLG_ENTRY_ELEMENTS_LANES, &v)) {
+        ch->entry = CLG_ENTRY_ELEMENTS_LANES;
+        ch->ahead = 2;
+    }
     /* Strips: the axis not innermost, rows wider than a strip. */
     if (width < 1 || plan->inner <= width || plan->n < 2 || !full_rows)
         return;
@@ -161,8 +170,15 @@ static void elements_geometry(const clg_device_facts *dev,
         if (ch->entry == CLG_ENTRY_ELEMENTS_PACKED)
             size[2] = (size_t)ch->chunk;
     }
+    size_t wg = prm->wg;
+    if (ch->entry == CLG_ENTRY_ELEMENTS_LANES) {
+        /* Rows of ceil(n / 16) work-items, flattened, in groups of at
+         * most 64 (1,024 elements; docs/design.md, "Measured choices"). */
+        size[2] = (size[1] + 15) / 16 * size[2];
+        wg = wg < 64 ? wg : 64;
+    }
     unsigned dims = clg_entries[ch->entry].dims;
-    clg_geometry_make_wg(dev, prm->wg, dims, origin + (3 - dims),
+    clg_geometry_make_wg(dev, wg, dims, origin + (3 - dims),
                          size + (3 - dims), g);
 }
 
@@ -307,7 +323,15 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
     clg_variant v = elements_variant(p, plan, ch.entry, whole);
     v.value[CLG_OPT_PREFETCH] = ch.entry == CLG_ENTRY_ELEMENTS_LEAN &&
                                 prm.prefetch > 0;
-    v.value[CLG_OPT_AHEAD] = ch.ahead;
+    v.value[CLG_OPT_AHEAD] = ch.entry == CLG_ENTRY_ELEMENTS_LEAN ? ch.ahead
+                                                                 : 0;
+    if (ch.entry == CLG_ENTRY_ELEMENTS_LANES) {
+        /* Its prefetch is clang's built-in: `prefetch` rows ahead when set,
+         * else the choice's. */
+        v.value[CLG_OPT_PREFETCH] = clg_params_entry_of(ctx)->builtins &&
+                                    (prm.prefetch > 0 || ch.ahead > 0);
+        prm.prefetch = prm.prefetch > 0 ? prm.prefetch : ch.ahead;
+    }
     v.value[CLG_OPT_NT] = (ch.entry == CLG_ENTRY_ELEMENTS_LEAN ||
                            ch.entry == CLG_ENTRY_ELEMENTS_PACKED) &&
                           prm.nt;

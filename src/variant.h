@@ -179,7 +179,9 @@ typedef struct clg_args {
       "only the lean, trusted and packed bodies store non-temporally "        \
       "(CLG_NT=1)")                                                           \
     X(READS_AHEAD, AHEAD, ~0ull, 0x1u,                                        \
-      "only the lean GatherElements body reads rows ahead (CLG_AHEAD=2)")
+      "only the lean GatherElements body reads rows ahead (CLG_AHEAD=2)")     \
+    X(SCALAR_UNITS, UNIT, 0x116u, ~0ull,                                      \
+      "the entry point moves elements of at most 8 bytes (CLG_UNIT<=8)")
 
 enum {
 #define CLG_CONDITION_BIT_(name, option, set, clear, rule) CLG_BIT_##name,
@@ -234,6 +236,10 @@ enum { CLG_ENTRY_CONDITIONS(CLG_CONDITION_FLAG_) };
       CLG_ARGS_ELEMENTS,                                                      \
       CLG_COND_WHOLE | CLG_COND_OUTER_STRIDE | CLG_COND_NO_INNER |            \
           CLG_COND_PREFETCHES | CLG_COND_NT_STORES | CLG_COND_READS_AHEAD)    \
+    X(ELEMENTS_LANES, GATHER_ELEMENTS, clg_gather_elements_lanes, 1,          \
+      CLG_ARGS_ELEMENTS,                                                      \
+      CLG_COND_WHOLE | CLG_COND_OUTER_STRIDE | CLG_COND_NO_INNER |            \
+          CLG_COND_PREFETCHES | CLG_COND_SCALAR_UNITS)                        \
     X(PACK_STRIPS, GATHER_ELEMENTS, clg_pack_strips, 3, CLG_ARGS_PACK,        \
       CLG_COND_WHOLE | CLG_COND_OUTER_STRIDE | CLG_COND_INNER_STRIDE |        \
           CLG_COND_NT_STORES)                                                 \

@@ -185,30 +185,41 @@ static void test_elements_walks(void **state)
     clg_elements_choose(&p, &plan, &gpup, &whole, 1, gpu.max_alloc, &ch);
     assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_STRIPS);
     assert_int_equal(ch.strip_width, 64);
-    /* The last axis: no strips; the lean body on CPUs. */
+    /* The last axis: no strips; on CPUs the lanes body, prefetching two
+     * rows ahead, for elements of at most 8 bytes, else the lean body
+     * reading two rows ahead. */
     p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, d, CLG_DTYPE_INT64,
                 2, d, 1);
     clg_gather_elements_routine.plan(&p, &cpu, 16, &plan);
     clg_box w3 = {0, 4096, 0, 4096, 0, 1};
     clg_elements_choose(&p, &plan, &pocl, &w3, 1, cpu.max_alloc, &ch);
+    assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_LANES);
+    assert_int_equal(ch.ahead, 2);
+    clg_problem p16 = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_COMPLEX128,
+                              2, d, CLG_DTYPE_INT64, 2, d, 1);
+    clg_gather_elements_routine.plan(&p16, &cpu, 16, &plan);
+    clg_elements_choose(&p16, &plan, &pocl, &w3, 1, cpu.max_alloc, &ch);
     assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_LEAN);
     assert_int_equal(ch.ahead, 2);
+    clg_gather_elements_routine.plan(&p, &cpu, 16, &plan);
     clg_gather_elements_routine.plan(&p, &gpu, 16, &plan);
     clg_elements_choose(&p, &plan, &gpup, &w3, 1, gpu.max_alloc, &ch);
     assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_UNITS);
     assert_int_equal(ch.ahead, 0);
-    /* Reading ahead needs every element a row's work-items read inside
-     * the row: not with indices longer than the axis (data [64, 8],
-     * indices [64, 9], axis 1), nor with rows strided in data (indices
-     * [64, 8, 1] over data [64, 8, 2], axis 1: axis stride 2). */
+    /* The lean body's reading ahead needs every element a row's
+     * work-items read inside the row, the lanes body contiguous rows:
+     * indices longer than the axis (data [64, 8], indices [64, 9], axis
+     * 1) take the lanes body, rows strided in data (indices [64, 8, 1]
+     * over data [64, 8, 2], axis 1: axis stride 2) the lean one without
+     * reading ahead. */
     const int64_t d5[] = {64, 8}, i5[] = {64, 9};
     p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, d5,
                 CLG_DTYPE_INT64, 2, i5, 1);
     clg_gather_elements_routine.plan(&p, &cpu, 16, &plan);
     clg_box w5 = {0, 64, 0, 9, 0, 1};
     clg_elements_choose(&p, &plan, &pocl, &w5, 1, cpu.max_alloc, &ch);
-    assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_LEAN);
-    assert_int_equal(ch.ahead, 0);
+    assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_LANES);
+    assert_int_equal(ch.ahead, 2);
     const int64_t d6[] = {64, 8, 2}, i6[] = {64, 8, 1};
     p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 3, d6,
                 CLG_DTYPE_INT64, 3, i6, 1);
@@ -218,6 +229,8 @@ static void test_elements_walks(void **state)
     clg_elements_choose(&p, &plan, &pocl, &w6, 1, cpu.max_alloc, &ch);
     assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_LEAN);
     assert_int_equal(ch.ahead, 0);
+    /* The lanes body takes longer indices (its prefetch stays in the
+     * row), not strided rows. */
     /* A piece (windows): no lean body, no reading ahead. */
     p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, d, CLG_DTYPE_INT64,
                 2, d, 1);
