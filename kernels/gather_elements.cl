@@ -275,18 +275,19 @@ __kernel void clg_gather_elements_lean(CLG_ELEMENTS_PARAMS)
  * work-group spans rows whatever their width: Intel's CPU runtime ran
  * two-dimensional groups of several rows 1.5-3x slower, and POCL one-row
  * groups of narrow rows slower (docs/design.md, "Measured choices"). The
- * host launches it only where rows are contiguous in data (axis_stride 1)
- * and the axis is at most INT_MAX long. The last work-item of a row takes
- * the remaining elements one by one, a work-item past the row does
- * nothing, and so do those past the last row (padding). A bad index reads
- * the row's first element.
+ * host launches it only where rows are contiguous in data (axis_stride 1),
+ * the axis is at most INT_MAX long and elements are at most 8 bytes (with
+ * 16-byte ones every work-item takes the loop below). The last work-item
+ * of a row takes its remaining elements one by one, a work-item past the
+ * row does nothing, and so do those past the last row (padding). A bad
+ * index reads the row's first element.
  * CLG_PREFETCH=1: before it gathers, the work-item prefetches the lines of
  * its own elements in data row o + `prefetch` (clamped to the last row
  * and the row's end), so that when the work-items of that row gather from
  * it in random order its lines are in cache; with 4-byte elements the
  * work-items of a row prefetch each line of the row once. */
-#if CLG_UNIT <= 8
 #define CLG_LANES 16
+#if CLG_UNIT <= 8
 #define CLG_UNIT16 CLG_CAT(CLG_UNIT_SCALAR, 16)
 typedef CLG_UNIT16 clg_unit16;
 
@@ -314,6 +315,7 @@ inline long16 clg_positions16(long16 v, long s, long16 *bad)
                   (r)[(w).s4], (r)[(w).s5], (r)[(w).s6], (r)[(w).s7],       \
                   (r)[(w).s8], (r)[(w).s9], (r)[(w).sa], (r)[(w).sb],       \
                   (r)[(w).sc], (r)[(w).sd], (r)[(w).se], (r)[(w).sf]))
+#endif
 
 __kernel void clg_gather_elements_lanes(CLG_ELEMENTS_PARAMS)
 {
@@ -327,10 +329,13 @@ __kernel void clg_gather_elements_lanes(CLG_ELEMENTS_PARAMS)
     __global const clg_unit *row = data + o * (clg_off)outer_stride;
 #if CLG_PREFETCH
     clg_off ahead = min(o + (clg_off)prefetch, (clg_off)(out_len / n) - 1);
-    __global const clg_unit *next = data + ahead * (clg_off)outer_stride;
     for (clg_off k = 0; k < CLG_LANES * CLG_UNIT; k += 64)
-        clg_prefetch(next + min(a + k / CLG_UNIT, (clg_off)axis_size - 1));
+        clg_prefetch(data + min(ahead * (clg_off)outer_stride +
+                                    min(a + k / CLG_UNIT,
+                                        (clg_off)axis_size - 1),
+                                (clg_off)data_len - 1));
 #endif
+#if CLG_UNIT <= 8 /* the host keeps 16-byte elements off this body */
     if (a + CLG_LANES <= (clg_off)n) {
         long16 bad;
 #if CLG_INDEX_BYTES == 4
@@ -350,7 +355,8 @@ __kernel void clg_gather_elements_lanes(CLG_ELEMENTS_PARAMS)
         vstore16(u, 0, out + pos + a);
         return;
     }
-    for (; a < (clg_off)n; a++) {
+#endif
+    for (clg_off end = min(a + CLG_LANES, (clg_off)n); a < end; a++) {
         ulong v = clg_position((long)indices[pos + a], axis_size);
 #if CLG_OOB == 0 || CLG_OOB == 3
         int bad = v == axis_size;
@@ -367,4 +373,3 @@ __kernel void clg_gather_elements_lanes(CLG_ELEMENTS_PARAMS)
         out[pos + a] = u;
     }
 }
-#endif

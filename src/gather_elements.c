@@ -178,8 +178,8 @@ static void elements_geometry(const clg_device_facts *dev,
         wg = wg < 64 ? wg : 64;
     }
     unsigned dims = clg_entries[ch->entry].dims;
-    clg_geometry_make_wg(dev, wg, dims, origin + (3 - dims),
-                         size + (3 - dims), g);
+    clg_geometry_make_wg(dev, wg, dims, origin + (3 - dims), size + (3 - dims),
+                         g);
 }
 
 /* The (extent, stride) list of a ragged part in a small buffer:
@@ -326,11 +326,12 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
     v.value[CLG_OPT_AHEAD] = ch.entry == CLG_ENTRY_ELEMENTS_LEAN ? ch.ahead
                                                                  : 0;
     if (ch.entry == CLG_ENTRY_ELEMENTS_LANES) {
-        /* Its prefetch is clang's built-in: `prefetch` rows ahead when set,
-         * else the choice's. */
+        /* It prefetches ch.ahead rows ahead where the compiler takes
+         * clang's built-ins, whatever `prefetch` says (that field is the
+         * lean bodies' distance in positions). */
         v.value[CLG_OPT_PREFETCH] = clg_params_entry_of(ctx)->builtins &&
-                                    (prm.prefetch > 0 || ch.ahead > 0);
-        prm.prefetch = prm.prefetch > 0 ? prm.prefetch : ch.ahead;
+                                    ch.ahead > 0;
+        prm.prefetch = ch.ahead;
     }
     v.value[CLG_OPT_NT] = (ch.entry == CLG_ENTRY_ELEMENTS_LEAN ||
                            ch.entry == CLG_ENTRY_ELEMENTS_PACKED) &&

@@ -174,7 +174,7 @@ typedef struct clg_args {
     X(SPANS, SPAN, ~0ull, 0x2u,                                               \
       "only the lean Gather rows bodies move spans (CLG_SPAN>1)")             \
     X(PREFETCHES, PREFETCH, ~0ull, 0x1u,                                      \
-      "only the lean bodies prefetch (CLG_PREFETCH=1)")                       \
+      "only the lean and lanes bodies prefetch (CLG_PREFETCH=1)")             \
     X(NT_STORES, NT, ~0ull, 0x1u,                                             \
       "only the lean, trusted and packed bodies store non-temporally "        \
       "(CLG_NT=1)")                                                           \

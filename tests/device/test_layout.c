@@ -4,7 +4,8 @@
  * in wide units), the same at offset addresses (odd byte offsets for 1-byte
  * dtypes, one or two elements for wider ones), and GatherElements shapes
  * with long inner runs, ragged (indices smaller than data off the axis) or
- * not, larger than the small random cases. Bit-exact against the CPU
+ * not, larger than the small random cases, and along the last axis with
+ * rows of every length class of the lanes body. Bit-exact against the CPU
  * reference and the oracle. */
 #include "clg_test_random.h"
 
@@ -57,6 +58,15 @@ static const layout layouts[] = {
     {GE, CLG_DTYPE_STRING, 2, {3, 90}, 0, 2, {4, 80}},
     {GE, CLG_DTYPE_UINT32, 2, {2, 2000}, 0, 2, {1, 2000}},
     {GE, CLG_DTYPE_BFLOAT16, 3, {2, 600, 2}, 1, 3, {2, 700, 1}},
+    /* GatherElements along the last axis: on CPU plans the lanes body's
+     * vectors of sixteen and its one-by-one tail (rows of 5, 16, 37 and
+     * 100 elements, indices longer than the axis), and the lean body for
+     * 16-byte elements */
+    {GE, CLG_DTYPE_FLOAT, 2, {9, 37}, 1, 2, {9, 37}},
+    {GE, CLG_DTYPE_UINT8, 2, {6, 16}, -1, 2, {6, 16}},
+    {GE, CLG_DTYPE_INT16, 3, {2, 3, 5}, 2, 3, {2, 3, 5}},
+    {GE, CLG_DTYPE_DOUBLE, 2, {7, 20}, 1, 2, {5, 100}},
+    {GE, CLG_DTYPE_COMPLEX128, 2, {5, 40}, 1, 2, {5, 40}},
 };
 
 static uint64_t seed;

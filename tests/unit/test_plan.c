@@ -195,8 +195,8 @@ static void test_elements_walks(void **state)
     clg_elements_choose(&p, &plan, &pocl, &w3, 1, cpu.max_alloc, &ch);
     assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_LANES);
     assert_int_equal(ch.ahead, 2);
-    clg_problem p16 = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_COMPLEX128,
-                              2, d, CLG_DTYPE_INT64, 2, d, 1);
+    clg_problem p16 = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_COMPLEX128, 2,
+                              d, CLG_DTYPE_INT64, 2, d, 1);
     clg_gather_elements_routine.plan(&p16, &cpu, 16, &plan);
     clg_elements_choose(&p16, &plan, &pocl, &w3, 1, cpu.max_alloc, &ch);
     assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_LEAN);

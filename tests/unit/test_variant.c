@@ -323,7 +323,12 @@ static void test_impossible_combinations_are_refused(void **state)
     assert_null(clg_variant_check(&v));
     v.entry = CLG_ENTRY_ELEMENTS_UNITS;
     CLG_ASSERT_CONTAINS(clg_variant_check(&v),
-                        "only the lean bodies prefetch");
+                        "only the lean and lanes bodies prefetch");
+    v = ok;
+    v.entry = CLG_ENTRY_ELEMENTS_LANES;
+    assert_null(clg_variant_check(&v));
+    v.value[CLG_OPT_UNIT] = 16;
+    CLG_ASSERT_CONTAINS(clg_variant_check(&v), "at most 8 bytes");
 
     clg_variant g = {CLG_ENTRY_GATHER, {0}};
     g.value[CLG_OPT_INDEX_BYTES] = 4;
