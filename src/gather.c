@@ -96,6 +96,19 @@ static int gather_normed(const clg_problem *p, const clg_plan *plan,
            (uint64_t)p->out_count * p->elem_size >= (uint64_t)prm->norm * 1024;
 }
 
+/* Rows of 1 KiB or more, whole tensors, on a CPU device whose compiler
+ * takes clang's built-ins (POCL): the lean body moves 64-byte spans and
+ * prefetches each span's line of the row two indices ahead, instead of
+ * the normalising pass and the trusted body, which read no row ahead
+ * (docs/design.md, "Measured choices"). Narrower rows lost by it. */
+static int gather_prefetches_rows(clg_context *ctx, const clg_plan *plan,
+                                  int whole)
+{
+    return whole && plan->lean && plan->inner > 1 &&
+           (uint64_t)plan->inner * plan->unit >= 1024 &&
+           clg_params_entry_of(ctx)->builtins;
+}
+
 /* The entry points of a launch, by rows (inner > 1) or units, and body:
  * general, lean, trusted (normed). */
 static const clg_entry gather_entries[2][3] = {
@@ -120,6 +133,11 @@ static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
     clg_status st = clg_params_get(ctx, &prm);
     if (st != CLG_STATUS_OK)
         return st;
+    if (gather_prefetches_rows(ctx, plan, whole)) {
+        prm.unit = prm.unit > 64 ? prm.unit : 64;
+        prm.prefetch = prm.prefetch ? prm.prefetch : 2;
+        prm.norm = 0;
+    }
     clg_variant v = clg_plan_variant(entries[0], p, plan, whole);
     int span = whole ? clg_gather_span(plan, &prm) : 1;
     gather_geometry(dev, &prm, box, span, dims, &g);
