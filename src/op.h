@@ -271,6 +271,7 @@ typedef struct clg_routine {
  *   CLG_ENTRY_ELEMENTS          (c, a, o)
  *   CLG_ENTRY_ELEMENTS_UNITS    (a, o)
  *   CLG_ENTRY_ELEMENTS_LEAN     (a, o)
+ *   CLG_ENTRY_ELEMENTS_LANES    (o * ceil(n / 16) + a / 16)
  *   CLG_ENTRY_ELEMENTS_STRIPS   strip order in place
  *   CLG_ENTRY_ELEMENTS_PACKED   per pass: CLG_ENTRY_PACK_STRIPS, then it */
 typedef struct clg_elements_choice {
@@ -278,7 +279,9 @@ typedef struct clg_elements_choice {
     int64_t strip_width; /* elements per strip (strips, packed) */
     int64_t strips;      /* strips per outer row */
     int64_t chunk;       /* strips per pass (packed) */
-    unsigned ahead;      /* lean: CLG_AHEAD, rows read ahead (0 or 2) */
+    unsigned ahead;      /* lean: CLG_AHEAD, rows read ahead (0 or 2);
+                          * lanes: rows prefetched ahead where the device
+                          * compiler has clang's built-ins (2) */
 } clg_elements_choice;
 
 void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
