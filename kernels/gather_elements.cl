@@ -86,6 +86,33 @@ inline clg_off clg_ragged_offset(__global const ulong *geom, clg_off pos)
         index_base, index_len, out_base, out_len, axis_stride, outer_stride, \
         inner_stride, outer_geom, inner_geom, strip_width, strips, prefetch
 
+/* For the bodies that read data whatever the index (packed, lean, lanes):
+ * the position index value v selects on an axis of s elements, and 0 where
+ * it selects none (raise, fill), with *bad set there. Under raise it also
+ * sets the error slot: a plain store, not volatile, so that the compilers
+ * can vectorise the work-item loop around it. CLG_FILLED(bad, u) is the
+ * element such a body stores: zero where *bad under fill, else u. */
+inline ulong clg_read_position(long v, ulong s, __global int *err, int *bad)
+{
+    ulong p = clg_position(v, s);
+#if CLG_OOB == 0 || CLG_OOB == 3
+    *bad = p == s;
+#if CLG_OOB == 0
+    if (*bad)
+        err[0] = 1;
+#endif
+    return *bad ? 0 : p;
+#else
+    *bad = 0;
+    return p;
+#endif
+}
+#if CLG_OOB == 3
+#define CLG_FILLED(bad, u) ((bad) ? (clg_unit)(0) : (u))
+#else
+#define CLG_FILLED(bad, u) (u)
+#endif
+
 /* The general body: one output element at (c, a, o), every bound checked. */
 inline void clg_gather_elements_move(clg_off c, clg_off a, clg_off o,
                                      CLG_ELEMENTS_BODY_PARAMS)
@@ -197,21 +224,12 @@ __kernel void clg_gather_elements_packed(CLG_ELEMENTS_PARAMS, ulong z0)
     clg_off o = z / (clg_off)strips;
     clg_off c = (z - o * (clg_off)strips) * (clg_off)strip_width + x;
     clg_off pos = (o * (clg_off)n + a) * (clg_off)inner + c;
-    ulong v = clg_position((long)indices[pos], axis_size);
-#if CLG_OOB == 0 || CLG_OOB == 3
-    int bad = v == axis_size;
-#if CLG_OOB == 0
-    if (bad)
-        ((__global int *)err)[0] = 1;
-#endif
-    v = bad ? 0 : v;
-#endif
+    int bad;
+    ulong v = clg_read_position((long)indices[pos], axis_size,
+                                (__global int *)err, &bad);
     clg_unit u = data[((z - (clg_off)z0) * (clg_off)axis_size + (clg_off)v) *
                           (clg_off)strip_width + x];
-#if CLG_OOB == 3
-    u = bad ? (clg_unit)(0) : u;
-#endif
-    clg_store(&out[pos], u);
+    clg_store(&out[pos], CLG_FILLED(bad, u));
 }
 
 /* No branch on the work-item's position and no clamp on dimension 0 (the
@@ -234,15 +252,9 @@ __kernel void clg_gather_elements_lean(CLG_ELEMENTS_PARAMS)
     clg_off a = (clg_off)get_global_id(0);
     clg_off o = min((clg_off)get_global_id(1), (clg_off)(out_len / n) - 1);
     clg_off pos = o * (clg_off)n + a;
-    ulong v = clg_position((long)indices[pos], axis_size);
-#if CLG_OOB == 0 || CLG_OOB == 3
-    int bad = v == axis_size;
-#if CLG_OOB == 0
-    if (bad)
-        ((__global int *)err)[0] = 1; /* not volatile: vectorisable */
-#endif
-    v = bad ? 0 : v;
-#endif
+    int bad;
+    ulong v = clg_read_position((long)indices[pos], axis_size,
+                                (__global int *)err, &bad);
 #if CLG_PREFETCH
     /* Line a of the data row `prefetch` outer rows ahead, in the tensor. */
     clg_off line = min(a * (64 / CLG_UNIT), (clg_off)axis_size - 1);
@@ -259,10 +271,7 @@ __kernel void clg_gather_elements_lean(CLG_ELEMENTS_PARAMS)
     clg_unit u = data[o * (clg_off)outer_stride +
                       (clg_off)v * (clg_off)axis_stride];
 #endif
-#if CLG_OOB == 3
-    u = bad ? (clg_unit)(0) : u;
-#endif
-    clg_store(&out[pos], u);
+    clg_store(&out[pos], CLG_FILLED(bad, u));
 }
 
 /* The lanes body: work-item t = o * groups + g, with groups = ceil(n /
@@ -357,19 +366,9 @@ __kernel void clg_gather_elements_lanes(CLG_ELEMENTS_PARAMS)
     }
 #endif
     for (clg_off end = min(a + CLG_LANES, (clg_off)n); a < end; a++) {
-        ulong v = clg_position((long)indices[pos + a], axis_size);
-#if CLG_OOB == 0 || CLG_OOB == 3
-        int bad = v == axis_size;
-#if CLG_OOB == 0
-        if (bad)
-            ((__global int *)err)[0] = 1;
-#endif
-        v = bad ? 0 : v;
-#endif
-        clg_unit u = row[(int)v];
-#if CLG_OOB == 3
-        u = bad ? (clg_unit)(0) : u;
-#endif
-        out[pos + a] = u;
+        int bad;
+        ulong v = clg_read_position((long)indices[pos + a], axis_size,
+                                    (__global int *)err, &bad);
+        out[pos + a] = CLG_FILLED(bad, row[(int)v]);
     }
 }
