@@ -70,6 +70,10 @@ typedef struct clg_device_facts {
     uint64_t max_alloc; /* bytes, CLGATHER_MAX_ALLOC applied */
     size_t max_wg_size; /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
     size_t max_item_sizes[3];
+    /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, bytes; 0 where the device does not
+     * say. POCL reports the last-level cache, Intel's CPU runtime one
+     * core's L2. */
+    uint64_t cache_bytes;
 } clg_device_facts;
 
 const clg_device_facts *clg_rt_facts(const clg_context *ctx);

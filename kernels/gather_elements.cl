@@ -361,6 +361,15 @@ __kernel void clg_gather_elements_lanes(CLG_ELEMENTS_PARAMS)
 #if CLG_OOB == 3
         u = select(u, (clg_unit16)(0), CLG_CAT(convert_, CLG_UNIT16)(bad));
 #endif
+#if CLG_NT
+        /* A vector store bypassing the caches needs the vector's alignment;
+         * rows that do not give it store as below. */
+        if (((ulong)(out + pos + a) & (sizeof(clg_unit16) - 1)) == 0) {
+            __builtin_nontemporal_store(u,
+                                        (__global clg_unit16 *)(out + pos + a));
+            return;
+        }
+#endif
         vstore16(u, 0, out + pos + a);
         return;
     }

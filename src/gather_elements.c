@@ -336,6 +336,16 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
     v.value[CLG_OPT_NT] = (ch.entry == CLG_ENTRY_ELEMENTS_LEAN ||
                            ch.entry == CLG_ENTRY_ELEMENTS_PACKED) &&
                           prm.nt;
+    /* The lanes body stores its vectors non-temporally where the compiler
+     * takes clang's built-ins and `nt` says so, or the output is larger
+     * than the device's cache, so would not stay there for its reader
+     * anyway (docs/design.md, "Measured choices"). */
+    if (ch.entry == CLG_ENTRY_ELEMENTS_LANES)
+        v.value[CLG_OPT_NT] =
+            clg_params_entry_of(ctx)->builtins &&
+            (prm.nt ||
+             (dev->cache_bytes > 0 &&
+              (uint64_t)w->out_len * (uint64_t)plan->unit > dev->cache_bytes));
     if ((st = elements_kernels(ctx, &v, k)) != CLG_STATUS_OK ||
         w->call->dry) /* a warm-up: the call's kernels, built */
         return st;

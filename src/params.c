@@ -12,7 +12,7 @@
  * other CPU devices get the same values without the clang built-ins. The
  * Intel row is measured on Intel's CPU runtime 2026.2 (its vendor string:
  * POCL names the CPU's vendor, GenuineIntel, and matches the row above
- * first). The GPU rows are portable code. The last row matches every
+ * first), whose compiler is clang's and takes the built-ins too. The GPU rows are portable code. The last row matches every
  * device. */
 /* The CPU rows differ only in `small` (KiB). */
 #define CLG_CPU_PARAMS(small_kib)                                             \
@@ -22,7 +22,7 @@
     }
 const clg_params_entry clg_params_table[] = {
     {"pocl-cpu", CLG_DEVICE_TYPE_CPU, "pocl", 1, CLG_CPU_PARAMS(64)},
-    {"intel-cpu", CLG_DEVICE_TYPE_CPU, "Intel(R) Corporation", 0,
+    {"intel-cpu", CLG_DEVICE_TYPE_CPU, "Intel(R) Corporation", 1,
      CLG_CPU_PARAMS(0)},
     {"cpu", CLG_DEVICE_TYPE_CPU, "", 0, CLG_CPU_PARAMS(64)},
     {"gpu",

@@ -176,8 +176,8 @@ typedef struct clg_args {
     X(PREFETCHES, PREFETCH, ~0ull, 0x1u,                                      \
       "only the lean and lanes bodies prefetch (CLG_PREFETCH=1)")             \
     X(NT_STORES, NT, ~0ull, 0x1u,                                             \
-      "only the lean, trusted and packed bodies store non-temporally "        \
-      "(CLG_NT=1)")                                                           \
+      "only the lean, lanes, trusted and packed bodies store "                \
+      "non-temporally (CLG_NT=1)")                                            \
     X(READS_AHEAD, AHEAD, ~0ull, 0x1u,                                        \
       "only the lean GatherElements body reads rows ahead (CLG_AHEAD=2)")     \
     X(SCALAR_UNITS, UNIT, 0x116u, ~0ull,                                      \
@@ -239,7 +239,7 @@ enum { CLG_ENTRY_CONDITIONS(CLG_CONDITION_FLAG_) };
     X(ELEMENTS_LANES, GATHER_ELEMENTS, clg_gather_elements_lanes, 1,          \
       CLG_ARGS_ELEMENTS,                                                      \
       CLG_COND_WHOLE | CLG_COND_OUTER_STRIDE | CLG_COND_NO_INNER |            \
-          CLG_COND_PREFETCHES | CLG_COND_SCALAR_UNITS)                        \
+          CLG_COND_PREFETCHES | CLG_COND_SCALAR_UNITS | CLG_COND_NT_STORES)   \
     X(PACK_STRIPS, GATHER_ELEMENTS, clg_pack_strips, 3, CLG_ARGS_PACK,        \
       CLG_COND_WHOLE | CLG_COND_OUTER_STRIDE | CLG_COND_INNER_STRIDE |        \
           CLG_COND_NT_STORES)                                                 \

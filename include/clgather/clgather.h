@@ -433,10 +433,12 @@ CLG_API clg_status clg_environment_check(void);
  *                        back with one read, instead of being mapped and
  *                        unmapped where it is, 0 never.
  *  prefetch and nt other than 0 need a device compiler with clang's
- *  built-ins (the row's `builtins`, POCL). Where the row has them, Gather
- *  rows of 1 KiB or more always move at least 64 bytes per work-item,
- *  skip norm and prefetch `prefetch` positions ahead (2 when 0), and the
- *  GatherElements last-axis body prefetches two rows ahead. Parameters
+ *  built-ins (the row's `builtins`: POCL, Intel's CPU runtime). Where the
+ *  row has them, Gather rows of 1 KiB or more always move at least 64
+ *  bytes per work-item, skip norm and prefetch `prefetch` positions ahead
+ *  (2 when 0), and the GatherElements last-axis body prefetches two rows
+ *  ahead and stores non-temporally on outputs larger than the device's
+ *  global memory cache (always with nt=1). Parameters
  *  change speed only: every valid setting gives the same bytes. */
 typedef struct clg_params {
     unsigned wg, strip, pack, chunk, unit, prefetch, nt, norm, small;

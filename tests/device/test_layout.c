@@ -67,7 +67,14 @@ static const layout layouts[] = {
     {GE, CLG_DTYPE_INT16, 3, {2, 3, 5}, 2, 3, {2, 3, 5}},
     {GE, CLG_DTYPE_DOUBLE, 2, {7, 20}, 1, 2, {5, 100}},
     {GE, CLG_DTYPE_COMPLEX128, 2, {5, 40}, 1, 2, {5, 40}},
+    /* rows whose vectors of sixteen are aligned to their size where the
+     * buffers are (the lanes body's non-temporal stores) */
+    {GE, CLG_DTYPE_FLOAT, 2, {8, 64}, 1, 2, {8, 64}},
+    {GE, CLG_DTYPE_INT64, 2, {4, 48}, -1, 2, {4, 48}},
 };
+
+/* The first of the last-axis layouts above. */
+#define LAST_AXIS_FIRST (CLG_TEST_ARRAY_LEN(layouts) - 7)
 
 static uint64_t seed;
 static int quick; /* CLG_TEST_QUICK=1 (clg_test_quick) */
@@ -78,10 +85,10 @@ static const size_t offsets[][3] = {
     {0, 0, 0}, {1, 0, 0}, {0, 0, 1}, {1, 1, 1}, {3, 1, 2}, {2, 0, 3},
 };
 
-static void run_layouts(clg_context *ctx, clg_dtype idx_dtype)
+static void run_layouts(clg_context *ctx, clg_dtype idx_dtype, size_t first)
 {
     clg_test_rng rng = {seed};
-    for (size_t i = 0; i < CLG_TEST_ARRAY_LEN(layouts); i++) {
+    for (size_t i = first; i < CLG_TEST_ARRAY_LEN(layouts); i++) {
         const layout *l = &layouts[i];
         for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(offsets); k++) {
             /* CLG_TEST_QUICK=1: aligned, and one set of offsets in turn. */
@@ -127,12 +134,30 @@ static void run_layouts(clg_context *ctx, clg_dtype idx_dtype)
 
 static void test_layouts_int64(void **state)
 {
-    run_layouts(*state, CLG_DTYPE_INT64);
+    run_layouts(*state, CLG_DTYPE_INT64, 0);
 }
 
 static void test_layouts_int32(void **state)
 {
-    run_layouts(*state, CLG_DTYPE_INT32);
+    run_layouts(*state, CLG_DTYPE_INT32, 0);
+}
+
+/* The last-axis layouts with `nt=1` where the device's row has the clang
+ * built-ins: the lanes body then stores its aligned vectors
+ * non-temporally (it does so by itself only on outputs larger than the
+ * device's cache). */
+static void test_layouts_last_axis_nt(void **state)
+{
+    clg_context *ctx = *state;
+    const clg_params_entry *e = clg_context_params_entry(ctx);
+    clg_params p = e->params;
+    CLG_ASSERT_OK(ctx,
+                  clg_context_parse_params(ctx, e->builtins ? "nt=1" : "nt=0",
+                                           &p));
+    CLG_ASSERT_OK(ctx, clg_context_set_params(ctx, &p));
+    run_layouts(ctx, CLG_DTYPE_INT64, LAST_AXIS_FIRST);
+    run_layouts(ctx, CLG_DTYPE_INT32, LAST_AXIS_FIRST);
+    CLG_ASSERT_OK(ctx, clg_context_set_params(ctx, &e->params));
 }
 
 /* A bad index at the very end of a long GatherElements run and of a wide
@@ -172,6 +197,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layouts_int64),
         cmocka_unit_test(test_layouts_int32),
+        cmocka_unit_test(test_layouts_last_axis_nt),
         cmocka_unit_test(test_layouts_with_bad_index),
     };
     return CLG_RUN_DEVICE_TESTS(tests);

@@ -276,6 +276,22 @@ static void test_params_table_and_syntax(void **state)
                                           "OpenCL 3.0 (Build 0)")
                             ->name,
                         "intel-cpu");
+    /* The clang built-ins: POCL's and Intel's CPU compilers, no other. */
+    assert_int_equal(clg_params_lookup(CLG_DEVICE_TYPE_CPU, "GenuineIntel",
+                                       "OpenCL 3.0 PoCL HSTR")
+                         ->builtins,
+                     1);
+    assert_int_equal(clg_params_lookup(CLG_DEVICE_TYPE_CPU,
+                                       "Intel(R) Corporation",
+                                       "OpenCL 3.0 (Build 0)")
+                         ->builtins,
+                     1);
+    assert_int_equal(clg_params_lookup(CLG_DEVICE_TYPE_CPU, "Intel",
+                                       "OpenCL 3.0")
+                         ->builtins,
+                     0);
+    assert_int_equal(
+        clg_params_lookup(CLG_DEVICE_TYPE_GPU, "X", "Y")->builtins, 0);
     assert_string_equal(clg_params_lookup(CLG_DEVICE_TYPE_GPU,
                                           "Intel(R) Corporation",
                                           "OpenCL 3.0 NEO")
