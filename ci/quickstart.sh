@@ -51,6 +51,6 @@ done
 "$clgather" onnx-test "${tests[@]}" 2>&1
 echo
 set0="$node/test_gather_elements_negative_indices/test_data_set_0"
-echo "\$ clgather run gather-elements --data input_0.pb --indices input_1.pb --axis 0 --check"
+echo "\$ clgather run gather-elements --data $set0/input_0.pb --indices $set0/input_1.pb --axis 0 --check"
 "$clgather" run gather-elements --data "$set0/input_0.pb" \
   --indices "$set0/input_1.pb" --axis 0 --check 2>&1

@@ -227,8 +227,12 @@ __kernel void clg_gather_elements_packed(CLG_ELEMENTS_PARAMS, ulong z0)
     int bad;
     ulong v = clg_read_position((long)indices[pos], axis_size,
                                 (__global int *)err, &bad);
-    clg_unit u = data[((z - (clg_off)z0) * (clg_off)axis_size + (clg_off)v) *
-                          (clg_off)strip_width + x];
+    /* The host launches it only where a strip has at most INT_MAX
+     * elements: an int offset into the strip lets the compilers use
+     * 32-bit-indexed vector gathers (docs/design.md, "Measured choices"). */
+    __global const clg_unit *strip_base =
+        data + (z - (clg_off)z0) * (clg_off)axis_size * (clg_off)strip_width;
+    clg_unit u = strip_base[(int)v * (int)strip_width + (int)x];
     clg_store(&out[pos], CLG_FILLED(bad, u));
 }
 

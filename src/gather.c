@@ -97,7 +97,7 @@ static int gather_normed(const clg_problem *p, const clg_plan *plan,
 }
 
 /* Rows of 1 KiB or more, whole tensors, on a CPU device whose compiler
- * takes clang's built-ins (POCL): the lean body moves 64-byte spans and
+ * takes clang's built-ins (POCL, Intel's CPU runtime): the lean body moves 64-byte spans and
  * prefetches each span's line of the row two indices ahead, instead of
  * the normalising pass and the trusted body, which read no row ahead
  * (docs/design.md, "Measured choices"). Narrower rows lost by it. */
@@ -152,7 +152,7 @@ static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
     v.entry = entries[normed ? 2 : lean ? 1 : 0];
     v.value[CLG_OPT_SPAN] = (unsigned)span;
     v.value[CLG_OPT_PREFETCH] = lean && !normed && prm.prefetch > 0;
-    v.value[CLG_OPT_NT] = lean && prm.nt;
+    v.value[CLG_OPT_NT] = lean && prm.nt == 1;
     if (normed)
         v.value[CLG_OPT_INDEX_BYTES] = 4;
     /* Fill on the trusted rows body: its rows of position -1 are zeroed

@@ -130,16 +130,19 @@ void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
     uint64_t strip_bytes = (uint64_t)plan->axis_size * (uint64_t)width *
                            p->elem_size;
     /* Packed: a strip width in [width / 2, width] that divides the row, so
-     * that the packed kernels need no bound on x, and rows contiguous in
-     * data (inner stride 1), which the pack kernel reads without a stride
-     * (kernels/gather_elements.cl). */
+     * that the packed kernels need no bound on x, rows contiguous in data
+     * (inner stride 1), which the pack kernel reads without a stride, and
+     * at most INT_MAX elements a strip, which the gather addresses with an
+     * int (kernels/gather_elements.cl). */
     int64_t even = width;
     while (even > 1 && 2 * even > width && plan->inner % even != 0)
         even--;
     if (!prm->pack || !clg_entry_fits(CLG_ENTRY_PACK_STRIPS, &v) ||
         plan->inner_dims != 1 || plan->inner_stride[0] != 1 ||
         !clg_entry_fits(CLG_ENTRY_ELEMENTS_PACKED, &v) ||
-        plan->inner % even != 0 || 2 * even < width || strip_bytes > max_alloc)
+        plan->inner % even != 0 || 2 * even < width ||
+        strip_bytes > max_alloc ||
+        (uint64_t)plan->axis_size * (uint64_t)even > INT32_MAX)
         return;
     ch->entry = CLG_ENTRY_ELEMENTS_PACKED;
     ch->strip_width = even;
@@ -149,6 +152,13 @@ void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
     ch->chunk = prm->chunk && (int64_t)prm->chunk < total ? prm->chunk : total;
     if ((uint64_t)ch->chunk > max_alloc / strip_bytes)
         ch->chunk = (int64_t)(max_alloc / strip_bytes);
+}
+
+int clg_elements_lanes_nt(int builtins, unsigned nt, uint64_t out_bytes,
+                          uint64_t cache_bytes)
+{
+    return builtins && (nt == 1 || (nt == 2 && cache_bytes > 0 &&
+                                    out_bytes > cache_bytes));
 }
 
 /* The NDRange of the chosen entry over box b (packed: of its first
@@ -335,17 +345,12 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
     }
     v.value[CLG_OPT_NT] = (ch.entry == CLG_ENTRY_ELEMENTS_LEAN ||
                            ch.entry == CLG_ENTRY_ELEMENTS_PACKED) &&
-                          prm.nt;
-    /* The lanes body stores its vectors non-temporally where the compiler
-     * takes clang's built-ins and `nt` says so, or the output is larger
-     * than the device's cache, so would not stay there for its reader
-     * anyway (docs/design.md, "Measured choices"). */
+                          prm.nt == 1;
     if (ch.entry == CLG_ENTRY_ELEMENTS_LANES)
         v.value[CLG_OPT_NT] =
-            clg_params_entry_of(ctx)->builtins &&
-            (prm.nt ||
-             (dev->cache_bytes > 0 &&
-              (uint64_t)w->out_len * (uint64_t)plan->unit > dev->cache_bytes));
+            clg_elements_lanes_nt(clg_params_entry_of(ctx)->builtins, prm.nt,
+                                  (uint64_t)w->out_len * (uint64_t)plan->unit,
+                                  dev->cache_bytes);
     if ((st = elements_kernels(ctx, &v, k)) != CLG_STATUS_OK ||
         w->call->dry) /* a warm-up: the call's kernels, built */
         return st;

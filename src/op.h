@@ -288,6 +288,15 @@ void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
                          const clg_params *prm, const clg_box *box, int whole,
                          uint64_t max_alloc, clg_elements_choice *ch);
 
+/* Whether the lanes body stores its vectors non-temporally: only where
+ * the device compiler takes clang's built-ins (`builtins`), and then as
+ * `nt` says: 1 always, 2 where the output (out_bytes) is larger than the
+ * device's global memory cache (cache_bytes, 0 unknown), which it would
+ * not stay in for its reader anyway (docs/design.md, "Measured choices");
+ * 0 never. */
+int clg_elements_lanes_nt(int builtins, unsigned nt, uint64_t out_bytes,
+                          uint64_t cache_bytes);
+
 /* Units one work-item of the lean Gather rows body moves (src/gather.c):
  * the largest power of two up to 16 that divides the row and keeps
  * span * unit within the device's `unit` bytes; 1 off the lean bodies. */

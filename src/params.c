@@ -12,19 +12,20 @@
  * other CPU devices get the same values without the clang built-ins. The
  * Intel row is measured on Intel's CPU runtime 2026.2 (its vendor string:
  * POCL names the CPU's vendor, GenuineIntel, and matches the row above
- * first), whose compiler is clang's and takes the built-ins too. The GPU rows are portable code. The last row matches every
- * device. */
-/* The CPU rows differ only in `small` (KiB). */
-#define CLG_CPU_PARAMS(small_kib)                                             \
+ * first), whose compiler is clang's and takes the built-ins too. The GPU
+ * rows are portable code. The last row matches every device. */
+/* The CPU rows differ only in `nt` (2, by size, where the compiler takes
+ * the built-ins) and `small` (KiB). */
+#define CLG_CPU_PARAMS(nt_stores, small_kib)                                  \
     {                                                                         \
         .wg = 4096, .strip = 256, .pack = 1, .chunk = 4, .unit = 4,           \
-        .prefetch = 0, .nt = 0, .norm = 1024, .small = (small_kib)            \
+        .prefetch = 0, .nt = (nt_stores), .norm = 1024, .small = (small_kib)  \
     }
 const clg_params_entry clg_params_table[] = {
-    {"pocl-cpu", CLG_DEVICE_TYPE_CPU, "pocl", 1, CLG_CPU_PARAMS(64)},
+    {"pocl-cpu", CLG_DEVICE_TYPE_CPU, "pocl", 1, CLG_CPU_PARAMS(2, 64)},
     {"intel-cpu", CLG_DEVICE_TYPE_CPU, "Intel(R) Corporation", 1,
-     CLG_CPU_PARAMS(0)},
-    {"cpu", CLG_DEVICE_TYPE_CPU, "", 0, CLG_CPU_PARAMS(64)},
+     CLG_CPU_PARAMS(2, 0)},
+    {"cpu", CLG_DEVICE_TYPE_CPU, "", 0, CLG_CPU_PARAMS(0, 64)},
     {"gpu",
      CLG_DEVICE_TYPE_GPU,
      "",
@@ -123,7 +124,8 @@ static int parse_item(const char *item, size_t len, int builtins,
             (fields[f].flags & CLG_PARAM_BUILTINS)) {
             snprintf(msg, cap,
                      "\"%.*s\": %s needs a device compiler with clang's "
-                     "built-ins (POCL); this device's entry has none",
+                     "built-ins (POCL, Intel's CPU runtime); this device's "
+                     "entry has none",
                      (int)len, item, fields[f].name);
             return 0;
         }

@@ -30,7 +30,9 @@
       "Gather lean rows body: bytes one work-item moves, a power of two")     \
     X(prefetch, 0, 64, CLG_PARAM_BUILTINS,                                    \
       "lean bodies: positions prefetched ahead, 0 none")                      \
-    X(nt, 0, 1, CLG_PARAM_BUILTINS, "1: non-temporal stores of the output")   \
+    X(nt, 0, 2, CLG_PARAM_BUILTINS,                                           \
+      "non-temporal stores of the output: 0 never, 1 always, 2 by size "      \
+      "(GatherElements last-axis body, outputs larger than the cache)")       \
     X(norm, 0, 999999, 0,                                                     \
       "Gather lean bodies: normalise the indices in a pass first on outputs " \
       "of norm KiB or more, 0 never")                                         \

@@ -121,6 +121,35 @@ static void test_elements_plan_dims(void **state)
     assert_int_equal(plan.inner_dims, 0);
 }
 
+/* The lanes body's non-temporal stores: `nt` 0 never, 1 always, 2 on
+ * outputs larger than the cache; never without the built-ins. */
+static void test_lanes_nt(void **state)
+{
+    (void)state;
+    const uint64_t mib = 1 << 20;
+    assert_int_equal(clg_elements_lanes_nt(1, 2, 64 * mib, 32 * mib), 1);
+    assert_int_equal(clg_elements_lanes_nt(1, 2, 32 * mib, 32 * mib), 0);
+    assert_int_equal(clg_elements_lanes_nt(1, 2, 64 * mib, 0), 0);
+    assert_int_equal(clg_elements_lanes_nt(1, 0, 64 * mib, 32 * mib), 0);
+    assert_int_equal(clg_elements_lanes_nt(1, 1, 1024, 32 * mib), 1);
+    assert_int_equal(clg_elements_lanes_nt(0, 1, 64 * mib, 32 * mib), 0);
+    assert_int_equal(clg_elements_lanes_nt(0, 2, 64 * mib, 32 * mib), 0);
+    /* The rows with the built-ins say 2, the others 0. */
+    assert_int_equal(clg_params_lookup(CLG_DEVICE_TYPE_CPU, "GenuineIntel",
+                                       "OpenCL 3.0 PoCL HSTR")
+                         ->params.nt,
+                     2);
+    assert_int_equal(clg_params_lookup(CLG_DEVICE_TYPE_CPU,
+                                       "Intel(R) Corporation",
+                                       "OpenCL 3.0 (Build 0)")
+                         ->params.nt,
+                     2);
+    assert_int_equal(clg_params_lookup(CLG_DEVICE_TYPE_CPU, "Intel",
+                                       "OpenCL 3.0")
+                         ->params.nt,
+                     0);
+}
+
 /* The entry point of each GatherElements launch, from the device
  * parameters. */
 static void test_elements_walks(void **state)
@@ -156,6 +185,24 @@ static void test_elements_walks(void **state)
     all.chunk = 0;
     clg_elements_choose(&p, &plan, &all, &whole, 1, (uint64_t)4 << 20, &ch);
     assert_int_equal(ch.chunk, 4);
+    /* The packed gather addresses a strip with an int: strips of 2^31
+     * elements or more stay in place (an allocation limit of 1 TiB, so that
+     * only the element count decides). */
+    const int64_t big[] = {(int64_t)1 << 25, 128},
+                  fits[] = {((int64_t)1 << 25) - 1, 128};
+    p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, fits,
+                CLG_DTYPE_INT32, 2, fits, 0);
+    clg_gather_elements_routine.plan(&p, &cpu, 16, &plan);
+    clg_box wf = {0, 1, 0, fits[0], 0, 128};
+    clg_elements_choose(&p, &plan, &pocl, &wf, 1, (uint64_t)1 << 40, &ch);
+    assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_PACKED);
+    assert_int_equal(ch.strip_width, 64);
+    p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, big,
+                CLG_DTYPE_INT32, 2, big, 0);
+    clg_gather_elements_routine.plan(&p, &cpu, 16, &plan);
+    clg_box wb = {0, 1, 0, big[0], 0, 128};
+    clg_elements_choose(&p, &plan, &pocl, &wb, 1, (uint64_t)1 << 40, &ch);
+    assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_STRIPS);
     /* Rows no divisor of 64 columns in [32, 64] divides: in place. */
     const int64_t d2[] = {512, 4099};
     p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, d2,
@@ -311,7 +358,7 @@ static void test_params_table_and_syntax(void **state)
                               "prefetch=16,nt=1,norm=1024,small=64");
     static const char *const bad[] = {
         "",          "strip",         "strip=",    "strip=x",      "strip=-1",
-        "nt=2",      "wg=0",          "foo=1",     "strip=64,",    ",nt=1",
+        "nt=3",      "wg=0",          "foo=1",     "strip=64,",    ",nt=1",
         "strip=64 ", "strip=0999999", "nt=1,nt=0", "norm=1000000", "unit=3",
         "unit=48",   "small=1025"};
     for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(bad); k++)
@@ -319,7 +366,10 @@ static void test_params_table_and_syntax(void **state)
             fail_msg("CLGATHER_PARAMS=\"%s\" was accepted", bad[k]);
     assert_false(clg_params_parse("nt=1", 0, &p, msg, sizeof msg));
     CLG_ASSERT_CONTAINS(msg, "clang's built-ins");
+    assert_false(clg_params_parse("nt=2", 0, &p, msg, sizeof msg));
     assert_true(clg_params_parse("nt=0,prefetch=0", 0, &p, msg, sizeof msg));
+    assert_true(clg_params_parse("nt=2", 1, &p, msg, sizeof msg));
+    assert_int_equal(p.nt, 2);
 }
 
 /* The pieces of a plan cover the output once, in order, and each reads
@@ -407,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_gather_plan_units_and_offsets),
         cmocka_unit_test(test_elements_plan_dims),
         cmocka_unit_test(test_elements_walks),
+        cmocka_unit_test(test_lanes_nt),
         cmocka_unit_test(test_gather_spans),
         cmocka_unit_test(test_params_table_and_syntax),
         cmocka_unit_test(test_pieces_cover_the_output_once),
