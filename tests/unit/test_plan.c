@@ -188,21 +188,20 @@ static void test_elements_walks(void **state)
     /* The packed gather addresses a strip with an int: strips of 2^31
      * elements or more stay in place (an allocation limit of 1 TiB, so that
      * only the element count decides). */
-    const int64_t big[] = {(int64_t)1 << 25, 128},
-                  fits[] = {((int64_t)1 << 25) - 1, 128};
-    p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, fits,
-                CLG_DTYPE_INT32, 2, fits, 0);
-    clg_gather_elements_routine.plan(&p, &cpu, 16, &plan);
-    clg_box wf = {0, 1, 0, fits[0], 0, 128};
-    clg_elements_choose(&p, &plan, &pocl, &wf, 1, (uint64_t)1 << 40, &ch);
-    assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_PACKED);
-    assert_int_equal(ch.strip_width, 64);
-    p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, big,
-                CLG_DTYPE_INT32, 2, big, 0);
-    clg_gather_elements_routine.plan(&p, &cpu, 16, &plan);
-    clg_box wb = {0, 1, 0, big[0], 0, 128};
-    clg_elements_choose(&p, &plan, &pocl, &wb, 1, (uint64_t)1 << 40, &ch);
-    assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_STRIPS);
+    for (int64_t rows = ((int64_t)1 << 25) - 1; rows <= (int64_t)1 << 25;
+         rows++) {
+        const int64_t shape[] = {rows, 128};
+        p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, shape,
+                    CLG_DTYPE_INT32, 2, shape, 0);
+        clg_gather_elements_routine.plan(&p, &cpu, 16, &plan);
+        clg_box box = {0, 1, 0, rows, 0, 128};
+        clg_elements_choose(&p, &plan, &pocl, &box, 1, (uint64_t)1 << 40, &ch);
+        /* 64 columns a strip: (2^25 - 1) * 64 <= INT_MAX < 2^25 * 64. */
+        assert_int_equal(ch.entry, rows < (int64_t)1 << 25
+                                       ? CLG_ENTRY_ELEMENTS_PACKED
+                                       : CLG_ENTRY_ELEMENTS_STRIPS);
+        assert_int_equal(ch.strip_width, 64);
+    }
     /* Rows no divisor of 64 columns in [32, 64] divides: in place. */
     const int64_t d2[] = {512, 4099};
     p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, d2,
