@@ -889,8 +889,9 @@ CLG_API clg_status clg_enqueue_gather_elements_ex(
  *  1,024 error slots for the next batch; POCL 3.1 keeps the freed events
  *  and commands in its own free lists (50 to 90% of the peak stays
  *  resident after 200,000 operations) and reuses them, so the memory is
- *  bounded by the largest batch: after a second batch of 200,000 and its
- *  finish, the process is within 32 MB of the first batch's peak. Until
+ *  bounded by the largest batch: through three batches of 200,000, each
+ *  with its finish, the process stays within one batch at 2 KB per
+ *  operation (410 MB) of where it started. Until
  *  its kernels have run, a Gather on a CPU device with 1 MiB of output or
  *  more also holds a device temporary of 4 bytes per index (see
  *  clg_gather), and a GatherElements off the last axis its packed strips
