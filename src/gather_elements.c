@@ -133,7 +133,11 @@ void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
      * that the packed kernels need no bound on x, rows contiguous in data
      * (inner stride 1), which the pack kernel reads without a stride, and
      * at most INT_MAX elements a strip, which the gather addresses with an
-     * int (kernels/gather_elements.cl). */
+     * int (kernels/gather_elements.cl). And the gather reads at least a
+     * quarter of the strip's rows (4n >= s): the pack reads and writes all
+     * s of them, and the packed walk measured about 4x faster a row than
+     * strips in place (docs/design.md, "Measured choices"); 16 rows of a
+     * 2^21-row axis took 135 ms packed against 0.12 in place. */
     int64_t even = width;
     while (even > 1 && 2 * even > width && plan->inner % even != 0)
         even--;
@@ -141,7 +145,7 @@ void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
         plan->inner_dims != 1 || plan->inner_stride[0] != 1 ||
         !clg_entry_fits(CLG_ENTRY_ELEMENTS_PACKED, &v) ||
         plan->inner % even != 0 || 2 * even < width ||
-        strip_bytes > max_alloc ||
+        strip_bytes > max_alloc || 4 * plan->n < plan->axis_size ||
         (uint64_t)plan->axis_size * (uint64_t)even > INT32_MAX)
         return;
     ch->entry = CLG_ENTRY_ELEMENTS_PACKED;

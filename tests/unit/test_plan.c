@@ -202,6 +202,18 @@ static void test_elements_walks(void **state)
                                        : CLG_ENTRY_ELEMENTS_STRIPS);
         assert_int_equal(ch.strip_width, 64);
     }
+    /* The gather reads fewer than a quarter of the axis's rows: the pack
+     * would read them all, so strips in place; a quarter packs. */
+    for (int64_t n = 1023; n <= 1024; n++) {
+        const int64_t dq[] = {4096, 4096}, iq[] = {n, 4096};
+        p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, dq,
+                    CLG_DTYPE_INT32, 2, iq, 0);
+        clg_gather_elements_routine.plan(&p, &cpu, 16, &plan);
+        clg_box box = {0, 1, 0, n, 0, 4096};
+        clg_elements_choose(&p, &plan, &pocl, &box, 1, cpu.max_alloc, &ch);
+        assert_int_equal(ch.entry, n < 1024 ? CLG_ENTRY_ELEMENTS_STRIPS
+                                            : CLG_ENTRY_ELEMENTS_PACKED);
+    }
     /* Rows no divisor of 64 columns in [32, 64] divides: in place. */
     const int64_t d2[] = {512, 4099};
     p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, d2,
