@@ -67,6 +67,11 @@ typedef struct clg_cached_kernel {
 /* Kernels remembered by binary key (host/program.c). */
 #define CLG_MEMO_ENTRIES 32
 
+/* Kernels whose scalar arguments are remembered, and the arguments of
+ * each, by index (host/launch.c). */
+#define CLG_ARG_MEMO_KERNELS 32
+#define CLG_ARG_MEMO_ARGS 32
+
 /* A built program, keyed by its files and build options. */
 typedef struct clg_cached_program {
     char *key; /* "file;file;...|options", owned */
@@ -163,6 +168,15 @@ struct clg_context {
         cl_kernel kernel;
     } memo[CLG_MEMO_ENTRIES];
     size_t memo_next; /* the entry the next store replaces */
+
+    /* The scalar arguments each kernel holds, so that a launch sets only
+     * those that changed (host/launch.c); under launch_lock. */
+    struct clg_arg_memo {
+        cl_kernel kernel;
+        uint32_t known; /* bit i: value[i] is what argument i holds */
+        uint64_t value[CLG_ARG_MEMO_ARGS];
+    } arg_memo[CLG_ARG_MEMO_KERNELS];
+    size_t arg_memo_next; /* the entry a new kernel replaces */
 
     cl_mem sink; /* the UNCHECKED calls' slot, never read */
     clg_epoch epoch;

@@ -6,23 +6,57 @@
 #include "context.h"
 
 #include <stdio.h>
+#include <string.h>
 
-/* Sets args[0 .. count-1] in order, stopping at the first failure. */
+/* The memo of `k`'s scalar arguments, taken over from the oldest kernel
+ * when `k` has none yet. Under launch_lock. */
+static struct clg_arg_memo *arg_memo(clg_context *ctx, cl_kernel k)
+{
+    for (size_t i = 0; i < CLG_ARG_MEMO_KERNELS; i++)
+        if (ctx->arg_memo[i].kernel == k)
+            return &ctx->arg_memo[i];
+    struct clg_arg_memo *m = &ctx->arg_memo[ctx->arg_memo_next];
+    ctx->arg_memo_next = (ctx->arg_memo_next + 1) % CLG_ARG_MEMO_KERNELS;
+    m->kernel = k;
+    m->known = 0;
+    return m;
+}
+
+/* Sets args[0 .. count-1] in order, stopping at the first failure. A
+ * kernel keeps its arguments between launches (OpenCL 1.2, 5.7.2), so a
+ * scalar it already holds is not set again: repeated calls on one shape
+ * set only their buffers. Buffers are always set: a released cl_mem's
+ * handle may come back as a new buffer's (docs/design.md, section 12,
+ * "Cost per call"). */
 static clg_status set_args(clg_context *ctx, cl_kernel k,
                            const clg_rt_arg *args, size_t count)
 {
+    struct clg_arg_memo *m = arg_memo(ctx, k);
     for (size_t i = 0; i < count; i++) {
+        uint64_t bits = 0;
+        int memo = args[i].scalar && i < CLG_ARG_MEMO_ARGS &&
+                   args[i].size <= sizeof bits;
+        if (memo) {
+            memcpy(&bits, args[i].value, args[i].size);
+            if ((m->known >> i & 1u) && m->value[i] == bits)
+                continue;
+        }
         cl_int err = args[i].size == 0
                          ? clg_rt_set_svm_arg(k, (cl_uint)i, args[i].value)
                          : clSetKernelArg(k, (cl_uint)i, args[i].size,
                                           args[i].value);
         if (err != CL_SUCCESS) {
             char call[48];
+            m->known = 0;
             snprintf(call, sizeof call, "%s(%zu)",
                      args[i].size == 0 ? "clSetKernelArgSVMPointer"
                                        : "clSetKernelArg",
                      i);
             return clg_fail_cl(ctx, err, call);
+        }
+        if (memo) {
+            m->value[i] = bits;
+            m->known |= 1u << i;
         }
     }
     return CLG_STATUS_OK;
@@ -30,7 +64,8 @@ static clg_status set_args(clg_context *ctx, cl_kernel k,
 
 clg_rt_arg clg_rt_mem_arg(const cl_mem *buf, const void *svm)
 {
-    return svm ? (clg_rt_arg){0, svm} : (clg_rt_arg){sizeof(cl_mem), buf};
+    return svm ? (clg_rt_arg){0, svm, 0}
+               : (clg_rt_arg){sizeof(cl_mem), buf, 0};
 }
 
 /* Enqueues the range in launches that respect the device's grid limit:

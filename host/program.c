@@ -247,6 +247,7 @@ void clg_programs_release(clg_context *ctx)
     }
     free(ctx->programs);
     memset(ctx->memo, 0, sizeof ctx->memo);
+    memset(ctx->arg_memo, 0, sizeof ctx->arg_memo);
     ctx->programs = NULL;
     ctx->program_count = ctx->program_capacity = 0;
 }

@@ -331,7 +331,16 @@ void clg_rt_kernel_memo_store(clg_context *ctx, const void *key, size_t len,
 typedef struct clg_rt_arg {
     size_t size;
     const void *value;
+    /* 1: a scalar of at most 8 bytes (never a cl_mem), which a launch
+     * skips setting when the kernel already holds the same bytes
+     * (CLG_RT_SCALAR; docs/design.md, section 12, "Cost per call"). */
+    int scalar;
 } clg_rt_arg;
+
+/* The argument of scalar variable `v` (an lvalue of at most 8 bytes). */
+#define CLG_RT_SCALAR(v) ((clg_rt_arg){sizeof(v), &(v), 1})
+/* The argument of cl_mem variable `m`: set at every launch. */
+#define CLG_RT_BUFFER(m) ((clg_rt_arg){sizeof(cl_mem), &(m), 0})
 
 /* The argument of a tensor: its SVM address where `svm` is not NULL, else
  * the buffer *buf. */

@@ -116,10 +116,10 @@ clg_status clg_index_pass(clg_rt_call *c, const clg_problem *p,
     cl_ulong count = (cl_ulong)p->index_count, s = (cl_ulong)p->axis_size;
     clg_args a = {{{0}}};
     a.at[CLG_ARG_INDICES] = indices;
-    a.at[CLG_ARG_ERR] = (clg_rt_arg){sizeof(cl_mem), &c->err};
-    a.at[CLG_ARG_NORMED] = (clg_rt_arg){sizeof(cl_mem), &normed};
-    a.at[CLG_ARG_COUNT] = (clg_rt_arg){sizeof count, &count};
-    a.at[CLG_ARG_AXIS_SIZE] = (clg_rt_arg){sizeof s, &s};
+    a.at[CLG_ARG_ERR] = CLG_RT_BUFFER(c->err);
+    a.at[CLG_ARG_NORMED] = CLG_RT_BUFFER(normed);
+    a.at[CLG_ARG_COUNT] = CLG_RT_SCALAR(count);
+    a.at[CLG_ARG_AXIS_SIZE] = CLG_RT_SCALAR(s);
     /* The check kernel takes CLG_CHECK_SPAN (16) values per work-item. */
     size_t items = normed ? (size_t)p->index_count
                           : (size_t)((p->index_count + 15) / 16);

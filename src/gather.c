@@ -185,7 +185,7 @@ static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
     cl_ulong ahead = prm.prefetch;
     clg_args a = {{{0}}};
     clg_base_args(plan, &wn, &sc, &a);
-    a.at[CLG_ARG_PREFETCH] = (clg_rt_arg){sizeof ahead, &ahead};
+    a.at[CLG_ARG_PREFETCH] = CLG_RT_SCALAR(ahead);
     st = clg_entry_launch(w->call, v.entry, k, &a, &g);
     if (st == CLG_STATUS_OK && fill_rows) {
         clg_geometry gf;

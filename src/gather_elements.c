@@ -231,19 +231,15 @@ static void elements_args(const clg_plan *plan, const clg_params *prm,
                                             : 0;
     x->strip_width = (cl_ulong)ch->strip_width;
     x->strips = (cl_ulong)ch->strips;
-    a->at[CLG_ARG_AXIS_STRIDE] = (clg_rt_arg){sizeof x->axis_stride,
-                                              &x->axis_stride};
-    a->at[CLG_ARG_OUTER_STRIDE] = (clg_rt_arg){sizeof x->outer_stride,
-                                               &x->outer_stride};
-    a->at[CLG_ARG_INNER_STRIDE] = (clg_rt_arg){sizeof x->inner_stride,
-                                               &x->inner_stride};
-    a->at[CLG_ARG_OUTER_GEOM] = (clg_rt_arg){sizeof(cl_mem), &x->outer_geom};
-    a->at[CLG_ARG_INNER_GEOM] = (clg_rt_arg){sizeof(cl_mem), &x->inner_geom};
-    a->at[CLG_ARG_STRIP_WIDTH] = (clg_rt_arg){sizeof x->strip_width,
-                                              &x->strip_width};
-    a->at[CLG_ARG_STRIPS] = (clg_rt_arg){sizeof x->strips, &x->strips};
-    a->at[CLG_ARG_PREFETCH] = (clg_rt_arg){sizeof x->prefetch, &x->prefetch};
-    a->at[CLG_ARG_Z0] = (clg_rt_arg){sizeof x->z0, &x->z0};
+    a->at[CLG_ARG_AXIS_STRIDE] = CLG_RT_SCALAR(x->axis_stride);
+    a->at[CLG_ARG_OUTER_STRIDE] = CLG_RT_SCALAR(x->outer_stride);
+    a->at[CLG_ARG_INNER_STRIDE] = CLG_RT_SCALAR(x->inner_stride);
+    a->at[CLG_ARG_OUTER_GEOM] = CLG_RT_BUFFER(x->outer_geom);
+    a->at[CLG_ARG_INNER_GEOM] = CLG_RT_BUFFER(x->inner_geom);
+    a->at[CLG_ARG_STRIP_WIDTH] = CLG_RT_SCALAR(x->strip_width);
+    a->at[CLG_ARG_STRIPS] = CLG_RT_SCALAR(x->strips);
+    a->at[CLG_ARG_PREFETCH] = CLG_RT_SCALAR(x->prefetch);
+    a->at[CLG_ARG_Z0] = CLG_RT_SCALAR(x->z0);
 }
 
 /* The kernels of a launch: the walk's (k[0]), and for the packed walk
@@ -279,8 +275,8 @@ static clg_status packed_passes(clg_context *ctx, clg_rt_call *call,
     size_t bytes = (size_t)ch->chunk * (size_t)plan->axis_size *
                    (size_t)ch->strip_width * p->elem_size;
     clg_status st = clg_rt_call_temp(call, bytes, &pack_buf);
-    pa.at[CLG_ARG_PACK] = (clg_rt_arg){sizeof(cl_mem), &pack_buf};
-    a->at[CLG_ARG_DATA] = (clg_rt_arg){sizeof(cl_mem), &pack_buf};
+    pa.at[CLG_ARG_PACK] = CLG_RT_BUFFER(pack_buf);
+    a->at[CLG_ARG_DATA] = CLG_RT_BUFFER(pack_buf);
     for (int64_t z0 = 0; z0 < total && st == CLG_STATUS_OK; z0 += ch->chunk) {
         int64_t count = total - z0 < ch->chunk ? total - z0 : ch->chunk;
         size_t origin[3] = {0, 0, (size_t)z0};

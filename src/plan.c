@@ -81,14 +81,13 @@ void clg_base_args(const clg_plan *plan, const clg_windows *w,
     a->at[CLG_ARG_DATA] = clg_rt_mem_arg(&w->data, w->data_svm);
     a->at[CLG_ARG_INDICES] = clg_rt_mem_arg(&w->indices, w->indices_svm);
     a->at[CLG_ARG_OUT] = clg_rt_mem_arg(&w->output, w->output_svm);
-    a->at[CLG_ARG_ERR] = (clg_rt_arg){sizeof(cl_mem), &w->call->err};
-    a->at[CLG_ARG_N] = (clg_rt_arg){sizeof sc->n, &sc->n};
-    a->at[CLG_ARG_AXIS_SIZE] = (clg_rt_arg){sizeof sc->axis_size,
-                                            &sc->axis_size};
-    a->at[CLG_ARG_INNER] = (clg_rt_arg){sizeof sc->inner, &sc->inner};
+    a->at[CLG_ARG_ERR] = CLG_RT_BUFFER(w->call->err);
+    a->at[CLG_ARG_N] = CLG_RT_SCALAR(sc->n);
+    a->at[CLG_ARG_AXIS_SIZE] = CLG_RT_SCALAR(sc->axis_size);
+    a->at[CLG_ARG_INNER] = CLG_RT_SCALAR(sc->inner);
     for (int i = 0; i < 6; i++) {
         sc->win[i] = (cl_ulong)win[i];
-        a->at[window_args[i]] = (clg_rt_arg){sizeof sc->win[i], &sc->win[i]};
+        a->at[window_args[i]] = CLG_RT_SCALAR(sc->win[i]);
     }
 }
 

@@ -643,6 +643,95 @@ static void test_trusted_gather_bodies(void **state)
     free(idx32);
 }
 
+/* A kernel keeps its scalar arguments between launches and the library
+ * sets only those that changed; buffers are set every time. Calls that
+ * alternate two shapes, and repeat one shape into another output buffer,
+ * all enqueued before one finish, each deliver their own result: data A
+ * [6, 4] = 0 .. 23 and B [3, 4] = 100 .. 111, Gather on axis 0, then
+ * GatherElements on axis 1 the same way. */
+static void test_arguments_between_calls(void **state)
+{
+    clg_context *ctx = *state;
+    cl_command_queue q = clg_context_cl_queue(ctx);
+    float ha[24], hb[12];
+    for (int i = 0; i < 24; i++)
+        ha[i] = (float)i;
+    for (int i = 0; i < 12; i++)
+        hb[i] = (float)(100 + i);
+    const int64_t sa[2] = {6, 4}, sb[2] = {3, 4}, s1[1] = {2}, s2[1] = {3},
+                  o1[2] = {2, 4}, o2[2] = {3, 4};
+    const int64_t i1[2] = {5, 0}, i2[3] = {1, -2, 0};
+    const int32_t e1[8] = {3, 0, 1, 2, 0, 0, 3, -1},
+                  e2[12] = {1, 1, 0, 0, 2, 3, 2, 3, -4, 0, 1, 3};
+    static const float want_g1[8] = {20, 21, 22, 23, 0, 1, 2, 3};
+    static const float want_g2[12] = {104, 105, 106, 107, 104, 105,
+                                      106, 107, 100, 101, 102, 103};
+    static const float want_e1[8] = {3, 0, 1, 2, 4, 4, 7, 7};
+    static const float want_e2[12] = {101, 101, 100, 100, 106, 107,
+                                      106, 107, 108, 108, 109, 111};
+    cl_mem a = clg_test_buffer(ctx, ha, sizeof ha);
+    cl_mem b = clg_test_buffer(ctx, hb, sizeof hb);
+    cl_mem bi1 = clg_test_buffer(ctx, i1, sizeof i1);
+    cl_mem bi2 = clg_test_buffer(ctx, i2, sizeof i2);
+    cl_mem be1 = clg_test_buffer(ctx, e1, sizeof e1);
+    cl_mem be2 = clg_test_buffer(ctx, e2, sizeof e2);
+    cl_mem out[8];
+    for (int i = 0; i < 8; i++)
+        out[i] = clg_test_buffer(ctx, NULL, 12 * sizeof(float));
+    clg_cl_tensor ta = {CLG_DTYPE_FLOAT, 2, sa, a},
+                  tb = {CLG_DTYPE_FLOAT, 2, sb, b},
+                  ti1 = {CLG_DTYPE_INT64, 1, s1, bi1},
+                  ti2 = {CLG_DTYPE_INT64, 1, s2, bi2},
+                  te1 = {CLG_DTYPE_INT32, 2, o1, be1},
+                  te2 = {CLG_DTYPE_INT32, 2, o2, be2};
+    /* Gather A, B, A, A (another output), then GatherElements the same. */
+    const clg_cl_tensor *data[8] = {&ta, &tb, &ta, &ta, &ta, &tb, &ta, &ta};
+    const clg_cl_tensor *idx[8] = {&ti1, &ti2, &ti1, &ti1,
+                                   &te1, &te2, &te1, &te1};
+    const float *want[8] = {want_g1, want_g2, want_g1, want_g1,
+                            want_e1, want_e2, want_e1, want_e1};
+    for (int i = 0; i < 8; i++) {
+        const int64_t *oshape = data[i] == &ta ? o1 : o2;
+        clg_cl_tensor to = {CLG_DTYPE_FLOAT, 2, oshape, out[i]};
+        CLG_ASSERT_OK(ctx,
+                      i < 4 ? clg_enqueue_gather(ctx, NULL, data[i], idx[i], 0,
+                                                 &to, 0, NULL, NULL)
+                            : clg_enqueue_gather_elements(ctx, NULL, data[i],
+                                                          idx[i], 1, &to, 0,
+                                                          NULL, NULL));
+    }
+    CLG_ASSERT_OK(ctx, clg_context_finish(ctx));
+    for (int i = 0; i < 8; i++) {
+        size_t n = data[i] == &ta ? 8 : 12;
+        float got[12], ref[12];
+        const int64_t *oshape = data[i] == &ta ? o1 : o2;
+        clg_tensor hd = {CLG_DTYPE_FLOAT, 2, data[i]->shape,
+                         data[i] == &ta ? (void *)ha : (void *)hb};
+        clg_tensor hi = {idx[i]->dtype, idx[i]->rank, idx[i]->shape,
+                         i < 4 ? (data[i] == &ta ? (void *)i1 : (void *)i2)
+                               : (data[i] == &ta ? (void *)e1 : (void *)e2)};
+        clg_tensor ho = {CLG_DTYPE_FLOAT, 2, oshape, ref};
+        assert_int_equal(clEnqueueReadBuffer(q, out[i], CL_TRUE, 0,
+                                             n * sizeof(float), got, 0, NULL,
+                                             NULL),
+                         CL_SUCCESS);
+        CLG_ASSERT_OK(NULL, i < 4
+                                ? clg_reference_gather(NULL, &hd, &hi, 0, &ho)
+                                : clg_reference_gather_elements(NULL, &hd, &hi,
+                                                                1, &ho));
+        CLG_ASSERT_BYTES(ref, want[i], n * sizeof(float), 4, "reference");
+        CLG_ASSERT_BYTES(got, want[i], n * sizeof(float), 4, "device");
+    }
+    for (int i = 0; i < 8; i++)
+        clReleaseMemObject(out[i]);
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+    clReleaseMemObject(bi1);
+    clReleaseMemObject(bi2);
+    clReleaseMemObject(be1);
+    clReleaseMemObject(be2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -655,6 +744,7 @@ int main(void)
         cmocka_unit_test(test_validation_mode),
         cmocka_unit_test(test_validate_environment),
         cmocka_unit_test(test_trusted_gather_bodies),
+        cmocka_unit_test(test_arguments_between_calls),
     };
     return CLG_RUN_DEVICE_TESTS(tests);
 }

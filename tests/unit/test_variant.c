@@ -204,12 +204,12 @@ static void test_arguments_follow_the_row(void **state)
     clg_args a = {{{0}}};
     clg_rt_arg out[CLG_ARG_END];
     size_t n = 0;
-    a.at[CLG_ARG_AXIS_SIZE] = (clg_rt_arg){sizeof s, &s};
-    a.at[CLG_ARG_COUNT] = (clg_rt_arg){sizeof count, &count};
-    a.at[CLG_ARG_ERR] = (clg_rt_arg){sizeof err, &err};
+    a.at[CLG_ARG_AXIS_SIZE] = CLG_RT_SCALAR(s);
+    a.at[CLG_ARG_COUNT] = CLG_RT_SCALAR(count);
+    a.at[CLG_ARG_ERR] = CLG_RT_BUFFER(err);
     assert_false(clg_entry_args(CLG_ENTRY_CHECK_INDICES, &a, out, CLG_ARG_END,
                                 &n));
-    a.at[CLG_ARG_INDICES] = (clg_rt_arg){sizeof idx, &idx};
+    a.at[CLG_ARG_INDICES] = CLG_RT_BUFFER(idx);
     assert_true(clg_entry_args(CLG_ENTRY_CHECK_INDICES, &a, out, CLG_ARG_END,
                                &n));
     assert_int_equal(n, 4);
@@ -217,6 +217,8 @@ static void test_arguments_follow_the_row(void **state)
     assert_ptr_equal(out[1].value, &err);
     assert_ptr_equal(out[2].value, &count);
     assert_ptr_equal(out[3].value, &s);
+    assert_int_equal(out[0].scalar, 0); /* buffers are set every launch */
+    assert_int_equal(out[2].scalar, 1);
     assert_false(clg_entry_args(CLG_ENTRY_CHECK_INDICES, &a, out, 3, &n));
     assert_false(clg_entry_args(CLG_ENTRY_NORMALIZE_INDICES, &a, out,
                                 CLG_ARG_END, &n));
