@@ -196,7 +196,7 @@ static const tune_field tune_fields[] = {
     {offsetof(clg_params, chunk), 0, {0, 1, 2, 4, 8}, 5},
     {offsetof(clg_params, unit), 0, {4, 16, 64}, 3},
     {offsetof(clg_params, prefetch), 1, {0, 1, 2, 4, 16}, 5},
-    {offsetof(clg_params, nt), 1, {0, 1, 2}, 3},
+    {offsetof(clg_params, nt), 1, {0, 1, 2, 3}, 4},
     {offsetof(clg_params, norm), 0, {0, 1, 1024, 16384}, 4},
 };
 

@@ -92,6 +92,33 @@ clg_status clg_rt_publish(clg_rt_call *c, cl_mem buf, size_t bytes)
     return clg_rt_call_enqueued(c, ev, "clEnqueueUnmapMemObject(output)");
 }
 
+/* Largest power of two dividing `a`, at most 4096. */
+static size_t alignment_of(uintptr_t a)
+{
+    a |= 4096;
+    return (size_t)(a & (~a + 1));
+}
+
+size_t clg_rt_mem_alignment(clg_context *ctx, cl_mem buf, const void *svm)
+{
+    cl_mem_flags flags = 0;
+    void *host = NULL;
+    if (svm)
+        return alignment_of((uintptr_t)svm);
+    if (!buf || clGetMemObjectInfo(buf, CL_MEM_FLAGS, sizeof flags, &flags,
+                                   NULL) != CL_SUCCESS)
+        return 1;
+    if (!(flags & CL_MEM_USE_HOST_PTR)) {
+        size_t base = clg_rt_facts(ctx)->base_align;
+        return base > 0 ? alignment_of(base) : 1;
+    }
+    if (clGetMemObjectInfo(buf, CL_MEM_HOST_PTR, sizeof host, &host, NULL) !=
+            CL_SUCCESS ||
+        !host)
+        return 1;
+    return alignment_of((uintptr_t)host);
+}
+
 clg_status clg_rt_check_buffer(clg_context *ctx, const char *what, cl_mem buf,
                                uint64_t bytes)
 {

@@ -44,6 +44,7 @@ static clg_status query_device(clg_context *ctx)
                         sizeof align_bits, &align_bits, NULL) != CL_SUCCESS)
         align_bits = 4096; /* the largest any device reports */
     ctx->slot_stride = align_bits / 8 < 8 ? 8 : align_bits / 8;
+    f->base_align = align_bits / 8;
     cl_ulong cache = 0;
     if (clGetDeviceInfo(ctx->device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE,
                         sizeof cache, &cache, NULL) != CL_SUCCESS)

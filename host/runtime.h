@@ -74,6 +74,9 @@ typedef struct clg_device_facts {
      * say. POCL reports the last-level cache, Intel's CPU runtime one
      * core's L2. */
     uint64_t cache_bytes;
+    /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes: every buffer that does not
+     * use a host pointer starts on it; 0 where the device does not say. */
+    size_t base_align;
 } clg_device_facts;
 
 const clg_device_facts *clg_rt_facts(const clg_context *ctx);
@@ -293,6 +296,14 @@ clg_status clg_rt_download(clg_rt_call *c, cl_mem buf, void *host,
  * caller's memory (a map and unmap: a no-op where memory is truly shared,
  * a copy on implementations that keep a device copy). */
 clg_status clg_rt_publish(clg_rt_call *c, cl_mem buf, size_t bytes);
+
+/* The alignment, in bytes (a power of two, at most 4096), that the
+ * kernels see for the memory a launch takes: `svm`'s where it is not NULL,
+ * else buf's, where the device address of a buffer is known only from its
+ * host pointer (CL_MEM_USE_HOST_PTR; a sub-buffer's includes its origin,
+ * OpenCL 1.2 section 5.4.5) or the device's base alignment. 1 where a
+ * query fails: the answer only ever enables a faster store. */
+size_t clg_rt_mem_alignment(clg_context *ctx, cl_mem buf, const void *svm);
 
 /* Checks a caller's buffer for a tensor of `bytes` bytes: present when
  * bytes > 0, of this context's cl_context, and large enough. `what` names

@@ -109,6 +109,17 @@ static int gather_prefetches_rows(clg_context *ctx, const clg_plan *plan,
            clg_params_entry_of(ctx)->builtins;
 }
 
+int clg_gather_nt(int builtins, unsigned nt, int single, size_t span_bytes,
+                  size_t out_align, uint64_t out_bytes, uint64_t cache_bytes)
+{
+    if (!builtins || nt == 0 || nt == 2)
+        return 0;
+    if (single)
+        return nt == 1;
+    return out_align >= span_bytes &&
+           (nt == 1 || (cache_bytes > 0 && out_bytes > cache_bytes / 2));
+}
+
 /* The entry points of a launch, by rows (inner > 1) or units, and body:
  * general, lean, trusted (normed). */
 static const clg_entry gather_entries[2][3] = {
@@ -152,7 +163,18 @@ static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
     v.entry = entries[normed ? 2 : lean ? 1 : 0];
     v.value[CLG_OPT_SPAN] = (unsigned)span;
     v.value[CLG_OPT_PREFETCH] = lean && !normed && prm.prefetch > 0;
-    v.value[CLG_OPT_NT] = lean && prm.nt == 1;
+    /* Non-temporal stores (clg_gather_nt); a span's needs the output's
+     * alignment, asked of the runtime only when the rest allows them (a
+     * warm-up, which may have no output, builds the aligned variant). */
+    uint64_t out_bytes = (uint64_t)w->out_len * plan->unit;
+    int builtins = clg_params_entry_of(ctx)->builtins;
+    size_t span_bytes = (size_t)span * plan->unit;
+    v.value[CLG_OPT_NT] =
+        lean &&
+        clg_gather_nt(builtins, prm.nt, span == 1, span_bytes, span_bytes,
+                      out_bytes, dev->cache_bytes) &&
+        (span == 1 || w->call->dry ||
+         clg_rt_mem_alignment(ctx, w->output, w->output_svm) >= span_bytes);
     if (normed)
         v.value[CLG_OPT_INDEX_BYTES] = 4;
     /* Fill on the trusted rows body: its rows of position -1 are zeroed

@@ -161,7 +161,7 @@ void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
 int clg_elements_lanes_nt(int builtins, unsigned nt, uint64_t out_bytes,
                           uint64_t cache_bytes)
 {
-    return builtins && (nt == 1 || (nt == 2 && cache_bytes > 0 &&
+    return builtins && (nt == 1 || (nt >= 2 && cache_bytes > 0 &&
                                     out_bytes > cache_bytes));
 }
 

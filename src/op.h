@@ -290,10 +290,20 @@ void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
 
 /* Whether the lanes body stores its vectors non-temporally: only where
  * the device compiler takes clang's built-ins (`builtins`), and then as
- * `nt` says: 1 always, 2 where the output (out_bytes) is larger than the
- * device's global memory cache (cache_bytes, 0 unknown), which it would
- * not stay in for its reader anyway (docs/design.md, "Measured choices");
- * 0 never. */
+ * `nt` says: 1 always, 2 or 3 where the output (out_bytes) is larger than
+ * the device's global memory cache (cache_bytes, 0 unknown), which it
+ * would not stay in for its reader anyway (docs/design.md, "Measured
+ * choices"); 0 never. */
+/* Whether a lean Gather body stores non-temporally, moving `span_bytes`
+ * a work-item (CLG_SPAN units) into an output of out_bytes whose base is
+ * aligned to out_align bytes: only with `builtins`; units (span_bytes of
+ * one unit, `single`) where `nt` is 1; spans, whose store is one vector
+ * and so needs the output aligned to span_bytes, where `nt` is 1, or 3
+ * and the call moves more than the cache holds (the output and the rows
+ * it reads: twice out_bytes > cache_bytes, 0 unknown). */
+int clg_gather_nt(int builtins, unsigned nt, int single, size_t span_bytes,
+                  size_t out_align, uint64_t out_bytes, uint64_t cache_bytes);
+
 int clg_elements_lanes_nt(int builtins, unsigned nt, uint64_t out_bytes,
                           uint64_t cache_bytes);
 

@@ -30,9 +30,11 @@
       "Gather lean rows body: bytes one work-item moves, a power of two")     \
     X(prefetch, 0, 64, CLG_PARAM_BUILTINS,                                    \
       "lean bodies: positions prefetched ahead, 0 none")                      \
-    X(nt, 0, 2, CLG_PARAM_BUILTINS,                                           \
-      "non-temporal stores of the output: 0 never, 1 always, 2 by size "      \
-      "(GatherElements last-axis body, outputs larger than the cache)")       \
+    X(nt, 0, 3, CLG_PARAM_BUILTINS,                                           \
+      "non-temporal stores of the output: 0 never, 1 always, 2 by size on "   \
+      "the GatherElements last-axis body (outputs larger than the cache), "   \
+      "3 by size there and on the Gather 64-byte spans (calls moving more "   \
+      "than the cache)")                                                      \
     X(norm, 0, 999999, 0,                                                     \
       "Gather lean bodies: normalise the indices in a pass first on outputs " \
       "of norm KiB or more, 0 never")                                         \

@@ -425,10 +425,13 @@ CLG_API clg_status clg_environment_check(void);
  *    unit     [1, 64]    a power of two: bytes one Gather work-item moves
  *                        on the lean rows body;
  *    prefetch [0, 64]    positions prefetched ahead, 0 none;
- *    nt       [0, 2]     non-temporal stores of the output: 0 never, 1
+ *    nt       [0, 3]     non-temporal stores of the output: 0 never, 1
  *                        always, 2 by size (only the GatherElements
  *                        last-axis body, on outputs larger than the
- *                        device's global memory cache);
+ *                        device's global memory cache), 3 by size there
+ *                        and on the Gather rows body's 64-byte spans
+ *                        (calls whose output and rows read exceed the
+ *                        cache; an output aligned to 64 bytes);
  *    norm     [0, 999999] Gather lean bodies: normalise the indices in a
  *                        pass first on outputs of norm KiB or more, 0 never;
  *    small    [0, 1024]  host-memory calls in place: an output of at most
@@ -440,7 +443,7 @@ CLG_API clg_status clg_environment_check(void);
  *  row has them, Gather rows of 1 KiB or more always move at least 64
  *  bytes per work-item, skip norm and prefetch `prefetch` positions ahead
  *  (2 when 0), and the GatherElements last-axis body prefetches two rows
- *  ahead. The rows with the built-ins say nt=2. Parameters
+ *  ahead. POCL's row says nt=3, Intel's nt=2. Parameters
  *  change speed only: every valid setting gives the same bytes. */
 typedef struct clg_params {
     unsigned wg, strip, pack, chunk, unit, prefetch, nt, norm, small;

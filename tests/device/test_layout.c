@@ -10,6 +10,8 @@
 #include "clg_test_random.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define DEFAULT_SEED UINT64_C(0x1a70075eed)
 
@@ -160,6 +162,117 @@ static void test_layouts_last_axis_nt(void **state)
     CLG_ASSERT_OK(ctx, clg_context_set_params(ctx, &e->params));
 }
 
+/* Gather rows of 1 KiB, float data [rows, 256] along axis 0, where the
+ * lean body moves 64-byte spans: with the device's row (POCL's stores
+ * them non-temporally when the call moves more than its cache: an output
+ * of 17 MiB does on caches up to 34 MiB) and with nt=1 where the row has
+ * the built-ins. The output is host memory at 0, 4, 32 and 64 bytes past a
+ * 64-byte boundary, a device buffer, and buffers over host memory
+ * (CL_MEM_USE_HOST_PTR) 4 and 64 bytes past one: a whole-span store lands
+ * only where the output is aligned to the span, so every one must match
+ * the values by hand and the CPU reference. */
+static void check_span_output(const float *got, const int64_t *idx,
+                              int64_t rows, int64_t m, const float *ref)
+{
+    for (int64_t r = 0; r < m; r++) {
+        int64_t src = idx[r] < 0 ? idx[r] + rows : idx[r];
+        for (int64_t k = 0; k < 256; k++)
+            if (got[r * 256 + k] != (float)(src * 256 + k))
+                fail_msg("%s: output [%" PRId64 ", %" PRId64 "] is %.9g, "
+                         "want %.9g",
+                         clg_test_case_text(), r, k, got[r * 256 + k],
+                         (double)(src * 256 + k));
+    }
+    CLG_ASSERT_BYTES(got, ref, (size_t)m * 256 * sizeof(float), sizeof(float),
+                     "output against the CPU reference");
+}
+
+static void run_span_outputs(clg_context *ctx, const char *params)
+{
+    const int64_t rows = quick ? 64 : 4096, m = quick ? 96 : 17408;
+    const size_t out_bytes = (size_t)m * 256 * sizeof(float);
+    const int64_t dshape[2] = {rows, 256}, ishape[1] = {m},
+                  oshape[2] = {m, 256};
+    float *data = malloc((size_t)rows * 256 * sizeof(float));
+    int64_t *idx = malloc((size_t)m * sizeof(int64_t));
+    float *ref = malloc(out_bytes);
+    unsigned char *space = aligned_alloc(64, out_bytes + 128);
+    float *back = malloc(out_bytes);
+    assert_non_null(data);
+    assert_non_null(idx);
+    assert_non_null(ref);
+    assert_non_null(space);
+    assert_non_null(back);
+    for (int64_t i = 0; i < rows * 256; i++)
+        data[i] = (float)i;
+    for (int64_t r = 0; r < m; r++)
+        idx[r] = (r * 7 + 3) % rows - (r % 5 == 0 ? rows : 0);
+    clg_tensor d = {CLG_DTYPE_FLOAT, 2, dshape, data};
+    clg_tensor ix = {CLG_DTYPE_INT64, 1, ishape, idx};
+    clg_tensor ro = {CLG_DTYPE_FLOAT, 2, oshape, ref};
+    CLG_ASSERT_OK(ctx, clg_reference_gather(ctx, &d, &ix, 0, &ro));
+    static const size_t host_offsets[] = {0, 4, 32, 64};
+    for (size_t i = 0; i < CLG_TEST_ARRAY_LEN(host_offsets); i++) {
+        float *out = (float *)(void *)(space + host_offsets[i]);
+        memset(out, 0xa5, out_bytes);
+        clg_tensor o = {CLG_DTYPE_FLOAT, 2, oshape, out};
+        clg_test_set_case("Gather spans, %s, host output %zu bytes past 64",
+                          params, host_offsets[i]);
+        CLG_ASSERT_OK(ctx, clg_gather(ctx, &d, &ix, 0, &o));
+        check_span_output(out, idx, rows, m, ref);
+    }
+    cl_context cl = clg_context_cl_context(ctx);
+    cl_command_queue q = clg_context_cl_queue(ctx);
+    cl_mem db = clg_test_buffer(ctx, data, (size_t)rows * 256 * sizeof(float));
+    cl_mem ib = clg_test_buffer(ctx, idx, (size_t)m * sizeof(int64_t));
+    static const long wrap_offsets[] = {-1, 4, 64}; /* -1: plain buffer */
+    for (size_t i = 0; i < CLG_TEST_ARRAY_LEN(wrap_offsets); i++) {
+        cl_int err = CL_SUCCESS;
+        cl_mem ob;
+        memset(space, 0xa5, out_bytes + 128);
+        if (wrap_offsets[i] < 0)
+            ob = clg_test_buffer(ctx, space, out_bytes);
+        else
+            ob = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+                                out_bytes, space + wrap_offsets[i], &err);
+        assert_int_equal(err, CL_SUCCESS);
+        clg_cl_tensor dc = {CLG_DTYPE_FLOAT, 2, dshape, db};
+        clg_cl_tensor ic = {CLG_DTYPE_INT64, 1, ishape, ib};
+        clg_cl_tensor oc = {CLG_DTYPE_FLOAT, 2, oshape, ob};
+        clg_test_set_case("Gather spans, %s, %s output buffer%s %ld", params,
+                          wrap_offsets[i] < 0 ? "device" : "host-pointer",
+                          wrap_offsets[i] < 0 ? "" : " bytes past 64,",
+                          wrap_offsets[i]);
+        CLG_ASSERT_OK(ctx, clg_gather_cl(ctx, &dc, &ic, 0, &oc));
+        assert_int_equal(clEnqueueReadBuffer(q, ob, CL_TRUE, 0, out_bytes,
+                                             back, 0, NULL, NULL),
+                         CL_SUCCESS);
+        check_span_output(back, idx, rows, m, ref);
+        clReleaseMemObject(ob);
+    }
+    clReleaseMemObject(db);
+    clReleaseMemObject(ib);
+    free(back);
+    free(space);
+    free(ref);
+    free(idx);
+    free(data);
+}
+
+static void test_gather_span_outputs(void **state)
+{
+    clg_context *ctx = *state;
+    const clg_params_entry *e = clg_context_params_entry(ctx);
+    clg_params p = e->params;
+    run_span_outputs(ctx, "the device's row");
+    if (!e->builtins)
+        return; /* nt=1 needs clang's built-ins; the row's run is above */
+    CLG_ASSERT_OK(ctx, clg_context_parse_params(ctx, "nt=1", &p));
+    CLG_ASSERT_OK(ctx, clg_context_set_params(ctx, &p));
+    run_span_outputs(ctx, "nt=1");
+    CLG_ASSERT_OK(ctx, clg_context_set_params(ctx, &e->params));
+}
+
 /* A bad index at the very end of a long GatherElements run and of a wide
  * Gather block: reported, output untouched. */
 static void test_layouts_with_bad_index(void **state)
@@ -198,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_layouts_int64),
         cmocka_unit_test(test_layouts_int32),
         cmocka_unit_test(test_layouts_last_axis_nt),
+        cmocka_unit_test(test_gather_span_outputs),
         cmocka_unit_test(test_layouts_with_bad_index),
     };
     return CLG_RUN_DEVICE_TESTS(tests);

@@ -121,24 +121,26 @@ static void test_elements_plan_dims(void **state)
     assert_int_equal(plan.inner_dims, 0);
 }
 
-/* The lanes body's non-temporal stores: `nt` 0 never, 1 always, 2 on
- * outputs larger than the cache; never without the built-ins. */
+/* The lanes body's non-temporal stores: `nt` 0 never, 1 always, 2 and 3
+ * on outputs larger than the cache; never without the built-ins. */
 static void test_lanes_nt(void **state)
 {
     (void)state;
     const uint64_t mib = 1 << 20;
     assert_int_equal(clg_elements_lanes_nt(1, 2, 64 * mib, 32 * mib), 1);
+    assert_int_equal(clg_elements_lanes_nt(1, 3, 64 * mib, 32 * mib), 1);
+    assert_int_equal(clg_elements_lanes_nt(1, 3, 32 * mib, 32 * mib), 0);
     assert_int_equal(clg_elements_lanes_nt(1, 2, 32 * mib, 32 * mib), 0);
     assert_int_equal(clg_elements_lanes_nt(1, 2, 64 * mib, 0), 0);
     assert_int_equal(clg_elements_lanes_nt(1, 0, 64 * mib, 32 * mib), 0);
     assert_int_equal(clg_elements_lanes_nt(1, 1, 1024, 32 * mib), 1);
     assert_int_equal(clg_elements_lanes_nt(0, 1, 64 * mib, 32 * mib), 0);
     assert_int_equal(clg_elements_lanes_nt(0, 2, 64 * mib, 32 * mib), 0);
-    /* The rows with the built-ins say 2, the others 0. */
+    /* POCL's row says 3, Intel's 2, the others 0. */
     assert_int_equal(clg_params_lookup(CLG_DEVICE_TYPE_CPU, "GenuineIntel",
                                        "OpenCL 3.0 PoCL HSTR")
                          ->params.nt,
-                     2);
+                     3);
     assert_int_equal(clg_params_lookup(CLG_DEVICE_TYPE_CPU,
                                        "Intel(R) Corporation",
                                        "OpenCL 3.0 (Build 0)")
@@ -148,6 +150,35 @@ static void test_lanes_nt(void **state)
                                        "OpenCL 3.0")
                          ->params.nt,
                      0);
+}
+
+/* A lean Gather body's non-temporal stores (clg_gather_nt): units where
+ * `nt` is 1; 64-byte spans where it is 1, or 3 and the output and the
+ * rows read exceed the cache, and only into an output aligned to the
+ * span; never without the built-ins or with `nt` 0 or 2. */
+static void test_gather_nt(void **state)
+{
+    (void)state;
+    const uint64_t mib = 1 << 20, cache = 32 * mib;
+    /* Units: `nt` 1 alone, alignment and size aside. */
+    assert_int_equal(clg_gather_nt(1, 1, 1, 4, 4, 1024, cache), 1);
+    assert_int_equal(clg_gather_nt(1, 3, 1, 4, 4, 64 * mib, cache), 0);
+    /* Spans by size: the boundary is half the cache. */
+    assert_int_equal(clg_gather_nt(1, 3, 0, 64, 64, 16 * mib + 1, cache), 1);
+    assert_int_equal(clg_gather_nt(1, 3, 0, 64, 64, 16 * mib, cache), 0);
+    assert_int_equal(clg_gather_nt(1, 3, 0, 64, 4096, 25 * mib, cache), 1);
+    assert_int_equal(clg_gather_nt(1, 3, 0, 64, 64, 64 * mib, 0), 0);
+    /* Spans need the output aligned to a whole span. */
+    assert_int_equal(clg_gather_nt(1, 3, 0, 64, 32, 64 * mib, cache), 0);
+    assert_int_equal(clg_gather_nt(1, 1, 0, 64, 16, 64 * mib, cache), 0);
+    assert_int_equal(clg_gather_nt(1, 1, 0, 64, 64, 1024, cache), 1);
+    assert_int_equal(clg_gather_nt(1, 1, 0, 16, 16, 1024, cache), 1);
+    /* 2 is the GatherElements lanes body's alone; 0 never; no built-ins. */
+    assert_int_equal(clg_gather_nt(1, 2, 0, 64, 64, 64 * mib, cache), 0);
+    assert_int_equal(clg_gather_nt(1, 0, 0, 64, 64, 64 * mib, cache), 0);
+    assert_int_equal(clg_gather_nt(0, 1, 0, 64, 64, 64 * mib, cache), 0);
+    assert_int_equal(clg_gather_nt(0, 3, 0, 64, 64, 64 * mib, cache), 0);
+    assert_int_equal(clg_gather_nt(0, 1, 1, 4, 4, 1024, cache), 0);
 }
 
 /* The entry point of each GatherElements launch, from the device
@@ -369,7 +400,7 @@ static void test_params_table_and_syntax(void **state)
                               "prefetch=16,nt=1,norm=1024,small=64");
     static const char *const bad[] = {
         "",          "strip",         "strip=",    "strip=x",      "strip=-1",
-        "nt=3",      "wg=0",          "foo=1",     "strip=64,",    ",nt=1",
+        "nt=4",      "wg=0",          "foo=1",     "strip=64,",    ",nt=1",
         "strip=64 ", "strip=0999999", "nt=1,nt=0", "norm=1000000", "unit=3",
         "unit=48",   "small=1025"};
     for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(bad); k++)
@@ -381,6 +412,9 @@ static void test_params_table_and_syntax(void **state)
     assert_true(clg_params_parse("nt=0,prefetch=0", 0, &p, msg, sizeof msg));
     assert_true(clg_params_parse("nt=2", 1, &p, msg, sizeof msg));
     assert_int_equal(p.nt, 2);
+    assert_true(clg_params_parse("nt=3", 1, &p, msg, sizeof msg));
+    assert_int_equal(p.nt, 3);
+    assert_false(clg_params_parse("nt=3", 0, &p, msg, sizeof msg));
 }
 
 /* The pieces of a plan cover the output once, in order, and each reads
@@ -469,6 +503,7 @@ int main(void)
         cmocka_unit_test(test_elements_plan_dims),
         cmocka_unit_test(test_elements_walks),
         cmocka_unit_test(test_lanes_nt),
+        cmocka_unit_test(test_gather_nt),
         cmocka_unit_test(test_gather_spans),
         cmocka_unit_test(test_params_table_and_syntax),
         cmocka_unit_test(test_pieces_cover_the_output_once),
