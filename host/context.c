@@ -4,6 +4,7 @@
  * and 5.1). */
 #include "context.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,42 @@ static const cl_int zero_flag[2] = {0, 0};
 
 /* Context ids, unique in the process (host/errors.c keys on them). */
 static atomic_uint_fast64_t next_context_id = 1;
+
+/* The largest data or unified cache of the host's first CPU, in bytes,
+ * as Linux describes it (/sys/devices/system/cpu/cpu0/cache/indexN:
+ * `type`, and `size` such as "32768K"); 0 elsewhere or where it cannot be
+ * read. */
+static uint64_t host_cache_bytes(void)
+{
+    uint64_t best = 0;
+#ifdef __linux__
+    for (int i = 0; i < 8; i++) {
+        char path[96], text[32] = {0};
+        unsigned long long size = 0;
+        char scale = 0;
+        snprintf(path, sizeof path,
+                 "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            break;
+        int instruction = fgets(text, sizeof text, f) &&
+                          strncmp(text, "Instruction", 11) == 0;
+        fclose(f);
+        snprintf(path, sizeof path,
+                 "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        if (instruction || !(f = fopen(path, "r")))
+            continue;
+        int got = fscanf(f, "%llu%c", &size, &scale);
+        fclose(f);
+        if (got < 1 || size > (UINT64_MAX >> 30))
+            continue;
+        size *= scale == 'K' ? 1024 : scale == 'M' ? 1024 * 1024 : 1;
+        if (size > best)
+            best = size;
+    }
+#endif
+    return best;
+}
 
 static clg_status query_device(clg_context *ctx)
 {
@@ -49,6 +86,14 @@ static clg_status query_device(clg_context *ctx)
     if (clGetDeviceInfo(ctx->device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE,
                         sizeof cache, &cache, NULL) != CL_SUCCESS)
         cache = 0;
+    /* A CPU device shares the host's caches, and some runtimes report one
+     * core's L2 there (Intel's CPU runtime: 1 MiB beside a 32 MiB L3);
+     * the non-temporal store rules need the last level's size. */
+    if (ctx->type == CLG_DEVICE_TYPE_CPU && ctx->host_unified) {
+        uint64_t host = host_cache_bytes();
+        if (host > cache)
+            cache = host;
+    }
     f->cache_bytes = cache;
     clGetDeviceInfo(ctx->device, CL_DEVICE_NAME, sizeof ctx->device_name,
                     ctx->device_name, NULL);

@@ -70,9 +70,10 @@ typedef struct clg_device_facts {
     uint64_t max_alloc; /* bytes, CLGATHER_MAX_ALLOC applied */
     size_t max_wg_size; /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
     size_t max_item_sizes[3];
-    /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, bytes; 0 where the device does not
-     * say. POCL reports the last-level cache, Intel's CPU runtime one
-     * core's L2. */
+    /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, bytes, or on a CPU device sharing
+     * host memory the host's largest cache where Linux names a larger one
+     * (POCL reports the last-level cache, Intel's CPU runtime one core's
+     * L2); 0 where neither says. */
     uint64_t cache_bytes;
     /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes: every buffer that does not
      * use a host pointer starts on it; 0 where the device does not say. */

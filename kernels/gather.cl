@@ -139,6 +139,18 @@ typedef CLG_CAT(CLG_UNIT_SCALAR, CLG_SPAN) clg_span_unit;
 #endif
 #endif
 
+/* The span bodies' vector hint (OpenCL C 1.2 section 6.7.2): a work-item
+ * already moves a vector of CLG_SPAN units. Intel's CPU compiler then
+ * keeps one work-item a vector instead of vectorising across work-items,
+ * which with the 3-D NDRange and the clip arithmetic turned its
+ * whole-span non-temporal stores into a slower pattern (docs/design.md,
+ * "Measured choices"); other compilers may ignore it. */
+#if CLG_SPAN > 1
+#define CLG_SPAN_HINT __attribute__((vec_type_hint(clg_span_unit)))
+#else
+#define CLG_SPAN_HINT
+#endif
+
 /* c counts spans of CLG_SPAN units. Rows padded in dimension 1 are clamped
  * onto the last row (they write the same bytes again); a bad index reads
  * row 0 and stores 1 to err[0], a good one to err[1] (a sink), which keeps
@@ -146,7 +158,7 @@ typedef CLG_CAT(CLG_UNIT_SCALAR, CLG_SPAN) clg_span_unit;
  * under wrap and clip none is bad). With CLG_PREFETCH, each work-item also
  * prefetches its span of the row `prefetch` index positions ahead. Every
  * access stays inside its buffer. */
-__kernel void clg_gather_lean(CLG_GATHER_PARAMS)
+CLG_SPAN_HINT __kernel void clg_gather_lean(CLG_GATHER_PARAMS)
 {
     clg_off c = (clg_off)get_global_id(0);
     clg_off j = min((clg_off)get_global_id(1), (clg_off)n - 1);
@@ -217,7 +229,7 @@ __kernel void clg_gather_units_lean(CLG_GATHER_PARAMS)
  * launched after it, zeroes those rows (zeroing a span here makes POCL
  * vectorise over rows, with gathers and scatters: docs/design.md,
  * "Measured choices"). */
-__kernel void clg_gather_lean_normed(CLG_GATHER_PARAMS)
+CLG_SPAN_HINT __kernel void clg_gather_lean_normed(CLG_GATHER_PARAMS)
 {
     clg_off c = (clg_off)get_global_id(0);
     clg_off j = min((clg_off)get_global_id(1), (clg_off)n - 1);

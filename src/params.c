@@ -14,10 +14,9 @@
  * POCL names the CPU's vendor, GenuineIntel, and matches the row above
  * first), whose compiler is clang's and takes the built-ins too. The GPU
  * rows are portable code. The last row matches every device. */
-/* The CPU rows differ only in `nt` (where the compiler takes the
- * built-ins: 3, by size on the GatherElements lanes body and the Gather
- * spans, on POCL; 2, by size on the lanes body alone, on Intel's runtime,
- * whose span stores lost by it) and `small` (KiB). */
+/* The CPU rows differ only in `nt` (3, by size on the GatherElements
+ * lanes body and the Gather spans, where the compiler takes the
+ * built-ins) and `small` (KiB). */
 #define CLG_CPU_PARAMS(nt_stores, small_kib)                                  \
     {                                                                         \
         .wg = 4096, .strip = 256, .pack = 1, .chunk = 4, .unit = 4,           \
@@ -26,7 +25,7 @@
 const clg_params_entry clg_params_table[] = {
     {"pocl-cpu", CLG_DEVICE_TYPE_CPU, "pocl", 1, CLG_CPU_PARAMS(3, 64)},
     {"intel-cpu", CLG_DEVICE_TYPE_CPU, "Intel(R) Corporation", 1,
-     CLG_CPU_PARAMS(2, 0)},
+     CLG_CPU_PARAMS(3, 0)},
     {"cpu", CLG_DEVICE_TYPE_CPU, "", 0, CLG_CPU_PARAMS(0, 64)},
     {"gpu",
      CLG_DEVICE_TYPE_GPU,

@@ -443,7 +443,7 @@ CLG_API clg_status clg_environment_check(void);
  *  row has them, Gather rows of 1 KiB or more always move at least 64
  *  bytes per work-item, skip norm and prefetch `prefetch` positions ahead
  *  (2 when 0), and the GatherElements last-axis body prefetches two rows
- *  ahead. POCL's row says nt=3, Intel's nt=2. Parameters
+ *  ahead. The rows with the built-ins say nt=3. Parameters
  *  change speed only: every valid setting gives the same bytes. */
 typedef struct clg_params {
     unsigned wg, strip, pack, chunk, unit, prefetch, nt, norm, small;

@@ -163,10 +163,10 @@ static void test_layouts_last_axis_nt(void **state)
 }
 
 /* Gather rows of 1 KiB, float data [rows, 256] along axis 0, where the
- * lean body moves 64-byte spans: with the device's row (POCL's stores
- * them non-temporally when the call moves more than its cache: an output
- * of 17 MiB does on caches up to 34 MiB) and with nt=1 where the row has
- * the built-ins. The output is host memory at 0, 4, 32 and 64 bytes past a
+ * lean body moves 64-byte spans: with the device's row (the rows with
+ * clang's built-ins store them non-temporally when the call moves more
+ * than the cache: an output of 17 MiB does on caches up to 34 MiB) and
+ * with nt=1 where the row has the built-ins. The output is host memory at 0, 4, 32 and 64 bytes past a
  * 64-byte boundary, a device buffer, and buffers over host memory
  * (CL_MEM_USE_HOST_PTR) 4 and 64 bytes past one: a whole-span store lands
  * only where the output is aligned to the span, so every one must match
