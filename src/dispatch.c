@@ -112,7 +112,19 @@ static clg_status enqueue_problem(const clg_routine *r, clg_rt_call *c,
                    : clg_index_pass(c, p,
                                     clg_rt_mem_arg(&indices->buffer, NULL),
                                     NULL);
-    r->plan(p, clg_rt_facts(c->ctx), CLG_MAX_ELEMENT_SIZE, &plan);
+    /* The plan may move a Gather row in units wider than its element,
+     * which needs both buffers aligned to them: a buffer over caller
+     * memory (CL_MEM_USE_HOST_PTR) need not be. A warm-up, which may have
+     * no buffers, plans for aligned ones. */
+    size_t align = CLG_MAX_ELEMENT_SIZE;
+    const cl_mem bufs[2] = {data->buffer, output->buffer};
+    for (int k = 0; k < 2; k++) {
+        size_t a = bufs[k] ? clg_rt_mem_alignment(c->ctx, bufs[k], NULL)
+                           : CLG_MAX_ELEMENT_SIZE;
+        if (a < align)
+            align = a;
+    }
+    r->plan(p, clg_rt_facts(c->ctx), align, &plan);
     clg_box box = {0, plan.outer, 0, plan.n, 0, plan.inner};
     clg_windows w = {.data = data->buffer,
                      .indices = indices->buffer,
