@@ -313,7 +313,9 @@ inline long16 clg_positions16(long16 v, long s, long16 *bad)
     *bad = (long16)(0);
     return r + select((long16)(0), (long16)(s), r < 0);
 #elif CLG_OOB == 2
-    long16 t = clamp(v, -s, s - 1);
+    /* Vector bounds: Oclgrind 21.10 computes clamp with scalar bounds on
+     * a long16 wrongly (OpenCL C allows both forms). */
+    long16 t = clamp(v, (long16)(-s), (long16)(s - 1));
     *bad = (long16)(0);
     return t + select((long16)(0), (long16)(s), t < 0);
 #else

@@ -275,6 +275,59 @@ static void test_gather_span_outputs(void **state)
     CLG_ASSERT_OK(ctx, clg_context_set_params(ctx, &e->params));
 }
 
+/* GatherElements along the last axis of float data [3, 64] (on CPU plans
+ * the lanes body, sixteen positions a vector) under every mode, index
+ * values by hand: in range both ways, just out (-65, 64) and far out
+ * (+-200, the INT64 extremes). Expected values from the formulas of the
+ * header, not the reference: wrap v mod s, clip v clamped to [-s, s-1]
+ * then made positive, fill 0. Oclgrind once computed the clip lanes
+ * wrongly (clamp with scalar bounds on a long16); raise must fail. */
+static void test_elements_lanes_modes(void **state)
+{
+    clg_context *ctx = *state;
+    enum { R = 3, S = 64 };
+    static const clg_oob_mode modes[] = {CLG_OOB_RAISE, CLG_OOB_WRAP,
+                                         CLG_OOB_CLIP, CLG_OOB_FILL};
+    const int64_t shape[2] = {R, S};
+    float data[R * S], out[R * S];
+    int64_t idx[R * S];
+    for (int64_t k = 0; k < R * S; k++) {
+        static const int64_t far[] = {-65,  64,        200,
+                                      -200, INT64_MIN, INT64_MAX};
+        data[k] = (float)(k + 1);
+        idx[k] = k % 7 == 3 ? far[(k / 7) % 6] : (k * 5) % (2 * S) - S;
+    }
+    clg_tensor d = {CLG_DTYPE_FLOAT, 2, shape, data};
+    clg_tensor i = {CLG_DTYPE_INT64, 2, shape, idx};
+    clg_tensor o = {CLG_DTYPE_FLOAT, 2, shape, out};
+    for (size_t m = 0; m < CLG_TEST_ARRAY_LEN(modes); m++) {
+        clg_call_options opt = {.oob = modes[m]};
+        clg_test_set_case("GatherElements [3, 64] last axis, mode %s",
+                          clg_oob_mode_name(modes[m]));
+        memset(out, 0xa5, sizeof out);
+        clg_status st = clg_gather_elements_ex(ctx, &d, &i, -1, &o, &opt);
+        if (modes[m] == CLG_OOB_RAISE) {
+            CLG_ASSERT_STATUS(ctx, st, CLG_STATUS_INDEX_OUT_OF_RANGE);
+            continue;
+        }
+        CLG_ASSERT_OK(ctx, st);
+        for (int64_t k = 0; k < R * S; k++) {
+            int64_t v = idx[k], p;
+            if (modes[m] == CLG_OOB_WRAP)
+                p = ((v % S) + S) % S;
+            else if (modes[m] == CLG_OOB_CLIP)
+                p = v < -S ? 0 : v >= S ? S - 1 : v < 0 ? v + S : v;
+            else
+                p = v < -S || v >= S ? -1 : v < 0 ? v + S : v;
+            float want = p < 0 ? 0.0f : data[(k / S) * S + p];
+            if (out[k] != want)
+                fail_msg("%s: output %" PRId64 " (index %" PRId64
+                         ") is %.9g, want %.9g",
+                         clg_test_case_text(), k, v, out[k], want);
+        }
+    }
+}
+
 /* A bad index at the very end of a long GatherElements run and of a wide
  * Gather block: reported, output untouched. */
 static void test_layouts_with_bad_index(void **state)
@@ -314,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_layouts_int32),
         cmocka_unit_test(test_layouts_last_axis_nt),
         cmocka_unit_test(test_gather_span_outputs),
+        cmocka_unit_test(test_elements_lanes_modes),
         cmocka_unit_test(test_layouts_with_bad_index),
     };
     return CLG_RUN_DEVICE_TESTS(tests);
