@@ -101,7 +101,13 @@ clg_io_status clg_io_tensor_alloc_data(clg_io_tensor *t, const char *what,
 {
     if (t->count == 0 || t->data != NULL)
         return CLG_IO_OK;
-    t->data = calloc((size_t)t->count, clg_dtype_size(t->dtype));
+    /* 64-byte aligned: the library stores a large Gather output a cache
+     * line at a time only where it is (docs/design.md, "Embedding:
+     * whole-span non-temporal stores"); glibc's calloc gives 16. */
+    size_t bytes = (size_t)t->count * clg_dtype_size(t->dtype);
+    t->data = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (t->data != NULL)
+        memset(t->data, 0, bytes);
     if (t->data == NULL) {
         clg_io_error_set(err, "%s: cannot allocate %lld elements of %zu bytes",
                          what, (long long)t->count, clg_dtype_size(t->dtype));

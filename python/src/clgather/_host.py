@@ -158,6 +158,18 @@ def output_shape(shape_fn, data, indices, axis):
     return tuple(shape[:rank.value])
 
 
+def aligned_empty(shape, dtype):
+    """An uninitialised C-contiguous array starting on a 64-byte boundary:
+    the library stores large Gather outputs a cache line at a time only
+    there (docs/design.md, "Embedding: whole-span non-temporal stores");
+    NumPy aligns to 16."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    raw = np.empty(nbytes + 64, np.uint8)
+    start = -raw.ctypes.data % 64
+    return raw[start:start + nbytes].view(dtype).reshape(shape)
+
+
 def run(call, ctx, shape_fn, data, indices, axis, out):
     """One host-memory operator call: call(ctx, data, indices, axis,
     output) with `ctx` a clg_context pointer or None (reference) and
@@ -166,9 +178,10 @@ def run(call, ctx, shape_fn, data, indices, axis, out):
     shape = output_shape(shape_fn, data, indices, axis)
     if out is not None:
         check_out(out, data.array.dtype, shape)
-    if data.code == _dtypes.STRING or out is None or \
-            not out.flags.c_contiguous:
+    if data.code == _dtypes.STRING:
         target = np.empty(shape, data.array.dtype)
+    elif out is None or not out.flags.c_contiguous:
+        target = aligned_empty(shape, data.array.dtype)
     else:
         target = out
     output = HostTensor(target, data.code)
