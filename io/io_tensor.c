@@ -106,13 +106,12 @@ clg_io_status clg_io_tensor_alloc_data(clg_io_tensor *t, const char *what,
      * whole-span non-temporal stores"); glibc's calloc gives 16. */
     size_t bytes = (size_t)t->count * clg_dtype_size(t->dtype);
     t->data = aligned_alloc(64, (bytes + 63) / 64 * 64);
-    if (t->data != NULL)
-        memset(t->data, 0, bytes);
     if (t->data == NULL) {
         clg_io_error_set(err, "%s: cannot allocate %lld elements of %zu bytes",
                          what, (long long)t->count, clg_dtype_size(t->dtype));
         return CLG_IO_NO_MEMORY;
     }
+    memset(t->data, 0, bytes);
     return CLG_IO_OK;
 }
 

@@ -300,6 +300,19 @@ void clg_test_store_indices(clg_test_tensor *tt, const int64_t *values,
     }
 }
 
+int64_t clg_test_oob_position(int64_t v, int64_t s, clg_oob_mode mode)
+{
+    if (mode == CLG_OOB_WRAP)
+        return ((v % s) + s) % s;
+    if (mode == CLG_OOB_CLIP) {
+        int64_t c = v < -s ? -s : v > s - 1 ? s - 1 : v;
+        return c < 0 ? c + s : c;
+    }
+    if (v < -s || v > s - 1)
+        return -1;
+    return v < 0 ? v + s : v;
+}
+
 int64_t clg_test_index_at(const clg_tensor *t, int64_t i)
 {
     const unsigned char *p = t->data;

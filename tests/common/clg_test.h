@@ -140,6 +140,12 @@ typedef enum clg_test_op {
 
 const char *clg_test_op_name(clg_test_op op);
 
+/* The position index value v selects on an axis of size s > 0 under an
+ * out-of-range mode, or -1 for none, straight from the formulas of the
+ * header: raise and fill accept [-s, s-1] only; wrap is v mod s into
+ * [0, s-1]; clip clamps into [-s, s-1], then adds s to a negative. */
+int64_t clg_test_oob_position(int64_t v, int64_t s, clg_oob_mode mode);
+
 /* Where the oracle found the first out-of-range index (row-major order). */
 typedef struct clg_test_bad_index {
     char position[8 + 24 * (CLG_MAX_RANK +

@@ -312,13 +312,7 @@ static void test_elements_lanes_modes(void **state)
         }
         CLG_ASSERT_OK(ctx, st);
         for (int64_t k = 0; k < R * S; k++) {
-            int64_t v = idx[k], p;
-            if (modes[m] == CLG_OOB_WRAP)
-                p = ((v % S) + S) % S;
-            else if (modes[m] == CLG_OOB_CLIP)
-                p = v < -S ? 0 : v >= S ? S - 1 : v < 0 ? v + S : v;
-            else
-                p = v < -S || v >= S ? -1 : v < 0 ? v + S : v;
+            int64_t v = idx[k], p = clg_test_oob_position(v, S, modes[m]);
             float want = p < 0 ? 0.0f : data[(k / S) * S + p];
             if (out[k] != want)
                 fail_msg("%s: output %" PRId64 " (index %" PRId64

@@ -36,23 +36,6 @@ typedef struct fixture {
 
 /* ------------------------------------------------------------ the oracle */
 
-/* The position value v selects on an axis of size s > 0, or -1 for none,
- * straight from the formulas: raise and fill accept [-s, s-1] only; wrap
- * is v mod s into [0, s-1]; clip clamps into [-s, s-1], then adds s to a
- * negative. */
-static int64_t oracle_position(int64_t v, int64_t s, clg_oob_mode mode)
-{
-    if (mode == CLG_OOB_WRAP)
-        return ((v % s) + s) % s;
-    if (mode == CLG_OOB_CLIP) {
-        int64_t c = v < -s ? -s : v > s - 1 ? s - 1 : v;
-        return c < 0 ? c + s : c;
-    }
-    if (v < -s || v > s - 1)
-        return -1;
-    return v < 0 ? v + s : v;
-}
-
 /* Gather over [outer, s, inner] and GatherElements by coordinates; 0 when
  * raise meets a value out of range (out untouched), else 1. */
 static int oracle(clg_test_op op, const clg_tensor *data,
@@ -63,7 +46,7 @@ static int oracle(clg_test_op op, const clg_tensor *data,
     int64_t s = data->shape[axis];
     int64_t n = clg_test_count(idx->shape, idx->rank);
     for (int64_t j = 0; mode == CLG_OOB_RAISE && j < n; j++)
-        if (oracle_position(clg_test_index_at(idx, j), s, mode) < 0)
+        if (clg_test_oob_position(clg_test_index_at(idx, j), s, mode) < 0)
             return 0;
     const unsigned char *src = data->data;
     if (op == CLG_TEST_GATHER) {
@@ -73,8 +56,8 @@ static int oracle(clg_test_op op, const clg_tensor *data,
         size_t block = (size_t)inner * es;
         for (int64_t o = 0; o < outer; o++)
             for (int64_t j = 0; j < n; j++) {
-                int64_t p = oracle_position(clg_test_index_at(idx, j), s,
-                                            mode);
+                int64_t p = clg_test_oob_position(clg_test_index_at(idx, j), s,
+                                                  mode);
                 unsigned char *d = out + (size_t)(o * n + j) * block;
                 if (p < 0)
                     memset(d, 0, block);
@@ -90,7 +73,7 @@ static int oracle(clg_test_op op, const clg_tensor *data,
             coord[d] = rest % idx->shape[d];
             rest /= idx->shape[d];
         }
-        int64_t p = oracle_position(clg_test_index_at(idx, e), s, mode);
+        int64_t p = clg_test_oob_position(clg_test_index_at(idx, e), s, mode);
         coord[axis] = p;
         for (size_t d = data->rank; d-- > 0;) {
             off += coord[d] * stride;
