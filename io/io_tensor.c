@@ -224,6 +224,19 @@ clg_io_status clg_io_read_file(const char *path, unsigned char **bytes,
                 goto cleanup;
         }
         got = fread(buf + len, 1, cap - len, f);
+        /* Every file read here is a .npy (magic 0x93) or a protobuf
+         * message, whose first byte, a field tag, is at least 8 (field
+         * numbers start at 1): an endless stream such as /dev/zero is
+         * refused at its first bytes instead of read until memory runs
+         * out. */
+        if (len == 0 && got > 0 && buf[0] != 0x93 && buf[0] < 8) {
+            clg_io_error_set(err,
+                             "%s: neither a .npy file nor an ONNX protobuf "
+                             "message (first byte 0x%02x)",
+                             path, buf[0]);
+            st = CLG_IO_FORMAT_ERROR;
+            goto cleanup;
+        }
         len += got;
         if (got == 0) {
             if (ferror(f)) {

@@ -289,6 +289,23 @@ static void test_empty_input(void **state)
     free(empty);
 }
 
+/* An endless stream (/dev/zero) is refused at its first byte, which can
+ * start neither a .npy file nor a protobuf message, instead of being read
+ * until memory runs out. */
+static void test_endless_input(void **state)
+{
+    const char *args[] = {"run",       "gather",    "--data", "/dev/zero",
+                          "--indices", "/dev/zero", NULL};
+    cli_result r;
+    (void)state;
+
+    cli_expect_run(&r, 3, args);
+    assert_true(cli_has_line(r.err, "clgather run: /dev/zero: neither a .npy "
+                                    "file nor an ONNX protobuf message "
+                                    "(first byte 0x00)"));
+    cli_result_free(&r);
+}
+
 static void test_truncated_model(void **state)
 {
     case_options o = good();
@@ -610,6 +627,7 @@ int main(void)
         cmocka_unit_test(test_axis_out_of_range),
         cmocka_unit_test(test_truncated_input),
         cmocka_unit_test(test_empty_input),
+        cmocka_unit_test(test_endless_input),
         cmocka_unit_test(test_truncated_model),
         cmocka_unit_test(test_non_gather_model),
         cmocka_unit_test(test_two_node_model),
