@@ -44,7 +44,9 @@ static void usage(FILE *out)
             "device result\n"
             "must equal output_0.pb bit for bit (dtype and shape included) "
             "and the reference.\n"
-            "A DIR whose model has no Gather or GatherElements node (another "
+            "Each input_N.pb must have the type and the fixed dimensions "
+            "the model declares.\n"
+            "A DIR whose model holds a node of another operator (another "
             "operator's\n"
             "test, as in onnx-test .../data/node/*) is skipped and counted.\n"
             "\n"
@@ -257,7 +259,7 @@ static int run_dir(clg_context *ctx, const options *opt, const char *arg,
 
     rc = clg_node_dir_open(arg, &d, msg, sizeof msg);
     opened = rc == CLG_EXIT_OK;
-    if (opt->verbose && d.model.op_type != NULL)
+    if (opt->verbose && opened)
         fprintf(stderr,
                 "clgather: %s: %s (opset %lld, operator version %d), axis "
                 "%lld, %zu runtime input(s)\n",
@@ -266,11 +268,7 @@ static int run_dir(clg_context *ctx, const options *opt, const char *arg,
                 d.model.input_count);
     if (rc != CLG_EXIT_OK && d.other_operator && !opt->strict) {
         /* another operator's test: counted, not an error */
-        char what[256];
-        snprintf(what, sizeof what,
-                 "the node is '%s', not Gather or "
-                 "GatherElements",
-                 d.other_op_type);
+        const char *what = d.other_what;
         if (opt->verbose)
             fprintf(stderr, "clgather: %s: skipped: %s\n", d.path, what);
         if (opt->json != NULL)

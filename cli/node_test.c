@@ -228,8 +228,8 @@ int clg_node_dir_open(const char *arg, clg_node_dir *d, char *msg, size_t cap)
     if (clg_onnx_read_model(path, &d->model, &err) != CLG_IO_OK) {
         snprintf(msg, cap, "%s", err.message);
         d->other_operator =
-            clg_onnx_model_other_operator(path, d->other_op_type,
-                                          sizeof d->other_op_type);
+            clg_onnx_model_other_operator(path, d->other_what,
+                                          sizeof d->other_what);
         return CLG_EXIT_ERROR;
     }
     if (list_sets(d) != 0) {
@@ -290,6 +290,28 @@ static int read_one(const char *dir, const char *set, const char *name,
     return CLG_EXIT_OK;
 }
 
+/* The input file that feeds op, if one does, against what the model
+ * declares for it; CLG_EXIT_OK, or CLG_EXIT_ERROR with why in msg. */
+static int check_declared(const clg_node_dir *d, const char *set,
+                          const clg_onnx_operand *op, const clg_node_set *s,
+                          char *msg, size_t cap)
+{
+    clg_io_error err;
+    char path[CLG_NODE_PATH_CAP];
+
+    if (op->input_index < 0 || (size_t)op->input_index >= s->input_count)
+        return CLG_EXIT_OK;
+    if (format_path(path, sizeof path, "%s/%s/input_%d.pb", d->path, set,
+                    op->input_index) != 0)
+        snprintf(path, sizeof path, "input_%d.pb", op->input_index);
+    if (clg_onnx_check_input(op, &s->inputs[op->input_index], path, &err) !=
+        CLG_IO_OK) {
+        snprintf(msg, cap, "%s", err.message);
+        return CLG_EXIT_ERROR;
+    }
+    return CLG_EXIT_OK;
+}
+
 int clg_node_set_read(const clg_node_dir *d, const char *set, clg_node_set *s,
                       char *msg, size_t cap)
 {
@@ -310,6 +332,19 @@ int clg_node_set_read(const clg_node_dir *d, const char *set, clg_node_set *s,
         if (read_one(d->path, set, name, &s->inputs[k], msg, cap) != 0)
             return CLG_EXIT_ERROR;
     }
+    /* one input file more than the model takes: a set made for another
+     * model, as ONNX Runtime refuses a feed it has no input for */
+    snprintf(name, sizeof name, "input_%zu.pb", count);
+    if (format_path(path, sizeof path, "%s/%s/%s", d->path, set, name) == 0 &&
+        file_exists(path)) {
+        snprintf(msg, cap,
+                 "%s is there, but the model takes %zu runtime input(s)",
+                 path, count);
+        return CLG_EXIT_ERROR;
+    }
+    if (check_declared(d, set, &d->model.data, s, msg, cap) != 0 ||
+        check_declared(d, set, &d->model.indices, s, msg, cap) != 0)
+        return CLG_EXIT_ERROR;
     /* output_0.pb is optional: a set without it is checked against the
      * reference alone. */
     if (format_path(path, sizeof path, "%s/%s/output_0.pb", d->path, set) ==

@@ -68,9 +68,10 @@ typedef struct clg_node_dir {
     char **sets; /* malloc'd names ("test_data_set_0"), nsets of them */
     size_t nsets;
     /* When opening failed because model.onnx holds a node of another
-     * operator (another operator's test): 1, and that node's op_type. */
+     * operator (another operator's test): 1, and what the graph is
+     * (clg_onnx_model_other_operator). */
     int other_operator;
-    char other_op_type[128];
+    char other_what[512];
 } clg_node_dir;
 
 /* Opens `arg`: checks it is a directory, reads its model.onnx, lists its

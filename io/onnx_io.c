@@ -827,6 +827,8 @@ void clg_onnx_model_init(clg_onnx_model *m)
     clg_io_tensor_init(&m->indices.value);
     m->data.input_index = -1;
     m->indices.input_index = -1;
+    m->data.declared_rank = -1;
+    m->indices.declared_rank = -1;
 }
 
 void clg_onnx_model_free(clg_onnx_model *m)
@@ -870,6 +872,50 @@ static int runtime_input_index(const Onnx__GraphProto *g, const char *name)
     return -1;
 }
 
+/* op's declared_type and declared_shape from the graph input `name`. A
+ * graph input of another kind than a tensor (a sequence, a map) cannot
+ * feed Gather: CLG_IO_UNSUPPORTED. */
+static clg_io_status declared_input(const Onnx__GraphProto *g,
+                                    const char *name, const char *role,
+                                    const char *path, clg_onnx_operand *op,
+                                    clg_io_error *err)
+{
+    const Onnx__TypeProto *type = NULL;
+    const Onnx__TensorShapeProto *shape;
+    for (size_t i = 0; i < g->n_input && type == NULL; i++)
+        if (g->input[i] != NULL && strcmp(safe(g->input[i]->name), name) == 0)
+            type = g->input[i]->type;
+    if (type == NULL || type->value_case == ONNX__TYPE_PROTO__VALUE__NOT_SET)
+        return CLG_IO_OK; /* the model says nothing: nothing to check */
+    if (type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
+        type->tensor_type == NULL) {
+        clg_io_error_set(err,
+                         "%s: the node's %s input '%s' is not declared a "
+                         "tensor",
+                         path, role, name);
+        return CLG_IO_UNSUPPORTED;
+    }
+    if (type->tensor_type->has_elem_type)
+        op->declared_type = type->tensor_type->elem_type;
+    shape = type->tensor_type->shape;
+    if (shape == NULL)
+        return CLG_IO_OK;
+    op->declared_rank = shape->n_dim > CLG_MAX_RANK + 1
+                            ? CLG_MAX_RANK + 1
+                            : (int)shape->n_dim;
+    for (size_t i = 0; i < shape->n_dim && i < CLG_MAX_RANK; i++) {
+        const Onnx__TensorShapeProto__Dimension *d = shape->dim[i];
+        op->declared_shape[i] =
+            d != NULL &&
+                    d->value_case ==
+                        ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+                    d->dim_value >= 0
+                ? d->dim_value
+                : -1;
+    }
+    return CLG_IO_OK;
+}
+
 static clg_io_status resolve_operand(const Onnx__GraphProto *g,
                                      const char *name, const char *role,
                                      const char *path, clg_onnx_operand *op,
@@ -886,7 +932,7 @@ static clg_io_status resolve_operand(const Onnx__GraphProto *g,
     }
     op->input_index = runtime_input_index(g, name);
     if (op->input_index >= 0)
-        return CLG_IO_OK;
+        return declared_input(g, name, role, path, op, err);
     init = find_initializer(g, name);
     if (init == NULL) {
         clg_io_error_set(err,
@@ -1096,32 +1142,95 @@ clg_io_status clg_onnx_read_model(const char *path, clg_onnx_model *m,
     return st;
 }
 
-int clg_onnx_model_other_operator(const char *path, char *op_type, size_t cap)
+/* "[3, 4]" or, for a declared shape, "[3, ?]" into buf. */
+static const char *shape_text(const int64_t *shape, int rank, char *buf,
+                              size_t cap)
+{
+    size_t at = 0;
+    at += (size_t)snprintf(buf, cap, "[");
+    for (int i = 0; i < rank && i < CLG_MAX_RANK && at < cap; i++) {
+        if (shape[i] < 0)
+            at += (size_t)snprintf(buf + at, cap - at, "%s?",
+                                   i > 0 ? ", " : "");
+        else
+            at += (size_t)snprintf(buf + at, cap - at, "%s%lld",
+                                   i > 0 ? ", " : "", (long long)shape[i]);
+    }
+    if (rank > CLG_MAX_RANK && at < cap)
+        at += (size_t)snprintf(buf + at, cap - at, ", ...");
+    if (at < cap)
+        snprintf(buf + at, cap - at, "]");
+    return buf;
+}
+
+clg_io_status clg_onnx_check_input(const clg_onnx_operand *op,
+                                   const clg_io_tensor *t, const char *file,
+                                   clg_io_error *err)
+{
+    char have[1024], want[1024];
+    int same = op->declared_rank < 0 || (size_t)op->declared_rank == t->rank;
+
+    if (op->declared_type != 0 && op->declared_type != (int32_t)t->dtype) {
+        clg_io_error_set(err,
+                         "%s holds %s, but the model declares its input "
+                         "'%s' %s",
+                         file, clg_dtype_name(t->dtype), op->name,
+                         onnx_type_name(op->declared_type));
+        return CLG_IO_FORMAT_ERROR;
+    }
+    for (size_t i = 0; same && op->declared_rank >= 0 && i < t->rank; i++)
+        same = op->declared_shape[i] < 0 ||
+               op->declared_shape[i] == t->shape[i];
+    if (!same) {
+        clg_io_error_set(err,
+                         "%s has shape %s, but the model declares its input "
+                         "'%s' %s",
+                         file,
+                         shape_text(t->shape, (int)t->rank, have, sizeof have),
+                         op->name,
+                         shape_text(op->declared_shape, op->declared_rank,
+                                    want, sizeof want));
+        return CLG_IO_FORMAT_ERROR;
+    }
+    return CLG_IO_OK;
+}
+
+int clg_onnx_model_other_operator(const char *path, char *what, size_t cap)
 {
     unsigned char *bytes = NULL;
     size_t size = 0;
     Onnx__ModelProto *model = NULL;
+    const Onnx__GraphProto *g;
     clg_io_status st = CLG_IO_OK;
     int other = 0;
 
     if (cap > 0)
-        op_type[0] = '\0';
+        what[0] = '\0';
     if (clg_io_read_file(path, &bytes, &size, NULL) != CLG_IO_OK)
         return 0;
     model = (Onnx__ModelProto *)unpack_bounded(&onnx__model_proto__descriptor,
                                                bytes, size, path, "ONNX model",
                                                &st, NULL);
-    /* the first node of another operator, if any */
-    for (size_t i = 0; model != NULL && model->graph != NULL &&
-                       i < model->graph->n_node && !other;
-         i++) {
-        const Onnx__NodeProto *n = model->graph->node[i];
-        const char *op = n != NULL ? safe(n->op_type) : "";
-        if (strcmp(op, "Gather") != 0 && strcmp(op, "GatherElements") != 0) {
-            other = 1;
-            if (cap > 0)
-                snprintf(op_type, cap, "%s", op);
-        }
+    g = model != NULL ? model->graph : NULL;
+    for (size_t i = 0; g != NULL && i < g->n_node && !other; i++) {
+        const char *op = g->node[i] != NULL ? safe(g->node[i]->op_type) : "";
+        other = strcmp(op, "Gather") != 0 && strcmp(op, "GatherElements") != 0;
+    }
+    if (other && g->n_node == 1) {
+        snprintf(what, cap, "the node is '%s', not Gather or GatherElements",
+                 g->node[0] != NULL ? safe(g->node[0]->op_type) : "");
+    } else if (other) {
+        /* "the graph has 3 nodes (Gather, Relu, ...), not one ..." */
+        size_t at = (size_t)snprintf(what, cap, "the graph has %zu nodes (",
+                                     g->n_node);
+        for (size_t i = 0; i < g->n_node && i < 4 && at < cap; i++)
+            at += (size_t)snprintf(
+                what + at, cap - at, "%s%s", i > 0 ? ", " : "",
+                g->node[i] != NULL ? safe(g->node[i]->op_type) : "");
+        if (at < cap)
+            snprintf(what + at, cap - at,
+                     "%s), not one Gather or GatherElements node",
+                     g->n_node > 4 ? ", ..." : "");
     }
     if (model != NULL)
         onnx__model_proto__free_unpacked(model, NULL);

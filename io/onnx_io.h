@@ -71,6 +71,13 @@ typedef struct clg_onnx_operand {
     int input_index;     /* >= 0: from input_<input_index>.pb;
                                 -1: an initializer, held in `value` */
     clg_io_tensor value; /* the initializer when input_index is -1 */
+    /* What the graph input declares (input_index >= 0): its elem_type
+     * (TensorProto.DataType; 0 when the model leaves it out) and its
+     * shape, declared_rank dimensions (-1: no shape declared), each a
+     * dim_value or -1 for a dim_param or a dimension left unknown. */
+    int32_t declared_type;
+    int declared_rank;
+    int64_t declared_shape[CLG_MAX_RANK];
 } clg_onnx_operand;
 
 /** A model reduced to what clgather runs: one Gather or GatherElements
@@ -109,14 +116,26 @@ clg_io_status clg_onnx_decode_model(const void *bytes, size_t size,
                                     const char *name, clg_onnx_model *m,
                                     clg_io_error *err);
 
+/** Checks a runtime input read from `file` (e.g. "input_0.pb") against
+ *  what the model declares for the operand it feeds: the same elem_type
+ *  and, where the model declares a shape, the same rank and every
+ *  dim_value, as ONNX Runtime checks a session's inputs. CLG_IO_OK, or
+ *  CLG_IO_FORMAT_ERROR with a message naming the file, the input and both
+ *  types or shapes. */
+clg_io_status clg_onnx_check_input(const clg_onnx_operand *op,
+                                   const clg_io_tensor *t, const char *file,
+                                   clg_io_error *err);
+
 /** 1 when the file at path is a model whose graph holds a node of
  *  another operator than Gather and GatherElements (another operator's
  *  node test, its function expanded into several nodes included, which
- *  `clgather onnx-test` skips), with that node's op_type into op_type;
- *  0 otherwise: a graph of Gather and GatherElements nodes alone
- *  (whatever else is wrong with it), or a file that cannot be read or
- *  decoded. */
-int clg_onnx_model_other_operator(const char *path, char *op_type, size_t cap);
+ *  `clgather onnx-test` skips), with what it is into `what`: "the node
+ *  is 'Relu', not Gather or GatherElements", or, for a graph of several
+ *  nodes, "the graph has 2 nodes (Gather, Relu), not one Gather or
+ *  GatherElements node"; 0 otherwise: a graph of Gather and
+ *  GatherElements nodes alone (whatever else is wrong with it), or a file
+ *  that cannot be read or decoded. */
+int clg_onnx_model_other_operator(const char *path, char *what, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -499,6 +499,9 @@ int cli_write_model(const char *dir, const cli_model *m)
     Onnx__ValueInfoProto vi[3] = {ONNX__VALUE_INFO_PROTO__INIT,
                                   ONNX__VALUE_INFO_PROTO__INIT,
                                   ONNX__VALUE_INFO_PROTO__INIT};
+    Onnx__TensorShapeProto data_shape = ONNX__TENSOR_SHAPE_PROTO__INIT;
+    Onnx__TensorShapeProto__Dimension dims[CLG_MAX_RANK];
+    Onnx__TensorShapeProto__Dimension *dim_ptrs[CLG_MAX_RANK];
     Onnx__ValueInfoProto *inputs[2];
     Onnx__ValueInfoProto *outputs[1];
     Onnx__TensorProto *init = NULL;
@@ -530,6 +533,23 @@ int cli_write_model(const char *dir, const cli_model *m)
         vi[i].type = &types[i];
     }
     tt[0].elem_type = (int32_t)m->data_dtype;
+    for (size_t i = 0; i < m->data_rank_declared && i < CLG_MAX_RANK; i++) {
+        Onnx__TensorShapeProto__Dimension *d = &dims[i];
+        onnx__tensor_shape_proto__dimension__init(d);
+        if (m->data_shape_declared[i] < 0) {
+            d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+            d->dim_param = "n";
+        } else {
+            d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+            d->dim_value = m->data_shape_declared[i];
+        }
+        dim_ptrs[i] = d;
+    }
+    if (m->data_rank_declared > 0) {
+        data_shape.n_dim = m->data_rank_declared;
+        data_shape.dim = dim_ptrs;
+        tt[0].shape = &data_shape;
+    }
     tt[1].elem_type = (int32_t)m->indices_dtype;
     tt[2].elem_type = (int32_t)m->data_dtype;
     vi[0].name = "data";
@@ -556,6 +576,8 @@ int cli_write_model(const char *dir, const cli_model *m)
     nodes[1] = nodes[0];
     nodes[1].input = node1_inputs;
     nodes[1].output = node0_outputs;
+    if (m->second_op_type != NULL)
+        nodes[1].op_type = (char *)(uintptr_t)m->second_op_type;
     graph.n_node = m->node_count == 2 ? 2 : 1;
     graph.node = node_ptrs;
 

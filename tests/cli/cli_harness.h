@@ -115,8 +115,13 @@ typedef struct cli_model {
     int has_axis;
     int64_t axis;
     int node_count;       /* 1, or 2 for an invalid two-node model */
+    const char *second_op_type; /* node 1's op_type (NULL: op_type) */
     clg_dtype data_dtype; /* declared input types */
     clg_dtype indices_dtype;
+    /* When data_rank_declared > 0, data's declared shape: its dims, -1
+     * for a dim_param ("n"). Else data declares no shape. */
+    size_t data_rank_declared;
+    const int64_t *data_shape_declared;
     /* When set, the indices come from this initializer, not input_1.pb. */
     const clg_tensor *indices_initializer;
     /* With an initializer: also list it among the graph inputs (as older

@@ -35,6 +35,8 @@ typedef struct case_options {
     int no_expected;         /* no output_0.pb */
     int indices_initializer; /* indices from an initializer */
     int initializer_listed;  /* ... also listed among graph inputs */
+    clg_dtype declared_data; /* the model's data type (0: FLOAT, as fed) */
+    int extra_input;         /* also write input_2.pb */
     cli_model model;         /* op_type NULL: Gather opset 13 axis 1 */
 } case_options;
 
@@ -54,7 +56,8 @@ static char *make_case(const char *name, const case_options *o)
     assert_non_null(dir);
     if (m.op_type == NULL)
         m = cli_gather_model(1);
-    m.data_dtype = CLG_DTYPE_FLOAT;
+    m.data_dtype =
+        o->declared_data != 0 ? o->declared_data : CLG_DTYPE_FLOAT;
     m.indices_dtype = CLG_DTYPE_INT64;
     if (o->indices_initializer) {
         m.indices_initializer = &indices;
@@ -66,6 +69,14 @@ static char *make_case(const char *name, const case_options *o)
     cli_write_node_test(dir, &m, &data,
                         o->indices_initializer ? NULL : &indices,
                         o->no_expected ? NULL : &output);
+    if (o->extra_input) {
+        char *set = cli_path(dir, "test_data_set_0");
+        char *p = cli_path(set, "input_2.pb");
+        assert_non_null(p);
+        assert_int_equal(cli_write_tensor(p, &indices), 0);
+        free(p);
+        free(set);
+    }
     return dir;
 }
 
@@ -379,6 +390,119 @@ static void test_two_node_model(void **state)
                           "exactly one Gather or GatherElements node");
 }
 
+/* A graph of several nodes, one of another operator (an expanded
+ * function's test): skipped, saying what the graph holds; under --strict
+ * an error, as any graph of more than one node. */
+static void test_two_node_graph_with_other_operator(void **state)
+{
+    case_options o = good();
+    char *dir, *skip, *line;
+    size_t len;
+    const char *plain[] = {"onnx-test", "-v", NULL, NULL};
+    const char *strict[] = {"onnx-test", "--strict", NULL, NULL};
+    cli_result r;
+    (void)state;
+
+    o.model = cli_gather_model(1);
+    o.model.node_count = 2;
+    o.model.second_op_type = "Relu";
+    dir = make_case("gather_relu", &o);
+    len = 2 * strlen(dir) + 160;
+    skip = malloc(len);
+    line = malloc(len);
+    assert_non_null(skip);
+    assert_non_null(line);
+    snprintf(skip, len,
+             "clgather: %s: skipped: the graph has 2 nodes (Gather, Relu), "
+             "not one Gather or GatherElements node",
+             dir);
+    snprintf(line, len,
+             "ERROR %s: %s/model.onnx: the graph has 2 nodes; clgather runs "
+             "models of exactly one Gather or GatherElements node",
+             dir, dir);
+    plain[2] = dir;
+    cli_expect_run(&r, 0, plain);
+    if (!cli_has_line(r.err, skip))
+        cli_result_dump(&r);
+    assert_true(cli_has_line(r.err, skip));
+    assert_true(cli_has_line(r.err, "clgather onnx-test: 0 passed, 0 failed, "
+                                    "0 errors, 1 skipped (not Gather or "
+                                    "GatherElements)"));
+    /* the model line of -v is printed for a model that opened only */
+    assert_null(strstr(r.err, "(opset"));
+    cli_result_free(&r);
+    strict[2] = dir;
+    cli_expect_run(&r, 3, strict);
+    assert_true(cli_has_line(r.out, line));
+    cli_result_free(&r);
+    free(line);
+    free(skip);
+    free(dir);
+}
+
+/* A data set that does not fit its model, as ONNX Runtime refuses such a
+ * feed: exit 3 naming the file, whatever the operator would make of it. */
+static void expect_set_rejected(const char *name, const case_options *o,
+                                const char *file, const char *reason)
+{
+    char *dir = make_case(name, o);
+    size_t len = 3 * strlen(dir) + strlen(reason) + 64;
+    char *line = malloc(len);
+    const char *args[] = {"onnx-test", NULL, NULL};
+    cli_result r;
+
+    assert_non_null(line);
+    snprintf(line, len, "ERROR %s/test_data_set_0: %s/test_data_set_0/%s%s",
+             dir, dir, file, reason);
+    args[1] = dir;
+    cli_expect_run(&r, 3, args);
+    if (!cli_has_line(r.out, line))
+        cli_result_dump(&r);
+    assert_true(cli_has_line(r.out, line));
+    cli_result_free(&r);
+    free(line);
+    free(dir);
+}
+
+static void test_input_not_as_declared(void **state)
+{
+    static const int64_t wrong[2] = {3, 4}, open_dim[2] = {-1, 3};
+    case_options o = good();
+    char *dir, *line;
+    const char *args[] = {"onnx-test", NULL, NULL};
+    cli_result r;
+    (void)state;
+
+    /* the element type: FLOAT fed to a DOUBLE input */
+    o.declared_data = CLG_DTYPE_DOUBLE;
+    expect_set_rejected("declared_double", &o, "input_0.pb",
+                        " holds FLOAT, but the model declares its input "
+                        "'data' DOUBLE");
+    /* a dim_value that differs */
+    o = good();
+    o.model = cli_gather_model(1);
+    o.model.data_rank_declared = 2;
+    o.model.data_shape_declared = wrong;
+    expect_set_rejected("declared_3x4", &o, "input_0.pb",
+                        " has shape [3, 3], but the model declares its input "
+                        "'data' [3, 4]");
+    /* a dim_param takes any size */
+    o.model.data_shape_declared = open_dim;
+    dir = make_case("declared_nx3", &o);
+    line = line_for("PASS", dir, "");
+    args[1] = dir;
+    cli_expect_run(&r, 0, args);
+    assert_true(cli_has_line(r.out, line));
+    cli_result_free(&r);
+    free(line);
+    free(dir);
+    /* one input file more than the model's two */
+    o = good();
+    o.extra_input = 1;
+    expect_set_rejected("extra_input", &o, "input_2.pb",
+                        " is there, but the model takes 2 runtime input(s)");
+}
+
 static void test_gather_elements_before_opset_11(void **state)
 {
     (void)state;
@@ -631,6 +755,8 @@ int main(void)
         cmocka_unit_test(test_truncated_model),
         cmocka_unit_test(test_non_gather_model),
         cmocka_unit_test(test_two_node_model),
+        cmocka_unit_test(test_two_node_graph_with_other_operator),
+        cmocka_unit_test(test_input_not_as_declared),
         cmocka_unit_test(test_gather_elements_before_opset_11),
         cmocka_unit_test(test_missing_files),
         cmocka_unit_test(test_path_too_long),
