@@ -197,13 +197,15 @@ static clg_io_status grow_buffer(unsigned char **buf, size_t *cap,
     return CLG_IO_OK;
 }
 
-clg_io_status clg_io_read_file(const char *path, unsigned char **bytes,
-                               size_t *size, clg_io_error *err)
+clg_io_status clg_io_read_file(const char *path, clg_io_read_bound bound,
+                               unsigned char **bytes, size_t *size,
+                               clg_io_error *err)
 {
     FILE *f = NULL;
     unsigned char *buf = NULL;
     size_t cap = 0;
     size_t len = 0;
+    size_t state = 0, worth = SIZE_MAX;
     clg_io_status st = CLG_IO_OK;
 
     *bytes = NULL;
@@ -215,17 +217,19 @@ clg_io_status clg_io_read_file(const char *path, unsigned char **bytes,
         goto cleanup;
     }
     /* Read in growing chunks rather than trusting fseek/ftell, so pipes
-     * and special files work too. */
-    for (;;) {
-        size_t got;
+     * and special files work too; the reader's bound stops an endless
+     * stream once its bytes are no longer worth reading. */
+    while (len < worth) {
+        size_t got, want;
         if (len == cap) {
             st = grow_buffer(&buf, &cap, path, err);
             if (st != CLG_IO_OK)
                 goto cleanup;
         }
-        got = fread(buf + len, 1, cap - len, f);
+        want = cap - len < worth - len ? cap - len : worth - len;
+        got = fread(buf + len, 1, want, f);
         /* Every file read here is a .npy (magic 0x93) or a protobuf
-         * message, whose first byte, a field tag, is at least 8 (field
+         * message, whose first byte, a field key, is at least 8 (field
          * numbers start at 1): an endless stream such as /dev/zero is
          * refused at its first bytes instead of read until memory runs
          * out. */
@@ -247,6 +251,8 @@ clg_io_status clg_io_read_file(const char *path, unsigned char **bytes,
             }
             break;
         }
+        if (bound != NULL)
+            worth = bound(buf, len, &state);
     }
     *bytes = buf;
     *size = len;

@@ -105,11 +105,26 @@ clg_tensor clg_io_tensor_view(const clg_io_tensor *t);
 clg_io_status clg_io_tensor_copy(clg_io_tensor *dst, const clg_tensor *src,
                                  clg_io_error *err);
 
-/** Reads a whole file into a malloc'd buffer (*bytes, freed by the
- *  caller; never NULL on success, even for an empty file). Path "-" reads
- *  standard input to its end. */
-clg_io_status clg_io_read_file(const char *path, unsigned char **bytes,
-                               size_t *size, clg_io_error *err);
+/** A reader's bound on a file while it is read: given the first len
+ *  bytes, how many are worth reading in all. SIZE_MAX while the bytes do
+ *  not tell; the size the format's header promises plus one (so that the
+ *  decoder still sees a trailing byte) once they do; len, to stop at
+ *  once, when they can no longer start a file of the format (the decoder
+ *  then says why). *state is the bound's own, 0 at the start. */
+typedef size_t (*clg_io_read_bound)(const unsigned char *bytes, size_t len,
+                                    size_t *state);
+
+/** Reads a file into a malloc'd buffer (*bytes, freed by the caller;
+ *  never NULL on success, even for an empty file): to its end, or to
+ *  where `bound` (may be NULL) says the bytes stop being worth reading,
+ *  so that an endless stream of bytes no file of the format starts with
+ *  (/dev/urandom, a pipe) is not read until memory runs out. A first byte
+ *  that starts neither a .npy file (0x93) nor a protobuf message (a field
+ *  key, at least 8) is refused as FORMAT_ERROR. Path "-" reads standard
+ *  input. Errors: FILE_ERROR (open, read), FORMAT_ERROR, NO_MEMORY. */
+clg_io_status clg_io_read_file(const char *path, clg_io_read_bound bound,
+                               unsigned char **bytes, size_t *size,
+                               clg_io_error *err);
 
 /** Writes `size` bytes to path, replacing it atomically: the bytes go to
  *  a temporary file in path's directory (".<name>.<pid>.<n>.tmp"), which

@@ -512,30 +512,93 @@ static clg_io_status copy_strings(const unsigned char *p, size_t data_size,
     return CLG_IO_OK;
 }
 
+/* What the preamble and the header of a .npy file say: where the data
+ * starts, its dtype, byte order and element size. */
+typedef struct npy_layout {
+    npy_header h;
+    size_t data_at, width, elem;
+    clg_dtype dtype;
+    int swap;
+} npy_layout;
+
+static clg_io_status read_layout(const unsigned char *b, size_t size,
+                                 const char *name, npy_layout *l,
+                                 clg_io_error *err)
+{
+    size_t header_len = 0, header_at = 0;
+    clg_io_status st;
+
+    memset(l, 0, sizeof *l);
+    l->dtype = CLG_DTYPE_UNDEFINED;
+    st = read_preamble(b, size, name, &header_len, &header_at, err);
+    if (st == CLG_IO_OK)
+        st = read_header(b + header_at, header_len, name, &l->h, err);
+    if (st == CLG_IO_OK)
+        st = check_order(&l->h, name, err);
+    if (st == CLG_IO_OK)
+        st = parse_descr(l->h.descr, name, &l->dtype, &l->swap, &l->width,
+                         err);
+    if (st != CLG_IO_OK)
+        return st;
+    l->elem = l->dtype == CLG_DTYPE_STRING ? l->width
+                                           : clg_dtype_size(l->dtype);
+    l->data_at = header_at + header_len;
+    return CLG_IO_OK;
+}
+
+size_t clg_npy_read_bound(const unsigned char *bytes, size_t len,
+                          size_t *state)
+{
+    npy_layout l;
+    int64_t count;
+    size_t head, header_len;
+    (void)state;
+    if (memcmp(bytes, npy_magic,
+               len < sizeof npy_magic ? len : sizeof npy_magic) != 0)
+        return len; /* not the magic: the decoder says so */
+    if (len < 7)
+        return SIZE_MAX;
+    if (bytes[6] < 1 || bytes[6] > 3)
+        return len; /* a version the decoder refuses */
+    head = bytes[6] == 1 ? 10 : 12;
+    if (len < head)
+        return SIZE_MAX;
+    header_len = (size_t)bytes[8] | (size_t)bytes[9] << 8;
+    if (head == 12)
+        header_len |= (size_t)bytes[10] << 16 | (size_t)bytes[11] << 24;
+    if (len - head < header_len)
+        return SIZE_MAX; /* the header is not all in */
+    if (read_layout(bytes, len, "", &l, NULL) != CLG_IO_OK)
+        return len;
+    count = clg_io_shape_count(l.h.shape, l.h.rank, l.elem > 0 ? l.elem : 1);
+    if (count < 0 || (l.elem > 0 && (uint64_t)count > (SIZE_MAX - l.data_at -
+                                                       1) / l.elem))
+        return len;
+    return l.data_at + (size_t)count * l.elem + 1;
+}
+
 clg_io_status clg_npy_decode(const void *bytes, size_t size, const char *name,
                              clg_io_tensor *out, clg_io_error *err)
 {
     const unsigned char *b = bytes;
-    size_t header_len = 0, header_at = 0, data_at, width = 0, elem;
+    size_t data_at, width, elem;
+    npy_layout l;
     npy_header h;
-    clg_dtype dtype = CLG_DTYPE_UNDEFINED;
-    int swap = 0;
+    clg_dtype dtype;
+    int swap;
     int64_t count;
     clg_io_status st;
 
     clg_io_tensor_free(out);
-    memset(&h, 0, sizeof h);
-    st = read_preamble(b, size, name, &header_len, &header_at, err);
-    if (st == CLG_IO_OK)
-        st = read_header(b + header_at, header_len, name, &h, err);
-    if (st == CLG_IO_OK)
-        st = check_order(&h, name, err);
-    if (st == CLG_IO_OK)
-        st = parse_descr(h.descr, name, &dtype, &swap, &width, err);
+    st = read_layout(b, size, name, &l, err);
     if (st != CLG_IO_OK)
         return st;
-    elem = dtype == CLG_DTYPE_STRING ? width : clg_dtype_size(dtype);
-    data_at = header_at + header_len;
+    h = l.h;
+    dtype = l.dtype;
+    swap = l.swap;
+    width = l.width;
+    elem = l.elem;
+    data_at = l.data_at;
     st = check_data_size(&h, elem, size - data_at, name, &count, err);
     if (st == CLG_IO_OK && elem == 0)
         st = check_zero_width(&h, count, name, err);
@@ -569,7 +632,7 @@ clg_io_status clg_npy_read(const char *path, clg_io_tensor *out,
     clg_io_status st;
 
     clg_io_tensor_free(out);
-    st = clg_io_read_file(path, &bytes, &size, err);
+    st = clg_io_read_file(path, clg_npy_read_bound, &bytes, &size, err);
     if (st == CLG_IO_OK)
         st = clg_npy_decode(bytes, size, path, out, err);
     free(bytes);

@@ -38,6 +38,13 @@ extern "C" {
 /** 1 when `bytes` starts with the NumPy magic "\x93NUMPY". */
 int clg_npy_is_npy(const void *bytes, size_t size);
 
+/** A clg_io_read_bound for .npy files: once the preamble and the header
+ *  dictionary are in, the size they promise (header and data) plus one
+ *  byte; at once when the bytes cannot start a .npy file or the header
+ *  cannot be read (clg_npy_decode then says why). */
+size_t clg_npy_read_bound(const unsigned char *bytes, size_t len,
+                          size_t *state);
+
 /** Reads a .npy file into *out (freed first). */
 clg_io_status clg_npy_read(const char *path, clg_io_tensor *out,
                            clg_io_error *err);

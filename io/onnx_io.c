@@ -115,6 +115,33 @@ static int skip_value(const uint8_t *b, size_t end, size_t *at, unsigned wire,
     }
 }
 
+size_t clg_onnx_read_bound(const unsigned char *bytes, size_t len,
+                           size_t *state)
+{
+    /* *state: the offset of the next top-level key. A key and the start
+     * of its value (a varint, or a length prefix) take at most 15 bytes:
+     * with fewer in, the field cannot be judged yet. */
+    while (*state < len && len - *state >= 15) {
+        size_t at = *state, payload;
+        uint32_t field;
+        unsigned wire;
+        if (!read_key(bytes, len, &at, &field, &wire))
+            return len;
+        if (wire == 1 || wire == 5) {
+            at += wire == 1 ? 8 : 4;
+        } else if (wire == 2) {
+            uint64_t v;
+            if (!read_varint(bytes, len, &at, 5, &v) || v > INT32_MAX)
+                return len;
+            at += (size_t)v;
+        } else if (!skip_value(bytes, len, &at, wire, &payload)) {
+            return len; /* a varint too long, a group, wire types 6, 7 */
+        }
+        *state = at;
+    }
+    return SIZE_MAX;
+}
+
 /* The nesting of the message `top` in b[0 .. size). On NEST_TOO_DEEP,
  * *what names the message that went past the limit and *where its offset. */
 static nest_result scan_nesting(const ProtobufCMessageDescriptor *top,
@@ -671,7 +698,7 @@ clg_io_status clg_onnx_read_tensor(const char *path, clg_io_tensor *out,
     clg_io_status st;
 
     clg_io_tensor_free(out);
-    st = clg_io_read_file(path, &bytes, &size, err);
+    st = clg_io_read_file(path, clg_onnx_read_bound, &bytes, &size, err);
     if (st == CLG_IO_OK)
         st = clg_onnx_decode_tensor(bytes, size, path, out, err);
     free(bytes);
@@ -1135,7 +1162,7 @@ clg_io_status clg_onnx_read_model(const char *path, clg_onnx_model *m,
     clg_io_status st;
 
     clg_onnx_model_free(m);
-    st = clg_io_read_file(path, &bytes, &size, err);
+    st = clg_io_read_file(path, clg_onnx_read_bound, &bytes, &size, err);
     if (st == CLG_IO_OK)
         st = clg_onnx_decode_model(bytes, size, path, m, err);
     free(bytes);
@@ -1206,7 +1233,8 @@ int clg_onnx_model_other_operator(const char *path, char *what, size_t cap)
 
     if (cap > 0)
         what[0] = '\0';
-    if (clg_io_read_file(path, &bytes, &size, NULL) != CLG_IO_OK)
+    if (clg_io_read_file(path, clg_onnx_read_bound, &bytes, &size, NULL) !=
+        CLG_IO_OK)
         return 0;
     model = (Onnx__ModelProto *)unpack_bounded(&onnx__model_proto__descriptor,
                                                bytes, size, path, "ONNX model",

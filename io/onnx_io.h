@@ -36,6 +36,15 @@ extern "C" {
  *  (Graph -> Node -> Attribute -> Graph) takes three levels per subgraph. */
 #define CLG_ONNX_MAX_NESTING 100
 
+/** A clg_io_read_bound for protobuf messages (TensorProto .pb files,
+ *  model.onnx): walks the top-level fields as they arrive and stops the
+ *  read at once at a key or a length that protobuf-c refuses (the decoder
+ *  then says the file is malformed), so that a stream of random bytes is
+ *  refused within its first fields. A message has no end of its own: a
+ *  well-formed one is read to the end of the file. */
+size_t clg_onnx_read_bound(const unsigned char *bytes, size_t len,
+                           size_t *state);
+
 /** Reads a serialized TensorProto file into *out (freed first). */
 clg_io_status clg_onnx_read_tensor(const char *path, clg_io_tensor *out,
                                    clg_io_error *err);

@@ -16,6 +16,14 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* clg_npy_read_bound or clg_onnx_read_bound, by the first byte. */
+static size_t either_bound(const unsigned char *bytes, size_t len,
+                           size_t *state)
+{
+    return bytes[0] == 0x93 ? clg_npy_read_bound(bytes, len, state)
+                            : clg_onnx_read_bound(bytes, len, state);
+}
+
 clg_io_status clg_io_read_tensor_file(const char *path, clg_io_tensor *out,
                                       clg_io_error *err)
 {
@@ -23,7 +31,7 @@ clg_io_status clg_io_read_tensor_file(const char *path, clg_io_tensor *out,
     size_t size = 0;
     clg_io_status st;
 
-    st = clg_io_read_file(path, &bytes, &size, err);
+    st = clg_io_read_file(path, either_bound, &bytes, &size, err);
     if (st != CLG_IO_OK)
         return st;
     if (size == 0) {

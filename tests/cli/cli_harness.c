@@ -33,7 +33,7 @@ unsigned char *cli_read_bytes(const char *path, size_t *size)
 {
     unsigned char *bytes = NULL;
     clg_io_error err;
-    if (clg_io_read_file(path, &bytes, size, &err) != CLG_IO_OK)
+    if (clg_io_read_file(path, NULL, &bytes, size, &err) != CLG_IO_OK)
         fail_msg("%s", err.message);
     return bytes;
 }
@@ -43,7 +43,7 @@ char *cli_read_text(const char *path)
     unsigned char *bytes = NULL;
     size_t size = 0;
     char *text;
-    if (clg_io_read_file(path, &bytes, &size, NULL) != CLG_IO_OK)
+    if (clg_io_read_file(path, NULL, &bytes, &size, NULL) != CLG_IO_OK)
         return NULL;
     text = malloc(size + 1);
     if (text != NULL) {

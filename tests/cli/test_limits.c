@@ -12,6 +12,10 @@
  *   indices asks Gather for a 1.6 GB output that no index can fill; the
  *   commands run under a 1.5 GiB address-space limit and must refuse the
  *   indices (exit status 2), not run out of memory (3).
+ * - streams: a FIFO fed without end (a protobuf key, then bytes no key
+ *   starts with; a .npy header, then data past its shape) is read only
+ *   until the bytes stop being worth reading, and refused; well-formed
+ *   files through a FIFO are read whole.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,10 +26,18 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli_harness.h"
 #include "io_tensor.h"
+#include "npy.h"
 #include "onnx_io.h"
+#include "tensor_file.h"
 
 /* 3,000 subgraphs, one inside the other. */
 #define DEEP_SUBGRAPHS 3000
@@ -361,6 +373,120 @@ static void test_claim_bounded(void **state)
     free(dir);
 }
 
+/* ---------------------------------------------------------------- streams */
+
+/* Starts a process that writes `head` into the FIFO at path, then, when
+ * `endless`, `fill` bytes until the reader closes its end (exit 0 on
+ * EPIPE, 1 on another failure); else it closes after head (exit 0). */
+static pid_t feed(const char *path, const void *head, size_t size,
+                  int endless, unsigned char fill)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        unsigned char chunk[4096];
+        int fd;
+        signal(SIGPIPE, SIG_IGN);
+        fd = open(path, O_WRONLY);
+        if (fd < 0 || write(fd, head, size) != (ssize_t)size)
+            _exit(1);
+        memset(chunk, fill, sizeof chunk);
+        while (endless)
+            if (write(fd, chunk, sizeof chunk) < 0)
+                _exit(errno == EPIPE ? 0 : 1);
+        close(fd);
+        _exit(0);
+    }
+    return pid;
+}
+
+static void expect_fed(pid_t pid)
+{
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* An endless stream is refused once its bytes cannot be a file of the
+ * format: the read returns, and the writer sees the reader gone. */
+static void test_endless_streams(void **state)
+{
+    static const unsigned char key[] = {0x08, 0x03}; /* field 1 = 3 */
+    static const char dict[] =
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }";
+    char npy_head[128];
+    static const float values[4] = {1.5f, -2.0f, 0.25f, 8.0f};
+    static const int64_t shape[1] = {4};
+    char *fifo = cli_tmp("stream");
+    clg_io_tensor t = {0};
+    clg_onnx_model m;
+    clg_io_error err;
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    clg_tensor v = cli_tensor(CLG_DTYPE_FLOAT, 1, shape, values);
+    pid_t pid;
+    (void)state;
+
+    /* version 1.0: the magic, 2 bytes of version, 2 of header length,
+     * then the dictionary padded with spaces to a newline at byte 127 */
+    memcpy(npy_head, "\x93NUMPY\x01\x00", 8);
+    npy_head[8] = (char)(sizeof npy_head - 10);
+    npy_head[9] = 0;
+    memset(npy_head + 10, ' ', sizeof npy_head - 10);
+    memcpy(npy_head + 10, dict, sizeof dict - 1);
+    npy_head[sizeof npy_head - 1] = '\n';
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    clg_onnx_model_init(&m);
+
+    /* a TensorProto's first field, then 0xff: no key ends in 5 bytes */
+    pid = feed(fifo, key, sizeof key, 1, 0xff);
+    assert_int_equal(clg_io_read_tensor_file(fifo, &t, &err),
+                     CLG_IO_FORMAT_ERROR);
+    assert_non_null(strstr(err.message, "not a valid ONNX TensorProto "
+                                        "(malformed or truncated protobuf"));
+    expect_fed(pid);
+    pid = feed(fifo, key, sizeof key, 1, 0xff);
+    assert_int_equal(clg_onnx_read_model(fifo, &m, &err),
+                     CLG_IO_FORMAT_ERROR);
+    assert_non_null(strstr(err.message, "not a valid ONNX model"));
+    expect_fed(pid);
+
+    /* a .npy header for 48 bytes of data, then zeros without end */
+    pid = feed(fifo, npy_head, sizeof npy_head, 1, 0);
+    assert_int_equal(clg_io_read_tensor_file(fifo, &t, &err),
+                     CLG_IO_FORMAT_ERROR);
+    assert_non_null(strstr(err.message, "trailing bytes: shape [3, 4] of "
+                                        "'<f4' needs 48 data bytes"));
+    expect_fed(pid);
+    pid = feed(fifo, npy_head, sizeof npy_head, 1, 0);
+    assert_int_equal(clg_npy_read(fifo, &t, &err), CLG_IO_FORMAT_ERROR);
+    expect_fed(pid);
+
+    /* well-formed files through the FIFO are read whole */
+    assert_int_equal(clg_npy_encode(&v, 0, &bytes, &size, &err), CLG_IO_OK);
+    pid = feed(fifo, bytes, size, 0, 0);
+    assert_int_equal(clg_io_read_tensor_file(fifo, &t, &err), CLG_IO_OK);
+    expect_fed(pid);
+    assert_int_equal(t.dtype, CLG_DTYPE_FLOAT);
+    assert_int_equal(t.count, 4);
+    assert_memory_equal(t.data, values, sizeof values);
+    free(bytes);
+    clg_io_tensor_free(&t);
+    assert_int_equal(clg_onnx_encode_tensor(&v, "v", &bytes, &size, &err),
+                     CLG_IO_OK);
+    pid = feed(fifo, bytes, size, 0, 0);
+    assert_int_equal(clg_io_read_tensor_file(fifo, &t, &err), CLG_IO_OK);
+    expect_fed(pid);
+    assert_int_equal(t.count, 4);
+    assert_memory_equal(t.data, values, sizeof values);
+    free(bytes);
+    clg_io_tensor_free(&t);
+    clg_onnx_model_free(&m);
+    unlink(fifo);
+    free(fifo);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -368,6 +494,7 @@ int main(void)
         cmocka_unit_test(test_reader_deep_and_truncated),
         cmocka_unit_test(test_deep_model_refused),
         cmocka_unit_test(test_claim_bounded),
+        cmocka_unit_test(test_endless_streams),
     };
     return CLI_RUN_TESTS("clgather-limits", tests);
 }

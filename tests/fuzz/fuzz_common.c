@@ -255,3 +255,19 @@ void fuzz_check_round_trips(const clg_io_tensor *t)
     round_trip_onnx(t, &v);
     round_trip_npy(t, &v);
 }
+
+void fuzz_check_bound(clg_io_read_bound bound, const uint8_t *data,
+                      size_t size, const char *what)
+{
+    size_t state = 0, len = 1;
+    while (len <= size) {
+        size_t worth = bound(data, len, &state);
+        FUZZ_CHECK(worth > len, "%s: the read bound stops at %zu of %zu bytes",
+                   what, worth, size);
+        if (len == size)
+            break;
+        len = len < 256 ? len + 1 : len * 2;
+        if (len > size)
+            len = size;
+    }
+}

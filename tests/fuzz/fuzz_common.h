@@ -60,4 +60,12 @@ void fuzz_check_same(const clg_io_tensor *a, const clg_io_tensor *b,
  * and decodes each again: the same tensor both times. */
 void fuzz_check_round_trips(const clg_io_tensor *t);
 
+/* A file its decoder accepted, read as a stream: `bound` (a
+ * clg_io_read_bound) must find every prefix worth reading on, and the
+ * whole file too, so that no file a reader accepts is cut short. The
+ * prefixes grow as a read's do, with one state: every length up to 256
+ * bytes, then doubling. */
+void fuzz_check_bound(clg_io_read_bound bound, const uint8_t *data,
+                      size_t size, const char *what);
+
 #endif /* CLG_FUZZ_COMMON_H */

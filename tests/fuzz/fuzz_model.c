@@ -71,13 +71,31 @@ static int runtime_index(const Onnx__GraphProto *g, const char *name)
     return -1;
 }
 
+/* The type the first graph input named `name` declares, or NULL. */
+static const Onnx__TypeProto *declared(const Onnx__GraphProto *g,
+                                       const char *name)
+{
+    for (size_t i = 0; i < g->n_input; i++)
+        if (strcmp(str(g->input[i]->name), name) == 0)
+            return g->input[i]->type;
+    return NULL;
+}
+
 static const char *operand_rule(const Onnx__GraphProto *g, const char *name)
 {
     const Onnx__TensorProto *init;
+    const Onnx__TypeProto *type;
     if (name[0] == '\0')
         return "an input without a name";
-    if (runtime_index(g, name) >= 0)
+    if (runtime_index(g, name) >= 0) {
+        type = declared(g, name);
+        if (type != NULL &&
+            type->value_case != ONNX__TYPE_PROTO__VALUE__NOT_SET &&
+            (type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
+             type->tensor_type == NULL))
+            return "a runtime input declared other than a tensor";
         return NULL;
+    }
     init = initializer(g, name);
     if (init == NULL)
         return "an input that is neither a graph input nor an initializer";
@@ -165,6 +183,39 @@ static void oracle(const Onnx__ModelProto *m, int too_deep, expect *e)
 
 /* ---------------------------------------------------------------- checks */
 
+/* What a runtime operand declares: the type's elem_type (0 when left
+ * out) and shape (rank -1 when left out; -1 for a dimension without a
+ * dim_value). */
+static void check_declared(const Onnx__TypeProto *type,
+                           const clg_onnx_operand *op, const char *name)
+{
+    const Onnx__TypeProto__Tensor *tt =
+        type != NULL && type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE
+            ? type->tensor_type
+            : NULL;
+    const Onnx__TensorShapeProto *shape = tt != NULL ? tt->shape : NULL;
+    int32_t elem = tt != NULL && tt->has_elem_type ? tt->elem_type : 0;
+    int rank = shape == NULL                   ? -1
+               : shape->n_dim > CLG_MAX_RANK ? CLG_MAX_RANK + 1
+                                               : (int)shape->n_dim;
+    FUZZ_CHECK(op->declared_type == elem && op->declared_rank == rank,
+               "operand '%s' declared type %d rank %d; the model says %d, %d",
+               name, (int)op->declared_type, op->declared_rank, (int)elem,
+               rank);
+    for (int i = 0; i < rank && i < CLG_MAX_RANK; i++) {
+        const Onnx__TensorShapeProto__Dimension *d = shape->dim[i];
+        int64_t want =
+            d->value_case ==
+                        ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+                    d->dim_value >= 0
+                ? d->dim_value
+                : -1;
+        FUZZ_CHECK(op->declared_shape[i] == want,
+                   "operand '%s' dimension %d declared %lld, not %lld", name,
+                   i, (long long)op->declared_shape[i], (long long)want);
+    }
+}
+
 static void check_operand(const expect *e, const char *name,
                           const clg_onnx_operand *op, size_t input_count)
 {
@@ -176,6 +227,7 @@ static void check_operand(const expect *e, const char *name,
     if (k >= 0) {
         FUZZ_CHECK((size_t)k < input_count, "input %d of %zu", k, input_count);
         fuzz_check_empty(&op->value, name);
+        check_declared(declared(e->graph, name), op, name);
         return;
     }
     fuzz_check_tensor(&op->value, name);
@@ -297,6 +349,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                    "a valid model was refused: %s", err.message);
     } else {
         FUZZ_CHECK(e.rule == NULL, "a model with %s was read", e.rule);
+        fuzz_check_bound(clg_onnx_read_bound, data, size, name);
         if (!e.long_names)
             check_model(&e, &m);
         if (m.data.input_index < 0 && m.indices.input_index < 0)

@@ -6,8 +6,9 @@
  * header cannot claim memory the file does not hold). A decoded tensor
  * must satisfy fuzz_check_tensor, fit in what the file holds, hold the
  * file's last bytes in the order its descriptor gives, and survive a round
- * trip through both writers; a failure must leave the tensor empty and
- * name the file in its message. */
+ * trip through both writers, and be read whole through clg_npy_read_bound;
+ * a failure must leave the tensor empty and name the file in its
+ * message. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -107,6 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(t.dtype != CLG_DTYPE_BFLOAT16, "BFLOAT16 has no NumPy dtype");
     check_values(data, size, &t);
     fuzz_check_round_trips(&t);
+    fuzz_check_bound(clg_npy_read_bound, data, size, name);
     clg_io_tensor_free(&t);
     return 0;
 }

@@ -7,8 +7,8 @@
  * protobuf-c's own unpacking of the same bytes: the reader accepts exactly
  * the tensors the oracle accepts, and what it reads holds exactly their
  * values (no value narrowed to fit its dtype). A tensor read must also
- * satisfy fuzz_check_tensor and survive a round trip through both
- * writers. */
+ * satisfy fuzz_check_tensor, survive a round trip through both writers,
+ * and be read whole through clg_onnx_read_bound. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,6 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_check_tensor(&t, name);
         fuzz_proto_check_values(tp, &t, name);
         fuzz_check_round_trips(&t);
+        fuzz_check_bound(clg_onnx_read_bound, data, size, name);
     }
     if (tp != NULL)
         onnx__tensor_proto__free_unpacked(tp, NULL);
