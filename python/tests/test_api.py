@@ -88,6 +88,19 @@ def test_errors_follow_the_status(call, cls, builtin, words):
     assert info.value.message == str(info.value)
 
 
+def test_axis_must_be_an_integer():
+    # numpy.take's rule: integers of any kind, never a bool or a float
+    for axis in (True, np.bool_(False), 1.0, "1", None):
+        for fn in (clgather.gather, clgather.reference.gather):
+            with pytest.raises(TypeError):
+                fn(DATA, [0], axis=axis)
+        with pytest.raises(TypeError):
+            clgather.gather_elements(DATA, [[0]], axis=axis)
+    for axis in (np.int8(-1), np.uint64(1), 1):
+        assert clgather.gather(DATA, [0], axis=axis).tolist() == \
+            np.take(DATA, [0], axis=int(axis)).tolist()
+
+
 def test_oob_modes_are_the_librarys():
     assert clgather.OOB_MODES == ("raise", "wrap", "clip", "fill")
     for value, word in enumerate(clgather.OOB_MODES):

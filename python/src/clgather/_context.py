@@ -301,7 +301,8 @@ def gather(data, indices, axis=0, *, device=None, out=None, oob="raise",
     - indices: integers, any rank; negative values count from the end;
       a value outside [-s, s-1] (s = data.shape[axis]) is resolved as
       ``oob`` says.
-    - axis: in [-r, r-1].
+    - axis: an integer in [-r, r-1]; a bool or a float is a TypeError, as
+      in numpy.take.
     - device: a spec string (see Context), a Context, or None (the
       default device); ignored for PyOpenCL arrays, which run on their
       own queue (a Context from Context.from_pyopencl may be given).

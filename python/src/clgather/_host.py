@@ -69,6 +69,11 @@ def operator_call(name, options):
 
 
 def check_axis(axis):
+    """The axis as an int: any integer (numpy's included), never a bool,
+    which numpy.take refuses too (TypeError)."""
+    if isinstance(axis, (bool, np.bool_)):
+        raise TypeError("an integer is required for the axis, not %s" %
+                        type(axis).__name__)
     axis = operator.index(axis)
     if not _INT64_MIN <= axis <= _INT64_MAX:
         _errors.raise_status("INVALID_AXIS",
