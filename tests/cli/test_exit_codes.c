@@ -98,6 +98,19 @@ static char *line_for(const char *verdict, const char *dir, const char *rest)
     return s;
 }
 
+/* Runs `clgather args...`, expects exit `status` and `line` on stdout
+ * (both streams shown when it is missing). */
+static void expect_out_line(int status, const char *const *args,
+                            const char *line)
+{
+    cli_result r;
+    cli_expect_run(&r, status, args);
+    if (!cli_has_line(r.out, line))
+        cli_result_dump(&r);
+    assert_true(cli_has_line(r.out, line));
+    cli_result_free(&r);
+}
+
 /* ---------------------------------------------------------------- 0 */
 
 static void test_pass(void **state)
@@ -182,11 +195,7 @@ static void test_corrupted_expected_output(void **state)
                     "(0x4079999a)");
     dev[1] = dir;
     ref[2] = dir;
-    cli_expect_run(&r, 1, dev);
-    if (!cli_has_line(r.out, line))
-        cli_result_dump(&r);
-    assert_true(cli_has_line(r.out, line));
-    cli_result_free(&r);
+    expect_out_line(1, dev, line);
     cli_expect_run(&r, 1, ref);
     assert_true(cli_has_line(r.out, line));
     cli_result_free(&r);
@@ -353,7 +362,6 @@ static void expect_model_rejected(const char *name, const char *op_type,
     char *dir, *line;
     size_t len;
     const char *args[] = {"onnx-test", "--strict", NULL, NULL};
-    cli_result r;
 
     o.model.op_type = op_type;
     o.model.opset = opset;
@@ -366,11 +374,7 @@ static void expect_model_rejected(const char *name, const char *op_type,
     assert_non_null(line);
     snprintf(line, len, "ERROR %s: %s/model.onnx: %s", dir, dir, reason);
     args[2] = dir;
-    cli_expect_run(&r, 3, args);
-    if (!cli_has_line(r.out, line))
-        cli_result_dump(&r);
-    assert_true(cli_has_line(r.out, line));
-    cli_result_free(&r);
+    expect_out_line(3, args, line);
     free(line);
     free(dir);
 }
@@ -432,9 +436,7 @@ static void test_two_node_graph_with_other_operator(void **state)
     assert_null(strstr(r.err, "(opset"));
     cli_result_free(&r);
     strict[2] = dir;
-    cli_expect_run(&r, 3, strict);
-    assert_true(cli_has_line(r.out, line));
-    cli_result_free(&r);
+    expect_out_line(3, strict, line);
     free(line);
     free(skip);
     free(dir);
@@ -449,17 +451,12 @@ static void expect_set_rejected(const char *name, const case_options *o,
     size_t len = 3 * strlen(dir) + strlen(reason) + 64;
     char *line = malloc(len);
     const char *args[] = {"onnx-test", NULL, NULL};
-    cli_result r;
 
     assert_non_null(line);
     snprintf(line, len, "ERROR %s/test_data_set_0: %s/test_data_set_0/%s%s",
              dir, dir, file, reason);
     args[1] = dir;
-    cli_expect_run(&r, 3, args);
-    if (!cli_has_line(r.out, line))
-        cli_result_dump(&r);
-    assert_true(cli_has_line(r.out, line));
-    cli_result_free(&r);
+    expect_out_line(3, args, line);
     free(line);
     free(dir);
 }
