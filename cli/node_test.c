@@ -338,8 +338,8 @@ int clg_node_set_read(const clg_node_dir *d, const char *set, clg_node_set *s,
     if (format_path(path, sizeof path, "%s/%s/%s", d->path, set, name) == 0 &&
         file_exists(path)) {
         snprintf(msg, cap,
-                 "%s is there, but the model takes %zu runtime input(s)",
-                 path, count);
+                 "%s is there, but the model takes %zu runtime input(s)", path,
+                 count);
         return CLG_EXIT_ERROR;
     }
     if (check_declared(d, set, &d->model.data, s, msg, cap) != 0 ||

@@ -571,8 +571,8 @@ size_t clg_npy_read_bound(const unsigned char *bytes, size_t len,
     if (read_layout(bytes, len, "", &l, NULL) != CLG_IO_OK)
         return len;
     count = clg_io_shape_count(l.h.shape, l.h.rank, l.elem > 0 ? l.elem : 1);
-    if (count < 0 || (l.elem > 0 && (uint64_t)count > (SIZE_MAX - l.data_at -
-                                                       1) / l.elem))
+    if (count < 0 ||
+        (l.elem > 0 && (uint64_t)count > (SIZE_MAX - l.data_at - 1) / l.elem))
         return len;
     return l.data_at + (size_t)count * l.elem + 1;
 }

@@ -927,9 +927,8 @@ static clg_io_status declared_input(const Onnx__GraphProto *g,
     shape = type->tensor_type->shape;
     if (shape == NULL)
         return CLG_IO_OK;
-    op->declared_rank = shape->n_dim > CLG_MAX_RANK + 1
-                            ? CLG_MAX_RANK + 1
-                            : (int)shape->n_dim;
+    op->declared_rank = shape->n_dim > CLG_MAX_RANK + 1 ? CLG_MAX_RANK + 1
+                                                        : (int)shape->n_dim;
     for (size_t i = 0; i < shape->n_dim && i < CLG_MAX_RANK; i++) {
         const Onnx__TensorShapeProto__Dimension *d = shape->dim[i];
         op->declared_shape[i] =
@@ -1252,9 +1251,9 @@ int clg_onnx_model_other_operator(const char *path, char *what, size_t cap)
         size_t at = (size_t)snprintf(what, cap, "the graph has %zu nodes (",
                                      g->n_node);
         for (size_t i = 0; i < g->n_node && i < 4 && at < cap; i++)
-            at += (size_t)snprintf(
-                what + at, cap - at, "%s%s", i > 0 ? ", " : "",
-                g->node[i] != NULL ? safe(g->node[i]->op_type) : "");
+            at += (size_t)
+                snprintf(what + at, cap - at, "%s%s", i > 0 ? ", " : "",
+                         g->node[i] != NULL ? safe(g->node[i]->op_type) : "");
         if (at < cap)
             snprintf(what + at, cap - at,
                      "%s), not one Gather or GatherElements node",

@@ -537,10 +537,12 @@ int cli_write_model(const char *dir, const cli_model *m)
         Onnx__TensorShapeProto__Dimension *d = &dims[i];
         onnx__tensor_shape_proto__dimension__init(d);
         if (m->data_shape_declared[i] < 0) {
-            d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+            d->value_case =
+                ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
             d->dim_param = "n";
         } else {
-            d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+            d->value_case =
+                ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
             d->dim_value = m->data_shape_declared[i];
         }
         dim_ptrs[i] = d;

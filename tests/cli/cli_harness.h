@@ -114,9 +114,9 @@ typedef struct cli_model {
     int64_t opset;       /* default-domain opset_import version */
     int has_axis;
     int64_t axis;
-    int node_count;       /* 1, or 2 for an invalid two-node model */
+    int node_count;             /* 1, or 2 for an invalid two-node model */
     const char *second_op_type; /* node 1's op_type (NULL: op_type) */
-    clg_dtype data_dtype; /* declared input types */
+    clg_dtype data_dtype;       /* declared input types */
     clg_dtype indices_dtype;
     /* When data_rank_declared > 0, data's declared shape: its dims, -1
      * for a dim_param ("n"). Else data declares no shape. */

@@ -56,8 +56,7 @@ static char *make_case(const char *name, const case_options *o)
     assert_non_null(dir);
     if (m.op_type == NULL)
         m = cli_gather_model(1);
-    m.data_dtype =
-        o->declared_data != 0 ? o->declared_data : CLG_DTYPE_FLOAT;
+    m.data_dtype = o->declared_data != 0 ? o->declared_data : CLG_DTYPE_FLOAT;
     m.indices_dtype = CLG_DTYPE_INT64;
     if (o->indices_initializer) {
         m.indices_initializer = &indices;

@@ -378,8 +378,8 @@ static void test_claim_bounded(void **state)
 /* Starts a process that writes `head` into the FIFO at path, then, when
  * `endless`, `fill` bytes until the reader closes its end (exit 0 on
  * EPIPE, 1 on another failure); else it closes after head (exit 0). */
-static pid_t feed(const char *path, const void *head, size_t size,
-                  int endless, unsigned char fill)
+static pid_t feed(const char *path, const void *head, size_t size, int endless,
+                  unsigned char fill)
 {
     pid_t pid = fork();
     assert_true(pid >= 0);
@@ -447,8 +447,7 @@ static void test_endless_streams(void **state)
                                         "(malformed or truncated protobuf"));
     expect_fed(pid);
     pid = feed(fifo, key, sizeof key, 1, 0xff);
-    assert_int_equal(clg_onnx_read_model(fifo, &m, &err),
-                     CLG_IO_FORMAT_ERROR);
+    assert_int_equal(clg_onnx_read_model(fifo, &m, &err), CLG_IO_FORMAT_ERROR);
     assert_non_null(strstr(err.message, "not a valid ONNX model"));
     expect_fed(pid);
 

@@ -195,9 +195,9 @@ static void check_declared(const Onnx__TypeProto *type,
             : NULL;
     const Onnx__TensorShapeProto *shape = tt != NULL ? tt->shape : NULL;
     int32_t elem = tt != NULL && tt->has_elem_type ? tt->elem_type : 0;
-    int rank = shape == NULL                   ? -1
+    int rank = shape == NULL                 ? -1
                : shape->n_dim > CLG_MAX_RANK ? CLG_MAX_RANK + 1
-                                               : (int)shape->n_dim;
+                                             : (int)shape->n_dim;
     FUZZ_CHECK(op->declared_type == elem && op->declared_rank == rank,
                "operand '%s' declared type %d rank %d; the model says %d, %d",
                name, (int)op->declared_type, op->declared_rank, (int)elem,
