@@ -728,6 +728,7 @@ static void json_head(compare_run *run, clg_json *j)
     run->json = j;
     clg_cli_json_begin(j, "compare");
     clg_json_int(j, "repeat", run->opt->repeat);
+    clg_json_string(j, "oob", clg_oob_mode_name(run->opt->oob));
     clg_json_begin_array(j, "devices");
     for (size_t i = 0; i < run->ndevices; i++) {
         const compare_device *d = &run->devices[i];

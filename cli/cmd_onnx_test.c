@@ -393,6 +393,7 @@ static void json_head(clg_json *j, const options *opt, const clg_context *ctx)
         clg_json_end_object(j);
     }
     clg_json_bool(j, "reference_only", opt->reference_only);
+    clg_json_string(j, "oob", clg_oob_mode_name(opt->oob));
     clg_json_begin_array(j, "cases");
 }
 

@@ -428,6 +428,7 @@ static void json_run(const clg_context *ctx, const run_options *opt,
     clg_json_string(&j, "operator",
                     opt->elements ? "GatherElements" : "Gather");
     clg_json_int(&j, "axis", opt->axis);
+    clg_json_string(&j, "oob", clg_oob_mode_name(opt->oob));
     json_tensor(&j, "data", opt->data_path, &t->data, t->loaded);
     json_tensor(&j, "indices", opt->indices_path, &t->indices, t->loaded);
     json_tensor(&j, "output", opt->output_path, &t->out, t->ran);

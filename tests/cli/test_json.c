@@ -120,6 +120,9 @@ static void test_run_json(void **state)
     const char *args[] = {"run",       "gather", "--data",  NULL,
                           "--indices", NULL,     "--check", "--json",
                           "--repeat",  "3",      NULL};
+    const char *wrap[] = {"run",       "gather", "--data", NULL,
+                          "--indices", NULL,     "--oob",  "wrap",
+                          "--check",   "--json", NULL};
     json_object *doc, *t;
     (void)state;
 
@@ -131,6 +134,7 @@ static void test_run_json(void **state)
     doc = run_json(0, "run", args);
     assert_string_equal(str(at(doc, "operator", NULL)), "Gather");
     assert_int_equal(json_object_get_int(at(doc, "axis", NULL)), 0);
+    assert_string_equal(str(at(doc, "oob", NULL)), "raise");
     assert_string_equal(str(at(doc, "data", "path", NULL)), d);
     assert_string_equal(str(at(doc, "data", "dtype", NULL)), "FLOAT");
     expect_shape(at(doc, "data", "shape", NULL), 2, data_shape);
@@ -159,6 +163,15 @@ static void test_run_json(void **state)
     assert_non_null(strstr(str(at(doc, "error", NULL)), "INDEX_OUT_OF_RANGE"));
     assert_true(json_object_is_type(at(doc, "time", NULL), json_type_null));
     assert_true(json_object_is_type(at(doc, "output", NULL), json_type_null));
+    json_object_put(doc);
+
+    /* the same indices under wrap: run, and the mode recorded */
+    wrap[3] = d;
+    wrap[5] = bad;
+    doc = run_json(0, "run", wrap);
+    assert_string_equal(str(at(doc, "oob", NULL)), "wrap");
+    expect_shape(at(doc, "output", "shape", NULL), 2, out_shape);
+    assert_true(json_object_get_boolean(at(doc, "check", "agree", NULL)));
     json_object_put(doc);
     free(d);
     free(i);
@@ -269,6 +282,7 @@ static void test_onnx_test_json(void **state)
     doc = run_json(1, "onnx-test", args);
     assert_true(strlen(str(at(doc, "device", "name", NULL))) > 0);
     assert_false(json_object_get_boolean(at(doc, "reference_only", NULL)));
+    assert_string_equal(str(at(doc, "oob", NULL)), "raise");
     cases = at(doc, "cases", NULL);
     assert_int_equal(json_object_array_length(cases), 3);
     c = at(cases, "#0", NULL);
@@ -317,6 +331,7 @@ static void test_compare_json(void **state)
     args[9] = e;
     doc = run_json(1, "compare", args);
     assert_int_equal(json_object_get_int(at(doc, "repeat", NULL)), 1);
+    assert_string_equal(str(at(doc, "oob", NULL)), "raise");
     assert_string_equal(str(at(doc, "devices", "#0", "spec", NULL)), "0:0");
     c = at(doc, "cases", "#0", NULL);
     assert_string_equal(str(at(c, "operator", NULL)), "Gather");
