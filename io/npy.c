@@ -351,6 +351,22 @@ static clg_io_status parse_descr(const char *descr, const char *name,
 
 /* ---------------------------------------------------------------- reading */
 
+/* The header's length and offset from a preamble of a version the reader
+ * knows (its 10 or 12 bytes in b); 0 for another version. */
+static int header_span(const unsigned char *b, size_t *header_len,
+                       size_t *header_at)
+{
+    if (b[6] < 1 || b[6] > 3)
+        return 0;
+    *header_len = (size_t)b[8] | (size_t)b[9] << 8;
+    *header_at = 10;
+    if (b[6] > 1) {
+        *header_len |= (size_t)b[10] << 16 | (size_t)b[11] << 24;
+        *header_at = 12;
+    }
+    return 1;
+}
+
 /* The preamble: magic, version, header length. The header's length and
  * offset to *header_len and *header_at. */
 static clg_io_status read_preamble(const unsigned char *b, size_t size,
@@ -369,14 +385,7 @@ static clg_io_status read_preamble(const unsigned char *b, size_t size,
                          size);
         return CLG_IO_FORMAT_ERROR;
     }
-    if (b[6] == 1) {
-        *header_len = (size_t)b[8] | (size_t)b[9] << 8;
-        *header_at = 10;
-    } else if (b[6] == 2 || b[6] == 3) {
-        *header_len = (size_t)b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16 |
-                      (size_t)b[11] << 24;
-        *header_at = 12;
-    } else {
+    if (!header_span(b, header_len, header_at)) {
         clg_io_error_set(err,
                          "%s: NumPy format version %u.%u is not supported "
                          "(1.0, 2.0 and 3.0 are)",
@@ -551,22 +560,17 @@ size_t clg_npy_read_bound(const unsigned char *bytes, size_t len,
 {
     npy_layout l;
     int64_t count;
-    size_t head, header_len;
+    size_t header_len, header_at;
     (void)state;
     if (memcmp(bytes, npy_magic,
                len < sizeof npy_magic ? len : sizeof npy_magic) != 0)
         return len; /* not the magic: the decoder says so */
-    if (len < 7)
+    /* the longest preamble; a shorter file ends before this anyway */
+    if (len < 12)
         return SIZE_MAX;
-    if (bytes[6] < 1 || bytes[6] > 3)
+    if (!header_span(bytes, &header_len, &header_at))
         return len; /* a version the decoder refuses */
-    head = bytes[6] == 1 ? 10 : 12;
-    if (len < head)
-        return SIZE_MAX;
-    header_len = (size_t)bytes[8] | (size_t)bytes[9] << 8;
-    if (head == 12)
-        header_len |= (size_t)bytes[10] << 16 | (size_t)bytes[11] << 24;
-    if (len - head < header_len)
+    if (len - header_at < header_len)
         return SIZE_MAX; /* the header is not all in */
     if (read_layout(bytes, len, "", &l, NULL) != CLG_IO_OK)
         return len;
@@ -581,11 +585,7 @@ clg_io_status clg_npy_decode(const void *bytes, size_t size, const char *name,
                              clg_io_tensor *out, clg_io_error *err)
 {
     const unsigned char *b = bytes;
-    size_t data_at, width, elem;
     npy_layout l;
-    npy_header h;
-    clg_dtype dtype;
-    int swap;
     int64_t count;
     clg_io_status st;
 
@@ -593,29 +593,24 @@ clg_io_status clg_npy_decode(const void *bytes, size_t size, const char *name,
     st = read_layout(b, size, name, &l, err);
     if (st != CLG_IO_OK)
         return st;
-    h = l.h;
-    dtype = l.dtype;
-    swap = l.swap;
-    width = l.width;
-    elem = l.elem;
-    data_at = l.data_at;
-    st = check_data_size(&h, elem, size - data_at, name, &count, err);
-    if (st == CLG_IO_OK && elem == 0)
-        st = check_zero_width(&h, count, name, err);
+    st = check_data_size(&l.h, l.elem, size - l.data_at, name, &count, err);
+    if (st == CLG_IO_OK && l.elem == 0)
+        st = check_zero_width(&l.h, count, name, err);
     if (st == CLG_IO_OK)
-        st = clg_io_tensor_alloc(out, dtype, h.rank, h.shape, name, err);
+        st = clg_io_tensor_alloc(out, l.dtype, l.h.rank, l.h.shape, name, err);
     if (st != CLG_IO_OK)
         goto cleanup;
-    if (dtype != CLG_DTYPE_STRING) {
+    if (l.dtype != CLG_DTYPE_STRING) {
         if (out->nbytes > 0)
-            memcpy(out->data, b + data_at, out->nbytes);
-        if (swap)
-            clg_io_swap_words(out->data, out->nbytes, clg_io_word_size(dtype));
+            memcpy(out->data, b + l.data_at, out->nbytes);
+        if (l.swap)
+            clg_io_swap_words(out->data, out->nbytes,
+                              clg_io_word_size(l.dtype));
     } else if (count > 0) {
-        st = copy_strings(b + data_at, (size_t)count * elem, width, name, out,
-                          err);
+        st = copy_strings(b + l.data_at, (size_t)count * l.elem, l.width, name,
+                          out, err);
     } else {
-        out->string_width = width; /* an empty 'S5' is written back 'S5' */
+        out->string_width = l.width; /* an empty 'S5' is written back 'S5' */
     }
 
 cleanup:

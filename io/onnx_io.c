@@ -122,19 +122,19 @@ size_t clg_onnx_read_bound(const unsigned char *bytes, size_t len,
      * of its value (a varint, or a length prefix) take at most 15 bytes:
      * with fewer in, the field cannot be judged yet. */
     while (*state < len && len - *state >= 15) {
-        size_t at = *state, payload;
+        size_t at = *state;
         uint32_t field;
         unsigned wire;
+        uint64_t v;
         if (!read_key(bytes, len, &at, &field, &wire))
             return len;
         if (wire == 1 || wire == 5) {
             at += wire == 1 ? 8 : 4;
         } else if (wire == 2) {
-            uint64_t v;
             if (!read_varint(bytes, len, &at, 5, &v) || v > INT32_MAX)
                 return len;
             at += (size_t)v;
-        } else if (!skip_value(bytes, len, &at, wire, &payload)) {
+        } else if (wire != 0 || !read_varint(bytes, len, &at, 10, &v)) {
             return len; /* a varint too long, a group, wire types 6, 7 */
         }
         *state = at;
@@ -1168,27 +1168,6 @@ clg_io_status clg_onnx_read_model(const char *path, clg_onnx_model *m,
     return st;
 }
 
-/* "[3, 4]" or, for a declared shape, "[3, ?]" into buf. */
-static const char *shape_text(const int64_t *shape, int rank, char *buf,
-                              size_t cap)
-{
-    size_t at = 0;
-    at += (size_t)snprintf(buf, cap, "[");
-    for (int i = 0; i < rank && i < CLG_MAX_RANK && at < cap; i++) {
-        if (shape[i] < 0)
-            at += (size_t)snprintf(buf + at, cap - at, "%s?",
-                                   i > 0 ? ", " : "");
-        else
-            at += (size_t)snprintf(buf + at, cap - at, "%s%lld",
-                                   i > 0 ? ", " : "", (long long)shape[i]);
-    }
-    if (rank > CLG_MAX_RANK && at < cap)
-        at += (size_t)snprintf(buf + at, cap - at, ", ...");
-    if (at < cap)
-        snprintf(buf + at, cap - at, "]");
-    return buf;
-}
-
 clg_io_status clg_onnx_check_input(const clg_onnx_operand *op,
                                    const clg_io_tensor *t, const char *file,
                                    clg_io_error *err)
@@ -1208,14 +1187,18 @@ clg_io_status clg_onnx_check_input(const clg_onnx_operand *op,
         same = op->declared_shape[i] < 0 ||
                op->declared_shape[i] == t->shape[i];
     if (!same) {
-        clg_io_error_set(err,
-                         "%s has shape %s, but the model declares its input "
-                         "'%s' %s",
-                         file,
-                         shape_text(t->shape, (int)t->rank, have, sizeof have),
-                         op->name,
-                         shape_text(op->declared_shape, op->declared_rank,
-                                    want, sizeof want));
+        /* a dimension without a dim_value prints as -1, as ONNX Runtime
+         * prints it */
+        if (op->declared_rank > CLG_MAX_RANK)
+            snprintf(want, sizeof want, "of rank %d or more",
+                     CLG_MAX_RANK + 1);
+        else
+            clg_io_format_shape(want, sizeof want, op->declared_shape,
+                                (size_t)op->declared_rank);
+        clg_io_error_set(
+            err, "%s has shape %s, but the model declares its input '%s' %s",
+            file, clg_io_format_shape(have, sizeof have, t->shape, t->rank),
+            op->name, want);
         return CLG_IO_FORMAT_ERROR;
     }
     return CLG_IO_OK;

@@ -400,16 +400,68 @@ static pid_t feed(const char *path, const void *head, size_t size, int endless,
     return pid;
 }
 
-static void expect_fed(pid_t pid)
+/* The readers a stream is fed to. */
+typedef enum stream_reader {
+    READ_TENSOR_FILE, /* clg_io_read_tensor_file: .npy or .pb */
+    READ_MODEL,       /* clg_onnx_read_model */
+    READ_NPY          /* clg_npy_read */
+} stream_reader;
+
+/* Feeds `head` (then, when endless, `fill` bytes without end) through the
+ * FIFO at path to `reader`: its status, with the tensor read into *t and
+ * the message into *err. The writer must have ended cleanly: on EPIPE
+ * from an endless stream, once the reader closed its end. */
+static clg_io_status read_fed(const char *path, const void *head, size_t size,
+                              int endless, unsigned char fill,
+                              stream_reader reader, clg_io_tensor *t,
+                              clg_io_error *err)
 {
+    clg_onnx_model m;
+    clg_io_status st;
     int status = 0;
+    pid_t pid = feed(path, head, size, endless, fill);
+
+    clg_onnx_model_init(&m);
+    st = reader == READ_MODEL ? clg_onnx_read_model(path, &m, err)
+         : reader == READ_NPY ? clg_npy_read(path, t, err)
+                              : clg_io_read_tensor_file(path, t, err);
+    clg_onnx_model_free(&m);
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
+    return st;
 }
 
 /* An endless stream is refused once its bytes cannot be a file of the
- * format: the read returns, and the writer sees the reader gone. */
+ * format, with `text` in the message (NULL: any): the read returns. */
+static void expect_endless_refused(const char *path, const void *head,
+                                   size_t size, unsigned char fill,
+                                   stream_reader reader, const char *text)
+{
+    clg_io_tensor t = {0};
+    clg_io_error err;
+    assert_int_equal(read_fed(path, head, size, 1, fill, reader, &t, &err),
+                     CLG_IO_FORMAT_ERROR);
+    assert_true(text == NULL || strstr(err.message, text) != NULL);
+    clg_io_tensor_free(&t);
+}
+
+/* A well-formed file of the four floats, fed through the FIFO and closed,
+ * is read whole. */
+static void expect_read_whole(const char *path, const unsigned char *bytes,
+                              size_t size, const float *values)
+{
+    clg_io_tensor t = {0};
+    clg_io_error err;
+    assert_int_equal(read_fed(path, bytes, size, 0, 0, READ_TENSOR_FILE, &t,
+                              &err),
+                     CLG_IO_OK);
+    assert_int_equal(t.dtype, CLG_DTYPE_FLOAT);
+    assert_int_equal(t.count, 4);
+    assert_memory_equal(t.data, values, 4 * sizeof *values);
+    clg_io_tensor_free(&t);
+}
+
 static void test_endless_streams(void **state)
 {
     static const unsigned char key[] = {0x08, 0x03}; /* field 1 = 3 */
@@ -419,13 +471,10 @@ static void test_endless_streams(void **state)
     static const float values[4] = {1.5f, -2.0f, 0.25f, 8.0f};
     static const int64_t shape[1] = {4};
     char *fifo = cli_tmp("stream");
-    clg_io_tensor t = {0};
-    clg_onnx_model m;
     clg_io_error err;
     unsigned char *bytes = NULL;
     size_t size = 0;
     clg_tensor v = cli_tensor(CLG_DTYPE_FLOAT, 1, shape, values);
-    pid_t pid;
     (void)state;
 
     /* version 1.0: the magic, 2 bytes of version, 2 of header length,
@@ -437,51 +486,28 @@ static void test_endless_streams(void **state)
     memcpy(npy_head + 10, dict, sizeof dict - 1);
     npy_head[sizeof npy_head - 1] = '\n';
     assert_int_equal(mkfifo(fifo, 0600), 0);
-    clg_onnx_model_init(&m);
 
     /* a TensorProto's first field, then 0xff: no key ends in 5 bytes */
-    pid = feed(fifo, key, sizeof key, 1, 0xff);
-    assert_int_equal(clg_io_read_tensor_file(fifo, &t, &err),
-                     CLG_IO_FORMAT_ERROR);
-    assert_non_null(strstr(err.message, "not a valid ONNX TensorProto "
-                                        "(malformed or truncated protobuf"));
-    expect_fed(pid);
-    pid = feed(fifo, key, sizeof key, 1, 0xff);
-    assert_int_equal(clg_onnx_read_model(fifo, &m, &err), CLG_IO_FORMAT_ERROR);
-    assert_non_null(strstr(err.message, "not a valid ONNX model"));
-    expect_fed(pid);
-
+    expect_endless_refused(fifo, key, sizeof key, 0xff, READ_TENSOR_FILE,
+                           "not a valid ONNX TensorProto (malformed or "
+                           "truncated protobuf");
+    expect_endless_refused(fifo, key, sizeof key, 0xff, READ_MODEL,
+                           "not a valid ONNX model");
     /* a .npy header for 48 bytes of data, then zeros without end */
-    pid = feed(fifo, npy_head, sizeof npy_head, 1, 0);
-    assert_int_equal(clg_io_read_tensor_file(fifo, &t, &err),
-                     CLG_IO_FORMAT_ERROR);
-    assert_non_null(strstr(err.message, "trailing bytes: shape [3, 4] of "
-                                        "'<f4' needs 48 data bytes"));
-    expect_fed(pid);
-    pid = feed(fifo, npy_head, sizeof npy_head, 1, 0);
-    assert_int_equal(clg_npy_read(fifo, &t, &err), CLG_IO_FORMAT_ERROR);
-    expect_fed(pid);
+    expect_endless_refused(fifo, npy_head, sizeof npy_head, 0,
+                           READ_TENSOR_FILE,
+                           "trailing bytes: shape [3, 4] of '<f4' needs 48 "
+                           "data bytes");
+    expect_endless_refused(fifo, npy_head, sizeof npy_head, 0, READ_NPY, NULL);
 
     /* well-formed files through the FIFO are read whole */
     assert_int_equal(clg_npy_encode(&v, 0, &bytes, &size, &err), CLG_IO_OK);
-    pid = feed(fifo, bytes, size, 0, 0);
-    assert_int_equal(clg_io_read_tensor_file(fifo, &t, &err), CLG_IO_OK);
-    expect_fed(pid);
-    assert_int_equal(t.dtype, CLG_DTYPE_FLOAT);
-    assert_int_equal(t.count, 4);
-    assert_memory_equal(t.data, values, sizeof values);
+    expect_read_whole(fifo, bytes, size, values);
     free(bytes);
-    clg_io_tensor_free(&t);
     assert_int_equal(clg_onnx_encode_tensor(&v, "v", &bytes, &size, &err),
                      CLG_IO_OK);
-    pid = feed(fifo, bytes, size, 0, 0);
-    assert_int_equal(clg_io_read_tensor_file(fifo, &t, &err), CLG_IO_OK);
-    expect_fed(pid);
-    assert_int_equal(t.count, 4);
-    assert_memory_equal(t.data, values, sizeof values);
+    expect_read_whole(fifo, bytes, size, values);
     free(bytes);
-    clg_io_tensor_free(&t);
-    clg_onnx_model_free(&m);
     unlink(fifo);
     free(fifo);
 }
