@@ -36,8 +36,9 @@
  *   -DCLG_PREFETCH=0|1      1: the lean bodies prefetch the source of the
  *                           work a given distance ahead with
  *                           __builtin_prefetch (the GatherElements lanes
- *                           body: the data row two rows ahead). gather.cl,
- *                           gather_elements.cl.
+ *                           body: the data row two rows ahead; the packed
+ *                           body: its indices and output rows ahead).
+ *                           gather.cl, gather_elements.cl.
  *   -DCLG_NT=0|1            1: the lean bodies store the output with
  *                           __builtin_nontemporal_store. gather.cl,
  *                           gather_elements.cl.

@@ -107,6 +107,31 @@ inline ulong clg_read_position(long v, ulong s, __global int *err, int *bad)
     return p;
 #endif
 }
+#if CLG_INDEX_BYTES == 4
+/* clg_read_position for an int index value on an axis of s <= INT_MAX
+ * elements, in 32-bit arithmetic (the same result): a vectorised body
+ * keeps its lanes 32 bits wide (docs/design.md, "Measured choices"). */
+inline int clg_read_position_int(int v, int s, __global int *err, int *bad)
+{
+#if CLG_OOB == 1
+    int r = v % s; /* truncates toward zero: r in (-s, s) */
+    *bad = 0;
+    return r < 0 ? r + s : r;
+#elif CLG_OOB == 2
+    int t = v < -s ? -s : v >= s ? s - 1 : v;
+    *bad = 0;
+    return t < 0 ? t + s : t;
+#else
+    int p = v < 0 ? v + s : v; /* no overflow: v + s only for v < 0 */
+    *bad = (uint)p >= (uint)s;
+#if CLG_OOB == 0
+    if (*bad)
+        err[0] = 1;
+#endif
+    return *bad ? 0 : p;
+#endif
+}
+#endif
 #if CLG_OOB == 3
 #define CLG_FILLED(bad, u) ((bad) ? (clg_unit)(0) : (u))
 #else
@@ -215,7 +240,11 @@ __kernel void clg_pack_strips(__global const clg_unit *restrict data,
          x] = data[o * (clg_off)outer_stride + r * (clg_off)axis_stride + c];
 }
 
-/* `data` is the pack buffer of the pass that starts at strip z0. */
+/* `data` is the pack buffer of the pass that starts at strip z0.
+ * CLG_PREFETCH=1: the work-item also prefetches its element of indices and
+ * of the output `prefetch` rows ahead (clamped to the last row): a row of
+ * a strip is a short run at a long stride, which the hardware prefetcher
+ * does not follow (docs/design.md, "Measured choices"). */
 __kernel void clg_gather_elements_packed(CLG_ELEMENTS_PARAMS, ulong z0)
 {
     clg_off x = (clg_off)get_global_id(0);
@@ -224,15 +253,26 @@ __kernel void clg_gather_elements_packed(CLG_ELEMENTS_PARAMS, ulong z0)
     clg_off o = z / (clg_off)strips;
     clg_off c = (z - o * (clg_off)strips) * (clg_off)strip_width + x;
     clg_off pos = (o * (clg_off)n + a) * (clg_off)inner + c;
+#if CLG_PREFETCH
+    clg_off ahead =
+        pos + (min(a + (clg_off)prefetch, (clg_off)n - 1) - a) * (clg_off)inner;
+    clg_prefetch(indices + ahead);
+    clg_prefetch(out + ahead);
+#endif
     int bad;
-    ulong v = clg_read_position((long)indices[pos], axis_size,
-                                (__global int *)err, &bad);
     /* The host launches it only where a strip has at most INT_MAX
      * elements: an int offset into the strip lets the compilers use
      * 32-bit-indexed vector gathers (docs/design.md, "Measured choices"). */
+#if CLG_INDEX_BYTES == 4
+    int v = clg_read_position_int(indices[pos], (int)axis_size,
+                                  (__global int *)err, &bad);
+#else
+    ulong v = clg_read_position((long)indices[pos], axis_size,
+                                (__global int *)err, &bad);
+#endif
     __global const clg_unit *strip_base =
         data + (z - (clg_off)z0) * (clg_off)axis_size * (clg_off)strip_width;
-    clg_unit u = strip_base[(int)v * (int)strip_width + (int)x];
+    clg_unit u = strip_base[(int)v * (int)strip_width + (int)get_global_id(0)];
     clg_store(&out[pos], CLG_FILLED(bad, u));
 }
 

@@ -149,6 +149,9 @@ void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
         (uint64_t)plan->axis_size * (uint64_t)even > INT32_MAX)
         return;
     ch->entry = CLG_ENTRY_ELEMENTS_PACKED;
+    /* pack=2: the gather prefetches its indices and output this many rows
+     * ahead (docs/design.md, "Measured choices"). */
+    ch->ahead = prm->pack == 2 ? CLG_PACKED_AHEAD : 0;
     ch->strip_width = even;
     ch->strips = plan->inner / even;
     strip_bytes = (uint64_t)plan->axis_size * (uint64_t)even * p->elem_size;
@@ -335,8 +338,9 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
                                 prm.prefetch > 0;
     v.value[CLG_OPT_AHEAD] = ch.entry == CLG_ENTRY_ELEMENTS_LEAN ? ch.ahead
                                                                  : 0;
-    if (ch.entry == CLG_ENTRY_ELEMENTS_LANES) {
-        /* It prefetches ch.ahead rows ahead where the compiler takes
+    if (ch.entry == CLG_ENTRY_ELEMENTS_LANES ||
+        ch.entry == CLG_ENTRY_ELEMENTS_PACKED) {
+        /* They prefetch ch.ahead rows ahead where the compiler takes
          * clang's built-ins, whatever `prefetch` says (that field is the
          * lean bodies' distance in positions). */
         v.value[CLG_OPT_PREFETCH] = clg_params_entry_of(ctx)->builtins &&

@@ -281,8 +281,14 @@ typedef struct clg_elements_choice {
     int64_t chunk;       /* strips per pass (packed) */
     unsigned ahead;      /* lean: CLG_AHEAD, rows read ahead (0 or 2);
                           * lanes: rows prefetched ahead where the device
-                          * compiler has clang's built-ins (2) */
+                          * compiler has clang's built-ins (2); packed:
+                          * rows of indices and output prefetched ahead
+                          * there (CLG_PACKED_AHEAD where pack is 2) */
 } clg_elements_choice;
+
+/* Rows of indices and output the packed gather prefetches ahead under
+ * pack=2 (docs/design.md, "Measured choices"). */
+#define CLG_PACKED_AHEAD 16u
 
 void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
                          const clg_params *prm, const clg_box *box, int whole,

@@ -14,19 +14,20 @@
  * POCL names the CPU's vendor, GenuineIntel, and matches the row above
  * first), whose compiler is clang's and takes the built-ins too. The GPU
  * rows are portable code. The last row matches every device. */
-/* The CPU rows differ only in `nt` (3, by size on the GatherElements
- * lanes body and the Gather spans, where the compiler takes the
- * built-ins) and `small` (KiB). */
-#define CLG_CPU_PARAMS(nt_stores, small_kib)                                  \
+/* The CPU rows differ only in `pack` (2 on Intel's runtime: the packed
+ * gather prefetches its rows of indices and output), `nt` (3, by size on
+ * the GatherElements lanes body and the Gather spans, where the compiler
+ * takes the built-ins) and `small` (KiB). */
+#define CLG_CPU_PARAMS(pack_mode, nt_stores, small_kib)                       \
     {                                                                         \
-        .wg = 4096, .strip = 256, .pack = 1, .chunk = 4, .unit = 4,           \
+        .wg = 4096, .strip = 256, .pack = (pack_mode), .chunk = 4, .unit = 4, \
         .prefetch = 0, .nt = (nt_stores), .norm = 1024, .small = (small_kib)  \
     }
 const clg_params_entry clg_params_table[] = {
-    {"pocl-cpu", CLG_DEVICE_TYPE_CPU, "pocl", 1, CLG_CPU_PARAMS(3, 64)},
+    {"pocl-cpu", CLG_DEVICE_TYPE_CPU, "pocl", 1, CLG_CPU_PARAMS(1, 3, 64)},
     {"intel-cpu", CLG_DEVICE_TYPE_CPU, "Intel(R) Corporation", 1,
-     CLG_CPU_PARAMS(3, 0)},
-    {"cpu", CLG_DEVICE_TYPE_CPU, "", 0, CLG_CPU_PARAMS(0, 64)},
+     CLG_CPU_PARAMS(2, 3, 0)},
+    {"cpu", CLG_DEVICE_TYPE_CPU, "", 0, CLG_CPU_PARAMS(1, 0, 64)},
     {"gpu",
      CLG_DEVICE_TYPE_GPU,
      "",
@@ -121,13 +122,16 @@ static int parse_item(const char *item, size_t len, int builtins,
                      fields[f].max);
             return 0;
         }
-        if (!builtins && value != 0 &&
-            (fields[f].flags & CLG_PARAM_BUILTINS)) {
+        unsigned long plain = (fields[f].flags & CLG_PARAM_BUILTINS) ? 0
+                              : (fields[f].flags & CLG_PARAM_BUILTINS_2)
+                                  ? 1
+                                  : fields[f].max;
+        if (!builtins && value > plain) {
             snprintf(msg, cap,
-                     "\"%.*s\": %s needs a device compiler with clang's "
-                     "built-ins (POCL, Intel's CPU runtime); this device's "
-                     "entry has none",
-                     (int)len, item, fields[f].name);
+                     "\"%.*s\": %s above %lu needs a device compiler with "
+                     "clang's built-ins (POCL, Intel's CPU runtime); this "
+                     "device's entry has none",
+                     (int)len, item, fields[f].name, plain);
             return 0;
         }
         if ((fields[f].flags & CLG_PARAM_POW2) && (value & (value - 1)) != 0) {

@@ -12,8 +12,9 @@
 #include <stddef.h>
 
 /* What a field's values must also satisfy. */
-#define CLG_PARAM_BUILTINS 1u /* other than 0 only with clang's built-ins */
-#define CLG_PARAM_POW2 2u     /* a power of two */
+#define CLG_PARAM_BUILTINS 1u   /* other than 0 only with clang's built-ins */
+#define CLG_PARAM_POW2 2u       /* a power of two */
+#define CLG_PARAM_BUILTINS_2 4u /* 2 or more only with clang's built-ins */
 
 /* X(field, min, max, flags, meaning): the fields an entry holds and
  * CLGATHER_PARAMS may set, each an unsigned in [min, max]. */
@@ -22,8 +23,9 @@
       "work-items per work-group (at most the device's limit)")               \
     X(strip, 0, 65536, 0,                                                     \
       "GatherElements off the last axis: bytes of a row per strip, 0 none")   \
-    X(pack, 0, 1, 0,                                                          \
-      "1: each strip is packed contiguously before its gather")               \
+    X(pack, 0, 2, CLG_PARAM_BUILTINS_2,                                       \
+      "1: each strip is packed contiguously before its gather; 2: and the "   \
+      "gather prefetches its rows of indices and output ahead")               \
     X(chunk, 0, 4096, 0,                                                      \
       "strips packed and gathered per pass (0: all at once)")                 \
     X(unit, 1, 64, CLG_PARAM_POW2,                                            \
@@ -60,8 +62,8 @@ const clg_params_entry *clg_params_lookup(clg_device_type type,
 
 /* Applies "field=value,field=value" to *p, strictly: known fields, each
  * at most once,
- * decimal values in range, no empty items; prefetch and nt only where
- * `builtins`. Returns 0 and writes the reason to msg on the first bad
+ * decimal values in range, no empty items; prefetch and nt other than 0,
+ * and pack 2, only where `builtins`. Returns 0 and writes the reason to msg on the first bad
  * item (then *p is partly updated). */
 int clg_params_parse(const char *text, int builtins, clg_params *p, char *msg,
                      size_t cap);

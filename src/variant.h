@@ -174,7 +174,8 @@ typedef struct clg_args {
     X(SPANS, SPAN, ~0ull, 0x2u,                                               \
       "only the lean Gather rows bodies move spans (CLG_SPAN>1)")             \
     X(PREFETCHES, PREFETCH, ~0ull, 0x1u,                                      \
-      "only the lean and lanes bodies prefetch (CLG_PREFETCH=1)")             \
+      "only the lean, lanes and packed bodies prefetch (CLG_PREFETCH=1; "     \
+      "the pack kernel shares the packed body's program)")                    \
     X(NT_STORES, NT, ~0ull, 0x1u,                                             \
       "only the lean, lanes, trusted and packed bodies store "                \
       "non-temporally (CLG_NT=1)")                                            \
@@ -242,11 +243,11 @@ enum { CLG_ENTRY_CONDITIONS(CLG_CONDITION_FLAG_) };
           CLG_COND_PREFETCHES | CLG_COND_SCALAR_UNITS | CLG_COND_NT_STORES)   \
     X(PACK_STRIPS, GATHER_ELEMENTS, clg_pack_strips, 3, CLG_ARGS_PACK,        \
       CLG_COND_WHOLE | CLG_COND_OUTER_STRIDE | CLG_COND_INNER_STRIDE |        \
-          CLG_COND_NT_STORES)                                                 \
+          CLG_COND_PREFETCHES | CLG_COND_NT_STORES)                           \
     X(ELEMENTS_PACKED, GATHER_ELEMENTS, clg_gather_elements_packed, 3,        \
       CLG_ARGS_PACKED,                                                        \
       CLG_COND_WHOLE | CLG_COND_OUTER_STRIDE | CLG_COND_INNER_STRIDE |        \
-          CLG_COND_NT_STORES)
+          CLG_COND_PREFETCHES | CLG_COND_NT_STORES)
 
 typedef enum clg_entry {
 #define CLG_ENTRY_ENUM_(id, file, name, dims, args, conditions) CLG_ENTRY_##id,

@@ -420,7 +420,9 @@ CLG_API clg_status clg_environment_check(void);
  *                        limit);
  *    strip    [0, 65536] GatherElements off the last axis: bytes of a row
  *                        per strip, 0 none;
- *    pack     [0, 1]     1: each strip is packed contiguously first;
+ *    pack     [0, 2]     1: each strip is packed contiguously first; 2:
+ *                        as 1, and the gather from the pack prefetches its
+ *                        rows of indices and output 16 rows ahead;
  *    chunk    [0, 4096]  strips packed and gathered per pass, 0 all;
  *    unit     [1, 64]    a power of two: bytes one Gather work-item moves
  *                        on the lean rows body;
@@ -438,13 +440,14 @@ CLG_API clg_status clg_environment_check(void);
  *                        small KiB is written to a scratch buffer and read
  *                        back with one read, instead of being mapped and
  *                        unmapped where it is, 0 never.
- *  prefetch and nt other than 0 need a device compiler with clang's
- *  built-ins (the row's `builtins`: POCL, Intel's CPU runtime). Where the
- *  row has them, Gather rows of 1 KiB or more always move at least 64
- *  bytes per work-item, skip norm and prefetch `prefetch` positions ahead
- *  (2 when 0), and the GatherElements last-axis body prefetches two rows
- *  ahead. The rows with the built-ins say nt=3. Parameters
- *  change speed only: every valid setting gives the same bytes. */
+ *  prefetch and nt other than 0, and pack 2, need a device compiler with
+ *  clang's built-ins (the row's `builtins`: POCL, Intel's CPU runtime).
+ *  Where the row has them, Gather rows of 1 KiB or more always move at
+ *  least 64 bytes per work-item, skip norm and prefetch `prefetch`
+ *  positions ahead (2 when 0), and the GatherElements last-axis body
+ *  prefetches two rows ahead. The rows with the built-ins say nt=3, and
+ *  Intel's says pack=2. Parameters change speed only: every valid setting
+ *  gives the same bytes. */
 typedef struct clg_params {
     unsigned wg, strip, pack, chunk, unit, prefetch, nt, norm, small;
 } clg_params;

@@ -119,7 +119,7 @@ static const char *const portable_settings[] = {
     "strip=16,chunk=0,wg=7,norm=1", "strip=12,chunk=1,wg=64"};
 static const char *const builtin_settings[] = {
     "unit=64,prefetch=4,nt=1",
-    "unit=16,prefetch=1,nt=0,strip=8,chunk=2",
+    "unit=16,prefetch=1,nt=0,strip=8,chunk=2,pack=2",
     "unit=8,prefetch=0,nt=1,wg=5",
 };
 

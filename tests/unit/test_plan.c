@@ -208,6 +208,19 @@ static void test_elements_walks(void **state)
     assert_int_equal(ch.strip_width, 64);
     assert_int_equal(ch.strips, 64);
     assert_int_equal(ch.chunk, 4);
+    assert_int_equal(ch.ahead, 0);
+    /* pack=2 (Intel's row): the same walk, its gather prefetching 16 rows
+     * of indices and output ahead. */
+    const clg_params intel = clg_params_lookup(CLG_DEVICE_TYPE_CPU,
+                                               "Intel(R) Corporation",
+                                               "OpenCL 3.1 (Build 0)")
+                                 ->params;
+    assert_int_equal(intel.pack, 2);
+    clg_elements_choose(&p, &plan, &intel, &whole, 1, cpu.max_alloc, &ch);
+    assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_PACKED);
+    assert_int_equal(ch.strip_width, 64);
+    assert_int_equal(ch.chunk, 4);
+    assert_int_equal(ch.ahead, 16);
     /* A piece (windows): strips in place. */
     clg_elements_choose(&p, &plan, &pocl, &whole, 0, cpu.max_alloc, &ch);
     assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_STRIPS);
@@ -415,6 +428,16 @@ static void test_params_table_and_syntax(void **state)
     assert_true(clg_params_parse("nt=3", 1, &p, msg, sizeof msg));
     assert_int_equal(p.nt, 3);
     assert_false(clg_params_parse("nt=3", 0, &p, msg, sizeof msg));
+    /* pack 2 prefetches: only with the built-ins; 0 and 1 anywhere. */
+    assert_false(clg_params_parse("pack=2", 0, &p, msg, sizeof msg));
+    CLG_ASSERT_CONTAINS(msg, "pack above 1 needs a device compiler with "
+                             "clang's built-ins");
+    assert_true(clg_params_parse("pack=1", 0, &p, msg, sizeof msg));
+    assert_int_equal(p.pack, 1);
+    assert_true(clg_params_parse("pack=2", 1, &p, msg, sizeof msg));
+    assert_int_equal(p.pack, 2);
+    assert_false(clg_params_parse("pack=3", 1, &p, msg, sizeof msg));
+    CLG_ASSERT_CONTAINS(msg, "pack takes a number in [0, 2]");
 }
 
 /* The pieces of a plan cover the output once, in order, and each reads

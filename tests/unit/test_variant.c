@@ -325,7 +325,7 @@ static void test_impossible_combinations_are_refused(void **state)
     assert_null(clg_variant_check(&v));
     v.entry = CLG_ENTRY_ELEMENTS_UNITS;
     CLG_ASSERT_CONTAINS(clg_variant_check(&v),
-                        "only the lean and lanes bodies prefetch");
+                        "only the lean, lanes and packed bodies prefetch");
     v = ok;
     v.entry = CLG_ENTRY_ELEMENTS_LANES;
     assert_null(clg_variant_check(&v));
