@@ -213,6 +213,31 @@ def test_out_is_written_in_place_and_kept_on_error():
         clgather.gather(DATA, [1], sync=False)
     assert clgather.gather(DATA, [1], sync=True).tobytes() == \
         DATA[[1]].tobytes()
+    assert clgather.gather(DATA, [1], sync=np.bool_(True)).tobytes() == \
+        DATA[[1]].tobytes()
+    # sync is a bool: a truthy word or number is not True.
+    for sync in ("no", 1, None):
+        with pytest.raises(TypeError, match="sync must be True or False"):
+            clgather.gather(DATA, [1], sync=sync)
+
+
+def test_masked_arrays_are_refused():
+    # numpy.asarray would drop the mask and the masked values would be
+    # gathered as if valid: refused for data, indices and out.
+    masked = np.ma.masked_array(DATA, mask=np.zeros(DATA.shape, bool))
+    with pytest.raises(TypeError, match="data is a numpy.ma.MaskedArray"):
+        clgather.gather(masked, [1])
+    with pytest.raises(TypeError, match="data is a numpy.ma.MaskedArray"):
+        clgather.reference.gather(masked, [1])
+    with pytest.raises(TypeError,
+                       match="indices is a numpy.ma.MaskedArray"):
+        clgather.gather_elements(DATA, np.ma.masked_array([[0]], mask=[[1]]))
+    out = np.ma.masked_array(np.zeros((1,) + DATA.shape[1:], DATA.dtype))
+    with pytest.raises(TypeError, match="out is a numpy.ma.MaskedArray"):
+        clgather.gather(DATA, [1], out=out)
+    assert not out.data.any()
+    # The plain arrays behind them are taken as usual.
+    assert clgather.gather(masked.data, [1]).tobytes() == DATA[[1]].tobytes()
 
 
 def test_inputs_are_used_in_place_or_copied_once():

@@ -258,6 +258,7 @@ class Context:
 
     def _op(self, op, data, indices, axis, out, oob, events, sync):
         options = _host.call_options(oob)
+        _host.check_bool(sync, "sync")
         from . import _pyopencl
         if _pyopencl.is_array(data) or _pyopencl.is_array(indices):
             return _pyopencl.enqueue(self, op, data, indices, axis, out,

@@ -51,13 +51,26 @@ def clg_dtype(dtype):
 
 def as_array(value, name):
     """numpy.asarray(value); a ragged nested list is InvalidArgumentError
-    naming the argument, instead of NumPy's bare ValueError."""
+    naming the argument, instead of NumPy's bare ValueError. A masked
+    array is a TypeError: numpy.asarray would drop its mask, and the
+    masked elements' values would be used."""
+    refuse_masked(value, name)
     try:
         return np.asarray(value)
     except ValueError as error:
         _errors.raise_status(
             "INVALID_ARGUMENT",
             "%s is not a rectangular array (%s)" % (name, error))
+
+
+def refuse_masked(value, name):
+    """TypeError for a numpy.ma.MaskedArray: the library reads and writes
+    plain memory, so a mask would be lost silently."""
+    if isinstance(value, np.ma.MaskedArray):
+        raise TypeError(
+            "%s is a numpy.ma.MaskedArray: clgather has no masks and would "
+            "use the masked values; pass %s.filled(fill_value) or %s.data"
+            % (name, name, name))
 
 
 def index_array(indices):

@@ -81,6 +81,13 @@ def check_axis(axis):
     return axis
 
 
+def check_bool(value, name):
+    """TypeError unless value is a bool (NumPy's too): a truthy word such
+    as "no" must not read as True."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError("%s must be True or False, not %r" % (name, value))
+
+
 def shape_array(shape):
     """The shape as an int64 C array (kept alive by the caller)."""
     return (ctypes.c_int64 * max(len(shape), 1))(*shape)
@@ -207,6 +214,7 @@ def check_out(out, dtype, shape):
     if not isinstance(out, np.ndarray):
         raise TypeError("out must be a numpy.ndarray, not %s" %
                         type(out).__name__)
+    _dtypes.refuse_masked(out, "out")
     if out.dtype != dtype:
         _errors.raise_status(
             "UNSUPPORTED_DTYPE",
