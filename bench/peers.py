@@ -493,6 +493,15 @@ def main():
     if args.readme and args.workload:
         sys.exit("peers.py: --readme rewrites the published results, which "
                  "cover every workload; drop --workload")
+    if args.readme:
+        # The file links to the chart: both must travel with the clone.
+        repo = os.path.realpath(REPO) + os.sep
+        for path, what in ((args.readme, "--readme"),
+                           (args.out_dir, "--out-dir")):
+            if not os.path.realpath(path).startswith(repo):
+                sys.exit("peers.py: with --readme, %s must be inside the "
+                         "repository (%s), so that the file's link to the "
+                         "chart holds in a clone" % (what, REPO))
     if args.repeat < 1:
         sys.exit("peers.py: --repeat takes a number >= 1")
     if args.rounds < 1:
