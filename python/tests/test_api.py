@@ -385,13 +385,37 @@ def test_parameters():
             ctx.params = {"wg": 0}
         with pytest.raises(TypeError, match="mapping"):
             ctx.params = 64
+        # A mapping holds fields and integers: nothing in a key or a value
+        # can carry further items ("2,wg=1" once set wg too).
+        for bad in ({"chunk": "1,strip=0"}, {"chunk": 1.0},
+                    {"chunk": True}, {"chunk": None}):
+            with pytest.raises(TypeError, match="chunk"):
+                ctx.params = bad
+        for bad in ({"chunk=1,strip": 0}, {"nosuchfield": 1}, {1: 1}):
+            with pytest.raises(clgather.InvalidArgumentError,
+                               match="is not a field"):
+                ctx.params = bad
+        with pytest.raises(clgather.InvalidArgumentError, match="NUL"):
+            ctx.params = "strip=0\0,wg=1"
         assert ctx.params == dict(row, unit=8, chunk=2)  # left unchanged
+        ctx.params = {"chunk": np.int64(3), "unit": 8}
+        assert ctx.params == dict(row, unit=8, chunk=3)
+        ctx.params = {"unit": 8, "chunk": 2}
         assert ctx.gather(DATA, [2, 0]).tolist() == [[8, 9, 10, 11],
                                                      [0, 1, 2, 3]]
         ctx.params = ""
         assert ctx.params == row
     with pytest.raises(clgather.InvalidArgumentError, match="nosuchfield"):
         clgather.Context(params="nosuchfield=1")
+
+
+def test_c_strings_hold_no_nul():
+    # C would read "pocl\0garbage" as "pocl", and "\0x" as the default.
+    for spec in ("pocl\0garbage", "cpu\0", "\0anything"):
+        with pytest.raises(clgather.InvalidArgumentError, match="NUL"):
+            clgather.Context(spec)
+        with pytest.raises(clgather.InvalidArgumentError, match="NUL"):
+            clgather.gather(DATA, [0], device=spec)
 
 
 def test_parameters_and_the_environment(monkeypatch):
@@ -493,6 +517,8 @@ def test_program_cache(tmp_path):
         assert ctx.cache_info()["enabled"] is False
     with pytest.raises(clgather.InvalidArgumentError, match="empty"):
         clgather.Context(cache_dir="")
+    with pytest.raises(clgather.InvalidArgumentError, match="NUL"):
+        clgather.Context(cache_dir=str(tmp_path) + "\0/elsewhere")
 
 
 def test_parameters_stay_with_their_context_across_threads(monkeypatch):

@@ -3,6 +3,7 @@
 
 import collections.abc
 import ctypes
+import operator
 import os
 import threading
 
@@ -11,6 +12,23 @@ from . import _errors, _host, _lib
 lib = _lib.lib
 
 _DEVICE_TYPES = {0: "other", 1: "cpu", 2: "gpu", 3: "accelerator"}
+
+
+def _params_item(name, value):
+    """One "field=value" item of a params mapping: a known field and an
+    integer (not a bool), so that no key or value can carry further
+    items into the text."""
+    if name not in _lib.Params.FIELDS:
+        _errors.raise_status(
+            "INVALID_ARGUMENT", "params: %r is not a field (%s)" %
+            (name, ", ".join(_lib.Params.FIELDS)))
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        raise TypeError("params[%r] must be an integer, not a bool" % name)
+    try:
+        return "%s=%d" % (name, operator.index(value))
+    except TypeError:
+        raise TypeError("params[%r] must be an integer, not %s" %
+                        (name, type(value).__name__)) from None
 
 
 class Context:
@@ -49,7 +67,8 @@ class Context:
             handle = _lib.c_ctx()
             if isinstance(device, Device):
                 device = device.spec
-            spec = None if device is None else str(device).encode()
+            spec = (None if device is None else
+                    _host.c_string(str(device), "device"))
             _errors.check(lib.clg_context_create(ctypes.byref(handle), spec))
             _handle = handle.value
         self._ptr = _handle
@@ -185,7 +204,8 @@ class Context:
         elif isinstance(value, str):
             text = value
         elif isinstance(value, collections.abc.Mapping):
-            text = ",".join("%s=%s" % item for item in value.items())
+            text = ",".join(_params_item(name, v)
+                            for name, v in value.items())
         else:
             raise TypeError("params: a str in CLGATHER_PARAMS syntax, a "
                             "mapping or None, not %s" % type(value).__name__)
@@ -193,7 +213,7 @@ class Context:
             lib.clg_context_params_entry(ptr).contents.params)
         if text:
             _errors.check(lib.clg_context_parse_params(
-                ptr, text.encode(), ctypes.byref(p)), ptr)
+                ptr, _host.c_string(text, "params"), ctypes.byref(p)), ptr)
         _errors.check(lib.clg_context_set_params(ptr, ctypes.byref(p)), ptr)
 
     # -------------------------------------------------------- cache
@@ -211,7 +231,7 @@ class Context:
         if directory is None or directory is False:
             path = None
         else:
-            path = os.fsencode(directory)
+            path = _host.c_string(os.fsencode(directory), "cache_dir")
             if not path:  # as the library refuses "": say off with False
                 _errors.raise_status(
                     "INVALID_ARGUMENT", "cache_dir=%r is empty: pass False "

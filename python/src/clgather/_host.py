@@ -81,6 +81,17 @@ def check_axis(axis):
     return axis
 
 
+def c_string(value, name):
+    """bytes (str encoded as UTF-8, or os-path bytes) for a C string
+    argument; an embedded NUL would cut it short in C, so it is
+    InvalidArgumentError (a ValueError) naming the argument."""
+    data = value if isinstance(value, bytes) else value.encode()
+    if b"\0" in data:
+        _errors.raise_status("INVALID_ARGUMENT",
+                             "%s=%r holds a NUL character" % (name, value))
+    return data
+
+
 def check_bool(value, name):
     """TypeError unless value is a bool (NumPy's too): a truthy word such
     as "no" must not read as True."""
