@@ -128,9 +128,10 @@ static int parse_item(const char *item, size_t len, int builtins,
                                   : fields[f].max;
         if (!builtins && value > plain) {
             snprintf(msg, cap,
-                     "\"%.*s\": %s above %lu needs a device compiler with "
-                     "clang's built-ins (POCL, Intel's CPU runtime); this "
-                     "device's entry has none",
+                     "\"%.*s\": %s above %lu needs a parameter row whose "
+                     "compiler takes clang's built-ins (POCL's, Intel's CPU "
+                     "runtime's); the row in use has none (under "
+                     "CLGATHER_TEST_PLAN=gpu it is the GPU row)",
                      (int)len, item, fields[f].name, plain);
             return 0;
         }
@@ -158,10 +159,13 @@ int clg_params_parse(const char *text, int builtins, clg_params *p, char *msg,
 {
     const char *at = text;
     unsigned seen = 0;
-    for (;;) {
+    for (int item = 1;; item++) {
         size_t len = strcspn(at, ",");
         if (len == 0) {
-            snprintf(msg, cap, "an empty item");
+            snprintf(msg, cap,
+                     "an empty item (item %d, at byte %zu: a leading, "
+                     "doubled or trailing comma)",
+                     item, (size_t)(at - text));
             return 0;
         }
         if (!parse_item(at, len, builtins, p, &seen, msg, cap))
