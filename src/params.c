@@ -130,8 +130,7 @@ static int parse_item(const char *item, size_t len, int builtins,
             snprintf(msg, cap,
                      "\"%.*s\": %s above %lu needs a parameter row whose "
                      "compiler takes clang's built-ins (POCL's, Intel's CPU "
-                     "runtime's); the row in use has none (under "
-                     "CLGATHER_TEST_PLAN=gpu it is the GPU row)",
+                     "runtime's); the row in use has none",
                      (int)len, item, fields[f].name, plain);
             return 0;
         }
@@ -220,7 +219,8 @@ static void resolve(clg_context *ctx, clg_rt_params *rp)
         !clg_params_parse(env, e->builtins, &rp->value, msg, sizeof msg)) {
         rp->status = CLG_STATUS_INVALID_ARGUMENT;
         snprintf(rp->message, sizeof rp->message,
-                 "CLGATHER_PARAMS=\"%.300s\": %s", env, msg);
+                 "CLGATHER_PARAMS=\"%.300s\": %s (parameter row \"%s\")", env,
+                 msg, e->name);
     }
     rp->state = 1;
 }
@@ -265,9 +265,10 @@ clg_status clg_context_parse_params(clg_context *ctx, const char *text,
                         !ctx    ? "ctx"
                         : !text ? "text"
                                 : "params");
-    if (!clg_params_parse(text, clg_params_entry_of(ctx)->builtins, params,
-                          msg, sizeof msg))
-        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT, "%s", msg);
+    const clg_params_entry *e = clg_params_entry_of(ctx);
+    if (!clg_params_parse(text, e->builtins, params, msg, sizeof msg))
+        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                        "%s (parameter row \"%s\")", msg, e->name);
     clg_clear_error(ctx);
     return CLG_STATUS_OK;
 }
@@ -281,10 +282,11 @@ clg_status clg_context_set_params(clg_context *ctx, const clg_params *params)
     /* Checked as CLGATHER_PARAMS is: every field, written out. */
     clg_params checked = *params;
     clg_params_format(params, text, sizeof text);
-    if (!clg_params_parse(text, clg_params_entry_of(ctx)->builtins, &checked,
-                          msg, sizeof msg))
+    const clg_params_entry *e = clg_params_entry_of(ctx);
+    if (!clg_params_parse(text, e->builtins, &checked, msg, sizeof msg))
         return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
-                        "clg_context_set_params: %s", msg);
+                        "clg_context_set_params: %s (parameter row \"%s\")",
+                        msg, e->name);
     clg_rt_params *rp = clg_rt_params_lock(ctx);
     rp->value = *params;
     rp->status = CLG_STATUS_OK;

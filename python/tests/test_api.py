@@ -391,7 +391,18 @@ def test_parameters():
                     {"chunk": True}, {"chunk": None}):
             with pytest.raises(TypeError, match="chunk"):
                 ctx.params = bad
-        for bad in ({"chunk=1,strip": 0}, {"nosuchfield": 1}, {1: 1}):
+        class Sneaky(str):  # equal to "chunk", written out as two items
+            def __eq__(self, other):
+                return other == "chunk" or str.__eq__(self, other)
+
+            def __hash__(self):
+                return hash("chunk")
+
+            def __str__(self):
+                return "chunk=1,strip"
+
+        for bad in ({"chunk=1,strip": 0}, {"nosuchfield": 1}, {1: 1},
+                    {Sneaky("x"): 0}):
             with pytest.raises(clgather.InvalidArgumentError,
                                match="is not a field"):
                 ctx.params = bad
@@ -411,6 +422,8 @@ def test_parameters():
 
 def test_c_strings_hold_no_nul():
     # C would read "pocl\0garbage" as "pocl", and "\0x" as the default.
+    with pytest.raises(TypeError, match="bytes"):
+        clgather.Context(b"cpu")
     for spec in ("pocl\0garbage", "cpu\0", "\0anything"):
         with pytest.raises(clgather.InvalidArgumentError, match="NUL"):
             clgather.Context(spec)

@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 #include "clg_test.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,10 @@ static void test_params_get_set_parse(void **state)
     CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
                         "an empty item (item 2, at byte 5: a leading, "
                         "doubled or trailing comma)");
+    /* The message names the row whose fields it was applied onto. */
+    char row[64];
+    snprintf(row, sizeof row, "(parameter row \"%s\")", e->name);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), row);
     CLG_ASSERT_OK(ctx, clg_context_get_params(ctx, &q));
     assert_memory_equal(&p, &q, sizeof p);
 

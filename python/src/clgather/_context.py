@@ -18,7 +18,7 @@ def _params_item(name, value):
     """One "field=value" item of a params mapping: a known field and an
     integer (not a bool), so that no key or value can carry further
     items into the text."""
-    if name not in _lib.Params.FIELDS:
+    if type(name) is not str or name not in _lib.Params.FIELDS:
         _errors.raise_status(
             "INVALID_ARGUMENT", "params: %r is not a field (%s)" %
             (name, ", ".join(_lib.Params.FIELDS)))
@@ -67,6 +67,9 @@ class Context:
             handle = _lib.c_ctx()
             if isinstance(device, Device):
                 device = device.spec
+            if isinstance(device, (bytes, bytearray)):
+                raise TypeError("device: a str spec, a Device, a Context "
+                                "or None, not %s" % type(device).__name__)
             spec = (None if device is None else
                     _host.c_string(str(device), "device"))
             _errors.check(lib.clg_context_create(ctypes.byref(handle), spec))
