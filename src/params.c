@@ -60,13 +60,13 @@ const size_t clg_params_table_size = sizeof clg_params_table /
 
 typedef struct field_info {
     const char *name;
-    unsigned min, max, flags;
+    unsigned min, max, plain, flags;
     size_t offset;
 } field_info;
 
 static const field_info fields[] = {
-#define CLG_PARAM_INFO_(field, min, max, flags, meaning)                      \
-    {#field, min, max, flags, offsetof(clg_params, field)},
+#define CLG_PARAM_INFO_(field, min, max, plain, flags, meaning)               \
+    {#field, min, max, plain, flags, offsetof(clg_params, field)},
     CLG_PARAM_FIELDS(CLG_PARAM_INFO_)
 #undef CLG_PARAM_INFO_
 };
@@ -122,16 +122,12 @@ static int parse_item(const char *item, size_t len, int builtins,
                      fields[f].max);
             return 0;
         }
-        unsigned long plain = (fields[f].flags & CLG_PARAM_BUILTINS) ? 0
-                              : (fields[f].flags & CLG_PARAM_BUILTINS_2)
-                                  ? 1
-                                  : fields[f].max;
-        if (!builtins && value > plain) {
+        if (!builtins && value > fields[f].plain) {
             snprintf(msg, cap,
-                     "\"%.*s\": %s above %lu needs a parameter row whose "
+                     "\"%.*s\": %s above %u needs a parameter row whose "
                      "compiler takes clang's built-ins (POCL's, Intel's CPU "
                      "runtime's); the row in use has none",
-                     (int)len, item, fields[f].name, plain);
+                     (int)len, item, fields[f].name, fields[f].plain);
             return 0;
         }
         if ((fields[f].flags & CLG_PARAM_POW2) && (value & (value - 1)) != 0) {

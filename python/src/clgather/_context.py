@@ -7,6 +7,8 @@ import operator
 import os
 import threading
 
+import numpy as np
+
 from . import _errors, _host, _lib
 
 lib = _lib.lib
@@ -22,7 +24,7 @@ def _params_item(name, value):
         _errors.raise_status(
             "INVALID_ARGUMENT", "params: %r is not a field (%s)" %
             (name, ", ".join(_lib.Params.FIELDS)))
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
+    if isinstance(value, (bool, np.bool_)):
         raise TypeError("params[%r] must be an integer, not a bool" % name)
     try:
         return "%s=%d" % (name, operator.index(value))
