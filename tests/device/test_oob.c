@@ -7,7 +7,8 @@
  * extremes of the index type), each compared bit for bit with the CPU
  * reference, and the reference with this file's oracle, written from the
  * formulas alone. Then the same under CLGATHER_PARAMS settings that reach
- * the lean, trusted (normalised) and packed bodies, and the contract for
+ * the lean, trusted (normalised) and packed bodies (with pack=2 where the
+ * row has the clang built-ins), and the contract for
  * an axis of size 0. The seed is fixed and printed (CLG_TEST_SEED). */
 #define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 #include "clg_test.h"
@@ -348,7 +349,23 @@ static void test_modes_under_parameters(void **state)
         run_cases(f, &rng, 1);
         print_counts(settings[i]);
     }
+    /* pack=2 (Intel's row): the packed gather prefetching its rows, where
+     * the row has the clang built-ins it needs. */
+    if (clg_context_params_entry(f->ctx)->builtins) {
+        clg_params prm = saved;
+        CLG_ASSERT_OK(f->ctx,
+                      clg_context_parse_params(f->ctx,
+                                               "strip=8,chunk=3,pack=2",
+                                               &prm));
+        CLG_ASSERT_OK(f->ctx, clg_context_set_params(f->ctx, &prm));
+        clg_test_rng rng = {f->seed + 1 + CLG_TEST_ARRAY_LEN(settings)};
+        run_cases(f, &rng, 1);
+        print_counts("strip=8,chunk=3,pack=2");
+    }
     CLG_ASSERT_OK(f->ctx, clg_context_set_params(f->ctx, &saved));
+    if (f->ctx->facts.plan_type == CLG_DEVICE_TYPE_CPU)
+        assert_true(clg_test_kernels_named(f->ctx,
+                                           "clg_gather_elements_packed") >= 1);
     /* On CPU plans fill reached the trusted rows body, whose zeroed rows
      * are their own launch. */
     if (f->ctx->facts.plan_type == CLG_DEVICE_TYPE_CPU)
