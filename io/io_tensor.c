@@ -102,7 +102,7 @@ clg_io_status clg_io_tensor_alloc_data(clg_io_tensor *t, const char *what,
     if (t->count == 0 || t->data != NULL)
         return CLG_IO_OK;
     /* 64-byte aligned: the library stores a large Gather output a cache
-     * line at a time only where it is (docs/design.md, "Embedding:
+     * line at a time only where it is (docs/decisions.md, "Embedding:
      * whole-span non-temporal stores"); glibc's calloc gives 16. */
     size_t bytes = (size_t)t->count * clg_dtype_size(t->dtype);
     t->data = aligned_alloc(64, (bytes + 63) / 64 * 64);

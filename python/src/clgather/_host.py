@@ -184,7 +184,7 @@ def output_shape(shape_fn, data, indices, axis):
 def aligned_empty(shape, dtype):
     """An uninitialised C-contiguous array starting on a 64-byte boundary:
     the library stores large Gather outputs a cache line at a time only
-    there (docs/design.md, "Embedding: whole-span non-temporal stores");
+    there (docs/decisions.md, "Embedding: whole-span non-temporal stores");
     NumPy aligns to 16."""
     dtype = np.dtype(dtype)
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
