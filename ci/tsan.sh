@@ -25,7 +25,7 @@
 # tests/sanitizers/tsan.supp (passed to TSan when that file exists), scoped
 # to POCL's own code (called_from_lib:libpocl.so.2 or a race: entry naming
 # one POCL function), each entry with the reason above it, and in
-# docs/design.md section 10: never a pattern that matches a clgather
+# docs/design.md, "Tests": never a pattern that matches a clgather
 # frame (race:clg_ or a whole-library race:libclgather).
 #
 # A canary (tests/sanitizers/race_canary.c) races on purpose, with POCL

@@ -26,7 +26,7 @@ static struct clg_arg_memo *arg_memo(clg_context *ctx, cl_kernel k)
  * kernel keeps its arguments between launches (OpenCL 1.2, 5.7.2), so a
  * scalar it already holds is not set again: repeated calls on one shape
  * set only their buffers. Buffers are always set: a released cl_mem's
- * handle may come back as a new buffer's (docs/design.md, section 12,
+ * handle may come back as a new buffer's (docs/design.md,
  * "Cost per call"). */
 static clg_status set_args(clg_context *ctx, cl_kernel k,
                            const clg_rt_arg *args, size_t count)

@@ -345,7 +345,7 @@ typedef struct clg_rt_arg {
     const void *value;
     /* 1: a scalar of at most 8 bytes (never a cl_mem), which a launch
      * skips setting when the kernel already holds the same bytes
-     * (CLG_RT_SCALAR; docs/design.md, section 12, "Cost per call"). */
+     * (CLG_RT_SCALAR; docs/design.md, "Cost per call"). */
     int scalar;
 } clg_rt_arg;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * clgather I/O: JSON output, the one JSON writer of the tool and the
- * benchmark (docs/cli.md, "JSON output"; docs/design.md, "Layout").
+ * benchmark (docs/cli.md, "JSON output"; docs/design.md, "Layers").
  *
  * Two levels over a stdio stream:
  *  - value writers (clg_json_write_*) for code that lays out its own
