@@ -430,8 +430,8 @@ def render_devices(benches, rows_by_device):
     return "\n".join(legend + [""] + lines)
 
 
-def update_readme(path, machine, bench_table, table, png, verdict, repeat,
-                  devices, rounds):
+def update_readme(path, machine, table, png, verdict, repeat, devices,
+                  rounds):
     """Replaces the lines between README_BEGIN and README_END of path."""
     with open(path) as f:
         text = f.read()
@@ -440,14 +440,20 @@ def update_readme(path, machine, bench_table, table, png, verdict, repeat,
                  f"{README_END!r} to replace")
     head, rest = text.split(README_BEGIN, 1)
     _, tail = rest.split(README_END, 1)
-    image = os.path.relpath(png, os.path.dirname(os.path.abspath(path)))
+    here = os.path.dirname(os.path.abspath(path))
+    image = os.path.relpath(png, here)
+    # The raw bench output stays in its file beside the chart; the page
+    # keeps the summary tables and links it.
+    raw = os.path.relpath(os.path.join(os.path.dirname(png), "bench.txt"),
+                          here)
     flags = "".join(f" --device {shlex.quote(d)}" for d in devices or [])
     flags += f" --rounds {rounds}" if rounds > 1 else ""
     body = (f"{README_BEGIN}\nOne run of `bench/peers.py --repeat {repeat}"
             f"{flags}`; "
             f"clgather, its copy baseline and the peers all measured "
             f"{CACHE}.\n\nMachine: {machine}\n\n"
-            f"```\n{bench_table.strip()}\n```\n\n{table}\n\n"
+            f"The raw output of `clgather bench`: "
+            f"[{os.path.basename(raw)}]({raw}).\n\n{table}\n\n"
             f"{verdict}\n\n![ratios and efficiencies]({image})\n"
             f"{README_END}")
     with open(path + ".tmp", "w") as f:
@@ -607,8 +613,8 @@ def main():
                                zip(benches, rows_by_device)]}, f, indent=1)
     print(f"\nWrote {png}, peers.md, peers.json and bench.txt")
     if args.readme:
-        update_readme(args.readme, machine, bench_table, table, png, verdict,
-                      args.repeat, args.device, args.rounds)
+        update_readme(args.readme, machine, table, png, verdict, args.repeat,
+                      args.device, args.rounds)
         print(f"Rewrote the results section of {args.readme}")
 
 
