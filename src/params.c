@@ -252,6 +252,7 @@ static size_t format_values(const clg_param_values *v, size_t n, char *buf,
                             size_t cap)
 {
     size_t len = 0;
+    int full = 0; /* an item did not fit: whole items only, none after */
     if (cap)
         buf[0] = '\0';
     for (size_t f = 0; f < n; f++) {
@@ -260,10 +261,9 @@ static size_t format_values(const clg_param_values *v, size_t n, char *buf,
                          fields[f].name, value_of(v, f));
         if (k < 0)
             break;
-        if (len + (size_t)k < cap)
+        full |= len + (size_t)k >= cap;
+        if (!full)
             memcpy(buf + len, item, (size_t)k + 1);
-        else if (cap)
-            cap = len + 1; /* keep whole items only */
         len += (size_t)k;
     }
     return len;
