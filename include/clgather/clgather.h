@@ -523,8 +523,9 @@ CLG_API clg_status clg_context_get_params(clg_context *ctx, clg_params *out);
  *  range, unit a power of two, prefetch and nt only where the row has
  *  built-ins); on success calls that start after it returns use them.
  *  Fields outside clg_params keep the values in use (the row's while a
- *  malformed CLGATHER_PARAMS stands). Thread-safe. Errors: NULL_POINTER, INVALID_ARGUMENT (the message names
- *  the field and its range; the parameters in use are unchanged). */
+ *  malformed CLGATHER_PARAMS stands). Thread-safe.
+ *  Errors: NULL_POINTER, INVALID_ARGUMENT (the message names the field
+ *  and its range; the parameters in use are unchanged). */
 CLG_API clg_status clg_context_set_params(clg_context *ctx,
                                           const clg_params *params);
 
