@@ -7,10 +7,14 @@
  * (src/params.c) and as a CLGATHER_PARAMS value.
  *
  * The search is coordinate-wise: starting from the device's entry, each
- * field in turn takes each of its candidate values with the others fixed,
- * and keeps the value with the lowest sum over the workloads of their
- * best device-buffer call times. Candidates are set on the context with
- * clg_context_set_params, validated as CLGATHER_PARAMS is.
+ * field of the library's table (clg_param_count, by name) in turn takes
+ * each of its candidate values (clg_param_candidates, those the device
+ * takes: clg_context_param_bounds) with the others fixed, and keeps the
+ * value with the lowest sum over the workloads of their best device-buffer
+ * call times, when it beats the value kept by more than TUNE_MARGIN (so
+ * that noise does not move a field the workloads do not exercise).
+ * Candidates are set on the context with clg_context_set_params_text,
+ * validated as CLGATHER_PARAMS is.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -30,12 +34,17 @@ typedef struct tune_case {
     void *expected, *got;
 } tune_case;
 
+/* The most fields the tuner searches (the library's clg_param_count). */
+#define TUNE_FIELDS_MAX 64
+/* A candidate replaces the value kept when its sum is this much lower. */
+#define TUNE_MARGIN 0.02
+
 typedef struct tune_run {
     clg_context *ctx;
     tune_case cases[BENCH_WORKLOAD_COUNT];
     size_t count;
     int repeat;
-    int builtins;
+    int fields; /* clg_param_count() */
 } tune_run;
 
 static void usage(FILE *out)
@@ -58,6 +67,10 @@ static void usage(FILE *out)
             "  -r, --repeat N     timed calls per candidate and workload, "
             "best kept (default 3)\n"
             "  -h, --help         show this help\n"
+            "Every field of the library's parameter table is searched, "
+            "over its candidates;\n"
+            "a value replaces the one kept only when it is more than 2%% "
+            "faster.\n"
             "CLGATHER_PARAMS is ignored: the search starts from the "
             "device's entry.\n"
             "Exit status: 0, 1 when a candidate's output differed, 3 on "
@@ -155,14 +168,31 @@ static double time_case(tune_run *t, tune_case *c)
     return best;
 }
 
-/* The sum of the cases' best times under parameters p; negative as
- * time_case when a case failed or differed (printed). */
-static double time_params(tune_run *t, const clg_params *p)
+/* Every field's value, by name, as "wg=4096,...", CLGATHER_PARAMS's
+ * syntax. */
+static void format_values(const tune_run *t, const int64_t *v, char *text,
+                          size_t cap)
 {
-    char text[256];
+    size_t len = 0;
+    text[0] = '\0';
+    for (int f = 0; f < t->fields && len < cap; f++) {
+        int n = snprintf(text + len, cap - len, "%s%s=%lld", f ? "," : "",
+                         clg_param_name((clg_param)f), (long long)v[f]);
+        if (n < 0)
+            break;
+        len += (size_t)n;
+    }
+}
+
+/* The sum of the cases' best times under parameters v (a value per
+ * field); negative as time_case when a case failed or differed
+ * (printed). */
+static double time_params(tune_run *t, const int64_t *v)
+{
+    char text[1024];
     double sum = 0;
-    clg_params_format(p, text, sizeof text);
-    if (clg_context_set_params(t->ctx, p) != CLG_STATUS_OK) {
+    format_values(t, v, text, sizeof text);
+    if (clg_context_set_params_text(t->ctx, text) != CLG_STATUS_OK) {
         fprintf(stderr, "clgather tune: %s\n", clg_context_last_error(t->ctx));
         return -1;
     }
@@ -181,71 +211,60 @@ static double time_params(tune_run *t, const clg_params *p)
     return sum;
 }
 
-/* The candidate values of each field searched. */
-typedef struct tune_field {
-    size_t offset;
-    int needs_builtins;
-    unsigned values[8];
-    size_t count;
-} tune_field;
-
-static const tune_field tune_fields[] = {
-    {offsetof(clg_params, wg), 0, {256, 1024, 4096}, 3},
-    {offsetof(clg_params, strip), 0, {0, 128, 256, 512, 1024}, 5},
-    {offsetof(clg_params, pack), 0, {0, 1}, 2},
-    {offsetof(clg_params, chunk), 0, {0, 1, 2, 4, 8}, 5},
-    {offsetof(clg_params, unit), 0, {4, 16, 64}, 3},
-    {offsetof(clg_params, prefetch), 1, {0, 1, 2, 4, 16}, 5},
-    {offsetof(clg_params, nt), 1, {0, 1, 2, 3}, 4},
-    {offsetof(clg_params, norm), 0, {0, 1, 1024, 16384}, 4},
-};
-
-/* Coordinate search from *best (in: the entry, out: the best found).
- * Returns 0, or -2 when a candidate differed from the reference. */
-static int search(tune_run *t, clg_params *best)
+/* Coordinate search from best[] (in: the entry, out: the best found),
+ * over every field's candidates that the device takes. Returns 0, -2 when
+ * a candidate differed from the reference, -3 when one failed. */
+static int search(tune_run *t, int64_t *best)
 {
     int differed = 0, failed = 0;
     double best_s = time_params(t, best);
     if (best_s < 0)
         return (int)best_s;
-    for (size_t f = 0; f < sizeof tune_fields / sizeof tune_fields[0]; f++) {
-        const tune_field *tf = &tune_fields[f];
-        if (tf->needs_builtins && !t->builtins)
-            continue;
-        for (size_t k = 0; k < tf->count; k++) {
-            clg_params cand = *best;
-            unsigned *slot = (unsigned *)((char *)&cand + tf->offset);
-            if (*slot == tf->values[k])
+    for (int f = 0; f < t->fields; f++) {
+        const int64_t *values;
+        size_t count;
+        int64_t lo, hi;
+        if (clg_param_candidates((clg_param)f, &values, &count) !=
+                CLG_STATUS_OK ||
+            clg_context_param_bounds(t->ctx, (clg_param)f, &lo, &hi) !=
+                CLG_STATUS_OK)
+            return -3;
+        for (size_t k = 0; k < count; k++) {
+            int64_t cand[TUNE_FIELDS_MAX];
+            if (values[k] == best[f] || values[k] < lo || values[k] > hi)
                 continue;
-            *slot = tf->values[k];
-            double s = time_params(t, &cand);
+            memcpy(cand, best, sizeof cand);
+            cand[f] = values[k];
+            double s = time_params(t, cand);
             differed |= s == -2;
             failed |= s == -1;
-            if (s >= 0 && s < best_s) {
+            if (s >= 0 && s < best_s * (1 - TUNE_MARGIN)) {
                 best_s = s;
-                *best = cand;
+                memcpy(best, cand, sizeof cand);
             }
         }
     }
     return differed ? -2 : failed ? -3 : 0;
 }
 
-/* The entry in the syntax of the library's parameter table
- * (docs/design.md, "Device parameters"), then as CLGATHER_PARAMS. */
-static void print_entry(const clg_params_entry *e, const clg_params *p)
+/* The entry: each field's value for the row's column of the library's
+ * table (CLG_PARAM_TABLE's `rows`, docs/design.md, "Device parameters"),
+ * the row's own where it differs, then the whole as CLGATHER_PARAMS. */
+static void print_entry(const tune_run *t, const clg_params_entry *e,
+                        const int64_t *row, const int64_t *best)
 {
-    char text[256];
-    clg_params_format(p, text, sizeof text);
-    printf("    {\"%s\", CLG_DEVICE_TYPE_%s, \"%s\", %d,\n     {.", e->name,
-           clg_cli_device_type_name(e->type), e->match, e->builtins);
-    for (const char *c = text; *c; c++)
-        if (*c == ',')
-            printf(", .");
-        else if (*c == '=')
-            printf(" = ");
-        else
-            putchar(*c);
-    printf("}},\n");
+    char text[1024];
+    printf("row \"%s\" (CLG_DEVICE_TYPE_%s, match \"%s\", built-ins %d), "
+           "its value of each field:\n",
+           e->name, clg_cli_device_type_name(e->type), e->match, e->builtins);
+    for (int f = 0; f < t->fields; f++) {
+        printf("    %-9s %lld", clg_param_name((clg_param)f),
+               (long long)best[f]);
+        if (best[f] != row[f])
+            printf("  (the row: %lld)", (long long)row[f]);
+        putchar('\n');
+    }
+    format_values(t, best, text, sizeof text);
     printf("CLGATHER_PARAMS=%s\n", text);
 }
 
@@ -316,8 +335,20 @@ int clg_cli_tune(int argc, char **argv)
                 "search starts from the device's entry\n",
                 given);
     const clg_params_entry *e = clg_context_params_entry(t.ctx);
-    clg_params best = e->params;
-    t.builtins = e->builtins;
+    int64_t row[TUNE_FIELDS_MAX] = {0}, best[TUNE_FIELDS_MAX] = {0};
+    t.fields = clg_param_count();
+    st = t.fields <= TUNE_FIELDS_MAX ? clg_context_set_params_text(t.ctx, "")
+                                     : CLG_STATUS_INVALID_ARGUMENT;
+    for (int f = 0; f < t.fields && st == CLG_STATUS_OK; f++)
+        st = clg_context_get_param(t.ctx, (clg_param)f, &row[f]);
+    if (st != CLG_STATUS_OK) {
+        fprintf(stderr, "clgather tune: the device's entry: %s\n",
+                t.fields <= TUNE_FIELDS_MAX ? clg_context_last_error(t.ctx)
+                                            : "too many fields");
+        clg_context_destroy(t.ctx);
+        return CLG_EXIT_ERROR;
+    }
+    memcpy(best, row, sizeof best);
     for (size_t wi = 0; wi < BENCH_WORKLOAD_COUNT; wi++)
         if (!bench_workloads[wi].micro) {
             if (case_init(&t, wi, scale, &t.cases[t.count]))
@@ -329,9 +360,9 @@ int clg_cli_tune(int argc, char **argv)
             "clgather tune: %s, entry \"%s\", %zu workloads at "
             "scale %g, best of %d calls\n",
             clg_context_device_name(t.ctx), e->name, t.count, scale, t.repeat);
-    rc = t.count ? search(&t, &best) : -1;
+    rc = t.count ? search(&t, best) : -1;
     if (rc != -1)
-        print_entry(e, &best);
+        print_entry(&t, e, row, best);
     for (size_t k = 0; k < t.count; k++)
         case_release(&t.cases[k]);
     clg_context_destroy(t.ctx);

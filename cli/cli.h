@@ -63,8 +63,9 @@ int clg_cli_check_env(const char *cmd);
 const char *clg_cli_device_type_name(clg_device_type t);
 
 /* The device parameters the library uses on ctx (its row of the table,
- * with CLGATHER_PARAMS applied), formatted "wg=...,norm=..." into buf
- * (size cap). A malformed CLGATHER_PARAMS is an environment problem like
+ * with CLGATHER_PARAMS applied): every field of the library's table, by
+ * name, formatted "wg=...,small=..." into buf (size cap, 256 bytes
+ * hold today's fields; clg_context_format_params). A malformed CLGATHER_PARAMS is an environment problem like
  * the other variables': prints the library's message after "clgather
  * CMD: " and returns CLG_EXIT_ERROR; else CLG_EXIT_OK. */
 int clg_cli_params(clg_context *ctx, const char *cmd, char *buf, size_t cap);

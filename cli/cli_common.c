@@ -221,14 +221,12 @@ int clg_cli_check_env(const char *cmd)
 
 int clg_cli_params(clg_context *ctx, const char *cmd, char *buf, size_t cap)
 {
-    clg_params prm;
     char msg[1200];
-    clg_status st = clg_context_get_params(ctx, &prm);
+    clg_status st = clg_context_format_params(ctx, buf, cap);
     if (st != CLG_STATUS_OK) {
         clg_cli_fail(cmd, "%s", clg_cli_describe(msg, sizeof msg, ctx, st));
         return CLG_EXIT_ERROR;
     }
-    clg_params_format(&prm, buf, cap);
     return CLG_EXIT_OK;
 }
 

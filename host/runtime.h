@@ -82,11 +82,20 @@ typedef struct clg_device_facts {
 
 const clg_device_facts *clg_rt_facts(const clg_context *ctx);
 
+/* Every field of the device parameters (CLG_PARAM_TABLE), by name and in
+ * id order: clg_params's members first, then the fields reachable only by
+ * name. */
+#define CLG_PARAM_MEMBER_(ID, id, name, ...) unsigned name;
+typedef struct clg_param_values {
+    CLG_PARAM_TABLE(CLG_PARAM_MEMBER_)
+} clg_param_values;
+#undef CLG_PARAM_MEMBER_
+
 /* A context's device parameters, kept by host/ for src/params.c, which
  * resolves them: `state` 0 until first used, then 1. */
 typedef struct clg_rt_params {
     int state;
-    clg_params value;
+    clg_param_values value;
     clg_status status; /* OK, or INVALID_ARGUMENT for a bad CLGATHER_PARAMS */
     char message[640];
 } clg_rt_params;

@@ -521,8 +521,8 @@ static clg_status host_launch(const clg_routine *r, clg_context *ctx,
                     .indices = (char *)indices->data,
                     .output = output ? (char *)output->data : NULL,
                     .call = {.dry = dry}};
-    clg_params prm;
-    clg_status st = clg_params_get(ctx, &prm);
+    clg_param_values prm;
+    clg_status st = clg_param_values_get(ctx, &prm);
     if (st != CLG_STATUS_OK)
         return st;
     hc.in_place = clg_rt_facts(ctx)->host_unified &&

@@ -55,7 +55,7 @@ static void gather_footprint(const clg_plan *plan, const clg_box *b,
     *end = ((b->o1 - 1) * s + (s - 1)) * in + b->c1;
 }
 
-int clg_gather_span(const clg_plan *plan, const clg_params *prm)
+int clg_gather_span(const clg_plan *plan, const clg_param_values *prm)
 {
     int span = 1;
     if (!plan->lean || plan->inner < 2 || plan->unit > 8)
@@ -68,9 +68,9 @@ int clg_gather_span(const clg_plan *plan, const clg_params *prm)
 
 /* The NDRange of a launch of an entry of `dims` dimensions: (c, j, o),
  * c in spans of `span` units; or (j, o). */
-static void gather_geometry(const clg_device_facts *dev, const clg_params *prm,
-                            const clg_box *box, int span, unsigned dims,
-                            clg_geometry *g)
+static void gather_geometry(const clg_device_facts *dev,
+                            const clg_param_values *prm, const clg_box *box,
+                            int span, unsigned dims, clg_geometry *g)
 {
     size_t origin[3] = {(size_t)box->c0 / (size_t)span, (size_t)box->j0,
                         (size_t)box->o0};
@@ -87,7 +87,7 @@ static void gather_geometry(const clg_device_facts *dev, const clg_params *prm,
  * work-groups exactly, and an output of at least prm->norm KiB, enough to
  * pay for the extra launch (docs/design.md, "Kernels"). */
 static int gather_normed(const clg_problem *p, const clg_plan *plan,
-                         const clg_params *prm, const clg_geometry *g,
+                         const clg_param_values *prm, const clg_geometry *g,
                          int lean)
 {
     int rows = plan->inner > 1;
@@ -139,9 +139,9 @@ static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
     int rows = plan->inner > 1, whole = clg_launch_is_whole(plan, box, w);
     const clg_entry *entries = gather_entries[rows];
     unsigned dims = clg_entries[entries[0]].dims;
-    clg_params prm;
+    clg_param_values prm;
     clg_geometry g;
-    clg_status st = clg_params_get(ctx, &prm);
+    clg_status st = clg_param_values_get(ctx, &prm);
     if (st != CLG_STATUS_OK)
         return st;
     if (gather_prefetches_rows(ctx, plan, whole)) {

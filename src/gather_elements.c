@@ -91,8 +91,9 @@ static clg_variant elements_variant(const clg_problem *p, const clg_plan *plan,
 }
 
 void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
-                         const clg_params *prm, const clg_box *b, int whole,
-                         uint64_t max_alloc, clg_elements_choice *ch)
+                         const clg_param_values *prm, const clg_box *b,
+                         int whole, uint64_t max_alloc,
+                         clg_elements_choice *ch)
 {
     int64_t width = (int64_t)(prm->strip / p->elem_size);
     int full_rows = b->j0 == 0 && b->j1 == plan->n && b->c0 == 0 &&
@@ -171,7 +172,7 @@ int clg_elements_lanes_nt(int builtins, unsigned nt, uint64_t out_bytes,
 /* The NDRange of the chosen entry over box b (packed: of its first
  * pass). */
 static void elements_geometry(const clg_device_facts *dev,
-                              const clg_params *prm,
+                              const clg_param_values *prm,
                               const clg_elements_choice *ch, const clg_box *b,
                               clg_geometry *g)
 {
@@ -222,7 +223,7 @@ typedef struct elements_extra {
     cl_mem outer_geom, inner_geom;
 } elements_extra;
 
-static void elements_args(const clg_plan *plan, const clg_params *prm,
+static void elements_args(const clg_plan *plan, const clg_param_values *prm,
                           const clg_elements_choice *ch, elements_extra *x,
                           clg_args *a)
 {
@@ -266,7 +267,7 @@ static clg_status elements_kernels(clg_context *ctx, const clg_variant *v,
  * data stays the tensor. */
 static clg_status packed_passes(clg_context *ctx, clg_rt_call *call,
                                 const clg_problem *p, const clg_plan *plan,
-                                const clg_params *prm,
+                                const clg_param_values *prm,
                                 const clg_elements_choice *ch,
                                 const clg_variant *v, const cl_kernel *k,
                                 clg_args *a, elements_extra *x)
@@ -310,13 +311,13 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
     clg_geometry g;
     cl_kernel k[2] = {NULL, NULL};
     clg_base_scalars sc;
-    clg_params prm;
+    clg_param_values prm;
     clg_elements_choice ch;
     elements_extra x = {0};
     clg_args a = {{{0}}};
     const clg_device_facts *dev = clg_rt_facts(ctx);
     int whole = clg_launch_is_whole(plan, box, w);
-    clg_status st = clg_params_get(ctx, &prm);
+    clg_status st = clg_param_values_get(ctx, &prm);
     if (st != CLG_STATUS_OK)
         return st;
     clg_elements_choose(p, plan, &prm, box, whole, dev->max_alloc, &ch);

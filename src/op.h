@@ -291,8 +291,9 @@ typedef struct clg_elements_choice {
 #define CLG_PACKED_AHEAD 16u
 
 void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
-                         const clg_params *prm, const clg_box *box, int whole,
-                         uint64_t max_alloc, clg_elements_choice *ch);
+                         const clg_param_values *prm, const clg_box *box,
+                         int whole, uint64_t max_alloc,
+                         clg_elements_choice *ch);
 
 /* Whether the lanes body stores its vectors non-temporally: only where
  * the device compiler takes clang's built-ins (`builtins`), and then as
@@ -316,7 +317,7 @@ int clg_elements_lanes_nt(int builtins, unsigned nt, uint64_t out_bytes,
 /* Units one work-item of the lean Gather rows body moves (src/gather.c):
  * the largest power of two up to 16 that divides the row and keeps
  * span * unit within the device's `unit` bytes; 1 off the lean bodies. */
-int clg_gather_span(const clg_plan *plan, const clg_params *prm);
+int clg_gather_span(const clg_plan *plan, const clg_param_values *prm);
 
 extern const clg_routine clg_gather_routine;
 extern const clg_routine clg_gather_elements_routine;

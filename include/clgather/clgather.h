@@ -412,10 +412,12 @@ CLG_API clg_status clg_environment_check(void);
  * ==================================================================== */
 
 /** The launch choices of a context's operator calls (docs/design.md,
- *  "Device parameters"). Each device matches one row of the library's
- *  parameter table; CLGATHER_PARAMS="field=value,..." (read when the
- *  context is created) and clg_context_set_params override it per context.
- *  Valid ranges (clg_context_set_params refuses others by name):
+ *  "Device parameters"): named fields, each an integer in a range. Each
+ *  device matches one row of the library's parameter table;
+ *  CLGATHER_PARAMS="field=value,..." (read when the context is created),
+ *  clg_context_set_params_text, clg_context_set_param and
+ *  clg_context_set_params override it per context. The fields, one row
+ *  each of CLG_PARAM_TABLE below:
  *    wg       [1, 4096]  work-items per work-group (at most the device's
  *                        limit);
  *    strip    [0, 65536] GatherElements off the last axis: bytes of a row
@@ -447,7 +449,44 @@ CLG_API clg_status clg_environment_check(void);
  *  positions ahead (2 when 0), and the GatherElements last-axis body
  *  prefetches two rows ahead. The rows with the built-ins say nt=3, and
  *  Intel's says pack=2. Parameters change speed only: every valid setting
- *  gives the same bytes. */
+ *  gives the same bytes.
+ *
+ *  CLG_PARAM_TABLE(X): X(ID, id, name, lo, hi, plain, pow2, rows,
+ *  candidates), one row per field: CLG_PARAM_<ID> = id is the field
+ *  `name`, an integer in [lo, hi]; values above `plain` need a row with
+ *  clang's built-ins; pow2 1: a power of two; `rows`: its value in each
+ *  row of the parameter table, in the order pocl-cpu, intel-cpu, cpu, gpu,
+ *  default (clg_params_entry); `candidates`: the values `clgather tune`
+ *  tries (clg_param_candidates). The first part, CLG_PARAM_STRUCT_FIELDS,
+ *  holds the members of clg_params in order; that struct never grows, so
+ *  fields added later go to CLG_PARAM_NAMED_FIELDS and are reachable only
+ *  by name (clg_context_set_param, clg_context_get_param, the text
+ *  calls). Ids are never reused or renumbered; a program asks the library
+ *  it runs with how many fields it has (clg_param_count). */
+#define CLG_PARAM_STRUCT_FIELDS(X)                                            \
+    X(WG, 0, wg, 1, 4096, 4096, 0, (4096, 4096, 4096, 256, 256),              \
+      (256, 1024, 4096))                                                      \
+    X(STRIP, 1, strip, 0, 65536, 65536, 0, (256, 256, 256, 256, 0),           \
+      (0, 128, 256, 512, 1024))                                               \
+    X(PACK, 2, pack, 0, 2, 1, 0, (1, 2, 1, 0, 0), (0, 1, 2))                  \
+    X(CHUNK, 3, chunk, 0, 4096, 4096, 0, (4, 4, 4, 0, 0), (0, 1, 2, 4, 8))    \
+    X(UNIT, 4, unit, 1, 64, 64, 1, (4, 4, 4, 16, 16), (4, 16, 64))            \
+    X(PREFETCH, 5, prefetch, 0, 64, 0, 0, (0, 0, 0, 0, 0), (0, 1, 2, 4, 16))  \
+    X(NT, 6, nt, 0, 3, 0, 0, (3, 3, 0, 0, 0), (0, 1, 2, 3))                   \
+    X(NORM, 7, norm, 0, 999999, 999999, 0, (1024, 1024, 1024, 0, 0),          \
+      (0, 1, 1024, 16384))                                                    \
+    X(SMALL, 8, small, 0, 1024, 1024, 0, (64, 0, 64, 64, 64), (0, 16, 64, 256))
+#define CLG_PARAM_NAMED_FIELDS(X) /* none yet */
+#define CLG_PARAM_TABLE(X) CLG_PARAM_STRUCT_FIELDS(X) CLG_PARAM_NAMED_FIELDS(X)
+
+#define CLG_PARAM_ENUM_ENTRY_(ID, id, name, lo, hi, plain, pow2, rows,        \
+                              candidates)                                     \
+    CLG_PARAM_##ID = id,
+/** A field of the device parameters (CLG_PARAM_TABLE). */
+typedef enum clg_param { CLG_PARAM_TABLE(CLG_PARAM_ENUM_ENTRY_) } clg_param;
+#undef CLG_PARAM_ENUM_ENTRY_
+
+/** The fields of CLG_PARAM_STRUCT_FIELDS, in order; frozen. */
 typedef struct clg_params {
     unsigned wg, strip, pack, chunk, unit, prefetch, nt, norm, small;
 } clg_params;
@@ -469,8 +508,11 @@ typedef struct clg_params_entry {
  *  for a NULL ctx. Thread-safe. */
 CLG_API const clg_params_entry *clg_context_params_entry(clg_context *ctx);
 
-/** The parameters ctx's calls use now: the last clg_context_set_params,
- *  else the row with CLGATHER_PARAMS applied. Thread-safe.
+/** The fields of clg_params that ctx's calls use now: the last setting
+ *  (clg_context_set_params, clg_context_set_params_text,
+ *  clg_context_set_param), else the row with CLGATHER_PARAMS applied.
+ *  Fields outside clg_params are read by name (clg_context_get_param).
+ *  Thread-safe.
  *  Errors: NULL_POINTER; INVALID_ARGUMENT when CLGATHER_PARAMS (as read at
  *  creation) is malformed, the message naming the variable and the item
  *  (every operator call that launches a kernel fails the same way until
@@ -480,15 +522,18 @@ CLG_API clg_status clg_context_get_params(clg_context *ctx, clg_params *out);
 /** Validates *params as CLGATHER_PARAMS is validated (every field in its
  *  range, unit a power of two, prefetch and nt only where the row has
  *  built-ins); on success calls that start after it returns use them.
- *  Thread-safe. Errors: NULL_POINTER, INVALID_ARGUMENT (the message names
- *  the field and its range; the parameters in use are unchanged). */
+ *  Fields outside clg_params keep the values in use (the row's while a
+ *  malformed CLGATHER_PARAMS stands). Thread-safe.
+ *  Errors: NULL_POINTER, INVALID_ARGUMENT (the message names the field
+ *  and its range; the parameters in use are unchanged). */
 CLG_API clg_status clg_context_set_params(clg_context *ctx,
                                           const clg_params *params);
 
 /** Applies "field=value,field=value" (the syntax of CLGATHER_PARAMS) onto
  *  *params, validated for ctx's device as clg_context_set_params does;
- *  ctx is not changed. Errors: NULL_POINTER, INVALID_ARGUMENT (the message
- *  names the bad item; *params is then partly updated). */
+ *  ctx is not changed. Only fields of clg_params may be named (others:
+ *  clg_context_set_params_text). Errors: NULL_POINTER, INVALID_ARGUMENT
+ *  (the message names the bad item; *params is then partly updated). */
 CLG_API clg_status clg_context_parse_params(clg_context *ctx, const char *text,
                                             clg_params *params);
 
@@ -497,9 +542,99 @@ CLG_API clg_status clg_context_parse_params(clg_context *ctx, const char *text,
 CLG_API const char *clg_context_params_env(const clg_context *ctx);
 
 /** Writes *params as "wg=4096,strip=256,...", the syntax of
- *  CLGATHER_PARAMS, into buf (size cap, always terminated when cap > 0). */
+ *  CLGATHER_PARAMS, into buf (size cap, always terminated when cap > 0).
+ *  Holds the fields of clg_params only; clg_context_format_params writes
+ *  every field in use. */
 CLG_API void clg_params_format(const clg_params *params, char *buf,
                                size_t cap);
+
+/* Parameters by name (after zstd's ZSTD_cParameter): each field of
+ * CLG_PARAM_TABLE is set, read and described through its clg_param, so
+ * that fields added later need no new struct. */
+
+/** The number of fields of the library loaded: its clg_param ids are 0 to
+ *  clg_param_count() - 1 (a program built against an older header may see
+ *  more fields than it names). Thread-safe. */
+CLG_API int clg_param_count(void);
+
+/** The name of a field ("wg", "small", ...), the word CLGATHER_PARAMS
+ *  uses. Static; NULL for a value that is not a field. Thread-safe. */
+CLG_API const char *clg_param_name(clg_param param);
+
+/** The field named `name` (exact, lower case, as clg_param_name writes it)
+ *  into *param. Thread-safe. On failure clg_context_last_error(NULL) on
+ *  the same thread says why.
+ *  Errors: NULL_POINTER, INVALID_ARGUMENT (not a field; *param
+ *  unchanged). */
+CLG_API clg_status clg_param_parse(const char *name, clg_param *param);
+
+/** The range [*lo, *hi] of a field's values on any device (after
+ *  ZSTD_cParam_getBounds). A value in it may still be refused: unit takes
+ *  powers of two only, and values above the field's `plain` need a row
+ *  with clang's built-ins (clg_context_param_bounds gives the range on a
+ *  context's device). Thread-safe. On failure clg_context_last_error(NULL)
+ *  on the same thread says why.
+ *  Errors: NULL_POINTER, INVALID_ARGUMENT (not a field; *lo and *hi
+ *  unchanged). */
+CLG_API clg_status clg_param_bounds(clg_param param, int64_t *lo, int64_t *hi);
+
+/** The range [*lo, *hi] of a field's values on ctx's device: as
+ *  clg_param_bounds, with *hi lowered to the field's `plain` where the
+ *  device's row has no clang built-ins. Thread-safe.
+ *  Errors: NULL_POINTER, INVALID_ARGUMENT (not a field; nothing
+ *  written). */
+CLG_API clg_status clg_context_param_bounds(clg_context *ctx, clg_param param,
+                                            int64_t *lo, int64_t *hi);
+
+/** The values `clgather tune` tries for a field, ascending: *values gets a
+ *  static array of *count values, each valid on a row with clang's
+ *  built-ins, and every row's own value among them. Thread-safe. On
+ *  failure clg_context_last_error(NULL) on the same thread says why.
+ *  Errors: NULL_POINTER, INVALID_ARGUMENT (not a field; nothing
+ *  written). */
+CLG_API clg_status clg_param_candidates(clg_param param,
+                                        const int64_t **values, size_t *count);
+
+/** Sets one field of the parameters ctx's calls use (after
+ *  ZSTD_CCtx_setParameter): validated as in CLGATHER_PARAMS (the field's
+ *  range, unit a power of two, values above the field's `plain` only
+ *  where the row has clang's built-ins); the other fields keep their
+ *  values; calls that start after it returns use it. Thread-safe: each
+ *  call sees the parameters before or after, never a part.
+ *  Errors: NULL_POINTER; INVALID_ARGUMENT, nothing changed: not a field,
+ *  a value it does not take (the message names the field and its range),
+ *  or a malformed CLGATHER_PARAMS (as read at creation) standing, which
+ *  leaves no values to change one of: set them whole first
+ *  (clg_context_set_params_text). */
+CLG_API clg_status clg_context_set_param(clg_context *ctx, clg_param param,
+                                         int64_t value);
+
+/** The value of one field that ctx's calls use now (as
+ *  clg_context_get_params) into *value. Thread-safe.
+ *  Errors: NULL_POINTER; INVALID_ARGUMENT (not a field, or a malformed
+ *  CLGATHER_PARAMS as clg_context_get_params; *value unchanged). */
+CLG_API clg_status clg_context_get_param(clg_context *ctx, clg_param param,
+                                         int64_t *value);
+
+/** Sets every field at once: the device's row with `text` (the syntax of
+ *  CLGATHER_PARAMS, any field by name) applied; "" gives the row itself,
+ *  NULL the row with CLGATHER_PARAMS as read at creation. Validated whole
+ *  before anything changes; calls that start after it returns use it.
+ *  Thread-safe. Errors: INVALID_ARGUMENT (the message names the bad item,
+ *  and CLGATHER_PARAMS when text is NULL; nothing changed), NULL_POINTER
+ *  (ctx). */
+CLG_API clg_status clg_context_set_params_text(clg_context *ctx,
+                                               const char *text);
+
+/** Writes every field ctx's calls use now as "wg=4096,...,small=64" (the
+ *  syntax of CLGATHER_PARAMS, in id order) into buf (size cap, always
+ *  terminated when cap > 0). Thread-safe.
+ *  Errors: NULL_POINTER (ctx or buf), INVALID_ARGUMENT (a malformed
+ *  CLGATHER_PARAMS as clg_context_get_params, buf then ""; or cap too
+ *  small for every field, the message giving the size needed, buf then
+ *  holding the fields that fit). 256 bytes hold today's fields. */
+CLG_API clg_status clg_context_format_params(clg_context *ctx, char *buf,
+                                             size_t cap);
 
 /** Which index check a host-memory call runs before its first launch. */
 typedef enum clg_index_check {

@@ -3,8 +3,9 @@
  * `clgather bench` on tiny sizes: the figures its JSON promises
  * (docs/design.md, "Measuring speed") are there and hold concrete values:
  * the cache conditions, the copy variants and the one that won, the host
- * copy, the check pass and its kind, and the linearity rows. Speed itself
- * is not judged here (a shared machine's times are noise).
+ * copy, the check pass and its kind, and the linearity rows; and
+ * `clgather tune`'s search space. Speed itself is not judged here (a
+ * shared machine's times are noise).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -191,12 +192,48 @@ static void test_check_kernel_and_linearity(void **state)
     free(json);
 }
 
+/* `clgather tune` searches every field of the library's table by name:
+ * it prints each field for the row and the whole as CLGATHER_PARAMS, and
+ * tries the values its own list once lacked (small's, and pack=2 where the
+ * row has clang's built-ins). It ignores a CLGATHER_PARAMS it is given. */
+static void test_tune_searches_every_field(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"wg",    "strip", "pack",
+                                        "chunk", "unit",  "prefetch",
+                                        "nt",    "norm",  "small"};
+    const char *argv[] = {"tune", "--scale", "0.01", "--repeat", "1", NULL};
+    cli_result r;
+    assert_int_equal(cli_run_env(&r, "CLGATHER_PARAMS", "wg=32", argv), 0);
+    if (r.status != 0)
+        cli_result_dump(&r);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.err, "CLGATHER_PARAMS=\"wg=32\" is ignored"));
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        char line[32];
+        snprintf(line, sizeof line, "\n    %-9s ", names[k]);
+        if (!strstr(r.out, line))
+            fail_msg("tune printed no line for %s:\n%s", names[k], r.out);
+    }
+    assert_non_null(strstr(r.out, "\nCLGATHER_PARAMS=wg="));
+    assert_non_null(strstr(r.out, ",small="));
+    /* Each candidate's line on stderr: small's are tried. */
+    assert_non_null(strstr(r.err, ",small=0 "));
+    assert_non_null(strstr(r.err, ",small=256 "));
+    if (strstr(r.out, "built-ins 1"))
+        assert_non_null(strstr(r.err, ",pack=2,"));
+    else
+        assert_null(strstr(r.err, ",pack=2,"));
+    cli_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small),
         cmocka_unit_test(test_params_override),
         cmocka_unit_test(test_check_kernel_and_linearity),
+        cmocka_unit_test(test_tune_searches_every_field),
     };
     return CLI_RUN_TESTS("clgather-bench", tests);
 }

@@ -213,12 +213,124 @@ static void test_check_indices(void **state)
     free(idx);
 }
 
+/* The parameters by name: each field set and read alone, validated as in
+ * CLGATHER_PARAMS, seen by the struct calls too; the whole set from text. */
+static void test_params_by_name(void **state)
+{
+    clg_context *ctx = *state;
+    const clg_params_entry *e = clg_context_params_entry(ctx);
+    clg_params p;
+    int64_t v = -1;
+    CLG_ASSERT_OK(ctx, clg_context_set_params_text(ctx, ""));
+    CLG_ASSERT_OK(ctx, clg_context_get_param(ctx, CLG_PARAM_WG, &v));
+    assert_int_equal(v, e->params.wg);
+    CLG_ASSERT_OK(ctx, clg_context_set_param(ctx, CLG_PARAM_WG, 64));
+    CLG_ASSERT_OK(ctx, clg_context_set_param(ctx, CLG_PARAM_SMALL, 16));
+    CLG_ASSERT_OK(ctx, clg_context_get_param(ctx, CLG_PARAM_WG, &v));
+    assert_int_equal(v, 64);
+    CLG_ASSERT_OK(ctx, clg_context_get_params(ctx, &p));
+    assert_int_equal(p.wg, 64);
+    assert_int_equal(p.small, 16);
+    assert_int_equal(p.unit, e->params.unit);
+    gather_rows_2_0(ctx);
+
+    /* Refused values name the field and change nothing. */
+    CLG_ASSERT_STATUS(ctx, clg_context_set_param(ctx, CLG_PARAM_UNIT, 3),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
+                        "clg_context_set_param: \"unit=3\": unit takes a "
+                        "power of two");
+    CLG_ASSERT_STATUS(ctx, clg_context_set_param(ctx, CLG_PARAM_WG, -5),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
+                        "wg takes a number in [1, 4096]");
+    CLG_ASSERT_STATUS(ctx, clg_context_set_param(ctx, (clg_param)9, 1),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
+                        "param 9 is not a field (0 to 8)");
+    CLG_ASSERT_STATUS(ctx, clg_context_get_param(ctx, (clg_param)-1, &v),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_STATUS(ctx, clg_context_get_param(ctx, CLG_PARAM_WG, NULL),
+                      CLG_STATUS_NULL_POINTER);
+    CLG_ASSERT_STATUS(NULL, clg_context_set_param(NULL, CLG_PARAM_WG, 1),
+                      CLG_STATUS_NULL_POINTER);
+    CLG_ASSERT_OK(ctx, clg_context_get_param(ctx, CLG_PARAM_UNIT, &v));
+    assert_int_equal(v, e->params.unit);
+
+    /* The built-ins decide the range on this device. */
+    int64_t lo = -1, hi = -1;
+    CLG_ASSERT_OK(ctx, clg_context_param_bounds(ctx, CLG_PARAM_NT, &lo, &hi));
+    assert_int_equal(lo, 0);
+    assert_int_equal(hi, e->builtins ? 3 : 0);
+    CLG_ASSERT_OK(ctx,
+                  clg_context_param_bounds(ctx, CLG_PARAM_PACK, &lo, &hi));
+    assert_int_equal(hi, e->builtins ? 2 : 1);
+    CLG_ASSERT_STATUS(ctx, clg_context_set_param(ctx, CLG_PARAM_NT, 2),
+                      e->builtins ? CLG_STATUS_OK
+                                  : CLG_STATUS_INVALID_ARGUMENT);
+
+    /* Text: onto the row, validated whole before anything changes. */
+    char text[256], row[256], want[300];
+    CLG_ASSERT_OK(ctx, clg_context_set_params_text(ctx, "strip=8,wg=32"));
+    CLG_ASSERT_OK(ctx, clg_context_format_params(ctx, text, sizeof text));
+    clg_params q = e->params;
+    q.wg = 32;
+    q.strip = 8;
+    clg_params_format(&q, want, sizeof want);
+    assert_string_equal(text, want);
+    CLG_ASSERT_STATUS(ctx, clg_context_set_params_text(ctx, "wg=16,nt=9"),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
+                        "\"nt=9\": nt takes a number in [0, 3]");
+    CLG_ASSERT_OK(ctx, clg_context_get_param(ctx, CLG_PARAM_WG, &v));
+    assert_int_equal(v, 32);
+    /* Too small a buffer: whole items only, and the size needed. */
+    CLG_ASSERT_STATUS(ctx, clg_context_format_params(ctx, text, 12),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    assert_string_equal(text, "wg=32");
+    snprintf(row, sizeof row, "need %zu bytes, buf has 12", strlen(want) + 1);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), row);
+    CLG_ASSERT_OK(ctx, clg_context_set_params_text(ctx, NULL));
+    CLG_ASSERT_OK(ctx, clg_context_get_params(ctx, &p));
+    assert_memory_equal(&p, &e->params, sizeof p);
+}
+
+/* A malformed CLGATHER_PARAMS leaves no values to set one field of; the
+ * whole set from text replaces it. */
+static void test_params_by_name_under_a_bad_environment(void **state)
+{
+    (void)state;
+    clg_context *c = NULL;
+    int64_t v = -1;
+    assert_int_equal(setenv("CLGATHER_PARAMS", "wg=99999", 1), 0);
+    CLG_ASSERT_OK(NULL, clg_context_create(&c, NULL));
+    assert_int_equal(unsetenv("CLGATHER_PARAMS"), 0);
+    CLG_ASSERT_STATUS(c, clg_context_set_param(c, CLG_PARAM_WG, 32),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(c),
+                        "CLGATHER_PARAMS=\"wg=99999\"");
+    CLG_ASSERT_STATUS(c, clg_context_get_param(c, CLG_PARAM_WG, &v),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_STATUS(c, clg_context_set_params_text(c, NULL),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(c),
+                        "CLGATHER_PARAMS=\"wg=99999\": \"wg=99999\": wg "
+                        "takes a number in [1, 4096]");
+    CLG_ASSERT_OK(c, clg_context_set_params_text(c, "wg=16"));
+    CLG_ASSERT_OK(c, clg_context_get_param(c, CLG_PARAM_WG, &v));
+    assert_int_equal(v, 16);
+    gather_rows_2_0(c);
+    clg_context_destroy(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_params_get_set_parse),
         cmocka_unit_test(test_environment_read_once),
         cmocka_unit_test(test_check_indices),
+        cmocka_unit_test(test_params_by_name),
+        cmocka_unit_test(test_params_by_name_under_a_bad_environment),
     };
     return CLG_RUN_DEVICE_TESTS(tests);
 }

@@ -17,6 +17,13 @@ static const clg_device_facts gpu = {.plan_type = CLG_DEVICE_TYPE_GPU,
                                      .max_wg_size = 1024,
                                      .max_item_sizes = {1024, 1024, 64}};
 
+/* Every field's value in the row `e` of the parameter table (what the
+ * routines read). */
+static clg_param_values row_of(const clg_params_entry *e)
+{
+    return clg_params_rows[e - clg_params_table];
+}
+
 static clg_problem problem(clg_op op, clg_dtype dtype, size_t rank,
                            const int64_t *dshape, clg_dtype itype,
                            size_t irank, const int64_t *ishape, int64_t axis)
@@ -186,14 +193,12 @@ static void test_gather_nt(void **state)
 static void test_elements_walks(void **state)
 {
     (void)state;
-    const clg_params pocl = clg_params_lookup(CLG_DEVICE_TYPE_CPU,
-                                              "GenuineIntel",
-                                              "OpenCL 3.0 PoCL HSTR: x")
-                                ->params;
-    const clg_params gpup = clg_params_lookup(CLG_DEVICE_TYPE_GPU,
-                                              "NVIDIA Corporation",
-                                              "OpenCL 3.0 CUDA")
-                                ->params;
+    const clg_param_values pocl =
+        row_of(clg_params_lookup(CLG_DEVICE_TYPE_CPU, "GenuineIntel",
+                                 "OpenCL 3.0 PoCL HSTR: x"));
+    const clg_param_values gpup =
+        row_of(clg_params_lookup(CLG_DEVICE_TYPE_GPU, "NVIDIA Corporation",
+                                 "OpenCL 3.0 CUDA"));
     const int64_t d[] = {4096, 4096};
     clg_problem p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, d,
                             CLG_DTYPE_INT32, 2, d, 0);
@@ -211,10 +216,9 @@ static void test_elements_walks(void **state)
     assert_int_equal(ch.ahead, 0);
     /* pack=2 (Intel's row): the same walk, its gather prefetching 16 rows
      * of indices and output ahead. */
-    const clg_params intel = clg_params_lookup(CLG_DEVICE_TYPE_CPU,
-                                               "Intel(R) Corporation",
-                                               "OpenCL 3.1 (Build 0)")
-                                 ->params;
+    const clg_param_values intel =
+        row_of(clg_params_lookup(CLG_DEVICE_TYPE_CPU, "Intel(R) Corporation",
+                                 "OpenCL 3.1 (Build 0)"));
     assert_int_equal(intel.pack, 2);
     clg_elements_choose(&p, &plan, &intel, &whole, 1, cpu.max_alloc, &ch);
     assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_PACKED);
@@ -225,7 +229,7 @@ static void test_elements_walks(void **state)
     clg_elements_choose(&p, &plan, &pocl, &whole, 0, cpu.max_alloc, &ch);
     assert_int_equal(ch.entry, CLG_ENTRY_ELEMENTS_STRIPS);
     /* Passes no larger than one allocation: 4 MiB holds 4 strips. */
-    clg_params all = pocl;
+    clg_param_values all = pocl;
     all.chunk = 0;
     clg_elements_choose(&p, &plan, &all, &whole, 1, (uint64_t)4 << 20, &ch);
     assert_int_equal(ch.chunk, 4);
@@ -350,7 +354,7 @@ static void test_gather_spans(void **state)
     clg_problem p = problem(CLG_OP_GATHER, CLG_DTYPE_FLOAT, 2, d,
                             CLG_DTYPE_INT64, 2, i, 0);
     clg_plan plan;
-    clg_params prm = clg_params_table[0].params;
+    clg_param_values prm = clg_params_rows[0];
     clg_gather_routine.plan(&p, &cpu, 16, &plan);
     assert_int_equal(clg_gather_span(&plan, &prm), 1); /* unit=4: 4 bytes */
     prm.unit = 64;

@@ -20,10 +20,10 @@ def _params_item(name, value):
     """One "field=value" item of a params mapping: a known field and an
     integer (not a bool), so that no key or value can carry further
     items into the text."""
-    if type(name) is not str or name not in _lib.Params.FIELDS:
+    if type(name) is not str or name not in _lib.PARAM_NAMES:
         _errors.raise_status(
             "INVALID_ARGUMENT", "params: %r is not a field (%s)" %
-            (name, ", ".join(_lib.Params.FIELDS)))
+            (name, ", ".join(_lib.PARAM_NAMES)))
     if isinstance(value, (bool, np.bool_)):
         raise TypeError("params[%r] must be an integer, not a bool" % name)
     try:
@@ -183,7 +183,9 @@ class Context:
         """The device parameters this context's calls use now, as a dict
         {field: value} (docs/design.md, "Device parameters"): the device's
         row of the library's table with CLGATHER_PARAMS (as read when the
-        context was created) or the value last set here applied.
+        context was created) or the value last set here applied. The fields
+        are those of the library loaded, in its order, each read by name
+        (clg_context_get_param).
 
         Set it to a string in CLGATHER_PARAMS syntax ("wg=64,strip=512")
         or a mapping ({"wg": 64}): the fields given are applied onto the
@@ -196,16 +198,19 @@ class Context:
         it raises InvalidArgumentError while CLGATHER_PARAMS, as read at
         creation, is malformed and nothing valid was set since."""
         ptr = self.handle
-        p = _lib.Params()
-        _errors.check(lib.clg_context_get_params(ptr, ctypes.byref(p)), ptr)
-        return {name: getattr(p, name) for name in _lib.Params.FIELDS}
+        out = {}
+        value = ctypes.c_int64()
+        for i, name in enumerate(_lib.PARAM_NAMES):
+            _errors.check(lib.clg_context_get_param(ptr, i,
+                                                    ctypes.byref(value)), ptr)
+            out[name] = value.value
+        return out
 
     @params.setter
     def params(self, value):
         ptr = self.handle
         if value is None:
-            env = lib.clg_context_params_env(ptr)
-            text = env.decode() if env else ""
+            text = None  # the library applies CLGATHER_PARAMS
         elif isinstance(value, str):
             text = value
         elif isinstance(value, collections.abc.Mapping):
@@ -214,12 +219,9 @@ class Context:
         else:
             raise TypeError("params: a str in CLGATHER_PARAMS syntax, a "
                             "mapping or None, not %s" % type(value).__name__)
-        p = _lib.Params.from_buffer_copy(
-            lib.clg_context_params_entry(ptr).contents.params)
-        if text:
-            _errors.check(lib.clg_context_parse_params(
-                ptr, _host.c_string(text, "params"), ctypes.byref(p)), ptr)
-        _errors.check(lib.clg_context_set_params(ptr, ctypes.byref(p)), ptr)
+        _errors.check(lib.clg_context_set_params_text(
+            ptr, None if text is None else _host.c_string(text, "params")),
+            ptr)
 
     # -------------------------------------------------------- cache
 

@@ -83,20 +83,6 @@ class DeviceInfo(ctypes.Structure):
                 ("host_unified_memory", ctypes.c_int)]
 
 
-class Params(ctypes.Structure):
-    """clg_params."""
-    FIELDS = ("wg", "strip", "pack", "chunk", "unit", "prefetch", "nt",
-              "norm", "small")
-    _fields_ = [(name, ctypes.c_uint) for name in FIELDS]
-
-
-class ParamsEntry(ctypes.Structure):
-    """clg_params_entry."""
-    _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_int),
-                ("match", ctypes.c_char_p), ("builtins", ctypes.c_int),
-                ("params", Params)]
-
-
 CACHE_PATH_MAX = 4096  # CLG_CACHE_PATH_MAX
 
 
@@ -149,11 +135,13 @@ _PROTOTYPES = {
     "clg_context_cl_queue": (c_handle, [c_ctx]),
     "clg_context_set_validate": (c_status, [c_ctx, ctypes.c_int]),
     "clg_context_validates": (ctypes.c_int, [c_ctx]),
-    "clg_context_params_entry": (P(ParamsEntry), [c_ctx]),
-    "clg_context_get_params": (c_status, [c_ctx, P(Params)]),
-    "clg_context_set_params": (c_status, [c_ctx, P(Params)]),
-    "clg_context_parse_params": (c_status, [c_ctx, ctypes.c_char_p,
-                                            P(Params)]),
+    # The device parameters by name (clg_param is an int): the fields are
+    # the library's, asked for (param_names), never mirrored.
+    "clg_param_count": (ctypes.c_int, []),
+    "clg_param_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "clg_context_get_param": (c_status, [c_ctx, ctypes.c_int,
+                                         P(ctypes.c_int64)]),
+    "clg_context_set_params_text": (c_status, [c_ctx, ctypes.c_char_p]),
     "clg_context_params_env": (ctypes.c_char_p, [c_ctx]),
     "clg_gather_output_shape": (c_status, [T, T, ctypes.c_int64,
                                            P(ctypes.c_int64), ctypes.c_size_t,
@@ -226,6 +214,16 @@ for _name, (_restype, _argtypes) in _PROTOTYPES.items():
 def text(raw):
     """A static or library-owned C string as str (None as "")."""
     return raw.decode("utf-8", "replace") if raw else ""
+
+
+def param_names():
+    """The device parameter fields of the library loaded, in id order
+    (clg_param_count, clg_param_name): a tuple of str."""
+    return tuple(text(lib.clg_param_name(i))
+                 for i in range(lib.clg_param_count()))
+
+
+PARAM_NAMES = param_names()
 
 
 VERSION = text(lib.clg_version_string())
