@@ -3,10 +3,10 @@
 
 The operator is enqueued (clg_enqueue_gather_ex,
 clg_enqueue_gather_elements_ex, with the call's out-of-range mode)
-on the data array's own queue, after the arrays' pending events and the
-caller's, and its event is added to the output array's events: the data
-never leaves the device. PyOpenCL is imported only when an argument is
-one of its arrays.
+on the data array's own queue, after the arrays' pending events (for an
+array at an offset, its copy's) and the caller's, and its event is added
+to the output array's events: the data never leaves the device. PyOpenCL
+is imported only when an argument is one of its arrays.
 """
 
 import ctypes
@@ -73,15 +73,43 @@ def _queue_of(data):
     return data.queue
 
 
-def _buffer_array(array, what):
+def _event_list(events, cl):
+    """events=: None or an iterable of pyopencl.Event (user events
+    included), as a list; anything else is a TypeError."""
+    if events is None:
+        return []
+    try:
+        waits = list(events)
+    except TypeError:
+        raise TypeError("events must be a list of pyopencl.Event, not %s"
+                        % type(events).__name__) from None
+    for i, event in enumerate(waits):
+        if not isinstance(event, cl.Event):
+            raise TypeError("events[%d] must be a pyopencl.Event, not %s" %
+                            (i, type(event).__name__))
+    return waits
+
+
+def _buffer_array(array, what, queue, waits, cl, cl_array):
     """The array as clgather takes it: C-contiguous from offset 0 of its
-    buffer. An array at an offset is copied once, on the device."""
+    buffer. An array at an offset is copied once, on the device, on its
+    own queue (else `queue`), after its events and `waits` (the call's
+    events=); the copy's event is among the copy's events, which the
+    operation waits for."""
     if not array.flags.c_contiguous:
         _errors.raise_status(
             "INVALID_ARGUMENT", "%s: a PyOpenCL array must be C-contiguous"
             % what)
     if array.offset:
-        array = array.copy()
+        queue = array.queue or queue
+        copy = cl_array.empty(queue, array.shape, array.dtype,
+                              allocator=array.allocator)
+        if array.nbytes:
+            copy.add_event(cl.enqueue_copy(
+                queue, copy.base_data, array.base_data,
+                src_offset=array.offset, byte_count=array.nbytes,
+                wait_for=list(array.events) + waits))
+        array = copy
     return array
 
 
@@ -108,8 +136,11 @@ def enqueue(ctx, op, data, indices, axis, out, events, sync, options):
         _errors.raise_status(
             "UNSUPPORTED_DTYPE", "indices on the device must be int32 or "
             "int64, not %s" % indices.dtype)
-    data_t = _ClTensor(_buffer_array(data, "data"), code)
-    index_t = _ClTensor(_buffer_array(indices, "indices"),
+    given = _event_list(events, cl)
+    data_t = _ClTensor(_buffer_array(data, "data", queue, given, cl,
+                                     cl_array), code)
+    index_t = _ClTensor(_buffer_array(indices, "indices", queue, given, cl,
+                                      cl_array),
                         _dtypes.index_code(indices))
     axis = _host.check_axis(axis)
     shape = _host.output_shape(
@@ -127,8 +158,11 @@ def enqueue(ctx, op, data, indices, axis, out, events, sync, options):
             "INVALID_ARGUMENT", "out: a PyOpenCL array that is C-contiguous "
             "from offset 0 of its buffer")
     out_t = _ClTensor(out, _dtypes.clg_dtype(out.dtype))
-    waits = list(data.events) + list(indices.events) + list(out.events)
-    waits += list(events or [])
+    # The arrays the operation reads: a copy's event orders it after the
+    # copy (on another queue, or an out-of-order one), which waited for
+    # the original's events.
+    waits = (list(data_t.array.events) + list(index_t.array.events) +
+             list(out.events) + given)
     wait_list = (_lib.c_handle * max(len(waits), 1))(
         *[e.int_ptr for e in waits])
     event = _lib.c_handle()
