@@ -9,7 +9,7 @@ import threading
 
 import numpy as np
 
-from . import _errors, _host, _lib
+from . import _errors, _host, _lib, _pyopencl
 
 lib = _lib.lib
 
@@ -366,7 +366,6 @@ class Context:
     def _op(self, op, data, indices, axis, out, oob, events, sync):
         options = _host.call_options(oob)
         _host.check_bool(sync, "sync")
-        from . import _pyopencl
         if _pyopencl.is_array(data) or _pyopencl.is_array(indices):
             with self._hold():  # the whole call, its sync included
                 return _pyopencl.enqueue(self, op, data, indices, axis, out,
@@ -402,6 +401,23 @@ def default_context(device):
         return ctx
 
 
+def context_for(data, indices, device):
+    """The Context the module-level functions use: `device` for host
+    arrays (see default_context); for PyOpenCL arrays a given Context,
+    else the one kept per cl_context and device of the data's queue."""
+    if not (_pyopencl.is_array(data) or _pyopencl.is_array(indices)):
+        return default_context(device)
+    if isinstance(device, Context):
+        return device
+    if device is not None:
+        _errors.raise_status(
+            "INVALID_ARGUMENT",
+            "device=%r: PyOpenCL arrays run on their own queue's device; "
+            "pass a clgather.Context.from_pyopencl(queue) or None" % device)
+    return _pyopencl.queue_context(_pyopencl.queue_of(data),
+                                   Context.from_pyopencl)
+
+
 def gather(data, indices, axis=0, *, device=None, out=None, oob="raise",
            events=None, sync=True):
     """ONNX Gather, like ``numpy.take(data, indices, axis)``.
@@ -431,8 +447,7 @@ def gather(data, indices, axis=0, *, device=None, out=None, oob="raise",
     Returns the output: a NumPy array, or a PyOpenCL array whose
     ``events`` hold the call's event.
     """
-    from . import _pyopencl
-    ctx = _pyopencl.context_for(data, indices, device)
+    ctx = context_for(data, indices, device)
     return ctx.gather(data, indices, axis, out=out, oob=oob, events=events,
                       sync=sync)
 
@@ -442,8 +457,7 @@ def gather_elements(data, indices, axis=0, *, device=None, out=None,
     """ONNX GatherElements, like ``numpy.take_along_axis(data, indices,
     axis)`` (indices of data's rank, each non-axis dimension at most
     data's). Arguments as gather."""
-    from . import _pyopencl
-    ctx = _pyopencl.context_for(data, indices, device)
+    ctx = context_for(data, indices, device)
     return ctx.gather_elements(data, indices, axis, out=out, oob=oob,
                                events=events, sync=sync)
 

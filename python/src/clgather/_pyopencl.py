@@ -6,7 +6,8 @@ clg_enqueue_gather_elements_ex, with the call's out-of-range mode)
 on the data array's own queue, after the arrays' pending events (for an
 array at an offset, its copy's) and the caller's, and its event is added
 to the output array's events: the data never leaves the device. PyOpenCL
-is imported only when an argument is one of its arrays.
+is imported only when an argument is one of its arrays. The Context
+layer (_context) calls in here; nothing here imports it.
 """
 
 import ctypes
@@ -27,27 +28,14 @@ _contexts = {}
 _contexts_lock = threading.Lock()
 
 
-def context_for(data, indices, device):
-    """The Context the module-level functions use: `device` for host
-    arrays (see _context.default_context); for PyOpenCL arrays a given
-    Context, else one kept per cl_context and device of the data's
-    queue."""
-    from . import _context
-    if not (is_array(data) or is_array(indices)):
-        return _context.default_context(device)
-    if isinstance(device, _context.Context):
-        return device
-    if device is not None:
-        _errors.raise_status(
-            "INVALID_ARGUMENT",
-            "device=%r: PyOpenCL arrays run on their own queue's device; "
-            "pass a clgather.Context.from_pyopencl(queue) or None" % device)
-    queue = _queue_of(data)
+def queue_context(queue, make):
+    """The Context kept for a pyopencl.CommandQueue's context and device
+    (by the module-level functions): make(queue) on first use."""
     key = (queue.context.int_ptr, queue.device.int_ptr)
     with _contexts_lock:
         ctx = _contexts.get(key)
         if ctx is None:
-            ctx = _contexts[key] = _context.Context.from_pyopencl(queue)
+            ctx = _contexts[key] = make(queue)
         return ctx
 
 
@@ -62,7 +50,7 @@ def finish(queue):
         ctx.finish()
 
 
-def _queue_of(data):
+def queue_of(data):
     if not is_array(data):
         raise TypeError("data must be a pyopencl.array.Array when indices "
                         "is one (both live on the device, or neither)")
@@ -124,7 +112,7 @@ class _ClTensor:
 def enqueue(ctx, op, data, indices, axis, out, events, sync, options):
     import pyopencl as cl
     import pyopencl.array as cl_array
-    queue = _queue_of(data)
+    queue = queue_of(data)
     if not is_array(indices):
         raise TypeError("indices must be a pyopencl.array.Array when data "
                         "is one (both live on the device, or neither)")
