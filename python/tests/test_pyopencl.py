@@ -149,3 +149,86 @@ def test_refusals(queue):
         clgather.gather(data, idx, oob="nonsense")
     with pytest.raises(TypeError, match="PyOpenCL arrays only"):
         clgather.gather(np.zeros(3), [0], events=[])
+
+
+def _queue_behind_a_gate(queue):
+    """A second in-order queue on queue's context whose commands wait for
+    a user event (a barrier behind it), and that user event."""
+    second = cl.CommandQueue(queue.context, queue.device)
+    gate = cl.UserEvent(queue.context)
+    cl.enqueue_barrier(second, wait_for=[gate])
+    return second, gate
+
+
+@pytest.mark.parametrize("mode", ["clip", "raise"])
+def test_indices_at_an_offset_on_a_second_queue(queue, mode):
+    # The indices are a view at an offset, living on a second queue held
+    # behind a user event: their copy from offset 0 runs on that queue
+    # once the event is set, and the gather, on the data's queue, waits
+    # for the copy, not only for the view's own events.
+    # Each round's indices differ, so that memory a copy may reuse from
+    # an earlier round cannot hold the right values by chance.
+    host = np.arange(0, 100, 10, dtype=np.int32)
+    data = cl_array.to_device(queue, host)
+    for shift in range(5):
+        base_host = np.array([7] + [(shift + k) % 10 for k in range(1, 5)],
+                             np.int64)
+        base = cl_array.to_device(queue, base_host).with_queue(None)
+        second, gate = _queue_behind_a_gate(queue)
+        indices = base.with_queue(second)[1:]
+        assert indices.offset != 0
+        out = clgather.gather(data, indices, oob=mode, sync=False)
+        gate.set_status(cl.command_execution_status.COMPLETE)
+        got = out.get()
+        clgather.finish(queue)  # no deferred error under raise either
+        want = np.take(host, base_host[1:], 0)
+        if shift == 0:
+            assert want.tolist() == [10, 20, 30, 40]
+        assert got.tolist() == want.tolist()
+        second.finish()
+
+
+def test_data_at_an_offset_on_an_out_of_order_queue(queue):
+    # The copy of data at an offset and the gather are two commands of an
+    # out-of-order queue: the gather waits for the copy's event. The data
+    # is large and the indices read its end, the copy's last bytes.
+    if not (queue.device.queue_properties &
+            cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE):
+        raise AssertionError("%s has no out-of-order queues" %
+                             queue.device.name)
+    ooo = cl.CommandQueue(
+        queue.context, queue.device,
+        cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE)
+    n = 1 << 22
+    host = np.arange(n, dtype=np.int32) * 3 + 1
+    idx_host = np.array([n - 2, n - 3, -1, 0, n // 2], np.int64)
+    base = cl_array.to_device(ooo, host)
+    indices = cl_array.to_device(ooo, idx_host)
+    for start in (1, 7, 100):
+        data = base[start:]
+        assert data.offset != 0
+        out = clgather.gather(data, indices, oob="clip")
+        assert out.get().tolist() == np.take(
+            host[start:], np.clip(idx_host, -(n - start), n - start - 1),
+            0).tolist()
+        out_e = clgather.gather_elements(data, indices, oob="wrap")
+        assert out_e.get().tolist() == np.take(
+            host[start:], idx_host % (n - start), 0).tolist()
+    ooo.finish()
+
+
+def test_events_must_be_pyopencl_events(queue):
+    data = cl_array.to_device(queue, np.arange(4, dtype=np.float32))
+    idx = cl_array.to_device(queue, np.array([3, 0], np.int64))
+    gate = cl.UserEvent(queue.context)
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    for events, words in (([1, 2], r"events\[0\] must be a pyopencl\.Event"
+                           r", not int"),
+                          ([gate, "e"], r"events\[1\] .* not str"),
+                          (gate, "a list of pyopencl.Event"),
+                          (3, "a list of pyopencl.Event")):
+        with pytest.raises(TypeError, match=words):
+            clgather.gather(data, idx, events=events)
+    assert clgather.gather(data, idx, events=(gate,)).get().tolist() == [
+        3, 0]
+    assert clgather.gather(data, idx, events=[]).get().tolist() == [3, 0]

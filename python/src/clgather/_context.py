@@ -9,7 +9,7 @@ import threading
 
 import numpy as np
 
-from . import _errors, _host, _lib
+from . import _errors, _host, _lib, _pyopencl
 
 lib = _lib.lib
 
@@ -31,6 +31,66 @@ def _params_item(name, value):
     except TypeError:
         raise TypeError("params[%r] must be an integer, not %s" %
                         (name, type(value).__name__)) from None
+
+
+class _Guard:
+    """The lifetime guard of one Context, a reader/writer lock: each call
+    holds it shared (any number at once; re-entrant within a thread, so
+    that a call made inside another one never waits for a close that
+    waits for the outer one), close() exclusively: it marks the context
+    closed, so that no call starts any more, waits until no call holds
+    it, and destroys the context."""
+
+    def __init__(self):
+        self.cond = threading.Condition(threading.Lock())
+        self.users = 0  # threads holding it
+        self.closed = False
+        self.local = threading.local()  # .depth: this thread's holds
+
+    def depth(self):
+        return getattr(self.local, "depth", 0)
+
+
+class _Hold:
+    """``with ctx._hold() as ptr``: one shared hold of ctx's guard."""
+
+    __slots__ = ("ctx",)
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def __enter__(self):
+        ctx = self.ctx
+        guard = ctx._guard
+        depth = guard.depth()
+        if depth == 0:
+            with guard.cond:
+                if guard.closed or ctx._ptr is None:
+                    _errors.raise_status("INVALID_ARGUMENT",
+                                         "the clgather Context is closed")
+                guard.users += 1
+        guard.local.depth = depth + 1
+        return ctx._ptr
+
+    def __exit__(self, *exc):
+        guard = self.ctx._guard
+        guard.local.depth -= 1
+        if guard.local.depth == 0:
+            with guard.cond:
+                guard.users -= 1
+                if guard.users == 0:
+                    guard.cond.notify_all()
+
+
+def _fact(function, convert):
+    """A read-only property: convert(lib.<function>(ptr)), under a hold
+    (the strings the library returns belong to the context)."""
+    function = getattr(lib, function)
+
+    def get(self):
+        with self._hold() as ptr:
+            return convert(function(ptr))
+    return property(get)
 
 
 class Context:
@@ -59,12 +119,14 @@ class Context:
     The kernels a context builds are kept for its lifetime: reuse one
     context (the module-level functions keep one per device spec).
     Usable as a context manager; ``close()`` releases it (it waits for
-    what was enqueued through it).
+    the calls other threads are making on it, and for what was enqueued
+    through it). Any number of threads may call one context at once.
     """
 
     def __init__(self, device=None, *, validate=None, params=None,
                  cache_dir=None, _handle=None):
         self._ptr = None
+        self._guard = _Guard()
         if _handle is None:
             handle = _lib.c_ctx()
             if isinstance(device, Device):
@@ -107,20 +169,35 @@ class Context:
 
     # -------------------------------------------------------- lifetime
 
+    def _hold(self):
+        """A shared hold on the context for one call (``with
+        self._hold() as ptr``): close() waits until it ends;
+        InvalidArgumentError when the context is closed or closing."""
+        return _Hold(self)
+
     @property
     def handle(self):
-        """The clg_context pointer, as an integer."""
-        if self._ptr is None:
-            _errors.raise_status("INVALID_ARGUMENT",
-                                 "the clgather Context is closed")
-        return self._ptr
+        """The clg_context pointer, as an integer: valid until close(),
+        which does not wait for calls made through it outside the
+        binding."""
+        with self._hold() as ptr:
+            return ptr
 
     def close(self):
-        """Waits for what was enqueued through the context and releases
-        it. Idempotent."""
-        ptr, self._ptr = self._ptr, None
-        if ptr is not None:
-            lib.clg_context_destroy(ptr)
+        """Waits for the calls other threads are making on the context
+        and for what was enqueued through it, and releases it; calls that
+        start afterwards raise InvalidArgumentError. Idempotent."""
+        guard = self._guard
+        if guard.depth():
+            raise RuntimeError("Context.close() inside a call on the same "
+                               "context")
+        with guard.cond:
+            guard.closed = True
+            while guard.users:
+                guard.cond.wait()
+            ptr, self._ptr = self._ptr, None
+            if ptr is not None:
+                lib.clg_context_destroy(ptr)
 
     def __enter__(self):
         return self
@@ -129,41 +206,41 @@ class Context:
         self.close()
 
     def __del__(self):
-        if getattr(self, "_ptr", None) is not None and lib is not None:
-            self.close()
+        # No call holds the context (each holds a reference to it).
+        ptr = getattr(self, "_ptr", None)
+        if ptr is not None and lib is not None:
+            self._ptr = None
+            lib.clg_context_destroy(ptr)
 
     def __repr__(self):
-        if self._ptr is None:
+        try:
+            with self._hold() as ptr:
+                return "<clgather.Context %r (%s)>" % (
+                    _lib.text(lib.clg_context_device_name(ptr)),
+                    _lib.text(lib.clg_context_device_version(ptr)))
+        except _errors.InvalidArgumentError:
             return "<clgather.Context closed>"
-        return "<clgather.Context %r (%s)>" % (self.device_name,
-                                               self.device_version)
 
     # -------------------------------------------------------- facts
 
-    device_name = property(lambda self: _lib.text(
-        lib.clg_context_device_name(self.handle)))
-    device_vendor = property(lambda self: _lib.text(
-        lib.clg_context_device_vendor(self.handle)))
-    device_version = property(lambda self: _lib.text(
-        lib.clg_context_device_version(self.handle)))
-    device_type = property(lambda self: _DEVICE_TYPES.get(
-        lib.clg_context_device_type(self.handle), "other"))
-    uses_host_memory = property(lambda self: bool(
-        lib.clg_context_uses_host_memory(self.handle)))
-    uses_svm = property(lambda self: bool(
-        lib.clg_context_uses_svm(self.handle)))
-    max_alloc_size = property(lambda self: int(
-        lib.clg_context_max_alloc_size(self.handle)))
-    cl_context = property(lambda self: lib.clg_context_cl_context(
-        self.handle))
-    cl_device = property(lambda self: lib.clg_context_cl_device(self.handle))
-    cl_queue = property(lambda self: lib.clg_context_cl_queue(self.handle))
+    device_name = _fact("clg_context_device_name", _lib.text)
+    device_vendor = _fact("clg_context_device_vendor", _lib.text)
+    device_version = _fact("clg_context_device_version", _lib.text)
+    device_type = _fact("clg_context_device_type",
+                        lambda v: _DEVICE_TYPES.get(v, "other"))
+    uses_host_memory = _fact("clg_context_uses_host_memory", bool)
+    uses_svm = _fact("clg_context_uses_svm", bool)
+    max_alloc_size = _fact("clg_context_max_alloc_size", int)
+    cl_context = _fact("clg_context_cl_context", lambda v: v)
+    cl_device = _fact("clg_context_cl_device", lambda v: v)
+    cl_queue = _fact("clg_context_cl_queue", lambda v: v)
 
     @property
     def validate(self):
         """Validation mode: every host-memory call also runs the CPU
         reference and compares bit for bit (DeviceMismatchError)."""
-        return bool(lib.clg_context_validates(self.handle))
+        with self._hold() as ptr:
+            return bool(lib.clg_context_validates(ptr))
 
     @validate.setter
     def validate(self, on):
@@ -173,8 +250,9 @@ class Context:
             _errors.raise_status(
                 "INVALID_ARGUMENT",
                 "validate=%r is not True or False" % (on,))
-        _errors.check(lib.clg_context_set_validate(self.handle, int(bool(on))),
-                      self.handle)
+        with self._hold() as ptr:
+            _errors.check(lib.clg_context_set_validate(ptr, int(bool(on))),
+                          ptr)
 
     # -------------------------------------------------------- parameters
 
@@ -197,18 +275,17 @@ class Context:
         InvalidArgumentError naming the item and changes nothing. Reading
         it raises InvalidArgumentError while CLGATHER_PARAMS, as read at
         creation, is malformed and nothing valid was set since."""
-        ptr = self.handle
         out = {}
         value = ctypes.c_int64()
-        for i, name in enumerate(_lib.PARAM_NAMES):
-            _errors.check(lib.clg_context_get_param(ptr, i,
-                                                    ctypes.byref(value)), ptr)
-            out[name] = value.value
+        with self._hold() as ptr:
+            for i, name in enumerate(_lib.PARAM_NAMES):
+                _errors.check(lib.clg_context_get_param(
+                    ptr, i, ctypes.byref(value)), ptr)
+                out[name] = value.value
         return out
 
     @params.setter
     def params(self, value):
-        ptr = self.handle
         if value is None:
             text = None  # the library applies CLGATHER_PARAMS
         elif isinstance(value, str):
@@ -219,9 +296,10 @@ class Context:
         else:
             raise TypeError("params: a str in CLGATHER_PARAMS syntax, a "
                             "mapping or None, not %s" % type(value).__name__)
-        _errors.check(lib.clg_context_set_params_text(
-            ptr, None if text is None else _host.c_string(text, "params")),
-            ptr)
+        with self._hold() as ptr:
+            _errors.check(lib.clg_context_set_params_text(
+                ptr, None if text is None else _host.c_string(text, "params")),
+                ptr)
 
     # -------------------------------------------------------- cache
 
@@ -243,8 +321,8 @@ class Context:
                 _errors.raise_status(
                     "INVALID_ARGUMENT", "cache_dir=%r is empty: pass False "
                     "to turn the program cache off" % (directory,))
-        _errors.check(lib.clg_context_set_cache_dir(self.handle, path),
-                      self.handle)
+        with self._hold() as ptr:
+            _errors.check(lib.clg_context_set_cache_dir(ptr, path), ptr)
 
     def cache_info(self):
         """The program cache's settings and this context's counts, as a
@@ -252,9 +330,9 @@ class Context:
         rejected."""
         self._need_cache()
         info = _lib.CacheInfo()
-        _errors.check(lib.clg_context_cache_info(self.handle,
-                                                 ctypes.byref(info)),
-                      self.handle)
+        with self._hold() as ptr:
+            _errors.check(lib.clg_context_cache_info(ptr, ctypes.byref(info)),
+                          ptr)
         return {"enabled": bool(info.enabled),
                 "directory": os.fsdecode(info.directory),
                 "max_bytes": info.max_bytes, "hits": info.hits,
@@ -280,25 +358,25 @@ class Context:
         """Waits for every operation enqueued through this context and
         raises the first deferred error among them (an out-of-range index
         found on the device)."""
-        ptr = self.handle
-        _errors.check(lib.clg_context_finish(ptr), ptr)
+        with self._hold() as ptr:
+            _errors.check(lib.clg_context_finish(ptr), ptr)
 
     def _op(self, op, data, indices, axis, out, oob, events, sync):
         options = _host.call_options(oob)
         _host.check_bool(sync, "sync")
-        from . import _pyopencl
         if _pyopencl.is_array(data) or _pyopencl.is_array(indices):
-            return _pyopencl.enqueue(self, op, data, indices, axis, out,
-                                     events, sync, options)
+            with self._hold():  # the whole call, its sync included
+                return _pyopencl.enqueue(self, op, data, indices, axis, out,
+                                         events, sync, options)
         if events is not None:
             raise TypeError("events applies to PyOpenCL arrays only")
         if not sync:
             raise TypeError("sync=False applies to PyOpenCL arrays only: a "
                             "call on NumPy arrays returns its result")
-        ptr = self.handle
         call = _host.operator_call("clg_" + op, options)
         shape_fn = getattr(lib, "clg_%s_output_shape" % op)
-        return _host.run(call, ptr, shape_fn, data, indices, axis, out)
+        with self._hold() as ptr:
+            return _host.run(call, ptr, shape_fn, data, indices, axis, out)
 
 
 # ------------------------------------------------------------ defaults
@@ -319,6 +397,23 @@ def default_context(device):
         if ctx is None:
             ctx = _defaults[device] = Context(device)
         return ctx
+
+
+def context_for(data, indices, device):
+    """The Context the module-level functions use: `device` for host
+    arrays (see default_context); for PyOpenCL arrays a given Context,
+    else the one kept per cl_context and device of the data's queue."""
+    if not (_pyopencl.is_array(data) or _pyopencl.is_array(indices)):
+        return default_context(device)
+    if isinstance(device, Context):
+        return device
+    if device is not None:
+        _errors.raise_status(
+            "INVALID_ARGUMENT",
+            "device=%r: PyOpenCL arrays run on their own queue's device; "
+            "pass a clgather.Context.from_pyopencl(queue) or None" % device)
+    return _pyopencl.queue_context(_pyopencl.queue_of(data),
+                                   Context.from_pyopencl)
 
 
 def gather(data, indices, axis=0, *, device=None, out=None, oob="raise",
@@ -350,8 +445,7 @@ def gather(data, indices, axis=0, *, device=None, out=None, oob="raise",
     Returns the output: a NumPy array, or a PyOpenCL array whose
     ``events`` hold the call's event.
     """
-    from . import _pyopencl
-    ctx = _pyopencl.context_for(data, indices, device)
+    ctx = context_for(data, indices, device)
     return ctx.gather(data, indices, axis, out=out, oob=oob, events=events,
                       sync=sync)
 
@@ -361,8 +455,7 @@ def gather_elements(data, indices, axis=0, *, device=None, out=None,
     """ONNX GatherElements, like ``numpy.take_along_axis(data, indices,
     axis)`` (indices of data's rank, each non-axis dimension at most
     data's). Arguments as gather."""
-    from . import _pyopencl
-    ctx = _pyopencl.context_for(data, indices, device)
+    ctx = context_for(data, indices, device)
     return ctx.gather_elements(data, indices, axis, out=out, oob=oob,
                                events=events, sync=sync)
 

@@ -3,10 +3,11 @@
 
 The operator is enqueued (clg_enqueue_gather_ex,
 clg_enqueue_gather_elements_ex, with the call's out-of-range mode)
-on the data array's own queue, after the arrays' pending events and the
-caller's, and its event is added to the output array's events: the data
-never leaves the device. PyOpenCL is imported only when an argument is
-one of its arrays.
+on the data array's own queue, after the arrays' pending events (for an
+array at an offset, its copy's) and the caller's, and its event is added
+to the output array's events: the data never leaves the device. PyOpenCL
+is imported only when an argument is one of its arrays. The Context
+layer (_context) calls in here; nothing here imports it.
 """
 
 import ctypes
@@ -27,27 +28,14 @@ _contexts = {}
 _contexts_lock = threading.Lock()
 
 
-def context_for(data, indices, device):
-    """The Context the module-level functions use: `device` for host
-    arrays (see _context.default_context); for PyOpenCL arrays a given
-    Context, else one kept per cl_context and device of the data's
-    queue."""
-    from . import _context
-    if not (is_array(data) or is_array(indices)):
-        return _context.default_context(device)
-    if isinstance(device, _context.Context):
-        return device
-    if device is not None:
-        _errors.raise_status(
-            "INVALID_ARGUMENT",
-            "device=%r: PyOpenCL arrays run on their own queue's device; "
-            "pass a clgather.Context.from_pyopencl(queue) or None" % device)
-    queue = _queue_of(data)
+def queue_context(queue, make):
+    """The Context kept for a pyopencl.CommandQueue's context and device
+    (by the module-level functions): make(queue) on first use."""
     key = (queue.context.int_ptr, queue.device.int_ptr)
     with _contexts_lock:
         ctx = _contexts.get(key)
         if ctx is None:
-            ctx = _contexts[key] = _context.Context.from_pyopencl(queue)
+            ctx = _contexts[key] = make(queue)
         return ctx
 
 
@@ -62,7 +50,7 @@ def finish(queue):
         ctx.finish()
 
 
-def _queue_of(data):
+def queue_of(data):
     if not is_array(data):
         raise TypeError("data must be a pyopencl.array.Array when indices "
                         "is one (both live on the device, or neither)")
@@ -73,15 +61,43 @@ def _queue_of(data):
     return data.queue
 
 
-def _buffer_array(array, what):
+def _event_list(events, cl):
+    """events=: None or an iterable of pyopencl.Event (user events
+    included), as a list; anything else is a TypeError."""
+    if events is None:
+        return []
+    try:
+        waits = list(events)
+    except TypeError:
+        raise TypeError("events must be a list of pyopencl.Event, not %s"
+                        % type(events).__name__) from None
+    for i, event in enumerate(waits):
+        if not isinstance(event, cl.Event):
+            raise TypeError("events[%d] must be a pyopencl.Event, not %s" %
+                            (i, type(event).__name__))
+    return waits
+
+
+def _buffer_array(array, what, queue, waits, cl, cl_array):
     """The array as clgather takes it: C-contiguous from offset 0 of its
-    buffer. An array at an offset is copied once, on the device."""
+    buffer. An array at an offset is copied once, on the device, on its
+    own queue (else `queue`), after its events and `waits` (the call's
+    events=); the copy's event is among the copy's events, which the
+    operation waits for."""
     if not array.flags.c_contiguous:
         _errors.raise_status(
             "INVALID_ARGUMENT", "%s: a PyOpenCL array must be C-contiguous"
             % what)
     if array.offset:
-        array = array.copy()
+        queue = array.queue or queue
+        copy = cl_array.empty(queue, array.shape, array.dtype,
+                              allocator=array.allocator)
+        if array.nbytes:
+            copy.add_event(cl.enqueue_copy(
+                queue, copy.base_data, array.base_data,
+                src_offset=array.offset, byte_count=array.nbytes,
+                wait_for=list(array.events) + waits))
+        array = copy
     return array
 
 
@@ -96,7 +112,7 @@ class _ClTensor:
 def enqueue(ctx, op, data, indices, axis, out, events, sync, options):
     import pyopencl as cl
     import pyopencl.array as cl_array
-    queue = _queue_of(data)
+    queue = queue_of(data)
     if not is_array(indices):
         raise TypeError("indices must be a pyopencl.array.Array when data "
                         "is one (both live on the device, or neither)")
@@ -108,8 +124,11 @@ def enqueue(ctx, op, data, indices, axis, out, events, sync, options):
         _errors.raise_status(
             "UNSUPPORTED_DTYPE", "indices on the device must be int32 or "
             "int64, not %s" % indices.dtype)
-    data_t = _ClTensor(_buffer_array(data, "data"), code)
-    index_t = _ClTensor(_buffer_array(indices, "indices"),
+    given = _event_list(events, cl)
+    data_t = _ClTensor(_buffer_array(data, "data", queue, given, cl,
+                                     cl_array), code)
+    index_t = _ClTensor(_buffer_array(indices, "indices", queue, given, cl,
+                                      cl_array),
                         _dtypes.index_code(indices))
     axis = _host.check_axis(axis)
     shape = _host.output_shape(
@@ -127,8 +146,11 @@ def enqueue(ctx, op, data, indices, axis, out, events, sync, options):
             "INVALID_ARGUMENT", "out: a PyOpenCL array that is C-contiguous "
             "from offset 0 of its buffer")
     out_t = _ClTensor(out, _dtypes.clg_dtype(out.dtype))
-    waits = list(data.events) + list(indices.events) + list(out.events)
-    waits += list(events or [])
+    # The arrays the operation reads: a copy's event orders it after the
+    # copy (on another queue, or an out-of-order one), which waited for
+    # the original's events.
+    waits = (list(data_t.array.events) + list(index_t.array.events) +
+             list(out.events) + given)
     wait_list = (_lib.c_handle * max(len(waits), 1))(
         *[e.int_ptr for e in waits])
     event = _lib.c_handle()
