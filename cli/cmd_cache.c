@@ -27,8 +27,8 @@ static void usage(FILE *out)
             "  --clear     remove every entry of the folder\n"
             "  -h, --help  show this help\n"
             "\n"
-            "Exit status: 0, or 3 when the folder cannot be read or "
-            "cleared.\n");
+            "Exit status: 0, or 3 a usage error or a folder that cannot be "
+            "read or cleared.\n");
 }
 
 static const char *mib(char *buf, size_t cap, uint64_t bytes)
@@ -112,25 +112,26 @@ int clg_cli_cache(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
         if (c == 'D') {
             if (clg_cli_once("cache", "--dir", &dir_seen) != 0)
-                return CLG_EXIT_ERROR;
+                return clg_cli_try_help("cache");
             /* "" would list nothing and clear nothing, as if it were an
              * empty folder: refused, as clg_context_set_cache_dir does. */
             if (optarg[0] == '\0') {
                 fprintf(stderr, "clgather cache: --dir needs a folder\n");
-                return CLG_EXIT_ERROR;
+                return clg_cli_try_help("cache");
             }
             dir = optarg;
         } else if (c == 'C')
             clear = 1;
-        else {
-            usage(c == 'h' ? stdout : stderr);
-            return c == 'h' ? CLG_EXIT_OK : CLG_EXIT_ERROR;
-        }
+        else if (c == 'h') {
+            usage(stdout);
+            return CLG_EXIT_OK;
+        } else
+            return clg_cli_try_help("cache"); /* getopt named it */
     }
     if (optind != argc) {
         fprintf(stderr, "clgather cache: unexpected argument '%s'\n",
                 argv[optind]);
-        return CLG_EXIT_ERROR;
+        return clg_cli_try_help("cache");
     }
     clg_status st = clg_cache_environment(&info);
     if (st != CLG_STATUS_OK) {

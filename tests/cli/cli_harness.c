@@ -338,6 +338,35 @@ int cli_have_device(void)
     return clg_devices_list(NULL, 0, &count) == CLG_STATUS_OK && count > 0;
 }
 
+void cli_device_runtime(const char *spec, cli_runtime *rt)
+{
+    clg_context *ctx = NULL;
+    cl_platform_id platform = NULL;
+    memset(rt, 0, sizeof *rt);
+    assert_int_equal(clg_context_create(&ctx, spec), CLG_STATUS_OK);
+    cl_device_id dev = clg_context_cl_device(ctx);
+    assert_int_equal(clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof rt->name - 1,
+                                     rt->name, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(clGetDeviceInfo(dev, CL_DRIVER_VERSION,
+                                     sizeof rt->driver - 1, rt->driver, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof platform,
+                                     &platform, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(clGetPlatformInfo(platform, CL_PLATFORM_NAME,
+                                       sizeof rt->platform - 1, rt->platform,
+                                       NULL),
+                     CL_SUCCESS);
+    assert_int_equal(clGetPlatformInfo(platform, CL_PLATFORM_VERSION,
+                                       sizeof rt->platform_version - 1,
+                                       rt->platform_version, NULL),
+                     CL_SUCCESS);
+    snprintf(rt->line, sizeof rt->line, "%s on %s %s", rt->name, rt->platform,
+             rt->driver);
+    clg_context_destroy(ctx);
+}
+
 char *cli_tempdir(const char *prefix)
 {
     const char *base = getenv("TMPDIR");

@@ -70,6 +70,19 @@ void cli_expect_run(cli_result *r, int status, const char *const *args);
 /* 1 when some OpenCL device exists (clg_devices_list finds one). */
 int cli_have_device(void);
 
+/* The device `spec` selects (NULL: the default) and the runtime that
+ * drives it, as OpenCL itself answers (clGetDeviceInfo and
+ * clGetPlatformInfo on the context's device), for the tool's device
+ * lines; fails the running test when no context can be made. */
+typedef struct cli_runtime {
+    char name[256];             /* CL_DEVICE_NAME */
+    char platform[256];         /* CL_PLATFORM_NAME */
+    char platform_version[256]; /* CL_PLATFORM_VERSION */
+    char driver[256];           /* CL_DRIVER_VERSION */
+    char line[1024];            /* "NAME on PLATFORM DRIVER", as printed */
+} cli_runtime;
+void cli_device_runtime(const char *spec, cli_runtime *rt);
+
 /* The temporary directory of the running group (CLI_RUN_TESTS). */
 extern char *cli_root;
 

@@ -319,13 +319,32 @@ static void test_device_specs(void **state)
     args[3] = deflt[3] = d;
     args[5] = deflt[5] = i;
     cli_expect_run(&r, 3, args);
-    expect_err_line(&r, "clgather run: cannot use device 0: "
+    expect_err_line(&r, "clgather run: cannot use --device \"0\": "
                         "INVALID_ARGUMENT: device spec \"0\" is not of the "
-                        "form P:D with platform and device indices");
+                        "form P:D with platform and device indices; "
+                        "'clgather devices' lists the devices and their P:D "
+                        "specs");
     cli_result_free(&r);
+    /* The variable is named, with what to do about it. */
     assert_int_equal(cli_run_env(&r, "CLGATHER_DEVICE", "0", deflt), 0);
     assert_int_equal(r.status, 3);
-    assert_non_null(strstr(r.err, "device spec \"0\" is not of the form P:D"));
+    assert_string_equal(r.err,
+                        "clgather run: cannot use CLGATHER_DEVICE=\"0\": "
+                        "INVALID_ARGUMENT: device spec \"0\" is not of the "
+                        "form P:D with platform and device indices; set "
+                        "CLGATHER_DEVICE to a device 'clgather devices' "
+                        "lists, or unset it\n");
+    cli_result_free(&r);
+    assert_int_equal(cli_run_env(&r, "CLGATHER_DEVICE", " nosuch ", deflt), 0);
+    assert_int_equal(r.status, 4);
+    assert_true(cli_has_line_prefix(r.err,
+                                    "clgather run: cannot use "
+                                    "CLGATHER_DEVICE=\"nosuch\": "
+                                    "DEVICE_NOT_FOUND: no OpenCL device "
+                                    "matches \"nosuch\" "
+                                    "(CLGATHER_DEVICE); devices: 0:0 \""));
+    assert_non_null(strstr(r.err, "\"; set CLGATHER_DEVICE to a device "
+                                  "'clgather devices' lists, or unset it\n"));
     cli_result_free(&r);
     args[7] = " 0:0 ";
     cli_expect_run(&r, 0, args);
