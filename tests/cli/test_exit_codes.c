@@ -820,6 +820,8 @@ static void test_opencl_failure(void **state)
     const char *onnx[] = {"onnx-test", dir, NULL};
     const char *run[] = {"run",   "gather", "--data", data, "--indices",
                          indices, "--axis", "1",      NULL};
+    const char *bench[] = {"bench", "-w", "small", "-r", "1", NULL};
+    const char *first[] = {"bench", "--first-call", NULL};
     char line[1024];
     cli_result r;
     (void)state;
@@ -843,6 +845,20 @@ static void test_opencl_failure(void **state)
         cli_result_dump(&r);
         fail_msg("expected on stdout: %s", line);
     }
+    cli_result_free(&r);
+
+    /* bench: its copy kernel, and --first-call's calls. */
+    run_preloaded(&r, "fail", bench);
+    assert_int_equal(r.status, 4);
+    assert_non_null(strstr(r.err, "CL_INVALID_VALUE (-30)"));
+    assert_null(strstr(r.err, "(CL_INVALID_VALUE)"));
+    cli_result_free(&r);
+    run_preloaded(&r, "fail", first);
+    assert_int_equal(r.status, 4);
+    assert_non_null(strstr(r.err, "clgather bench: first call of "));
+    assert_non_null(strstr(r.err, "OPENCL_ERROR: clEnqueueNDRangeKernel "
+                                  "failed: CL_INVALID_VALUE (-30)\n"));
+    assert_null(strstr(r.err, "(CL_INVALID_VALUE)"));
     cli_result_free(&r);
 
     /* The same run with the runtime's own call: the control. */
