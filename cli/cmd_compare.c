@@ -64,7 +64,7 @@ static void usage(FILE *out)
             "expected=V | (no expected output)\n"
             "Exit status (the highest that applies): 0 all agree, 1 an output "
             "differed,\n"
-            "2 the operator rejected its input, " CLG_CLI_EXIT_HELP,
+            "2 the operator rejected its input,\n" CLG_CLI_EXIT_HELP,
             REPEAT_MAX);
 }
 

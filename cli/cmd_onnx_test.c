@@ -66,7 +66,7 @@ static void usage(FILE *out)
             "and the totals on stderr (passed, failed, errors, skipped).\n"
             "Exit status (the highest that applies): 0 all passed, 1 an "
             "output differed,\n"
-            "2 the operator rejected its input, " CLG_CLI_EXIT_HELP);
+            "2 the operator rejected its input,\n" CLG_CLI_EXIT_HELP);
 }
 
 /* One result: a line "<verdict> <dir>[/<set>][: <msg>]", or with --json

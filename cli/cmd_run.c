@@ -61,7 +61,7 @@ static void usage(FILE *out)
             "\n"
             "Exit status: 0 success, 1 device != reference (--check), 2 the "
             "operator\n"
-            "rejected its input, " CLG_CLI_EXIT_HELP,
+            "rejected its input,\n" CLG_CLI_EXIT_HELP,
             CLG_CLI_REPEAT_MAX);
 }
 
