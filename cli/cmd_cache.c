@@ -46,16 +46,22 @@ static int newest_first(const void *a, const void *b)
 
 static void print_entry(const clg_cache_entry *e)
 {
-    char when[32] = "?", size[32];
+    char when[32] = "?", size[32], device[300];
     time_t t = (time_t)e->last_use;
     struct tm tm;
     if (localtime_r(&t, &tm))
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+    /* The device with its runtime's version: a CPU's name is the same
+     * under POCL and Intel's runtime, whose binaries differ. */
+    if (!e->whole)
+        snprintf(device, sizeof device,
+                 "(not a whole entry: a miss, rewritten on use)");
+    else if (e->driver[0] != '\0')
+        snprintf(device, sizeof device, "%s, driver %s", e->device, e->driver);
+    else
+        snprintf(device, sizeof device, "%s", e->device);
     printf("  %s  %10s  %s  %s\n", when, mib(size, sizeof size, e->bytes),
-           e->whole ? e->device
-                    : "(not a whole entry: a miss, rewritten "
-                      "on use)",
-           e->options);
+           device, e->options);
 }
 
 /* The entries of `dir` (NULL: the environment's), printed. Returns an

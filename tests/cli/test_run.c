@@ -98,6 +98,8 @@ static void test_first_call_and_program_cache(void **state)
     char *d = cli_tmp("c_data.npy"), *i = cli_tmp("c_indices.npy");
     char *o1 = cli_tmp("c_out1.npy"), *o2 = cli_tmp("c_out2.npy");
     char *cache = cli_tmp("program-cache");
+    char row[600];
+    cli_runtime rt;
     const char *was = getenv("CLGATHER_CACHE_DIR");
     char *saved = was ? strdup(was) : NULL;
     const char *first[] = {"run", "gather",   "--data", d,   "--indices",
@@ -130,6 +132,10 @@ static void test_first_call_and_program_cache(void **state)
     cli_expect_run(&r, 0, show);
     assert_non_null(strstr(r.out, "entries: 1, "));
     assert_non_null(strstr(r.out, "-DCLG_INDEX_BYTES=8"));
+    /* the entry's device with its runtime's version */
+    cli_device_runtime(NULL, &rt);
+    snprintf(row, sizeof row, "  %s, driver %s  ", rt.name, rt.driver);
+    assert_non_null(strstr(r.out, row));
     cli_result_free(&r);
     cli_expect_run(&r, 0, clear);
     assert_non_null(strstr(r.out, "removed: 1 entry\nentries: 0, "));
