@@ -57,6 +57,8 @@ CLG_CLI_COMMANDS(CLG_CLI_DECLARE_)
 
 /* Exit status for a failed library call: CLG_EXIT_REJECTED when the
  * operator rejected its input (index, axis, rank, shape, dtype, size),
+ * CLG_EXIT_DIFFER when validation (CLGATHER_VALIDATE=1) found the
+ * device's result differing from the reference (DEVICE_MISMATCH),
  * CLG_EXIT_RUNTIME when the runtime or device failed (no device,
  * OpenCL, build, memory, pending limit), else CLG_EXIT_ERROR. */
 int clg_cli_exit_for_status(clg_status status);

@@ -222,6 +222,8 @@ int clg_cli_exit_for_status(clg_status status)
     switch (status) {
     case CLG_STATUS_OK:
         return CLG_EXIT_OK;
+    case CLG_STATUS_DEVICE_MISMATCH:
+        return CLG_EXIT_DIFFER; /* CLGATHER_VALIDATE=1 caught the device */
     case CLG_STATUS_OUT_OF_MEMORY:
     case CLG_STATUS_DEVICE_NOT_FOUND:
     case CLG_STATUS_OPENCL_ERROR:
@@ -239,8 +241,7 @@ int clg_cli_exit_for_status(clg_status status)
     case CLG_STATUS_TENSOR_TOO_LARGE:
         return CLG_EXIT_REJECTED;
     default:
-        /* NULL_POINTER (a bug here), DEVICE_MISMATCH (validation mode,
-         * which the tool does not turn on itself) */
+        /* NULL_POINTER (a bug here) */
         return CLG_EXIT_ERROR;
     }
 }

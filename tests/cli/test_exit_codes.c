@@ -871,6 +871,36 @@ static void test_opencl_failure(void **state)
     free(dir);
 }
 
+/* CLGATHER_VALIDATE=1 compares every host-memory call with the CPU
+ * reference: a device whose kernel never ran (a marker enqueued in its
+ * place) differs, status 1 as for --check, not 3. */
+static void test_validation_mismatch(void **state)
+{
+    case_options o = good();
+    char *dir = make_case("mismatch", &o);
+    char *set = cli_path(dir, "test_data_set_0");
+    char *data = cli_path(set, "input_0.pb"),
+         *indices = cli_path(set, "input_1.pb");
+    const char *run[] = {"run",   "gather", "--data", data, "--indices",
+                         indices, "--axis", "1",      NULL};
+    cli_result r;
+    (void)state;
+
+    assert_int_equal(setenv("CLGATHER_VALIDATE", "1", 1), 0);
+    run_preloaded(&r, "skip", run);
+    unsetenv("CLGATHER_VALIDATE");
+    assert_int_equal(r.status, 1);
+    assert_true(cli_has_line_prefix(r.err, "clgather run: DEVICE_MISMATCH: "
+                                           "Gather: the device result "
+                                           "differs from the reference at "
+                                           "output[0][0][0]: "));
+    cli_result_free(&r);
+    free(data);
+    free(indices);
+    free(set);
+    free(dir);
+}
+
 /* Every command's --help lists the exit statuses it can give, 3 and 4
  * apart. */
 static void test_help_exit_statuses(void **state)
@@ -998,6 +1028,7 @@ int main(void)
         cmocka_unit_test(test_no_such_device),
         cmocka_unit_test(test_no_device_at_all),
         cmocka_unit_test(test_opencl_failure),
+        cmocka_unit_test(test_validation_mismatch),
         cmocka_unit_test(test_help_exit_statuses),
         cmocka_unit_test(test_worst_status_wins),
         cmocka_unit_test(test_help_and_version),
