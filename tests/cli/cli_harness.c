@@ -680,13 +680,35 @@ int cli_has_line_prefix(const char *text, const char *prefix)
     return text != NULL && line_matches(text, prefix, 1);
 }
 
+/* The value of `name` before a run changes it (malloc'd), or NULL when
+ * it was unset; env_restore puts it back and frees it. A lane's own
+ * setting (the Intel lane's CLGATHER_DEVICE and OCL_ICD_VENDORS) must
+ * hold for the runs after one that changed it. */
+static char *env_save(const char *name)
+{
+    const char *v = getenv(name);
+    return v != NULL ? strdup(v) : NULL;
+}
+
+static void env_restore(const char *name, char *saved)
+{
+    if (saved != NULL)
+        setenv(name, saved, 1);
+    else
+        unsetenv(name);
+    free(saved);
+}
+
 int cli_run_env(cli_result *r, const char *name, const char *value,
                 const char *const *args)
 {
-    if (setenv(name, value, 1) != 0)
+    char *saved = env_save(name);
+    if (setenv(name, value, 1) != 0) {
+        free(saved);
         return -1;
+    }
     int rc = cli_run(r, args);
-    unsetenv(name);
+    env_restore(name, saved);
     return rc;
 }
 
@@ -698,8 +720,11 @@ pid_t cli_start_env(const char *name, const char *value,
     pid_t pid = -1;
 
     make_argv(args, argv, sizeof argv / sizeof argv[0]);
-    if (setenv(name, value, 1) != 0)
+    char *saved = env_save(name);
+    if (setenv(name, value, 1) != 0) {
+        free(saved);
         return -1;
+    }
     if (posix_spawn_file_actions_init(&actions) == 0) {
         posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null",
                                          O_WRONLY, 0);
@@ -710,7 +735,7 @@ pid_t cli_start_env(const char *name, const char *value,
             pid = -1;
         posix_spawn_file_actions_destroy(&actions);
     }
-    unsetenv(name);
+    env_restore(name, saved);
     return pid;
 }
 

@@ -31,13 +31,15 @@ typedef struct cli_result {
 int cli_run(cli_result *r, const char *const *args);
 
 /* cli_run with the environment variable `name` set to `value` for that
- * run only (unset again after it, whatever happened). */
+ * run only (as it was before again after it, unset or set, whatever
+ * happened). */
 int cli_run_env(cli_result *r, const char *name, const char *value,
                 const char *const *args);
 
 /* Starts CLG_CLI_EXE with args and the environment variable `name` set
- * to `value` for it alone, its stdout and stderr on /dev/null, without
- * waiting: its process id, or -1. */
+ * to `value` for it alone (as it was before again after the start), its
+ * stdout and stderr on /dev/null, without waiting: its process id, or
+ * -1. */
 pid_t cli_start_env(const char *name, const char *value,
                     const char *const *args);
 
