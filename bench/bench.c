@@ -247,7 +247,7 @@ static int probe_json(const char *path)
     if (strcmp(path, "-") == 0) {
         /* the tables go to standard output already */
         fprintf(stderr, "clgather bench: --json needs a file name, not -\n");
-        return CLG_EXIT_ERROR;
+        return clg_cli_try_help("bench");
     }
     if (clg_io_check_writable(path, &err) != CLG_IO_OK) {
         fprintf(stderr, "clgather bench: %s\n", err.message);

@@ -195,8 +195,9 @@ static void test_refused_outputs(void **state)
     assert_true(cli_file_size(i) > 0);
 
     cli_expect_run(&r, 3, both);
-    expect_err_line(&r, "clgather run: --data and --indices cannot both be "
-                        "- (standard input)");
+    assert_string_equal(r.err, "clgather run: --data and --indices cannot "
+                               "both be - (standard input)\n"
+                               "Try 'clgather run --help'.\n");
     cli_result_free(&r);
     args[7] = "-";
     args[8] = "--json";
@@ -207,7 +208,9 @@ static void test_refused_outputs(void **state)
     {
         const char *bench[] = {"bench", "--json", "-", NULL};
         cli_expect_run(&r, 3, bench);
-        expect_err_line(&r, "clgather bench: --json needs a file name, not -");
+        assert_string_equal(r.err,
+                            "clgather bench: --json needs a file name, not -\n"
+                            "Try 'clgather bench --help'.\n");
         cli_result_free(&r);
     }
     free(data_before);
