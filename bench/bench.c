@@ -61,9 +61,12 @@ static void usage(FILE *out)
             "  -h, --help           show this help\n"
             "\n"
             "Exit status: 0 done, 1 a result differed from the CPU "
-            "reference, 3 usage or\n"
-            "device problems, or every workload skipped (too large for the "
-            "host or device).\n"
+            "reference, 3 usage,\n"
+            "file or configuration problems, or every workload skipped (too "
+            "large for the\n"
+            "host or device), 4 the OpenCL runtime or device failed (no "
+            "device, an OpenCL\n"
+            "call or a kernel build failed, out of memory).\n"
             "A workload that does not fit is skipped with a note; missed "
             "speed targets do not\n"
             "change the exit status.\n",
@@ -244,7 +247,7 @@ static int probe_json(const char *path)
     if (strcmp(path, "-") == 0) {
         /* the tables go to standard output already */
         fprintf(stderr, "clgather bench: --json needs a file name, not -\n");
-        return CLG_EXIT_ERROR;
+        return clg_cli_try_help("bench");
     }
     if (clg_io_check_writable(path, &err) != CLG_IO_OK) {
         fprintf(stderr, "clgather bench: %s\n", err.message);
@@ -304,8 +307,6 @@ int clg_cli_bench(int argc, char **argv)
     bench_result *res = NULL;
     size_t n = 0, total = 0;
     int rc;
-    clg_status st;
-    char msg[1024];
 
     memset(&b, 0, sizeof b);
     rc = parse_options(argc, argv, &opt);
@@ -317,10 +318,8 @@ int clg_cli_bench(int argc, char **argv)
         usage(stdout);
         return CLG_EXIT_OK;
     }
-    if (rc != 0) {
-        fprintf(stderr, "Try 'clgather bench --help'.\n");
-        return CLG_EXIT_ERROR;
-    }
+    if (rc != 0)
+        return clg_cli_try_help("bench");
     if (opt.first_only)
         return bench_first_calls(&opt);
     bench_progress_init();
@@ -328,12 +327,8 @@ int clg_cli_bench(int argc, char **argv)
         return CLG_EXIT_ERROR;
     if (clg_cli_check_env("bench") != CLG_EXIT_OK)
         return CLG_EXIT_ERROR;
-    st = clg_context_create(&ctx, opt.device);
-    if (st != CLG_STATUS_OK) {
-        fprintf(stderr, "clgather bench: %s\n",
-                clg_cli_describe(msg, sizeof msg, NULL, st));
-        return CLG_EXIT_ERROR;
-    }
+    if ((rc = clg_cli_open_device("bench", opt.device, &ctx)) != CLG_EXIT_OK)
+        return rc;
     if ((rc = bench_cl_init(&b, ctx)) != CLG_EXIT_OK ||
         (rc = clg_cli_params(ctx, "bench", b.params, sizeof b.params)) !=
             CLG_EXIT_OK)

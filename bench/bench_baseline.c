@@ -102,7 +102,7 @@ static int add_copy_variant(bench_cl *b, size_t v)
         fprintf(stderr,
                 "clgather bench: building the copy kernel failed: %s\n%s\n",
                 clg_cl_error_name(err), log);
-        return CLG_EXIT_ERROR;
+        return CLG_EXIT_RUNTIME;
     }
     if (!c->program) {
         size_t len = strlen(b->copy_unavailable);
@@ -255,5 +255,5 @@ int bench_cl_failed(cl_int err, const char *what)
 {
     fprintf(stderr, "clgather bench: %s failed: %s (%d)\n", what,
             clg_cl_error_name(err), (int)err);
-    return CLG_EXIT_ERROR;
+    return CLG_EXIT_RUNTIME;
 }

@@ -130,7 +130,9 @@ static int first_call(const bench_options *opt, const char *dir,
         fprintf(stderr, "clgather bench: first call of %s: %s\n", c->name,
                 clg_cli_describe(msg, sizeof msg, ctx, st));
         clg_context_destroy(ctx);
-        return CLG_EXIT_ERROR;
+        return clg_cli_exit_for_status(st) == CLG_EXIT_RUNTIME
+                   ? CLG_EXIT_RUNTIME
+                   : CLG_EXIT_ERROR;
     }
     if (context_ms)
         *context_ms = (t1 - t0) * 1e3;
@@ -204,15 +206,12 @@ int bench_first_calls(const bench_options *opt)
     }
     clg_context *ctx = NULL;
     double t0 = clg_cli_now();
-    clg_status st = clg_context_create(&ctx, opt->device);
+    rc = clg_cli_open_device("bench", opt->device, &ctx);
     double first_ms = (clg_cli_now() - t0) * 1e3;
     clg_context_destroy(ctx);
-    if (st != CLG_STATUS_OK) {
-        char msg[1200];
-        fprintf(stderr, "clgather bench: %s\n",
-                clg_cli_describe(msg, sizeof msg, NULL, st));
+    if (rc != CLG_EXIT_OK) {
         rmdir(dir);
-        return CLG_EXIT_ERROR;
+        return rc;
     }
     printf("\nfirst calls (each a new context; program cache in a private "
            "folder; median of %d rounds;\nempty: programs compiled from "

@@ -191,7 +191,8 @@ static int library_failed(const clg_context *ctx, clg_status st,
     bench_progress_clear();
     fprintf(stderr, "clgather bench: %s (scale %g): %s: %s\n", r->w->name,
             r->scale, what, clg_cli_describe(msg, sizeof msg, ctx, st));
-    return CLG_EXIT_ERROR;
+    return clg_cli_exit_for_status(st) == CLG_EXIT_RUNTIME ? CLG_EXIT_RUNTIME
+                                                           : CLG_EXIT_ERROR;
 }
 
 clg_status bench_call_cl(clg_context *ctx, const bench_workload *w,

@@ -42,9 +42,11 @@ static double result_host_copy_gbps(const bench_result *r)
 void bench_print_header(const clg_context *ctx, const bench_cl *b,
                         const bench_options *opt)
 {
-    printf("clgather bench: device \"%s\" (%s; %s), host memory %s\n",
+    printf("clgather bench: device \"%s\" (%s; %s) on %s %s, host memory "
+           "%s\n",
            clg_context_device_name(ctx), clg_context_device_vendor(ctx),
-           clg_context_device_version(ctx),
+           clg_context_device_version(ctx), clg_context_platform_name(ctx),
+           clg_context_driver_version(ctx),
            clg_context_uses_svm(ctx) ? "shared (used in place, SVM pointers)"
            : clg_context_uses_host_memory(ctx) ? "shared (used in place)"
                                                : "separate (copied)");
@@ -351,6 +353,12 @@ static void json_device(FILE *f, const clg_context *ctx, const bench_cl *b,
     clg_json_write_string(f, clg_context_device_vendor(ctx));
     fputs(",\n  \"device_version\": ", f);
     clg_json_write_string(f, clg_context_device_version(ctx));
+    fputs(",\n  \"platform\": ", f);
+    clg_json_write_string(f, clg_context_platform_name(ctx));
+    fputs(",\n  \"platform_version\": ", f);
+    clg_json_write_string(f, clg_context_platform_version(ctx));
+    fputs(",\n  \"driver_version\": ", f);
+    clg_json_write_string(f, clg_context_driver_version(ctx));
     fprintf(f,
             ",\n  \"host_unified_memory\": %s,\n  \"svm\": %s,"
             "\n  \"max_alloc_bytes\": %llu,"

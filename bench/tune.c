@@ -73,9 +73,12 @@ static void usage(FILE *out)
             "faster.\n"
             "CLGATHER_PARAMS is ignored: the search starts from the "
             "device's entry.\n"
-            "Exit status: 0, 1 when a candidate's output differed, 3 on "
-            "usage or device errors or when the library refused a "
-            "candidate.\n");
+            "Exit status: 0, 1 when a candidate's output differed, 3 a "
+            "usage or\n"
+            "configuration error, or the library refused a candidate, 4 the "
+            "OpenCL runtime\n"
+            "or device failed (no device, an OpenCL call or a kernel build "
+            "failed).\n");
 }
 
 static clg_status call_cl(tune_run *t, const tune_case *c)
@@ -299,9 +302,11 @@ static int parse_args(int argc, char **argv, const char **device,
                                optarg),
                        -1;
             *repeat = (int)v;
+        } else if (c == 'h') {
+            usage(stdout);
+            return 1;
         } else {
-            usage(c == 'h' ? stdout : stderr);
-            return c == 'h' ? 1 : -1;
+            return -1; /* getopt named the option */
         }
     }
     if (optind < argc)
@@ -316,18 +321,15 @@ int clg_cli_tune(int argc, char **argv)
     const char *device = NULL;
     double scale = 0.5;
     tune_run t = {NULL, {{0}}, 0, 3, 0};
-    char msg[1200];
+    char line[800];
+    clg_status st;
     int rc = parse_args(argc, argv, &device, &scale, &t.repeat);
     if (rc)
-        return rc > 0 ? CLG_EXIT_OK : CLG_EXIT_ERROR;
+        return rc > 0 ? CLG_EXIT_OK : clg_cli_try_help("tune");
     if (clg_cli_check_env("tune") != CLG_EXIT_OK)
         return CLG_EXIT_ERROR;
-    clg_status st = clg_context_create(&t.ctx, device);
-    if (st != CLG_STATUS_OK) {
-        fprintf(stderr, "clgather tune: %s\n",
-                clg_cli_describe(msg, sizeof msg, NULL, st));
-        return CLG_EXIT_ERROR;
-    }
+    if ((rc = clg_cli_open_device("tune", device, &t.ctx)) != CLG_EXIT_OK)
+        return rc;
     const char *given = clg_context_params_env(t.ctx);
     if (given)
         fprintf(stderr,
@@ -359,7 +361,8 @@ int clg_cli_tune(int argc, char **argv)
     fprintf(stderr,
             "clgather tune: %s, entry \"%s\", %zu workloads at "
             "scale %g, best of %d calls\n",
-            clg_context_device_name(t.ctx), e->name, t.count, scale, t.repeat);
+            clg_cli_device_line(line, sizeof line, t.ctx), e->name, t.count,
+            scale, t.repeat);
     rc = t.count ? search(&t, best) : -1;
     if (rc != -1)
         print_entry(&t, e, row, best);

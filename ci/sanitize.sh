@@ -43,7 +43,7 @@
 #  - reports go to files under <build>/sanitizer-logs/ (log_path), one per
 #    process, and are counted there, so a report from a clgather child
 #    process counts even when its test only looks at the exit status;
-#  - exitcode=86, a status no clgather command uses (0-3) and no test
+#  - exitcode=86, a status no clgather command uses (0-4) and no test
 #    expects: a child that dies of a report cannot pass for "outputs
 #    differ" (1);
 #  - allocator_may_return_null=1: malloc returns NULL where glibc would

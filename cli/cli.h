@@ -11,13 +11,25 @@
 
 #include <clgather/clgather.h>
 
-/* Exit statuses: a contract with the scripts that call the tool. */
+/* Exit statuses: a contract with the scripts that call the tool
+ * (docs/cli.md, "Exit status"). */
 enum {
     CLG_EXIT_OK = 0,       /* every data set passed / the command succeeded */
     CLG_EXIT_DIFFER = 1,   /* an output differed */
     CLG_EXIT_REJECTED = 2, /* the operator rejected its input */
-    CLG_EXIT_ERROR = 3     /* usage, file or environment problem */
+    CLG_EXIT_ERROR = 3,    /* usage, file or configuration problem */
+    CLG_EXIT_RUNTIME = 4   /* the OpenCL runtime or device failed: no
+                              device, an OpenCL call or a kernel build
+                              failed, memory ran out */
 };
+
+/* The end of every command's exit statuses in its --help, on lines of
+ * their own after 0, 1 and 2. */
+#define CLG_CLI_EXIT_HELP                                                     \
+    "3 usage, file or configuration problems; 4 the OpenCL runtime or "       \
+    "device\n"                                                                \
+    "failed (no device, an OpenCL call or a kernel build failed, out of "     \
+    "memory).\n"
 
 /* The tool's commands, one row each: X(name, function, one-line summary).
  * main.c prints the usage from this table and finds commands in it;
@@ -45,13 +57,37 @@ CLG_CLI_COMMANDS(CLG_CLI_DECLARE_)
 
 /* Exit status for a failed library call: CLG_EXIT_REJECTED when the
  * operator rejected its input (index, axis, rank, shape, dtype, size),
- * CLG_EXIT_ERROR for environment problems (no device, OpenCL, memory). */
+ * CLG_EXIT_DIFFER when validation (CLGATHER_VALIDATE=1) found the
+ * device's result differing from the reference (DEVICE_MISMATCH),
+ * CLG_EXIT_RUNTIME when the runtime or device failed (no device,
+ * OpenCL, build, memory, pending limit), else CLG_EXIT_ERROR. */
 int clg_cli_exit_for_status(clg_status status);
 
-/* How a device spec is named in messages: the spec itself, or for NULL
- * "(default)" (the library's message names CLGATHER_DEVICE's value). Into
- * buf (size cap), which it returns. */
-const char *clg_cli_device_label(char *buf, size_t cap, const char *spec);
+/* A usage error's second line, "Try 'clgather CMD --help'." on stderr
+ * (the first, printed before, names the problem). Returns
+ * CLG_EXIT_ERROR. */
+int clg_cli_try_help(const char *cmd);
+
+/* What to do when no OpenCL device is found at all. */
+#define CLG_CLI_NO_DEVICE_HINT                                                \
+    "install an OpenCL runtime (on a CPU, the package pocl-opencl-icd) or "   \
+    "set OCL_ICD_VENDORS to the folder that holds its .icd file"
+
+/* A context on the device `spec` chooses (NULL: the default) into *ctx.
+ * On failure prints "clgather CMD: ..." (clg_cli_fail) naming where the
+ * spec came from (--device, CLGATHER_DEVICE or the default), the
+ * library's message and what to do (the package and OCL_ICD_VENDORS when
+ * no device exists at all; `clgather devices` otherwise), and returns
+ * CLG_EXIT_ERROR for a malformed spec, else CLG_EXIT_RUNTIME; on success
+ * CLG_EXIT_OK. */
+int clg_cli_open_device(const char *cmd, const char *spec, clg_context **ctx);
+
+/* The device of ctx as the tool names it on every device line: "NAME on
+ * PLATFORM DRIVER_VERSION", the runtime named beside the device (a CPU's
+ * name is the same under POCL and Intel's runtime), e.g.
+ * "pthread-skylake-avx512-AMD EPYC on Portable Computing Language
+ * 3.1+debian"; into buf (size cap), which it returns. */
+const char *clg_cli_device_line(char *buf, size_t cap, const clg_context *ctx);
 
 /* Before a context is created: a bad CLGATHER_* value is an environment
  * problem named by the library (clg_environment_check), not a device
@@ -129,6 +165,10 @@ void clg_cli_protect_writes(void);
 /* JSON documents of --json (docs/cli.md, "JSON output"). */
 #define CLG_CLI_JSON_VERSION 1
 struct clg_json;
+/* The members of a device object that name the runtime, after
+ * "name", "vendor" and "version": "platform" (its name),
+ * "platform_version" and "driver_version". */
+void clg_cli_json_runtime(struct clg_json *j, const clg_context *ctx);
 /* Opens the document: {"schema_version": 1, "command": CMD, ... */
 void clg_cli_json_begin(struct clg_json *j, const char *cmd);
 /* ... "error": clg_cli_failure() or null, "exit_status": RC} */

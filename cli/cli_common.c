@@ -133,11 +133,103 @@ void clg_cli_json_end(struct clg_json *j, int rc)
     clg_json_finish(j);
 }
 
+void clg_cli_json_runtime(struct clg_json *j, const clg_context *ctx)
+{
+    clg_json_string(j, "platform", clg_context_platform_name(ctx));
+    clg_json_string(j, "platform_version", clg_context_platform_version(ctx));
+    clg_json_string(j, "driver_version", clg_context_driver_version(ctx));
+}
+
+int clg_cli_try_help(const char *cmd)
+{
+    fprintf(stderr, "Try 'clgather %s --help'.\n", cmd);
+    return CLG_EXIT_ERROR;
+}
+
+const char *clg_cli_device_line(char *buf, size_t cap, const clg_context *ctx)
+{
+    const char *platform = clg_context_platform_name(ctx);
+    const char *driver = clg_context_driver_version(ctx);
+    if (platform[0] == '\0')
+        snprintf(buf, cap, "%s", clg_context_device_name(ctx));
+    else
+        snprintf(buf, cap, "%s on %s%s%s", clg_context_device_name(ctx),
+                 platform, driver[0] != '\0' ? " " : "", driver);
+    return buf;
+}
+
+/* 1 when no OpenCL runtime offers a device at all. */
+static int no_device_at_all(void)
+{
+    size_t count = 0;
+    clg_status st = clg_devices_list(NULL, 0, &count);
+    return st == CLG_STATUS_DEVICE_NOT_FOUND ||
+           (st == CLG_STATUS_OK && count == 0);
+}
+
+/* A spec with its white space around removed, as the library reads it,
+ * into buf; NULL when it is NULL or empty then. */
+static const char *trimmed(char *buf, size_t cap, const char *spec)
+{
+    size_t n;
+    if (spec == NULL)
+        return NULL;
+    while (isspace((unsigned char)*spec))
+        spec++;
+    n = strlen(spec);
+    while (n > 0 && isspace((unsigned char)spec[n - 1]))
+        n--;
+    if (n == 0)
+        return NULL;
+    snprintf(buf, cap, "%.*s", (int)(n < cap ? n : cap - 1), spec);
+    return buf;
+}
+
+int clg_cli_open_device(const char *cmd, const char *spec, clg_context **ctx)
+{
+    char msg[1200], given[300], env[300];
+    const char *s = trimmed(given, sizeof given, spec);
+    const char *e = trimmed(env, sizeof env, getenv("CLGATHER_DEVICE"));
+    clg_status st = clg_context_create(ctx, spec);
+    if (st == CLG_STATUS_OK)
+        return CLG_EXIT_OK;
+    clg_cli_describe(msg, sizeof msg, NULL, st);
+    if (st == CLG_STATUS_DEVICE_NOT_FOUND && no_device_at_all())
+        clg_cli_fail(cmd, "no OpenCL device found: " CLG_CLI_NO_DEVICE_HINT
+                          "; 'clgather devices' then lists the devices");
+    else if (s != NULL)
+        clg_cli_fail(cmd,
+                     "cannot use --device \"%s\": %s; 'clgather devices' "
+                     "lists the devices and their P:D specs",
+                     s, msg);
+    else if (e != NULL)
+        clg_cli_fail(cmd,
+                     "cannot use CLGATHER_DEVICE=\"%s\": %s; set "
+                     "CLGATHER_DEVICE to a device 'clgather devices' "
+                     "lists, or unset it",
+                     e, msg);
+    else
+        clg_cli_fail(cmd,
+                     "cannot use the default device: %s; 'clgather "
+                     "devices' lists the devices",
+                     msg);
+    return st == CLG_STATUS_INVALID_ARGUMENT ? CLG_EXIT_ERROR
+                                             : CLG_EXIT_RUNTIME;
+}
+
 int clg_cli_exit_for_status(clg_status status)
 {
     switch (status) {
     case CLG_STATUS_OK:
         return CLG_EXIT_OK;
+    case CLG_STATUS_DEVICE_MISMATCH:
+        return CLG_EXIT_DIFFER; /* CLGATHER_VALIDATE=1 caught the device */
+    case CLG_STATUS_OUT_OF_MEMORY:
+    case CLG_STATUS_DEVICE_NOT_FOUND:
+    case CLG_STATUS_OPENCL_ERROR:
+    case CLG_STATUS_BUILD_FAILED:
+    case CLG_STATUS_PENDING_LIMIT:
+        return CLG_EXIT_RUNTIME;
     case CLG_STATUS_INVALID_ARGUMENT:
     case CLG_STATUS_INVALID_AXIS:
     case CLG_STATUS_INVALID_RANK:
@@ -149,8 +241,7 @@ int clg_cli_exit_for_status(clg_status status)
     case CLG_STATUS_TENSOR_TOO_LARGE:
         return CLG_EXIT_REJECTED;
     default:
-        /* NULL_POINTER (a bug here), OUT_OF_MEMORY, DEVICE_NOT_FOUND,
-         * OPENCL_ERROR, BUILD_FAILED */
+        /* NULL_POINTER (a bug here) */
         return CLG_EXIT_ERROR;
     }
 }
@@ -161,9 +252,14 @@ const char *clg_cli_describe(char *buf, size_t cap, const clg_context *ctx,
     const char *msg = clg_context_last_error(ctx);
     if (msg == NULL || msg[0] == '\0')
         msg = clg_status_message(status);
-    if (status == CLG_STATUS_OPENCL_ERROR || status == CLG_STATUS_BUILD_FAILED)
-        snprintf(buf, cap, "%s: %s (%s)", clg_status_name(status), msg,
-                 clg_cl_error_name(clg_context_last_cl_error(ctx)));
+    const char *code = clg_cl_error_name(clg_context_last_cl_error(ctx));
+    /* The OpenCL error's name, unless the message names it already (the
+     * library's "clFoo failed: CL_INVALID_VALUE (-30)" does). */
+    if ((status == CLG_STATUS_OPENCL_ERROR ||
+         status == CLG_STATUS_BUILD_FAILED) &&
+        clg_context_last_cl_error(ctx) != CL_SUCCESS &&
+        strstr(msg, code) == NULL)
+        snprintf(buf, cap, "%s: %s (%s)", clg_status_name(status), msg, code);
     else
         snprintf(buf, cap, "%s: %s", clg_status_name(status), msg);
     return buf;
@@ -201,12 +297,6 @@ double clg_cli_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-const char *clg_cli_device_label(char *buf, size_t cap, const char *spec)
-{
-    snprintf(buf, cap, "%s", spec ? spec : "(default)");
-    return buf;
 }
 
 int clg_cli_check_env(const char *cmd)

@@ -27,8 +27,8 @@ static void usage(FILE *out)
             "  --clear     remove every entry of the folder\n"
             "  -h, --help  show this help\n"
             "\n"
-            "Exit status: 0, or 3 when the folder cannot be read or "
-            "cleared.\n");
+            "Exit status: 0, or 3 a usage error or a folder that cannot be "
+            "read or cleared.\n");
 }
 
 static const char *mib(char *buf, size_t cap, uint64_t bytes)
@@ -46,16 +46,22 @@ static int newest_first(const void *a, const void *b)
 
 static void print_entry(const clg_cache_entry *e)
 {
-    char when[32] = "?", size[32];
+    char when[32] = "?", size[32], device[300];
     time_t t = (time_t)e->last_use;
     struct tm tm;
     if (localtime_r(&t, &tm))
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+    /* The device with its runtime's version: a CPU's name is the same
+     * under POCL and Intel's runtime, whose binaries differ. */
+    if (!e->whole)
+        snprintf(device, sizeof device,
+                 "(not a whole entry: a miss, rewritten on use)");
+    else if (e->driver[0] != '\0')
+        snprintf(device, sizeof device, "%s, driver %s", e->device, e->driver);
+    else
+        snprintf(device, sizeof device, "%s", e->device);
     printf("  %s  %10s  %s  %s\n", when, mib(size, sizeof size, e->bytes),
-           e->whole ? e->device
-                    : "(not a whole entry: a miss, rewritten "
-                      "on use)",
-           e->options);
+           device, e->options);
 }
 
 /* The entries of `dir` (NULL: the environment's), printed. Returns an
@@ -112,25 +118,26 @@ int clg_cli_cache(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
         if (c == 'D') {
             if (clg_cli_once("cache", "--dir", &dir_seen) != 0)
-                return CLG_EXIT_ERROR;
+                return clg_cli_try_help("cache");
             /* "" would list nothing and clear nothing, as if it were an
              * empty folder: refused, as clg_context_set_cache_dir does. */
             if (optarg[0] == '\0') {
                 fprintf(stderr, "clgather cache: --dir needs a folder\n");
-                return CLG_EXIT_ERROR;
+                return clg_cli_try_help("cache");
             }
             dir = optarg;
         } else if (c == 'C')
             clear = 1;
-        else {
-            usage(c == 'h' ? stdout : stderr);
-            return c == 'h' ? CLG_EXIT_OK : CLG_EXIT_ERROR;
-        }
+        else if (c == 'h') {
+            usage(stdout);
+            return CLG_EXIT_OK;
+        } else
+            return clg_cli_try_help("cache"); /* getopt named it */
     }
     if (optind != argc) {
         fprintf(stderr, "clgather cache: unexpected argument '%s'\n",
                 argv[optind]);
-        return CLG_EXIT_ERROR;
+        return clg_cli_try_help("cache");
     }
     clg_status st = clg_cache_environment(&info);
     if (st != CLG_STATUS_OK) {

@@ -45,7 +45,7 @@ static void usage(FILE *out)
             "more;\n"
             "                     default: every device `clgather devices` "
             "lists\n"
-            "  --repeat N         time N calls per device and show the "
+            "  -r, --repeat N     time N calls per device and show the "
             "fastest (1-%d,\n"
             "                     default 1: the first call includes "
             "building the kernel)\n"
@@ -62,10 +62,9 @@ static void usage(FILE *out)
             "reference=V | ERROR ...\n"
             "the reference's row: matches output_0.pb | DIFFER ... "
             "expected=V | (no expected output)\n"
-            "Exit status: 0 all agree, 1 an output differed, 2 the operator "
-            "rejected its\n"
-            "input, 3 usage, file or environment problems (the highest "
-            "applies).\n",
+            "Exit status (the highest that applies): 0 all agree, 1 an output "
+            "differed,\n"
+            "2 the operator rejected its input,\n" CLG_CLI_EXIT_HELP,
             REPEAT_MAX);
 }
 
@@ -78,7 +77,6 @@ enum {
     OPT_DATA = 256,
     OPT_INDICES,
     OPT_AXIS,
-    OPT_REPEAT,
     OPT_OP,
     OPT_EXP,
     OPT_JSON,
@@ -98,11 +96,11 @@ typedef struct compare_options {
     int seen[OPT_OOB + 1]; /* single-value options met so far */
 } compare_options;
 
-/* One device to compare, and its row label "NAME (SPEC)". */
+/* One device to compare, and its row label "NAME on RUNTIME (SPEC)". */
 typedef struct compare_device {
     clg_context *ctx;
     char spec[LABEL_CAP];
-    char label[LABEL_CAP];
+    char label[2 * LABEL_CAP + 800];
 } compare_device;
 
 /* The devices, the width of the label column and the counts of rows. */
@@ -178,7 +176,7 @@ static int parse_value(int c, compare_options *opt)
         if (clg_cli_parse_oob("compare", optarg, &opt->oob) != 0)
             return -1;
         return clg_cli_once("compare", "--oob", &opt->seen[c]);
-    default: /* OPT_REPEAT */
+    default: /* 'r', --repeat */
         if (clg_cli_parse_repeat("compare", optarg, REPEAT_MAX,
                                  &opt->repeat) != 0)
             return -1;
@@ -205,7 +203,6 @@ static int check_cases(int argc, const compare_options *opt, int op_given)
     if (!files && optind >= argc) {
         fprintf(stderr, "clgather compare: no case: give node-test "
                         "directories or --data and --indices\n");
-        usage(stderr);
         return -1;
     }
     return 0;
@@ -217,7 +214,7 @@ static int parse_options(int argc, char **argv, compare_options *opt)
 {
     static const struct option long_options[] = {
         {"device", required_argument, NULL, 'd'},
-        {"repeat", required_argument, NULL, OPT_REPEAT},
+        {"repeat", required_argument, NULL, 'r'},
         {"op", required_argument, NULL, OPT_OP},
         {"data", required_argument, NULL, OPT_DATA},
         {"indices", required_argument, NULL, OPT_INDICES},
@@ -236,15 +233,13 @@ static int parse_options(int argc, char **argv, compare_options *opt)
         fprintf(stderr, "clgather compare: out of memory\n");
         return -1;
     }
-    while ((c = getopt_long(argc, argv, "d:h", long_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "d:r:h", long_options, NULL)) != -1) {
         if (c == 'h') {
             usage(stdout);
             return 1;
         }
-        if (c == '?' || c == ':') {
-            usage(stderr);
-            return -1;
-        }
+        if (c == '?' || c == ':')
+            return -1; /* getopt named the option */
         op_given |= c == OPT_OP || c == OPT_AXIS;
         if (parse_value(c, opt) != 0)
             return -1;
@@ -252,23 +247,21 @@ static int parse_options(int argc, char **argv, compare_options *opt)
     return check_cases(argc, opt, op_given);
 }
 
-/* A context on `spec`, labelled "NAME (SPEC)". Returns an exit status. */
+/* A context on `spec`, labelled "NAME on RUNTIME (SPEC)". Returns an
+ * exit status. */
 static int open_device(compare_device *d, const char *spec)
 {
-    char msg[1200];
+    char msg[1200], line[800];
+    int rc;
     if (clg_cli_check_env("compare") != CLG_EXIT_OK)
         return CLG_EXIT_ERROR;
-    clg_status st = clg_context_create(&d->ctx, spec);
     snprintf(d->spec, sizeof d->spec, "%s", spec);
-    if (st != CLG_STATUS_OK) {
-        clg_cli_fail("compare", "cannot use device %s: %s", spec,
-                     clg_cli_describe(msg, sizeof msg, NULL, st));
-        return CLG_EXIT_ERROR;
-    }
+    if ((rc = clg_cli_open_device("compare", spec, &d->ctx)) != CLG_EXIT_OK)
+        return rc;
     if (clg_cli_params(d->ctx, "compare", msg, sizeof msg) != CLG_EXIT_OK)
         return CLG_EXIT_ERROR;
     snprintf(d->label, sizeof d->label, "%s (%s)",
-             clg_context_device_name(d->ctx), spec);
+             clg_cli_device_line(line, sizeof line, d->ctx), spec);
     return CLG_EXIT_OK;
 }
 
@@ -291,11 +284,18 @@ static int list_specs(char (**specs)[LABEL_CAP], size_t *count)
                  ? clg_devices_list(infos, *count, &got)
                  : CLG_STATUS_OUT_OF_MEMORY;
     }
+    if (st == CLG_STATUS_DEVICE_NOT_FOUND) {
+        clg_cli_fail("compare",
+                     "no OpenCL device found: " CLG_CLI_NO_DEVICE_HINT
+                     "; 'clgather devices' then lists the devices");
+        free(infos);
+        return CLG_EXIT_RUNTIME;
+    }
     if (st != CLG_STATUS_OK) {
         clg_cli_fail("compare", "no OpenCL device: %s",
                      clg_cli_describe(msg, sizeof msg, NULL, st));
         free(infos);
-        return CLG_EXIT_ERROR;
+        return clg_cli_exit_for_status(st);
     }
     *count = got < *count ? got : *count;
     for (size_t i = 0; i < *count; i++)
@@ -738,6 +738,13 @@ static void json_head(compare_run *run, clg_json *j)
                         d->ctx != NULL ? clg_context_device_name(d->ctx)
                                        : NULL);
         clg_json_string(j, "label", d->ctx != NULL ? d->label : NULL);
+        if (d->ctx != NULL) {
+            clg_cli_json_runtime(j, d->ctx);
+        } else {
+            clg_json_null(j, "platform");
+            clg_json_null(j, "platform_version");
+            clg_json_null(j, "driver_version");
+        }
         clg_json_end_object(j);
     }
     clg_json_end_array(j);
@@ -768,7 +775,7 @@ int clg_cli_compare(int argc, char **argv)
     run.opt = &opt;
     rc = parse_options(argc, argv, &opt);
     if (rc != 0) {
-        rc = rc > 0 ? CLG_EXIT_OK : CLG_EXIT_ERROR;
+        rc = rc > 0 ? CLG_EXIT_OK : clg_cli_try_help("compare");
         goto cleanup;
     }
     rc = open_devices(&run);

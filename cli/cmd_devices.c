@@ -41,7 +41,9 @@ static void usage(FILE *out)
             "  --json      print the list as one JSON document (docs/cli.md)\n"
             "  -h, --help  show this help\n"
             "\n"
-            "Exit status: 0, or 3 when no OpenCL device is found.\n");
+            "Exit status: 0, 3 a usage error, 4 the OpenCL runtime or device "
+            "failed\n"
+            "(no OpenCL device is found).\n");
 }
 
 /* Every device into *infos (malloc'd) and *count; says why not.
@@ -64,12 +66,15 @@ static int list_devices(clg_device_info **infos, size_t *count)
             *count = got;
     }
     if (st != CLG_STATUS_OK || *count == 0) {
-        if (st == CLG_STATUS_OK)
-            st = CLG_STATUS_DEVICE_NOT_FOUND;
+        *count = 0;
+        if (st == CLG_STATUS_OK || st == CLG_STATUS_DEVICE_NOT_FOUND) {
+            clg_cli_fail("devices",
+                         "no OpenCL device found: " CLG_CLI_NO_DEVICE_HINT);
+            return CLG_EXIT_RUNTIME;
+        }
         clg_cli_fail("devices", "no OpenCL device: %s",
                      clg_cli_describe(msg, sizeof msg, NULL, st));
-        *count = 0;
-        return CLG_EXIT_ERROR;
+        return clg_cli_exit_for_status(st);
     }
     return CLG_EXIT_OK;
 }
@@ -177,13 +182,12 @@ int clg_cli_devices(int argc, char **argv)
             usage(stdout);
             return CLG_EXIT_OK;
         }
-        usage(stderr);
-        return CLG_EXIT_ERROR;
+        return clg_cli_try_help("devices"); /* getopt named it */
     }
     if (optind != argc) {
         fprintf(stderr, "clgather devices: unexpected argument '%s'\n",
                 argv[optind]);
-        return CLG_EXIT_ERROR;
+        return clg_cli_try_help("devices");
     }
     rc = list_devices(&infos, &count);
     default_warning(infos, count, warning, sizeof warning);

@@ -51,7 +51,7 @@ static void usage(FILE *out)
             "test, as in onnx-test .../data/node/*) is skipped and counted.\n"
             "\n"
             "  -d, --device SPEC  OpenCL device (see clgather --help)\n"
-            "  -r, --reference    run the CPU reference alone (no device)\n"
+            "  --reference        run the CPU reference alone (no device)\n"
             "  --strict           report other operators' DIRs as errors, "
             "not skips\n"
             "  --json             print the results as one JSON document "
@@ -64,10 +64,9 @@ static void usage(FILE *out)
             "  PASS DIR/SET   FAIL DIR/SET: <first difference>   ERROR "
             "DIR/SET: <message>\n"
             "and the totals on stderr (passed, failed, errors, skipped).\n"
-            "Exit status: 0 all passed, 1 an output differed, 2 the operator "
-            "rejected its\n"
-            "input, 3 usage, file or environment problems (the highest "
-            "applies).\n");
+            "Exit status (the highest that applies): 0 all passed, 1 an "
+            "output differed,\n"
+            "2 the operator rejected its input,\n" CLG_CLI_EXIT_HELP);
 }
 
 /* One result: a line "<verdict> <dir>[/<set>][: <msg>]", or with --json
@@ -294,10 +293,10 @@ static int run_dir(clg_context *ctx, const options *opt, const char *arg,
  * (printed). *json set by --json. */
 static int parse_options(int argc, char **argv, options *opt, int *json)
 {
-    enum { OPT_STRICT = 256, OPT_JSON, OPT_OOB };
+    enum { OPT_STRICT = 256, OPT_JSON, OPT_OOB, OPT_REFERENCE };
     static const struct option long_options[] = {
         {"device", required_argument, NULL, 'd'},
-        {"reference", no_argument, NULL, 'r'},
+        {"reference", no_argument, NULL, OPT_REFERENCE},
         {"verbose", no_argument, NULL, 'v'},
         {"strict", no_argument, NULL, OPT_STRICT},
         {"json", no_argument, NULL, OPT_JSON},
@@ -306,14 +305,14 @@ static int parse_options(int argc, char **argv, options *opt, int *json)
         {NULL, 0, NULL, 0}};
     int c, device_seen = 0;
 
-    while ((c = getopt_long(argc, argv, "d:rvh", long_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "d:vh", long_options, NULL)) != -1) {
         switch (c) {
         case 'd':
             opt->device = optarg;
             if (clg_cli_once("onnx-test", "--device", &device_seen) != 0)
                 return -1;
             break;
-        case 'r':
+        case OPT_REFERENCE:
             opt->reference_only = 1;
             break;
         case 'v':
@@ -332,14 +331,12 @@ static int parse_options(int argc, char **argv, options *opt, int *json)
         case 'h':
             usage(stdout);
             return 1;
-        default:
-            usage(stderr);
+        default: /* getopt named the option */
             return -1;
         }
     }
     if (optind >= argc) {
         fprintf(stderr, "clgather onnx-test: no test directory given\n");
-        usage(stderr);
         return -1;
     }
     if (opt->reference_only && opt->device != NULL) {
@@ -355,8 +352,8 @@ static int parse_options(int argc, char **argv, options *opt, int *json)
  * status. */
 static int open_device(const options *opt, clg_context **ctx)
 {
-    char msg[1200], label[300];
-    clg_status st;
+    char msg[1200], line[800];
+    int rc;
 
     if (opt->reference_only) {
         fprintf(stderr, "clgather onnx-test: CPU reference only\n");
@@ -364,17 +361,13 @@ static int open_device(const options *opt, clg_context **ctx)
     }
     if (clg_cli_check_env("onnx-test") != CLG_EXIT_OK)
         return CLG_EXIT_ERROR;
-    st = clg_context_create(ctx, opt->device);
-    if (st != CLG_STATUS_OK) {
-        clg_cli_fail("onnx-test", "cannot use device %s: %s",
-                     clg_cli_device_label(label, sizeof label, opt->device),
-                     clg_cli_describe(msg, sizeof msg, NULL, st));
-        return CLG_EXIT_ERROR;
-    }
+    if ((rc = clg_cli_open_device("onnx-test", opt->device, ctx)) !=
+        CLG_EXIT_OK)
+        return rc;
     if (clg_cli_params(*ctx, "onnx-test", msg, sizeof msg) != CLG_EXIT_OK)
         return CLG_EXIT_ERROR;
     fprintf(stderr, "clgather onnx-test: device: %s\n",
-            clg_context_device_name(*ctx));
+            clg_cli_device_line(line, sizeof line, *ctx));
     return CLG_EXIT_OK;
 }
 
@@ -390,6 +383,7 @@ static void json_head(clg_json *j, const options *opt, const clg_context *ctx)
         clg_json_string(j, "name", clg_context_device_name(ctx));
         clg_json_string(j, "vendor", clg_context_device_vendor(ctx));
         clg_json_string(j, "version", clg_context_device_version(ctx));
+        clg_cli_json_runtime(j, ctx);
         clg_json_end_object(j);
     }
     clg_json_bool(j, "reference_only", opt->reference_only);
@@ -419,7 +413,7 @@ int clg_cli_onnx_test(int argc, char **argv)
 
     parsed = parse_options(argc, argv, &opt, &json);
     if (parsed != 0)
-        return parsed > 0 ? CLG_EXIT_OK : CLG_EXIT_ERROR;
+        return parsed > 0 ? CLG_EXIT_OK : clg_cli_try_help("onnx-test");
     rc = open_device(&opt, &ctx);
     if (json) {
         opt.json = &j;

@@ -53,7 +53,7 @@ static void usage(FILE *out)
             "  -d, --device SPEC  OpenCL device (see clgather --help)\n"
             "  -c, --check        also run the CPU reference and compare bit "
             "for bit\n"
-            "  --repeat N         time N more calls (1 to %d) and print the "
+            "  -r, --repeat N     time N more calls (1 to %d) and print the "
             "fastest\n"
             "  --json             print the report as one JSON document "
             "(docs/cli.md)\n" CLG_CLI_OOB_USAGE
@@ -61,11 +61,11 @@ static void usage(FILE *out)
             "\n"
             "Exit status: 0 success, 1 device != reference (--check), 2 the "
             "operator\n"
-            "rejected its input, 3 usage, file or environment problems.\n",
+            "rejected its input,\n" CLG_CLI_EXIT_HELP,
             CLG_CLI_REPEAT_MAX);
 }
 
-enum { OPT_DATA = 256, OPT_INDICES, OPT_AXIS, OPT_REPEAT, OPT_JSON, OPT_OOB };
+enum { OPT_DATA = 256, OPT_INDICES, OPT_AXIS, OPT_JSON, OPT_OOB };
 
 /* What `clgather run` was asked to do. */
 typedef struct run_options {
@@ -123,7 +123,7 @@ static int parse_option(int c, run_options *opt)
             return -1;
         }
         return once(opt, c, "--axis");
-    case OPT_REPEAT:
+    case 'r':
         if (clg_cli_parse_repeat("run", optarg, CLG_CLI_REPEAT_MAX,
                                  &opt->repeat) != 0)
             return -1;
@@ -147,8 +147,7 @@ static int parse_option(int c, run_options *opt)
     case 'h':
         usage(stdout);
         return 1;
-    default:
-        usage(stderr);
+    default: /* getopt named the option */
         return -1;
     }
 }
@@ -160,7 +159,6 @@ static int parse_operator(int argc, char **argv, run_options *opt)
         fprintf(stderr, "clgather run: %s\n",
                 optind >= argc ? "which operator? gather or gather-elements"
                                : "one operator name only");
-        usage(stderr);
         return -1;
     }
     if (strcmp(argv[optind], "gather") == 0)
@@ -209,7 +207,7 @@ static int parse_options(int argc, char **argv, run_options *opt)
         {"output", required_argument, NULL, 'o'},
         {"device", required_argument, NULL, 'd'},
         {"check", no_argument, NULL, 'c'},
-        {"repeat", required_argument, NULL, OPT_REPEAT},
+        {"repeat", required_argument, NULL, 'r'},
         {"json", no_argument, NULL, OPT_JSON},
         {"oob", required_argument, NULL, OPT_OOB},
         {"help", no_argument, NULL, 'h'},
@@ -217,7 +215,7 @@ static int parse_options(int argc, char **argv, run_options *opt)
     int c, rc;
 
     memset(opt, 0, sizeof *opt);
-    while ((c = getopt_long(argc, argv, "o:d:ch", long_options, NULL)) != -1)
+    while ((c = getopt_long(argc, argv, "o:d:cr:h", long_options, NULL)) != -1)
         if ((rc = parse_option(c, opt)) != 0)
             return rc;
     if (parse_operator(argc, argv, opt) != 0)
@@ -352,10 +350,11 @@ static int time_calls(clg_context *ctx, const run_options *opt, run_tensors *t)
 static void print_run(FILE *report, const clg_context *ctx,
                       const run_options *opt, const run_tensors *t)
 {
-    char text[512];
+    char text[512], line[800];
     fprintf(report, "output: %s %s\n", clg_dtype_name(t->out.dtype),
             clg_io_format_shape(text, sizeof text, t->out.shape, t->out.rank));
-    fprintf(report, "device: %s\n", clg_context_device_name(ctx));
+    fprintf(report, "device: %s\n",
+            clg_cli_device_line(line, sizeof line, ctx));
     fprintf(report, "time: %.3f ms (first call; program cache: %s)",
             t->first_ms, t->cache);
     if (opt->repeat > 0)
@@ -440,6 +439,7 @@ static void json_run(const clg_context *ctx, const run_options *opt,
         clg_json_string(&j, "name", clg_context_device_name(ctx));
         clg_json_string(&j, "vendor", clg_context_device_vendor(ctx));
         clg_json_string(&j, "version", clg_context_device_version(ctx));
+        clg_cli_json_runtime(&j, ctx);
         clg_json_end_object(&j);
     }
     if (!t->ran) {
@@ -479,15 +479,10 @@ static int run_device(clg_context **ctx, const run_options *opt,
                       run_tensors *t)
 {
     clg_io_error err;
-    char msg[1200], label[300];
+    char msg[1200];
     int rc;
-    clg_status st = clg_context_create(ctx, opt->device);
-    if (st != CLG_STATUS_OK) {
-        clg_cli_fail("run", "cannot use device %s: %s",
-                     clg_cli_device_label(label, sizeof label, opt->device),
-                     clg_cli_describe(msg, sizeof msg, NULL, st));
-        return CLG_EXIT_ERROR;
-    }
+    if ((rc = clg_cli_open_device("run", opt->device, ctx)) != CLG_EXIT_OK)
+        return rc;
     if ((rc = clg_cli_params(*ctx, "run", msg, sizeof msg)) != CLG_EXIT_OK ||
         (rc = time_calls(*ctx, opt, t)) != CLG_EXIT_OK)
         return rc;
@@ -516,7 +511,7 @@ int clg_cli_run(int argc, char **argv)
     clg_io_tensor_init(&t.ref);
     rc = parse_options(argc, argv, &opt);
     if (rc != 0) {
-        rc = rc > 0 ? CLG_EXIT_OK : CLG_EXIT_ERROR;
+        rc = rc > 0 ? CLG_EXIT_OK : clg_cli_try_help("run");
         goto cleanup;
     }
     /* The tensor goes to standard output: the report goes to standard

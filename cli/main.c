@@ -7,8 +7,9 @@
  * One command table below; each command is one file (cmd_*.c here, bench
  * and tune in bench/). docs/cli.md describes every command.
  *
- * Exit statuses (a contract): 0 success; 1 an output differed; 2 the
- * operator rejected its input; 3 usage, file or environment problems.
+ * Exit statuses (a contract, docs/cli.md "Exit status"): 0 success; 1 an
+ * output differed; 2 the operator rejected its input; 3 usage, file or
+ * configuration problems; 4 the OpenCL runtime or device failed.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -55,8 +56,7 @@ static void usage(FILE *out)
             "else the first device.\n"
             "\n"
             "Exit status: 0 success, 1 an output differed, 2 the operator "
-            "rejected its input,\n"
-            "3 usage, file or environment problems.\n");
+            "rejected its input,\n" CLG_CLI_EXIT_HELP);
 }
 
 /* A command's exit status once its standard output is flushed: a report
@@ -101,12 +101,13 @@ int main(int argc, char **argv)
         default:
             fprintf(stderr, "clgather: unknown option '%s'\n",
                     argv[optind - 1]);
-            usage(stderr);
+            fprintf(stderr, "Try 'clgather --help'.\n");
             return CLG_EXIT_ERROR;
         }
     }
     if (optind >= argc) {
-        usage(stderr);
+        fprintf(stderr, "clgather: no command given\n"
+                        "Try 'clgather --help'.\n");
         return CLG_EXIT_ERROR;
     }
     command = argv[optind];
@@ -128,6 +129,6 @@ int main(int argc, char **argv)
         return CLG_EXIT_OK;
     }
     fprintf(stderr, "clgather: unknown command '%s'\n", command);
-    usage(stderr);
+    fprintf(stderr, "Try 'clgather --help'.\n");
     return CLG_EXIT_ERROR;
 }

@@ -101,6 +101,18 @@ static clg_status query_device(clg_context *ctx)
                     ctx->device_vendor, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_VERSION, sizeof ctx->device_version,
                     ctx->device_version, NULL);
+    clGetDeviceInfo(ctx->device, CL_DRIVER_VERSION, sizeof ctx->driver_version,
+                    ctx->driver_version, NULL);
+    cl_platform_id platform = NULL;
+    if (clGetDeviceInfo(ctx->device, CL_DEVICE_PLATFORM, sizeof platform,
+                        &platform, NULL) == CL_SUCCESS &&
+        platform != NULL) {
+        clGetPlatformInfo(platform, CL_PLATFORM_NAME,
+                          sizeof ctx->platform_name, ctx->platform_name, NULL);
+        clGetPlatformInfo(platform, CL_PLATFORM_VERSION,
+                          sizeof ctx->platform_version, ctx->platform_version,
+                          NULL);
+    }
     f->host_svm = f->host_unified &&
                   clg_rt_query_svm(ctx->device, ctx->device_version);
     return CLG_STATUS_OK;
@@ -347,6 +359,21 @@ const char *clg_context_device_vendor(const clg_context *ctx)
 const char *clg_context_device_version(const clg_context *ctx)
 {
     return ctx ? ctx->device_version : "";
+}
+
+const char *clg_context_platform_name(const clg_context *ctx)
+{
+    return ctx ? ctx->platform_name : "";
+}
+
+const char *clg_context_platform_version(const clg_context *ctx)
+{
+    return ctx ? ctx->platform_version : "";
+}
+
+const char *clg_context_driver_version(const clg_context *ctx)
+{
+    return ctx ? ctx->driver_version : "";
 }
 clg_device_type clg_context_device_type(const clg_context *ctx)
 {

@@ -156,6 +156,9 @@ struct clg_context {
     char device_name[256];
     char device_vendor[256];
     char device_version[256];
+    char platform_name[256];    /* CL_PLATFORM_NAME of the device's */
+    char platform_version[256]; /* CL_PLATFORM_VERSION */
+    char driver_version[256];   /* CL_DRIVER_VERSION */
 
     pthread_mutex_t cache_lock, launch_lock, epoch_lock, finish_lock;
     int locks_ready;

@@ -346,6 +346,20 @@ CLG_API const char *clg_context_device_name(const clg_context *ctx);
 CLG_API const char *clg_context_device_vendor(const clg_context *ctx);
 CLG_API const char *clg_context_device_version(const clg_context *ctx);
 
+/** The OpenCL runtime that drives the context's device, which the device
+ *  name alone does not tell (a CPU appears as "AMD EPYC 7B13" under
+ *  Intel's runtime and under POCL): the name of the device's platform
+ *  (CL_PLATFORM_NAME, e.g. "Portable Computing Language"), its
+ *  CL_PLATFORM_VERSION ("OpenCL 3.0 PoCL 3.1+debian Linux, ...") and the
+ *  device's CL_DRIVER_VERSION, the runtime's own version ("3.1+debian";
+ *  Intel's CPU runtime: "2026.22.10.0.01_160000"). Read once when the
+ *  context is created. Owned by the context; valid until it is
+ *  destroyed; any thread. Never NULL: "" for NULL, and "" where the
+ *  runtime does not answer (or the text does not fit 255 bytes). */
+CLG_API const char *clg_context_platform_name(const clg_context *ctx);
+CLG_API const char *clg_context_platform_version(const clg_context *ctx);
+CLG_API const char *clg_context_driver_version(const clg_context *ctx);
+
 /** Device type of the context's device. */
 CLG_API clg_device_type clg_context_device_type(const clg_context *ctx);
 

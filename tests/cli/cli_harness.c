@@ -338,6 +338,35 @@ int cli_have_device(void)
     return clg_devices_list(NULL, 0, &count) == CLG_STATUS_OK && count > 0;
 }
 
+void cli_device_runtime(const char *spec, cli_runtime *rt)
+{
+    clg_context *ctx = NULL;
+    cl_platform_id platform = NULL;
+    memset(rt, 0, sizeof *rt);
+    assert_int_equal(clg_context_create(&ctx, spec), CLG_STATUS_OK);
+    cl_device_id dev = clg_context_cl_device(ctx);
+    assert_int_equal(clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof rt->name - 1,
+                                     rt->name, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(clGetDeviceInfo(dev, CL_DRIVER_VERSION,
+                                     sizeof rt->driver - 1, rt->driver, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof platform,
+                                     &platform, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(clGetPlatformInfo(platform, CL_PLATFORM_NAME,
+                                       sizeof rt->platform - 1, rt->platform,
+                                       NULL),
+                     CL_SUCCESS);
+    assert_int_equal(clGetPlatformInfo(platform, CL_PLATFORM_VERSION,
+                                       sizeof rt->platform_version - 1,
+                                       rt->platform_version, NULL),
+                     CL_SUCCESS);
+    snprintf(rt->line, sizeof rt->line, "%s on %s %s", rt->name, rt->platform,
+             rt->driver);
+    clg_context_destroy(ctx);
+}
+
 char *cli_tempdir(const char *prefix)
 {
     const char *base = getenv("TMPDIR");
@@ -651,13 +680,35 @@ int cli_has_line_prefix(const char *text, const char *prefix)
     return text != NULL && line_matches(text, prefix, 1);
 }
 
+/* The value of `name` before a run changes it (malloc'd), or NULL when
+ * it was unset; env_restore puts it back and frees it. A lane's own
+ * setting (the Intel lane's CLGATHER_DEVICE and OCL_ICD_VENDORS) must
+ * hold for the runs after one that changed it. */
+static char *env_save(const char *name)
+{
+    const char *v = getenv(name);
+    return v != NULL ? strdup(v) : NULL;
+}
+
+static void env_restore(const char *name, char *saved)
+{
+    if (saved != NULL)
+        setenv(name, saved, 1);
+    else
+        unsetenv(name);
+    free(saved);
+}
+
 int cli_run_env(cli_result *r, const char *name, const char *value,
                 const char *const *args)
 {
-    if (setenv(name, value, 1) != 0)
+    char *saved = env_save(name);
+    if (setenv(name, value, 1) != 0) {
+        free(saved);
         return -1;
+    }
     int rc = cli_run(r, args);
-    unsetenv(name);
+    env_restore(name, saved);
     return rc;
 }
 
@@ -669,8 +720,11 @@ pid_t cli_start_env(const char *name, const char *value,
     pid_t pid = -1;
 
     make_argv(args, argv, sizeof argv / sizeof argv[0]);
-    if (setenv(name, value, 1) != 0)
+    char *saved = env_save(name);
+    if (setenv(name, value, 1) != 0) {
+        free(saved);
         return -1;
+    }
     if (posix_spawn_file_actions_init(&actions) == 0) {
         posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null",
                                          O_WRONLY, 0);
@@ -681,7 +735,7 @@ pid_t cli_start_env(const char *name, const char *value,
             pid = -1;
         posix_spawn_file_actions_destroy(&actions);
     }
-    unsetenv(name);
+    env_restore(name, saved);
     return pid;
 }
 

@@ -31,13 +31,15 @@ typedef struct cli_result {
 int cli_run(cli_result *r, const char *const *args);
 
 /* cli_run with the environment variable `name` set to `value` for that
- * run only (unset again after it, whatever happened). */
+ * run only (as it was before again after it, unset or set, whatever
+ * happened). */
 int cli_run_env(cli_result *r, const char *name, const char *value,
                 const char *const *args);
 
 /* Starts CLG_CLI_EXE with args and the environment variable `name` set
- * to `value` for it alone, its stdout and stderr on /dev/null, without
- * waiting: its process id, or -1. */
+ * to `value` for it alone (as it was before again after the start), its
+ * stdout and stderr on /dev/null, without waiting: its process id, or
+ * -1. */
 pid_t cli_start_env(const char *name, const char *value,
                     const char *const *args);
 
@@ -69,6 +71,19 @@ void cli_expect_run(cli_result *r, int status, const char *const *args);
 
 /* 1 when some OpenCL device exists (clg_devices_list finds one). */
 int cli_have_device(void);
+
+/* The device `spec` selects (NULL: the default) and the runtime that
+ * drives it, as OpenCL itself answers (clGetDeviceInfo and
+ * clGetPlatformInfo on the context's device), for the tool's device
+ * lines; fails the running test when no context can be made. */
+typedef struct cli_runtime {
+    char name[256];             /* CL_DEVICE_NAME */
+    char platform[256];         /* CL_PLATFORM_NAME */
+    char platform_version[256]; /* CL_PLATFORM_VERSION */
+    char driver[256];           /* CL_DRIVER_VERSION */
+    char line[1024];            /* "NAME on PLATFORM DRIVER", as printed */
+} cli_runtime;
+void cli_device_runtime(const char *spec, cli_runtime *rt);
 
 /* The temporary directory of the running group (CLI_RUN_TESTS). */
 extern char *cli_root;

@@ -28,7 +28,8 @@ static char *run_bench(const char *name, const char *params,
     const char *argv[16];
     size_t n = 0;
     cli_result r;
-    char *text;
+    cli_runtime rt;
+    char *text, runtime[600];
     argv[n++] = "bench";
     while (*args && n < 12)
         argv[n++] = *args++;
@@ -41,6 +42,12 @@ static char *run_bench(const char *name, const char *params,
     if (r.status != 0)
         cli_result_dump(&r);
     assert_int_equal(r.status, 0);
+    /* the header names the runtime beside the device */
+    cli_device_runtime(NULL, &rt);
+    snprintf(runtime, sizeof runtime, ") on %s %s, host memory ", rt.platform,
+             rt.driver);
+    assert_non_null(strstr(r.out, "clgather bench: device \""));
+    assert_non_null(strstr(r.out, runtime));
     assert_non_null(strstr(r.out, "cache: warm, back-to-back repeats"));
     assert_non_null(strstr(r.out, "copy_kernel"));
     assert_non_null(strstr(r.out, "check_ms"));
@@ -94,6 +101,19 @@ static void expect_baselines(const char *json, const char *check_pass)
     const char *w = field(json, "workloads");
     const char *variant = field(w, "copy_variant");
     char name[24] = "";
+    cli_runtime rt;
+    char field_text[400];
+    /* the runtime beside the device, as OpenCL names it */
+    cli_device_runtime(NULL, &rt);
+    snprintf(field_text, sizeof field_text, "\"platform\": \"%s\"",
+             rt.platform);
+    assert_non_null(strstr(json, field_text));
+    snprintf(field_text, sizeof field_text, "\"platform_version\": \"%s\"",
+             rt.platform_version);
+    assert_non_null(strstr(json, field_text));
+    snprintf(field_text, sizeof field_text, "\"driver_version\": \"%s\"",
+             rt.driver);
+    assert_non_null(strstr(json, field_text));
     assert_non_null(strstr(json, "\"cache\": \"warm, back-to-back repeats\""));
     assert_true(number(json, "host_copy_threads") >= 1);
     assert_non_null(strstr(json, "\"copy_variants\": [\"16B\", \"32B\", "

@@ -39,7 +39,21 @@ static const char oob_row[] = "ERROR INDEX_OUT_OF_RANGE: indices[0][1] = 5 "
 static char *g_root;             /* temp dir of this run */
 static clg_device_info *g_infos; /* every device, as the tool lists them */
 static size_t g_ndevices;
-static char g_label0[320]; /* the row label of --device 0:0 */
+static char g_label0[1024]; /* the row label of --device 0:0 */
+
+/* The row label of the device at P:D: "NAME on PLATFORM DRIVER (P:D)",
+ * the runtime named beside the device. */
+static void device_label(char *buf, size_t cap, const clg_device_info *d)
+{
+    char spec[32];
+    cli_runtime rt;
+    snprintf(spec, sizeof spec, "%u:%u", (unsigned)d->platform_index,
+             (unsigned)d->device_index);
+    cli_device_runtime(spec, &rt);
+    assert_string_equal(rt.platform, d->platform_name);
+    int n = snprintf(buf, cap, "%s (%s)", rt.line, spec);
+    assert_true(n > 0 && (size_t)n < cap);
+}
 
 static char *tmp(const char *name)
 {
@@ -114,7 +128,7 @@ static void expect_row(const cli_result *r, size_t n, const char *case_name,
                        const char *result)
 {
     char *line = line_at(r->out, n);
-    char prefix[1024], field[13];
+    char prefix[4096], field[13];
     const char *rest;
     double ms = -1.0;
     int used = 0;
@@ -180,7 +194,7 @@ static void test_every_device_by_default(void **state)
 {
     char *dir = make_case("every", 2, 3.9f), *name = set_name(dir);
     const char *args[] = {"compare", dir, NULL};
-    char(*labels)[320] = calloc(g_ndevices, sizeof *labels);
+    char(*labels)[1024] = calloc(g_ndevices, sizeof *labels);
     const char **ptrs = calloc(g_ndevices, sizeof *ptrs);
     cli_result r;
     int w;
@@ -189,9 +203,7 @@ static void test_every_device_by_default(void **state)
     assert_non_null(labels);
     assert_non_null(ptrs);
     for (size_t i = 0; i < g_ndevices; i++) {
-        snprintf(labels[i], sizeof labels[i], "%s (%u:%u)", g_infos[i].name,
-                 (unsigned)g_infos[i].platform_index,
-                 (unsigned)g_infos[i].device_index);
+        device_label(labels[i], sizeof labels[i], &g_infos[i]);
         ptrs[i] = labels[i];
     }
     w = label_width(ptrs, g_ndevices);
@@ -392,15 +404,25 @@ static void test_bad_device_spec(void **state)
     cli_result r;
     (void)state;
 
-    cli_expect_run(&r, 3, missing);
+    /* No device matches: the runtime's answer (4); a malformed spec: the
+     * command line's fault (3). */
+    cli_expect_run(&r, 4, missing);
     assert_string_equal(r.out, "");
-    assert_non_null(strstr(r.err, "clgather compare: cannot use device "
-                                  "no-such-device-xyz: DEVICE_NOT_FOUND: "));
+    assert_non_null(strstr(r.err, "clgather compare: cannot use --device "
+                                  "\"no-such-device-xyz\": DEVICE_NOT_FOUND: "
+                                  "no OpenCL device matches "
+                                  "\"no-such-device-xyz\"; devices: "));
+    assert_non_null(strstr(r.err, "; 'clgather devices' lists the devices "
+                                  "and their P:D specs\n"));
     cli_result_free(&r);
     cli_expect_run(&r, 3, malformed);
     assert_string_equal(r.out, "");
-    assert_non_null(strstr(r.err, "cannot use device -1:0: "
-                                  "INVALID_ARGUMENT: "));
+    assert_string_equal(r.err,
+                        "clgather compare: cannot use --device \"-1:0\": "
+                        "INVALID_ARGUMENT: device spec \"-1:0\" is not of "
+                        "the form P:D with platform and device indices; "
+                        "'clgather devices' lists the devices and their P:D "
+                        "specs\n");
     cli_result_free(&r);
     free(dir);
 }
@@ -490,7 +512,7 @@ static int group_setup(void **state)
         return -1;
     for (size_t i = 0; i < g_ndevices; i++)
         if (g_infos[i].platform_index == 0 && g_infos[i].device_index == 0)
-            snprintf(g_label0, sizeof g_label0, "%s (0:0)", g_infos[i].name);
+            device_label(g_label0, sizeof g_label0, &g_infos[i]);
     return g_label0[0] != '\0' ? 0 : -1;
 }
 

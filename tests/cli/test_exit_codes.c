@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * `clgather onnx-test` exit statuses 0/1/2/3, each triggered on purpose,
- * and the PASS / FAIL / ERROR lines. The node-test directories are built
+ * `clgather onnx-test` exit statuses 0/1/2/3/4, each triggered on purpose,
+ * and the PASS / FAIL / ERROR lines; the usage errors of every command
+ * (one style), its short options, and the failures of the OpenCL runtime
+ * (status 4: no device, an OpenCL call that fails). The node-test directories are built
  * here (model.onnx with protobuf-c, TensorProto inputs and outputs), from
  * the ONNX Gather page's Example 2:
  *   data = [[1.0, 1.2, 1.9], [2.3, 3.4, 3.9], [4.5, 5.7, 5.9]]
@@ -119,11 +121,17 @@ static void test_pass(void **state)
     char *line = line_for("PASS", dir, "");
     const char *dev[] = {"onnx-test", dir, NULL};
     const char *ref[] = {"onnx-test", "--reference", dir, NULL};
+    char device[1100];
+    cli_runtime rt;
     cli_result r;
     (void)state;
 
+    cli_device_runtime(NULL, &rt);
+    snprintf(device, sizeof device, "clgather onnx-test: device: %s", rt.line);
     cli_expect_run(&r, 0, dev);
     assert_true(cli_has_line(r.out, line));
+    /* the runtime beside the device: "NAME on PLATFORM DRIVER" */
+    assert_true(cli_has_line(r.err, device));
     cli_result_free(&r);
     cli_expect_run(&r, 0, ref);
     assert_true(cli_has_line(r.out, line));
@@ -630,24 +638,88 @@ static void test_external_data(void **state)
     free(dir);
 }
 
+/* A usage error: status 3, nothing on stdout, and on stderr exactly
+ * `err`: one line naming the problem, then "Try 'clgather CMD --help'." */
+static void expect_usage_error(const char *const *args, const char *err)
+{
+    cli_result r;
+    cli_expect_run(&r, 3, args);
+    assert_string_equal(r.out, "");
+    assert_string_equal(r.err, err);
+    cli_result_free(&r);
+}
+
 static void test_usage_errors(void **state)
 {
+    static const char *const commands[] = {"devices", "onnx-test", "run",
+                                           "compare", "bench",     "tune",
+                                           "cache"};
     const char *none[] = {NULL};
     const char *unknown_cmd[] = {"frobnicate", NULL};
     const char *unknown_opt[] = {"--frobnicate", NULL};
     const char *no_dir[] = {"onnx-test", NULL};
-    const char *bad_opt[] = {"onnx-test", "--bogus", "x", NULL};
-    const char *const *cases[] = {none, unknown_cmd, unknown_opt, no_dir,
-                                  bad_opt};
+    const char *no_op[] = {"run",       "--data", "d.npy",
+                           "--indices", "i.npy",  NULL};
+    const char *both[] = {"onnx-test", "--reference", "-d", "cpu", "x", NULL};
+    const char *bad_opt[] = {NULL, "--bogus", "x", NULL};
+    char err[256];
     (void)state;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cli_result r;
-        cli_expect_run(&r, 3, cases[i]);
-        assert_true(strlen(r.err) > 0);
-        cli_result_free(&r);
+
+    expect_usage_error(none, "clgather: no command given\n"
+                             "Try 'clgather --help'.\n");
+    expect_usage_error(unknown_cmd, "clgather: unknown command 'frobnicate'\n"
+                                    "Try 'clgather --help'.\n");
+    expect_usage_error(unknown_opt, "clgather: unknown option '--frobnicate'\n"
+                                    "Try 'clgather --help'.\n");
+    expect_usage_error(no_dir, "clgather onnx-test: no test directory given\n"
+                               "Try 'clgather onnx-test --help'.\n");
+    expect_usage_error(no_op, "clgather run: which operator? gather or "
+                              "gather-elements\n"
+                              "Try 'clgather run --help'.\n");
+    expect_usage_error(both, "clgather onnx-test: --reference and --device "
+                             "exclude each other\n"
+                             "Try 'clgather onnx-test --help'.\n");
+    /* Every command: getopt's line, then the same hint (no usage text). */
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        bad_opt[0] = commands[i];
+        snprintf(err, sizeof err,
+                 "clgather %s: unrecognized option '--bogus'\n"
+                 "Try 'clgather %s --help'.\n",
+                 commands[i], commands[i]);
+        expect_usage_error(bad_opt, err);
     }
 }
 
+/* -r is --repeat wherever a command has it (run, compare, bench, tune);
+ * onnx-test's --reference has no short form. */
+static void test_short_options(void **state)
+{
+    const char *run[] = {"run",   "gather", "--data", "d.npy", "--indices",
+                         "i.npy", "-r",     "0",      NULL};
+    const char *compare[] = {"compare", "-r", "0", "x", NULL};
+    const char *bench[] = {"bench", "-r", "0", NULL};
+    const char *tune[] = {"tune", "-r", "0", NULL};
+    const char *onnx[] = {"onnx-test", "-r", "x", NULL};
+    (void)state;
+
+    expect_usage_error(run, "clgather run: --repeat '0' is not a count from "
+                            "1 to 1000\n"
+                            "Try 'clgather run --help'.\n");
+    expect_usage_error(compare, "clgather compare: --repeat '0' is not a "
+                                "count from 1 to 1000\n"
+                                "Try 'clgather compare --help'.\n");
+    expect_usage_error(bench, "clgather bench: --repeat '0' is not a count "
+                              "from 1 to 100000\n"
+                              "Try 'clgather bench --help'.\n");
+    expect_usage_error(tune, "clgather tune: --repeat: '0' is not a number "
+                             "in [1, 100]\n"
+                             "Try 'clgather tune --help'.\n");
+    expect_usage_error(onnx, "clgather onnx-test: invalid option -- 'r'\n"
+                             "Try 'clgather onnx-test --help'.\n");
+}
+
+/* A device spec that matches nothing is the machine's answer, not a
+ * usage error: status 4, the spec and what to run named. */
 static void test_no_such_device(void **state)
 {
     case_options o = good();
@@ -656,11 +728,211 @@ static void test_no_such_device(void **state)
                           NULL};
     cli_result r;
     (void)state;
-    cli_expect_run(&r, 3, args);
-    assert_non_null(strstr(r.err, "DEVICE_NOT_FOUND"));
+    cli_expect_run(&r, 4, args);
+    assert_true(cli_has_line_prefix(r.err,
+                                    "clgather onnx-test: cannot use --device "
+                                    "\"no-such-device-xyz\": "
+                                    "DEVICE_NOT_FOUND: no OpenCL device "
+                                    "matches \"no-such-device-xyz\"; "
+                                    "devices: "));
+    assert_non_null(strstr(r.err, "; 'clgather devices' lists the devices "
+                                  "and their P:D specs\n"));
     assert_string_equal(r.out, "");
     cli_result_free(&r);
     free(dir);
+}
+
+/* No OpenCL runtime at all (an ICD folder with no .icd file): status 4
+ * and a message naming the package, OCL_ICD_VENDORS and `clgather
+ * devices`, from every command that opens a device. */
+static void test_no_device_at_all(void **state)
+{
+    case_options o = good();
+    char *dir = make_case("no_runtime", &o);
+    char *icd = cli_path(cli_root, "empty_icd");
+    const char *onnx[] = {"onnx-test", dir, NULL};
+    const char *compare[] = {"compare", dir, NULL};
+    const char *bench[] = {"bench", NULL};
+    const char *tune[] = {"tune", NULL};
+    const char *devices[] = {"devices", NULL};
+    const char *const *cases[] = {onnx, compare, bench, tune};
+    char err[512];
+    cli_result r;
+    (void)state;
+
+    assert_int_equal(cli_mkdir(icd), 0);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(cli_run_env(&r, "OCL_ICD_VENDORS", icd, cases[i]), 0);
+        assert_int_equal(r.status, 4);
+        snprintf(err, sizeof err,
+                 "clgather %s: no OpenCL device found: install an OpenCL "
+                 "runtime (on a CPU, the package pocl-opencl-icd) or set "
+                 "OCL_ICD_VENDORS to the folder that holds its .icd file; "
+                 "'clgather devices' then lists the devices\n",
+                 cases[i][0]);
+        assert_non_null(strstr(r.err, err));
+        cli_result_free(&r);
+    }
+    assert_int_equal(cli_run_env(&r, "OCL_ICD_VENDORS", icd, devices), 0);
+    assert_int_equal(r.status, 4);
+    assert_string_equal(r.err,
+                        "clgather devices: no OpenCL device found: install "
+                        "an OpenCL runtime (on a CPU, the package "
+                        "pocl-opencl-icd) or set OCL_ICD_VENDORS to the "
+                        "folder that holds its .icd file\n");
+    assert_string_equal(r.out, "");
+    cli_result_free(&r);
+    free(icd);
+    free(dir);
+}
+
+/* Runs args with cl_preload.c preloaded and CLG_TEST_NDRANGE=mode (the
+ * sanitizers' check that their runtime comes first is relaxed for it). */
+static void run_preloaded(cli_result *r, const char *mode,
+                          const char *const *args)
+{
+    const char *asan = getenv("ASAN_OPTIONS");
+    char *saved = asan != NULL ? strdup(asan) : NULL;
+    char opts[2048];
+    snprintf(opts, sizeof opts, "%s%sverify_asan_link_order=0",
+             saved != NULL ? saved : "", saved != NULL ? ":" : "");
+    assert_int_equal(setenv("ASAN_OPTIONS", opts, 1), 0);
+    assert_int_equal(setenv("CLG_TEST_NDRANGE", mode, 1), 0);
+    assert_int_equal(cli_run_env(r, "LD_PRELOAD", CLG_CL_PRELOAD, args), 0);
+    unsetenv("CLG_TEST_NDRANGE");
+    if (saved != NULL)
+        setenv("ASAN_OPTIONS", saved, 1);
+    else
+        unsetenv("ASAN_OPTIONS");
+    free(saved);
+}
+
+/* An OpenCL call that fails is a runtime failure, status 4, and its
+ * error is named once ("CL_INVALID_VALUE (-30)", not followed by
+ * "(CL_INVALID_VALUE)" again). */
+static void test_opencl_failure(void **state)
+{
+    case_options o = good();
+    char *dir = make_case("cl_fails", &o);
+    char *set = cli_path(dir, "test_data_set_0");
+    char *data = cli_path(set, "input_0.pb"),
+         *indices = cli_path(set, "input_1.pb");
+    const char *onnx[] = {"onnx-test", dir, NULL};
+    const char *run[] = {"run",   "gather", "--data", data, "--indices",
+                         indices, "--axis", "1",      NULL};
+    const char *bench[] = {"bench", "-w", "small", "-r", "1", NULL};
+    const char *first[] = {"bench", "--first-call", NULL};
+    char line[1024];
+    cli_result r;
+    (void)state;
+
+    run_preloaded(&r, "fail", run);
+    assert_int_equal(r.status, 4);
+    assert_string_equal(r.out, "");
+    assert_string_equal(r.err, "clgather run: OPENCL_ERROR: "
+                               "clEnqueueNDRangeKernel failed: "
+                               "CL_INVALID_VALUE (-30)\n");
+    cli_result_free(&r);
+
+    run_preloaded(&r, "fail", onnx);
+    assert_int_equal(r.status, 4);
+    snprintf(line, sizeof line,
+             "ERROR %s/test_data_set_0: OPENCL_ERROR: clEnqueueNDRangeKernel "
+             "failed: CL_INVALID_VALUE (-30) (the CPU reference accepted "
+             "this input)",
+             dir);
+    if (!cli_has_line(r.out, line)) {
+        cli_result_dump(&r);
+        fail_msg("expected on stdout: %s", line);
+    }
+    cli_result_free(&r);
+
+    /* bench: its copy kernel, and --first-call's calls. */
+    run_preloaded(&r, "fail", bench);
+    assert_int_equal(r.status, 4);
+    assert_non_null(strstr(r.err, "CL_INVALID_VALUE (-30)"));
+    assert_null(strstr(r.err, "(CL_INVALID_VALUE)"));
+    cli_result_free(&r);
+    run_preloaded(&r, "fail", first);
+    assert_int_equal(r.status, 4);
+    assert_non_null(strstr(r.err, "clgather bench: first call of "));
+    assert_non_null(strstr(r.err, "OPENCL_ERROR: clEnqueueNDRangeKernel "
+                                  "failed: CL_INVALID_VALUE (-30)\n"));
+    assert_null(strstr(r.err, "(CL_INVALID_VALUE)"));
+    cli_result_free(&r);
+
+    /* The same run with the runtime's own call: the control. */
+    run_preloaded(&r, "forward", run);
+    assert_int_equal(r.status, 0);
+    cli_result_free(&r);
+    free(data);
+    free(indices);
+    free(set);
+    free(dir);
+}
+
+/* CLGATHER_VALIDATE=1 compares every host-memory call with the CPU
+ * reference: a device whose kernel never ran (a marker enqueued in its
+ * place) differs, status 1 as for --check, not 3. */
+static void test_validation_mismatch(void **state)
+{
+    case_options o = good();
+    char *dir = make_case("mismatch", &o);
+    char *set = cli_path(dir, "test_data_set_0");
+    char *data = cli_path(set, "input_0.pb"),
+         *indices = cli_path(set, "input_1.pb");
+    const char *run[] = {"run",   "gather", "--data", data, "--indices",
+                         indices, "--axis", "1",      NULL};
+    cli_result r;
+    (void)state;
+
+    assert_int_equal(setenv("CLGATHER_VALIDATE", "1", 1), 0);
+    run_preloaded(&r, "skip", run);
+    unsetenv("CLGATHER_VALIDATE");
+    assert_int_equal(r.status, 1);
+    assert_true(cli_has_line_prefix(r.err, "clgather run: DEVICE_MISMATCH: "
+                                           "Gather: the device result "
+                                           "differs from the reference at "
+                                           "output[0][0][0]: "));
+    cli_result_free(&r);
+    free(data);
+    free(indices);
+    free(set);
+    free(dir);
+}
+
+/* Every command's --help lists the exit statuses it can give, 3 and 4
+ * apart. */
+static void test_help_exit_statuses(void **state)
+{
+    static const char *const commands[] = {"devices", "onnx-test", "run",
+                                           "compare", "bench",     "tune"};
+    const char *args[] = {NULL, "--help", NULL};
+    const char *top[] = {"--help", NULL};
+    const char *cache[] = {"cache", "--help", NULL};
+    cli_result r;
+    (void)state;
+
+    for (size_t i = 0; i <= sizeof commands / sizeof commands[0]; i++) {
+        args[0] = i < sizeof commands / sizeof commands[0] ? commands[i]
+                                                           : NULL;
+        cli_expect_run(&r, 0, args[0] != NULL ? args : top);
+        for (char *c = r.out; *c; c++)
+            if (*c == '\n')
+                *c = ' ';
+        if (strstr(r.out, "4 the OpenCL runtime or device failed") == NULL ||
+            strstr(r.out, "Exit status") == NULL ||
+            (strstr(r.out, "3 usage") == NULL &&
+             strstr(r.out, "3 a usage") == NULL)) {
+            cli_result_dump(&r);
+            fail_msg("%s --help: the exit statuses 3 and 4",
+                     args[0] != NULL ? args[0] : "clgather");
+        }
+        cli_result_free(&r);
+    }
+    cli_expect_run(&r, 0, cache);
+    assert_non_null(strstr(r.out, "Exit status: 0, or 3 a usage error"));
+    cli_result_free(&r);
 }
 
 /* Several directories: one line each, and the worst status wins. */
@@ -752,7 +1024,12 @@ int main(void)
         cmocka_unit_test(test_path_too_long),
         cmocka_unit_test(test_external_data),
         cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_short_options),
         cmocka_unit_test(test_no_such_device),
+        cmocka_unit_test(test_no_device_at_all),
+        cmocka_unit_test(test_opencl_failure),
+        cmocka_unit_test(test_validation_mismatch),
+        cmocka_unit_test(test_help_exit_statuses),
         cmocka_unit_test(test_worst_status_wins),
         cmocka_unit_test(test_help_and_version),
     };

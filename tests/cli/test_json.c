@@ -60,6 +60,27 @@ static json_object *run_json(int status, const char *command,
     return doc;
 }
 
+static json_object *at(json_object *o, ...);
+
+/* A device object names the runtime beside the device: "platform",
+ * "platform_version" and "driver_version", as OpenCL answers them for
+ * the device `spec` selects (NULL: the default). */
+static void expect_runtime(json_object *dev, const char *spec)
+{
+    cli_runtime rt;
+    cli_device_runtime(spec, &rt);
+    assert_string_equal(json_object_get_string(at(dev, "name", NULL)),
+                        rt.name);
+    assert_string_equal(json_object_get_string(at(dev, "platform", NULL)),
+                        rt.platform);
+    assert_string_equal(json_object_get_string(at(dev, "platform_version",
+                                                  NULL)),
+                        rt.platform_version);
+    assert_string_equal(json_object_get_string(at(dev, "driver_version",
+                                                  NULL)),
+                        rt.driver);
+}
+
 /* doc's member at a path of keys and array indices ("rows", "#1"). */
 static json_object *at(json_object *o, ...)
 {
@@ -145,6 +166,7 @@ static void test_run_json(void **state)
     assert_true(json_object_is_type(at(doc, "output", "path", NULL),
                                     json_type_null));
     assert_true(strlen(str(at(doc, "device", "name", NULL))) > 0);
+    expect_runtime(at(doc, "device", NULL), NULL);
     t = at(doc, "time", NULL);
     assert_true(json_object_get_double(at(t, "first_call_ms", NULL)) > 0);
     assert_true(json_object_get_boolean(at(t, "first_call_includes_build",
@@ -281,6 +303,7 @@ static void test_onnx_test_json(void **state)
 
     doc = run_json(1, "onnx-test", args);
     assert_true(strlen(str(at(doc, "device", "name", NULL))) > 0);
+    expect_runtime(at(doc, "device", NULL), NULL);
     assert_false(json_object_get_boolean(at(doc, "reference_only", NULL)));
     assert_string_equal(str(at(doc, "oob", NULL)), "raise");
     cases = at(doc, "cases", NULL);
@@ -333,6 +356,7 @@ static void test_compare_json(void **state)
     assert_int_equal(json_object_get_int(at(doc, "repeat", NULL)), 1);
     assert_string_equal(str(at(doc, "oob", NULL)), "raise");
     assert_string_equal(str(at(doc, "devices", "#0", "spec", NULL)), "0:0");
+    expect_runtime(at(doc, "devices", "#0", NULL), "0:0");
     c = at(doc, "cases", "#0", NULL);
     assert_string_equal(str(at(c, "operator", NULL)), "Gather");
     assert_string_equal(str(at(c, "data", "dtype", NULL)), "FLOAT");

@@ -195,8 +195,9 @@ static void test_refused_outputs(void **state)
     assert_true(cli_file_size(i) > 0);
 
     cli_expect_run(&r, 3, both);
-    expect_err_line(&r, "clgather run: --data and --indices cannot both be "
-                        "- (standard input)");
+    assert_string_equal(r.err, "clgather run: --data and --indices cannot "
+                               "both be - (standard input)\n"
+                               "Try 'clgather run --help'.\n");
     cli_result_free(&r);
     args[7] = "-";
     args[8] = "--json";
@@ -207,7 +208,9 @@ static void test_refused_outputs(void **state)
     {
         const char *bench[] = {"bench", "--json", "-", NULL};
         cli_expect_run(&r, 3, bench);
-        expect_err_line(&r, "clgather bench: --json needs a file name, not -");
+        assert_string_equal(r.err,
+                            "clgather bench: --json needs a file name, not -\n"
+                            "Try 'clgather bench --help'.\n");
         cli_result_free(&r);
     }
     free(data_before);
@@ -319,13 +322,32 @@ static void test_device_specs(void **state)
     args[3] = deflt[3] = d;
     args[5] = deflt[5] = i;
     cli_expect_run(&r, 3, args);
-    expect_err_line(&r, "clgather run: cannot use device 0: "
+    expect_err_line(&r, "clgather run: cannot use --device \"0\": "
                         "INVALID_ARGUMENT: device spec \"0\" is not of the "
-                        "form P:D with platform and device indices");
+                        "form P:D with platform and device indices; "
+                        "'clgather devices' lists the devices and their P:D "
+                        "specs");
     cli_result_free(&r);
+    /* The variable is named, with what to do about it. */
     assert_int_equal(cli_run_env(&r, "CLGATHER_DEVICE", "0", deflt), 0);
     assert_int_equal(r.status, 3);
-    assert_non_null(strstr(r.err, "device spec \"0\" is not of the form P:D"));
+    assert_string_equal(r.err,
+                        "clgather run: cannot use CLGATHER_DEVICE=\"0\": "
+                        "INVALID_ARGUMENT: device spec \"0\" is not of the "
+                        "form P:D with platform and device indices; set "
+                        "CLGATHER_DEVICE to a device 'clgather devices' "
+                        "lists, or unset it\n");
+    cli_result_free(&r);
+    assert_int_equal(cli_run_env(&r, "CLGATHER_DEVICE", " nosuch ", deflt), 0);
+    assert_int_equal(r.status, 4);
+    assert_true(cli_has_line_prefix(r.err,
+                                    "clgather run: cannot use "
+                                    "CLGATHER_DEVICE=\"nosuch\": "
+                                    "DEVICE_NOT_FOUND: no OpenCL device "
+                                    "matches \"nosuch\" "
+                                    "(CLGATHER_DEVICE); devices: 0:0 \""));
+    assert_non_null(strstr(r.err, "\"; set CLGATHER_DEVICE to a device "
+                                  "'clgather devices' lists, or unset it\n"));
     cli_result_free(&r);
     args[7] = " 0:0 ";
     cli_expect_run(&r, 0, args);

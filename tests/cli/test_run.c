@@ -40,15 +40,22 @@ static void test_gather_check_npy(void **state)
     clg_io_error err;
     clg_tensor ev = cli_tensor(CLG_DTYPE_FLOAT, 3, out_shape, expected);
     clg_tensor ov;
-    char detail[512];
+    char detail[512], line[1100];
+    cli_runtime rt;
     cli_result r;
     (void)state;
 
     cli_write_npy(d, CLG_DTYPE_FLOAT, 2, data_shape, data);
     cli_write_npy(i, CLG_DTYPE_INT64, 2, indices_shape, indices);
+    cli_device_runtime(NULL, &rt);
+    snprintf(line, sizeof line, "device: %s", rt.line);
     cli_expect_run(&r, 0, args);
     assert_true(cli_has_line(r.out, "output: FLOAT [3, 1, 2]"));
-    assert_true(cli_has_line_prefix(r.out, "device: "));
+    /* the runtime beside the device: "NAME on PLATFORM DRIVER" */
+    if (!cli_has_line(r.out, line)) {
+        cli_result_dump(&r);
+        fail_msg("expected on stdout: %s", line);
+    }
     assert_true(cli_has_line_prefix(r.out, "time: "));
     assert_non_null(strstr(r.out, " ms (first call; program cache: "));
     assert_true(cli_has_line(r.out, "device == reference"));
@@ -91,6 +98,8 @@ static void test_first_call_and_program_cache(void **state)
     char *d = cli_tmp("c_data.npy"), *i = cli_tmp("c_indices.npy");
     char *o1 = cli_tmp("c_out1.npy"), *o2 = cli_tmp("c_out2.npy");
     char *cache = cli_tmp("program-cache");
+    char row[600];
+    cli_runtime rt;
     const char *was = getenv("CLGATHER_CACHE_DIR");
     char *saved = was ? strdup(was) : NULL;
     const char *first[] = {"run", "gather",   "--data", d,   "--indices",
@@ -123,6 +132,10 @@ static void test_first_call_and_program_cache(void **state)
     cli_expect_run(&r, 0, show);
     assert_non_null(strstr(r.out, "entries: 1, "));
     assert_non_null(strstr(r.out, "-DCLG_INDEX_BYTES=8"));
+    /* the entry's device with its runtime's version */
+    cli_device_runtime(NULL, &rt);
+    snprintf(row, sizeof row, "  %s, driver %s  ", rt.name, rt.driver);
+    assert_non_null(strstr(r.out, row));
     cli_result_free(&r);
     cli_expect_run(&r, 0, clear);
     assert_non_null(strstr(r.out, "removed: 1 entry\nentries: 0, "));

@@ -116,6 +116,48 @@ static void test_context_queries(void **state)
     assert_string_equal(clg_context_device_version(NULL), "");
 }
 
+/* The runtime behind the device: its platform's name and version and the
+ * driver version, as OpenCL answers them, on a context made from a spec
+ * and on one made over the caller's objects. */
+static void test_platform_queries(void **state)
+{
+    clg_context *ctx = ctx_of(state), *own = NULL;
+    cl_device_id dev = clg_context_cl_device(ctx);
+    cl_platform_id platform = NULL;
+    char name[1024] = {0}, version[1024] = {0}, driver[1024] = {0};
+    assert_int_equal(clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof platform,
+                                     &platform, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(clGetPlatformInfo(platform, CL_PLATFORM_NAME,
+                                       sizeof name - 1, name, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(clGetPlatformInfo(platform, CL_PLATFORM_VERSION,
+                                       sizeof version - 1, version, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(clGetDeviceInfo(dev, CL_DRIVER_VERSION, sizeof driver - 1,
+                                     driver, NULL),
+                     CL_SUCCESS);
+    assert_true(name[0] != '\0');
+    assert_string_equal(clg_context_platform_name(ctx), name);
+    assert_string_equal(clg_context_platform_version(ctx), version);
+    assert_string_equal(clg_context_driver_version(ctx), driver);
+    assert_int_equal(strncmp(version, "OpenCL ", 7), 0);
+
+    assert_int_equal(clg_context_create_from_cl(&own,
+                                                clg_context_cl_context(ctx),
+                                                dev,
+                                                clg_context_cl_queue(ctx)),
+                     CLG_STATUS_OK);
+    assert_string_equal(clg_context_platform_name(own), name);
+    assert_string_equal(clg_context_platform_version(own), version);
+    assert_string_equal(clg_context_driver_version(own), driver);
+    clg_context_destroy(own);
+
+    assert_string_equal(clg_context_platform_name(NULL), "");
+    assert_string_equal(clg_context_platform_version(NULL), "");
+    assert_string_equal(clg_context_driver_version(NULL), "");
+}
+
 static void test_devices_list(void **state)
 {
     clg_context *ctx = ctx_of(state);
@@ -502,6 +544,7 @@ int main(void)
         cmocka_unit_test(test_destroy_null),
         cmocka_unit_test(test_create_null_pointer),
         cmocka_unit_test(test_context_queries),
+        cmocka_unit_test(test_platform_queries),
         cmocka_unit_test(test_devices_list),
         cmocka_unit_test(test_create_by_spec),
         cmocka_unit_test(test_environment_variable),
