@@ -1052,7 +1052,8 @@ CLG_API clg_status clg_cache_environment(clg_cache_info *info);
 
 /** The context's cache settings and its counts since creation: every
  *  program the context built counts one hit (loaded from its binary) or
- *  one miss (built from source) while the cache is enabled.
+ *  one miss (built from source) while the cache is enabled. Why a miss
+ *  passed over the folder or an entry: clg_context_cache_refusal.
  *  Errors: NULL_POINTER. */
 CLG_API clg_status clg_context_cache_info(clg_context *ctx,
                                           clg_cache_info *info);
