@@ -36,6 +36,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <grp.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -926,6 +927,26 @@ static void test_other_identity_is_not_handed_to_the_runtime(void **state)
     remove_dir(dir);
 }
 
+/* Becomes OTHER_UID, keeping of root's capabilities CAP_DAC_READ_SEARCH
+ * alone: it reads and searches any folder (an OpenCL runtime installed in
+ * root's home, as the Intel lane's is, stays loadable) and writes nothing
+ * root's. The cache's trust depends on owners and modes, not on access,
+ * so the process is another user to it. 0 on success. */
+static int become_other_user(void)
+{
+    struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct d[2];
+    if (prctl(PR_SET_KEEPCAPS, 1L, 0L, 0L, 0L) != 0 ||
+        setgroups(0, NULL) != 0 || setgid(OTHER_UID) != 0 ||
+        setuid(OTHER_UID) != 0 || syscall(SYS_capget, &h, d) != 0)
+        return -1;
+    d[0].effective = d[0].permitted & (1u << CAP_DAC_READ_SEARCH);
+    d[0].permitted = d[0].effective;
+    d[0].inheritable = 0;
+    memset(&d[1], 0, sizeof d[1]);
+    return syscall(SYS_capset, &h, d) == 0 && geteuid() == OTHER_UID ? 0 : -1;
+}
+
 /* A shipped folder: filled by root, mode 0755, entries 0644. Another user
  * (this binary again, `--as-user`, as OTHER_UID) loads every entry; not
  * when the folder is group-writable, nor an entry of a third user's. */
@@ -936,15 +957,20 @@ static int as_user(const char *dir, const char *home, const char *hits,
     clg_context *ctx = NULL;
     clg_cache_info info;
     snprintf(pocl, sizeof pocl, "%s/pocl", home);
-    if (setgroups(0, NULL) != 0 || setgid(OTHER_UID) != 0 ||
-        setuid(OTHER_UID) != 0 || setenv("HOME", home, 1) != 0 ||
-        setenv("POCL_CACHE_DIR", pocl, 1) != 0)
+    if (become_other_user() != 0 || setenv("HOME", home, 1) != 0 ||
+        setenv("POCL_CACHE_DIR", pocl, 1) != 0) {
+        fprintf(stderr, "as uid %d: cannot become that user\n", OTHER_UID);
         return 2;
+    }
     if (clg_context_create(&ctx, NULL) != CLG_STATUS_OK ||
         clg_context_set_cache_dir(ctx, dir) != CLG_STATUS_OK ||
         run_variant(ctx, CLG_TEST_GATHER, 0) != 0 ||
-        clg_context_cache_info(ctx, &info) != CLG_STATUS_OK)
+        clg_context_cache_info(ctx, &info) != CLG_STATUS_OK) {
+        fprintf(stderr, "as uid %d: the call failed: %s\n", OTHER_UID,
+                clg_context_last_error(ctx));
+        clg_context_destroy(ctx);
         return 3;
+    }
     const char *why = clg_context_cache_refusal(ctx);
     int ok = info.hits == strtoull(hits, NULL, 10) && !strcmp(why, want);
     if (!ok)
