@@ -303,12 +303,13 @@ static const char *check_parents(int dfd, struct stat st)
     return why;
 }
 
-/* Opens folder `dir` when the cache trusts it: its descriptor, or -1 with
- * the reason in *why ("" when the folder does not exist yet). */
+/* Opens folder `dir` when the cache trusts it: a descriptor to examine it
+ * and open its files by (no read permission needed), or -1 with the
+ * reason in *why ("" when the folder does not exist yet). */
 static int open_folder(const char *dir, const char **why)
 {
     struct stat st;
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int dfd = open(dir, DISK_O_EXAMINE);
     *why = "";
     if (dfd < 0) {
         if (errno != ENOENT)
@@ -704,8 +705,9 @@ static int add_file(disk_file **files, size_t *count, size_t *capacity,
  * processes. */
 static void evict(int dfd, uint64_t max)
 {
-    int copy = dup(dfd); /* closedir closes it */
-    DIR *d = copy >= 0 ? fdopendir(copy) : NULL;
+    /* the folder itself, as the trusted dfd names it, opened to be read */
+    int copy = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = copy >= 0 ? fdopendir(copy) : NULL; /* closedir closes it */
     disk_file *files = NULL;
     size_t count = 0, capacity = 0;
     uint64_t total = 0;
