@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* clgather cache: the persistent program cache's folder, cap and entries
- * (device, build options, size, last use), newest first; --clear empties
- * it (docs/guide.md, "Program cache"). */
+ * (device, build options, size, last use), newest first, and why a
+ * context would not use the folder or an entry; --clear empties it
+ * (docs/guide.md, "Program cache"). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,9 +23,13 @@ static void usage(FILE *out)
             "DIR, else\n"
             "$CLGATHER_CACHE_DIR, else $XDG_CACHE_HOME/clgather, else\n"
             "$HOME/.cache/clgather; CLGATHER_CACHE=0 turns the cache off.\n"
+            "A folder or entry that a context would not use (another user's,\n"
+            "writable by others, not a regular file, not an entry) says why.\n"
             "\n"
             "  --dir DIR   the cache folder to show or clear\n"
-            "  --clear     remove every entry of the folder\n"
+            "  --clear     remove every entry of the folder (files that "
+            "start with the\n"
+            "              cache's header; other files stay)\n"
             "  -h, --help  show this help\n"
             "\n"
             "Exit status: 0, or 3 a usage error or a folder that cannot be "
@@ -44,7 +49,9 @@ static int newest_first(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-static void print_entry(const clg_cache_entry *e)
+/* One entry; `why` says why a context would not use it ("": it would, or
+ * the folder's line says why not). */
+static void print_entry(const clg_cache_entry *e, const char *why)
 {
     char when[32] = "?", size[32], device[300];
     time_t t = (time_t)e->last_use;
@@ -61,7 +68,7 @@ static void print_entry(const clg_cache_entry *e)
     else
         snprintf(device, sizeof device, "%s", e->device);
     printf("  %s  %10s  %s  %s\n", when, mib(size, sizeof size, e->bytes),
-           device, e->options);
+           *why ? why : device, e->options);
 }
 
 /* The entries of `dir` (NULL: the environment's), printed. Returns an
@@ -96,8 +103,12 @@ static int show(const char *dir, const clg_cache_info *info)
            (unsigned long long)total, (unsigned long long)info->max_bytes);
     if (count > 0)
         printf("  last use             size        device  options\n");
+    /* Each entry's own reason only where the folder is used (otherwise
+     * the folder's line says it for all). */
+    int used = !*clg_cache_check(dir, NULL);
     for (size_t i = 0; i < count; i++)
-        print_entry(&entries[i]);
+        print_entry(&entries[i],
+                    used ? clg_cache_check(dir, entries[i].file) : "");
     free(entries);
     return CLG_EXIT_OK;
 }
@@ -150,7 +161,9 @@ int clg_cli_cache(int argc, char **argv)
                "CLGATHER_CACHE_DIR, XDG_CACHE_HOME or HOME)\n");
         return clear ? CLG_EXIT_ERROR : CLG_EXIT_OK;
     }
-    printf("folder: %s\n", dir ? dir : info.directory);
+    const char *why = clg_cache_check(dir, NULL);
+    printf("folder: %s%s%s%s\n", dir ? dir : info.directory, *why ? " (" : "",
+           why, *why ? ")" : "");
     if (clear) {
         st = clg_cache_clear(dir, &removed);
         printf("removed: %zu entr%s\n", removed, removed == 1 ? "y" : "ies");

@@ -92,7 +92,7 @@ typedef struct run_tensors {
     size_t rank;
     int loaded, ran; /* inputs read; calls made */
     double first_ms, best_ms;
-    char cache[96];     /* what the program cache did for the first call */
+    char cache[192];    /* what the program cache did for the first call */
     int checked, agree; /* --check done, and its verdict */
     int64_t position;   /* first differing element, or -1 */
     char detail[1200];  /* the difference */
@@ -291,8 +291,9 @@ static int load_tensors(const run_options *opt, run_tensors *t)
 }
 
 /* What the program cache did for the first call: "served" (every program
- * it built was loaded), "missed" (some were compiled), "off", or "not
- * needed" (the context had every program). */
+ * it built was loaded), "missed" (some were compiled; with the reason when
+ * the cache passed over its folder or an entry), "off", or "not needed"
+ * (the context had every program). */
 static void describe_cache(clg_context *ctx, const clg_cache_info *before,
                            char *buf, size_t cap)
 {
@@ -309,9 +310,11 @@ static void describe_cache(clg_context *ctx, const clg_cache_info *before,
     else if (misses == 0)
         snprintf(buf, cap, "served, %llu program%s loaded", hits,
                  hits == 1 ? "" : "s");
-    else
-        snprintf(buf, cap, "missed, %llu program%s compiled, %llu loaded",
-                 misses, misses == 1 ? "" : "s", hits);
+    else {
+        const char *why = clg_context_cache_refusal(ctx);
+        snprintf(buf, cap, "missed, %llu program%s compiled, %llu loaded%s%s",
+                 misses, misses == 1 ? "" : "s", hits, *why ? "; " : "", why);
+    }
 }
 
 /* The first call, then opt->repeat more; their times in milliseconds

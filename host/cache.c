@@ -12,8 +12,10 @@
  * Writes go to a temporary file in the same folder, renamed over the
  * entry, so that readers in other threads and processes see a whole
  * entry or none. Beyond the cap the least recently used entries are
- * evicted: a hit touches its entry's modification time. Nothing here
- * reports an error: the cache only ever saves work. */
+ * evicted: a hit touches its entry's modification time. Only a folder
+ * and entries that no one but this user (or root) could have written are
+ * read or written (see "trust" below). Nothing here reports an error: the
+ * cache only ever saves work. */
 #define _GNU_SOURCE
 #include "cache.h"
 
@@ -40,8 +42,10 @@
 
 #define DISK_MAGIC "CLGPROG"
 #define DISK_FORMAT 1u
-/* A bigger file is not ours (POCL's binaries are about 10 MB). */
+/* A bigger payload is not ours (POCL's binaries are about 10 MB). */
 #define DISK_MAX_FILE (UINT64_C(1) << 30)
+/* A longer key is not ours (a device description and a program key). */
+#define DISK_MAX_KEY (CLG_DISK_IDENT_MAX + 4096)
 /* A temporary file older than this was left by a process that died. */
 #define DISK_STALE_TEMP_S 3600
 
@@ -177,10 +181,9 @@ static const char *describe(clg_context *ctx)
 }
 
 /* The whole key of a program (device description + program key) into a
- * new string, and its entry's path into `path`; NULL when the cache is
- * off, the device could not be described, or it does not fit. */
-static char *whole_key(clg_context *ctx, const char *key, char *path,
-                       size_t cap)
+ * new string, and its entry's file name into `name`; NULL when the cache
+ * is off, the device could not be described, or memory ran out. */
+static char *whole_key(clg_context *ctx, const char *key, char name[32])
 {
     if (!ctx->disk.set.on)
         return NULL;
@@ -191,62 +194,265 @@ static char *whole_key(clg_context *ctx, const char *key, char *path,
         return NULL;
     memcpy(whole, ident, a);
     memcpy(whole + a, key, b + 1);
-    int n = snprintf(path, cap, "%s/%016llx.bin", ctx->disk.set.dir,
-                     (unsigned long long)XXH3_64bits(whole, a + b));
-    if (n < 0 || (size_t)n >= cap) {
-        free(whole);
-        return NULL;
-    }
+    snprintf(name, 32, "%016llx.bin",
+             (unsigned long long)XXH3_64bits(whole, a + b));
     return whole;
+}
+
+/* ------------------------------------------------------------ trust */
+
+/* What the cache trusts (docs/guide.md, "Program cache"), after OpenSSH's
+ * StrictModes. A binary is code that the runtime runs in this process (on
+ * a CPU device, native code that POCL loads with dlopen), and the key is
+ * made of public facts with a checksum that anyone can recompute, so only
+ * a file that no one but this user (or root) could have written is read:
+ * - the folder: owned by the effective user, or by root (a shipped,
+ *   read-only folder), and writable by neither group nor others;
+ * - every folder above it, up to "/", walked through ".." from the open
+ *   folder (so through no link): owned by the effective user or root, and
+ *   writable by neither group nor others unless sticky, as /tmp is (there
+ *   no one else may rename or remove what is ours);
+ * - an entry: a regular file, opened without following a link and without
+ *   blocking (a FIFO), examined through its descriptor; owned by the
+ *   effective user or root and writable by neither group nor others.
+ * Root trusts root alone. Anything else is a miss, never an error and
+ * never read further; the reason, one of the strings below, is kept for
+ * clg_context_cache_refusal. A folder is also written only when trusted,
+ * and only files that start with this library's header are removed. */
+static const char R_OFF[] = "not used: the program cache is off";
+static const char R_ENV[] = "not used: CLGATHER_CACHE or CLGATHER_CACHE_MAX "
+                            "is malformed";
+static const char R_FOLDER_OPEN[] = "not used: folder cannot be opened";
+static const char R_FOLDER_OWNER[] = "not used: folder owned by another user";
+static const char R_FOLDER_WRITABLE[] = "not used: folder writable by group "
+                                        "or others";
+static const char R_PARENT_OPEN[] = "not used: a folder above it cannot be "
+                                    "examined";
+static const char R_PARENT_OWNER[] = "not used: a folder above it is owned by "
+                                     "another user";
+static const char R_PARENT_WRITABLE[] = "not used: a folder above it is "
+                                        "writable by group or others";
+static const char R_ENTRY_ABSENT[] = "entry not used: no such file";
+static const char R_ENTRY_NAME[] = "entry not used: not an entry's name";
+static const char R_ENTRY_OPEN[] = "entry not used: cannot be read";
+static const char R_ENTRY_LINK[] = "entry not used: a symbolic link";
+static const char R_ENTRY_TYPE[] = "entry not used: not a regular file";
+static const char R_ENTRY_OWNER[] = "entry not used: owned by another user";
+static const char R_ENTRY_WRITABLE[] = "entry not used: writable by group or "
+                                       "others";
+static const char R_ENTRY_FOREIGN[] = "entry not used: not a clgather entry";
+static const char R_ENTRY_DAMAGED[] = "entry not used: truncated or damaged";
+static const char R_ENTRY_IDENT[] = "entry not used: built for another "
+                                    "platform, device, driver or clgather";
+static const char R_ENTRY_KEY[] = "entry not used: another program's entry";
+static const char R_ENTRY_CHECKSUM[] = "entry not used: its checksum does not "
+                                       "match";
+static const char R_ENTRY_REJECTED[] = "entry not used: the runtime refused "
+                                       "its binary";
+
+/* Opens what may be a folder only to examine it, needing no read
+ * permission where the system allows. */
+#ifdef O_PATH
+#define DISK_O_EXAMINE (O_PATH | O_DIRECTORY | O_CLOEXEC)
+#else
+#define DISK_O_EXAMINE (O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+#endif
+
+/* 1 when `st` is owned by a user the cache trusts: the effective user, or
+ * root. */
+static int trusted_owner(const struct stat *st)
+{
+    return st->st_uid == geteuid() || st->st_uid == 0;
+}
+
+static int writable_by_others(const struct stat *st)
+{
+    return (st->st_mode & (S_IWGRP | S_IWOTH)) != 0;
+}
+
+/* The folders above the one open as dfd (examined as *st), up to the root;
+ * "" when each is trusted. */
+static const char *check_parents(int dfd, struct stat st)
+{
+    const char *why = R_PARENT_OPEN;
+    int fd = dfd;
+    for (int depth = 0; depth < CLG_CACHE_PATH_MAX; depth++) {
+        struct stat up;
+        int parent = openat(fd, "..", DISK_O_EXAMINE);
+        if (fd != dfd)
+            close(fd);
+        fd = parent;
+        if (fd < 0 || fstat(fd, &up) != 0)
+            break;
+        if (up.st_dev == st.st_dev && up.st_ino == st.st_ino) {
+            why = ""; /* "/" is its own parent */
+            break;
+        }
+        if (!trusted_owner(&up)) {
+            why = R_PARENT_OWNER;
+            break;
+        }
+        if (writable_by_others(&up) && !(up.st_mode & S_ISVTX)) {
+            why = R_PARENT_WRITABLE;
+            break;
+        }
+        st = up;
+    }
+    if (fd >= 0 && fd != dfd)
+        close(fd);
+    return why;
+}
+
+/* Opens folder `dir` when the cache trusts it: a descriptor to examine it
+ * and open its files by (no read permission needed), or -1 with the
+ * reason in *why ("" when the folder does not exist yet). */
+static int open_folder(const char *dir, const char **why)
+{
+    struct stat st;
+    int dfd = open(dir, DISK_O_EXAMINE);
+    *why = "";
+    if (dfd < 0) {
+        if (errno != ENOENT)
+            *why = R_FOLDER_OPEN;
+        return -1;
+    }
+    if (fstat(dfd, &st) != 0)
+        *why = R_FOLDER_OPEN;
+    else if (!trusted_owner(&st))
+        *why = R_FOLDER_OWNER;
+    else if (writable_by_others(&st))
+        *why = R_FOLDER_WRITABLE;
+    else
+        *why = check_parents(dfd, st);
+    if (**why) {
+        close(dfd);
+        return -1;
+    }
+    return dfd;
+}
+
+/* Opens file `name` of folder dfd for reading without following a link
+ * and without blocking: its descriptor, or -1 when it cannot. */
+static int open_file(int dfd, const char *name)
+{
+    return openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+}
+
+/* Opens entry `name` of the trusted folder dfd and examines it through
+ * its descriptor: *fd, or -1 with the reason ("" when it is absent). */
+static const char *open_entry(int dfd, const char *name, int *fd,
+                              struct stat *st)
+{
+    const char *why = "";
+    if ((*fd = open_file(dfd, name)) < 0)
+        return errno == ENOENT  ? ""
+               : errno == ELOOP ? R_ENTRY_LINK
+                                : R_ENTRY_OPEN;
+    if (fstat(*fd, st) != 0)
+        why = R_ENTRY_OPEN;
+    else if (!S_ISREG(st->st_mode))
+        why = R_ENTRY_TYPE;
+    else if (!trusted_owner(st))
+        why = R_ENTRY_OWNER;
+    else if (writable_by_others(st))
+        why = R_ENTRY_WRITABLE;
+    if (*why) {
+        close(*fd);
+        *fd = -1;
+    }
+    return why;
 }
 
 /* ------------------------------------------------------------ load */
 
-/* The whole file at `path` (at most DISK_MAX_FILE bytes) into a new
- * buffer; NULL when it cannot be read. Its descriptor stays open in *fd
- * (to touch it on a hit). */
-static unsigned char *read_file(const char *path, size_t *size, int *fd)
+/* Reads exactly `len` bytes; 0 when the file ends first or fails. */
+static int read_exact(int fd, void *buf, size_t len)
 {
-    struct stat st;
-    unsigned char *buf = NULL;
-    size_t got = 0;
-    *fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (*fd < 0 || fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-        st.st_size < (off_t)sizeof(disk_header) ||
-        (uint64_t)st.st_size > DISK_MAX_FILE ||
-        !(buf = malloc((size_t)st.st_size)))
-        return NULL;
-    while (got < (size_t)st.st_size) {
-        ssize_t n = read(*fd, buf + got, (size_t)st.st_size - got);
-        if (n <= 0 && !(n < 0 && errno == EINTR)) {
-            free(buf);
-            return NULL;
-        }
-        got += n > 0 ? (size_t)n : 0;
+    unsigned char *p = buf;
+    while (len > 0) {
+        ssize_t n = read(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return 0;
+        p += n;
+        len -= (size_t)n;
     }
-    *size = got;
-    return buf;
+    return 1;
 }
 
-/* The payload of entry `buf` (size bytes) when it is whole and holds
- * exactly `key`; NULL otherwise. */
-static const unsigned char *check_entry(const unsigned char *buf, size_t size,
-                                        const char *key, size_t *payload_len)
+/* The header of the entry open as fd (examined as *st), read alone: ""
+ * when it is this library's, of this format, with lengths that add up to
+ * the file's size. */
+static const char *read_header(int fd, const struct stat *st, disk_header *h)
 {
-    disk_header h;
-    size_t key_len = strlen(key);
-    memcpy(&h, buf, sizeof h);
-    if (memcmp(h.magic, DISK_MAGIC, sizeof h.magic) ||
-        h.format != DISK_FORMAT || h.key_len != key_len ||
-        size <= sizeof h + key_len ||
-        h.payload_len != size - sizeof h - key_len ||
-        memcmp(buf + sizeof h, key, key_len))
-        return NULL;
-    const unsigned char *payload = buf + sizeof h + key_len;
-    if (XXH3_64bits(payload, (size_t)h.payload_len) != h.checksum)
-        return NULL;
-    *payload_len = (size_t)h.payload_len;
-    return payload;
+    unsigned char raw[sizeof *h];
+    if (!read_exact(fd, raw, sizeof h->magic) ||
+        memcmp(raw, DISK_MAGIC, sizeof h->magic))
+        return R_ENTRY_FOREIGN;
+    if (!read_exact(fd, raw + sizeof h->magic, sizeof raw - sizeof h->magic))
+        return R_ENTRY_DAMAGED;
+    memcpy(h, raw, sizeof *h);
+    if (h->format != DISK_FORMAT)
+        return R_ENTRY_FOREIGN;
+    if (h->key_len == 0 || h->key_len > DISK_MAX_KEY || h->payload_len == 0 ||
+        h->payload_len > DISK_MAX_FILE ||
+        (uint64_t)st->st_size != sizeof *h + h->key_len + h->payload_len)
+        return R_ENTRY_DAMAGED;
+    return "";
+}
+
+/* Length of the device description at the head of a whole key: up to the
+ * line "files=" that starts the program's part (clg_disk_program_key). */
+static size_t ident_part(const char *key, size_t len)
+{
+    for (size_t i = 0; i + 6 <= len; i++)
+        if ((i == 0 || key[i - 1] == '\n') && !memcmp(key + i, "files=", 6))
+            return i;
+    return len;
+}
+
+/* Compares the key stored after the header with `whole`: first the device
+ * description (the platform, device, driver and clgather it was built
+ * for), then the program's part. */
+static const char *check_key(int fd, const disk_header *h, const char *whole)
+{
+    size_t len = strlen(whole);
+    char *stored = malloc(h->key_len);
+    const char *why = R_ENTRY_DAMAGED;
+    if (!stored)
+        return R_ENTRY_OPEN;
+    if (read_exact(fd, stored, h->key_len)) {
+        size_t a = ident_part(whole, len), b = ident_part(stored, h->key_len);
+        if (a != b || memcmp(whole, stored, a))
+            why = R_ENTRY_IDENT;
+        else if (h->key_len != len || memcmp(whole, stored, len))
+            why = R_ENTRY_KEY;
+        else
+            why = "";
+    }
+    free(stored);
+    return why;
+}
+
+/* The payload, read after the key (the header's length, no more), into a
+ * new buffer when its checksum matches. */
+static const char *read_payload(int fd, const disk_header *h,
+                                unsigned char **payload)
+{
+    unsigned char *buf = malloc((size_t)h->payload_len);
+    const char *why = "";
+    if (!buf)
+        return R_ENTRY_OPEN;
+    if (!read_exact(fd, buf, (size_t)h->payload_len))
+        why = R_ENTRY_DAMAGED;
+    else if (XXH3_64bits(buf, (size_t)h->payload_len) != h->checksum)
+        why = R_ENTRY_CHECKSUM;
+    if (*why)
+        free(buf);
+    else
+        *payload = buf;
+    return why;
 }
 
 /* A program from a binary, built; NULL when the runtime rejects it. */
@@ -266,31 +472,53 @@ static cl_program from_binary(clg_context *ctx, const unsigned char *payload,
     return program;
 }
 
-cl_program clg_disk_load(clg_context *ctx, const char *key,
-                         const char *options)
+/* The program of entry `name` of the trusted folder dfd, when the entry
+ * is trusted and holds `whole`, into *program; the reason otherwise (""
+ * when absent). The binary reaches the runtime only after the header, the
+ * key (device description first) and the checksum have matched. */
+static const char *load_entry(clg_context *ctx, int dfd, const char *name,
+                              const char *whole, const char *options,
+                              cl_program *program)
 {
-    char path[CLG_CACHE_PATH_MAX + 32];
-    char *whole = whole_key(ctx, key, path, sizeof path);
-    unsigned char *buf = NULL;
-    cl_program program = NULL;
-    size_t size = 0, len = 0;
+    struct stat st;
+    disk_header h;
+    unsigned char *payload = NULL;
     int fd = -1;
-    if (!whole)
-        return NULL;
-    if ((buf = read_file(path, &size, &fd)) != NULL) {
-        const unsigned char *payload = check_entry(buf, size, whole, &len);
-        if (payload && !(program = from_binary(ctx, payload, len, options)))
+    const char *why = open_entry(dfd, name, &fd, &st);
+    if (fd >= 0 && !*(why = read_header(fd, &st, &h)) &&
+        !*(why = check_key(fd, &h, whole)) &&
+        !*(why = read_payload(fd, &h, &payload))) {
+        *program = from_binary(ctx, payload, (size_t)h.payload_len, options);
+        if (*program) {
+            futimens(fd, NULL); /* last use, for eviction */
+        } else {
+            why = R_ENTRY_REJECTED;
             atomic_fetch_add(&ctx->disk.rejected, 1);
-    }
-    if (program) {
-        futimens(fd, NULL); /* last use, for eviction */
-        atomic_fetch_add(&ctx->disk.hits, 1);
-    } else {
-        atomic_fetch_add(&ctx->disk.misses, 1);
+        }
     }
     if (fd >= 0)
         close(fd);
-    free(buf);
+    free(payload);
+    return why;
+}
+
+cl_program clg_disk_load(clg_context *ctx, const char *key,
+                         const char *options)
+{
+    char name[32];
+    char *whole = whole_key(ctx, key, name);
+    cl_program program = NULL;
+    const char *why = "";
+    if (!whole)
+        return NULL;
+    int dfd = open_folder(ctx->disk.set.dir, &why);
+    if (dfd >= 0) {
+        why = load_entry(ctx, dfd, name, whole, options, &program);
+        close(dfd);
+    }
+    if (*why)
+        ctx->disk.refusal = why;
+    atomic_fetch_add(program ? &ctx->disk.hits : &ctx->disk.misses, 1);
     free(whole);
     return program;
 }
@@ -361,21 +589,22 @@ static int write_all(int fd, const void *data, size_t len)
     return 1;
 }
 
-/* The entry: header, key, payload, into a temporary file renamed over
- * `path`. */
-static void write_entry(clg_context *ctx, const char *path, const char *key,
-                        cl_program program)
+/* The entry: header, key, payload, into a temporary file of the trusted
+ * folder dfd (mode 0600), renamed over entry `name`. */
+static void write_entry(clg_context *ctx, int dfd, const char *name,
+                        const char *key, cl_program program)
 {
-    char temp[CLG_CACHE_PATH_MAX + 96];
+    char temp[96];
     size_t len = 0;
     unsigned char *payload = NULL;
     int fd = -1, ok = 0;
-    snprintf(temp, sizeof temp, "%s/.tmp-%ld-%llu-%llu", ctx->disk.set.dir,
-             (long)getpid(), (unsigned long long)ctx->id,
+    snprintf(temp, sizeof temp, ".tmp-%ld-%llu-%llu", (long)getpid(),
+             (unsigned long long)ctx->id,
              (unsigned long long)atomic_fetch_add(&ctx->disk.temp_counter, 1));
     /* The file first: an unwritable folder costs no binary. */
-    if (!make_dirs(ctx->disk.set.dir) ||
-        (fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
+    fd = openat(dfd, temp,
+                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
         return;
     if ((payload = program_binary(ctx, program, &len)) != NULL) {
         disk_header h = {DISK_MAGIC, DISK_FORMAT, (uint32_t)strlen(key),
@@ -383,9 +612,9 @@ static void write_entry(clg_context *ctx, const char *path, const char *key,
         ok = write_all(fd, &h, sizeof h) && write_all(fd, key, strlen(key)) &&
              write_all(fd, payload, len);
     }
-    ok = close(fd) == 0 && ok && rename(temp, path) == 0;
+    ok = close(fd) == 0 && ok && renameat(dfd, temp, dfd, name) == 0;
     if (!ok)
-        unlink(temp);
+        unlinkat(dfd, temp, 0);
     else
         atomic_fetch_add(&ctx->disk.stores, 1);
     free(payload);
@@ -414,49 +643,97 @@ static int is_entry_name(const char *name)
            !strcmp(name + 16, ".bin");
 }
 
-/* Removes the least recently used entries until the folder holds at most
- * `max` bytes of them, and temporary files left by dead processes. */
-static void evict(const char *dir, uint64_t max)
+/* 1 for a name of the form .tmp-<pid>-<context>-<count> (write_entry). */
+static int is_temp_name(const char *name)
 {
-    DIR *d = opendir(dir);
+    if (strncmp(name, ".tmp-", 5))
+        return 0;
+    name += 5;
+    for (int part = 0; part < 3; part++) {
+        size_t n = strspn(name, "0123456789");
+        if (n == 0 || n > 20)
+            return 0;
+        name += n;
+        if (part < 2 && *name++ != '-')
+            return 0;
+    }
+    return *name == '\0';
+}
+
+/* 1 when file `name` of folder dfd is an entry or a temporary file of
+ * this library: its name, a regular file, this library's magic at its
+ * head (whatever the format). Its status into *st. Nothing else is ever
+ * removed from a folder. */
+static int is_ours(int dfd, const char *name, struct stat *st)
+{
+    disk_header h;
+    int fd;
+    if (!is_entry_name(name) && !is_temp_name(name))
+        return 0;
+    if ((fd = open_file(dfd, name)) < 0)
+        return 0;
+    int ours = fstat(fd, st) == 0 && S_ISREG(st->st_mode) &&
+               read_exact(fd, &h, sizeof h) &&
+               !memcmp(h.magic, DISK_MAGIC, sizeof h.magic);
+    close(fd);
+    return ours;
+}
+
+/* Adds one entry to the eviction list; 0 when memory ran out. */
+static int add_file(disk_file **files, size_t *count, size_t *capacity,
+                    const char *name, const struct stat *st)
+{
+    if (*count == *capacity) {
+        size_t cap = *capacity ? 2 * *capacity : 64;
+        disk_file *grown = realloc(*files, cap * sizeof *grown);
+        if (!grown)
+            return 0;
+        *files = grown;
+        *capacity = cap;
+    }
+    disk_file *f = &(*files)[(*count)++];
+    size_t len = strnlen(name, sizeof f->name - 1);
+    memcpy(f->name, name, len); /* entries' names fit */
+    f->name[len] = '\0';
+    f->used = st->st_mtim;
+    f->bytes = (uint64_t)st->st_size;
+    return 1;
+}
+
+/* Removes the least recently used entries of the trusted folder dfd until
+ * it holds at most `max` bytes of them, and temporary files left by dead
+ * processes. */
+static void evict(int dfd, uint64_t max)
+{
+    /* the folder itself, as the trusted dfd names it, opened to be read */
+    int copy = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = copy >= 0 ? fdopendir(copy) : NULL; /* closedir closes it */
     disk_file *files = NULL;
     size_t count = 0, capacity = 0;
     uint64_t total = 0;
     struct dirent *e;
     struct stat st;
-    if (!d)
+    if (!d) {
+        if (copy >= 0)
+            close(copy);
         return;
+    }
     while ((e = readdir(d)) != NULL) {
-        int entry = is_entry_name(e->d_name);
-        int temp = !strncmp(e->d_name, ".tmp-", 5);
-        if ((!entry && !temp) ||
-            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-            !S_ISREG(st.st_mode))
+        if (!is_ours(dfd, e->d_name, &st))
             continue;
-        if (temp) {
+        if (!is_entry_name(e->d_name)) {
             if (time(NULL) - st.st_mtime > DISK_STALE_TEMP_S)
-                unlinkat(dirfd(d), e->d_name, 0);
+                unlinkat(dfd, e->d_name, 0);
             continue;
         }
-        if (count == capacity) {
-            size_t cap = capacity ? 2 * capacity : 64;
-            disk_file *grown = realloc(files, cap * sizeof *grown);
-            if (!grown)
-                break;
-            files = grown;
-            capacity = cap;
-        }
-        size_t len = strnlen(e->d_name, sizeof files[count].name - 1);
-        memcpy(files[count].name, e->d_name, len); /* entries' names fit */
-        files[count].name[len] = '\0';
-        files[count].used = st.st_mtim;
-        files[count++].bytes = (uint64_t)st.st_size;
+        if (!add_file(&files, &count, &capacity, e->d_name, &st))
+            break;
         total += (uint64_t)st.st_size;
     }
     if (total > max && count > 0) {
         qsort(files, count, sizeof *files, older_first);
         for (size_t i = 0; i < count && total > max; i++)
-            if (unlinkat(dirfd(d), files[i].name, 0) == 0 || errno == ENOENT)
+            if (unlinkat(dfd, files[i].name, 0) == 0 || errno == ENOENT)
                 total -= files[i].bytes;
     }
     closedir(d);
@@ -465,12 +742,20 @@ static void evict(const char *dir, uint64_t max)
 
 void clg_disk_store(clg_context *ctx, const char *key, cl_program program)
 {
-    char path[CLG_CACHE_PATH_MAX + 32];
-    char *whole = whole_key(ctx, key, path, sizeof path);
+    char name[32];
+    const char *why = "";
+    char *whole = whole_key(ctx, key, name);
+    int dfd = -1;
     if (!whole)
         return;
-    write_entry(ctx, path, whole, program);
-    evict(ctx->disk.set.dir, ctx->disk.set.max_bytes);
+    if (make_dirs(ctx->disk.set.dir) &&
+        (dfd = open_folder(ctx->disk.set.dir, &why)) >= 0) {
+        write_entry(ctx, dfd, name, whole, program);
+        evict(dfd, ctx->disk.set.max_bytes);
+        close(dfd);
+    }
+    if (*why)
+        ctx->disk.refusal = why;
     free(whole);
 }
 
@@ -584,13 +869,15 @@ static void key_field(const char *key, const char *name, char *buf, size_t cap)
 }
 
 /* What one entry's header says (not its checksum: a listing reads no
- * payload). */
+ * payload). The file is opened without following a link and without
+ * blocking, and read only when it is a regular file: its header, then a
+ * key of the header's length. */
 static void describe_entry(int dfd, const char *name, clg_cache_entry *out)
 {
     struct stat st;
     disk_header h;
-    char key[CLG_DISK_IDENT_MAX + 1024];
-    int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
+    char key[DISK_MAX_KEY + 1];
+    int fd = open_file(dfd, name);
     memset(out, 0, sizeof *out);
     /* entries' names fit; another file's is cut (memset ended it) */
     memcpy(out->file, name, strnlen(name, sizeof out->file - 1));
@@ -601,11 +888,8 @@ static void describe_entry(int dfd, const char *name, clg_cache_entry *out)
     }
     out->bytes = (uint64_t)st.st_size;
     out->last_use = (int64_t)st.st_mtime;
-    if (read(fd, &h, sizeof h) == (ssize_t)sizeof h &&
-        !memcmp(h.magic, DISK_MAGIC, sizeof h.magic) &&
-        h.format == DISK_FORMAT && h.key_len < sizeof key &&
-        (uint64_t)st.st_size == sizeof h + h.key_len + h.payload_len &&
-        read(fd, key, h.key_len) == (ssize_t)h.key_len) {
+    if (S_ISREG(st.st_mode) && !*read_header(fd, &st, &h) &&
+        read_exact(fd, key, h.key_len)) {
         key[h.key_len] = '\0';
         out->whole = 1;
         key_field(key, "device", out->device, sizeof out->device);
@@ -651,6 +935,7 @@ clg_status clg_cache_clear(const char *dir, size_t *removed)
 {
     clg_disk_settings s;
     struct dirent *e;
+    struct stat st;
     size_t n = 0;
     int failed = 0;
     if (removed)
@@ -667,7 +952,7 @@ clg_status clg_cache_clear(const char *dir, size_t *removed)
                         "cannot read the cache folder %s: %s", dir,
                         strerror(errno));
     while ((e = readdir(d)) != NULL)
-        if (is_entry_name(e->d_name) || !strncmp(e->d_name, ".tmp-", 5)) {
+        if (is_ours(dirfd(d), e->d_name, &st)) {
             if (unlinkat(dirfd(d), e->d_name, 0) == 0)
                 n += is_entry_name(e->d_name);
             else if (errno != ENOENT)
@@ -682,4 +967,43 @@ clg_status clg_cache_clear(const char *dir, size_t *removed)
                         strerror(failed));
     clg_clear_error(NULL);
     return CLG_STATUS_OK;
+}
+
+const char *clg_context_cache_refusal(clg_context *ctx)
+{
+    const char *why = NULL;
+    if (!ctx)
+        return "";
+    pthread_mutex_lock(&ctx->cache_lock);
+    why = ctx->disk.refusal;
+    pthread_mutex_unlock(&ctx->cache_lock);
+    return why ? why : "";
+}
+
+const char *clg_cache_check(const char *dir, const char *file)
+{
+    clg_disk_settings s;
+    char msg[512];
+    const char *why = "";
+    struct stat st;
+    disk_header h;
+    int fd = -1;
+    if (!dir) {
+        if (clg_env_read_cache(&s, msg, sizeof msg) != CLG_STATUS_OK)
+            return R_ENV;
+        if (!s.on)
+            return R_OFF;
+        dir = s.dir;
+    }
+    int dfd = open_folder(dir, &why);
+    if (dfd < 0) /* "" for a folder not made yet: it will be, mode 0700 */
+        return *why || !file ? why : R_ENTRY_ABSENT;
+    if (file && !is_entry_name(file))
+        why = R_ENTRY_NAME;
+    else if (file && !*(why = open_entry(dfd, file, &fd, &st)))
+        why = fd < 0 ? R_ENTRY_ABSENT : read_header(fd, &st, &h);
+    if (fd >= 0)
+        close(fd);
+    close(dfd);
+    return why;
 }

@@ -35,17 +35,24 @@ typedef struct clg_disk {
     char ident[CLG_DISK_IDENT_MAX]; /* "" once describing failed: off */
     atomic_uint_fast64_t hits, misses, stores, rejected;
     atomic_uint_fast64_t temp_counter;
+    /* why the folder or an entry was last passed over (a static string of
+     * host/cache.c; NULL: never); under cache_lock */
+    const char *refusal;
 } clg_disk;
 
 /* The program of `key` (everything but the device description; see
- * clg_disk_key) loaded from its binary and built with `options`; NULL on
- * a miss (absent, unreadable, any mismatch, or a binary the runtime
- * rejects). Called under cache_lock. */
+ * clg_disk_program_key) loaded from its binary and built with `options`; NULL on
+ * a miss (absent, unreadable, a folder or entry the cache does not trust,
+ * any mismatch, or a binary the runtime rejects; the reason of all but
+ * the first goes to disk.refusal). The binary reaches the runtime only
+ * when the entry was built for this platform, device, driver and
+ * clgather. Called under cache_lock. */
 cl_program clg_disk_load(clg_context *ctx, const char *key,
                          const char *options);
 
 /* Writes the binary of `program` (built from key's sources) to the cache,
- * atomically, then evicts beyond the cap. Quiet. Called under
+ * atomically, then evicts beyond the cap; nothing when the folder is not
+ * trusted (the reason to disk.refusal). Quiet. Called under
  * cache_lock. */
 void clg_disk_store(clg_context *ctx, const char *key, cl_program program);
 

@@ -1155,6 +1155,24 @@ CLG_API const char *clg_context_build_log(const clg_context *ctx);
  *    source and the entry rewritten. Entries are written to a temporary
  *    file in the folder and renamed, so any number of threads and
  *    processes may share one folder.
+ *  - Trust (docs/guide.md, "Program cache"): a binary is code that the
+ *    runtime runs in the process (native code on a CPU device), so the
+ *    cache reads only what no one but the effective user (or root) could
+ *    have written. The folder is used only when owned by the effective
+ *    user, or by root (a shipped read-only folder), and writable by
+ *    neither group nor others; every folder above it only when owned by
+ *    the effective user or root and writable by neither group nor others
+ *    unless sticky (as /tmp). An entry is read only when it is a regular
+ *    file (opened without following a link and without blocking) owned by
+ *    the effective user or root and writable by neither group nor others.
+ *    Root trusts root alone. Anything else is a miss, never read further
+ *    and never written to; clg_context_cache_refusal says why. An entry's
+ *    header is read and checked first, then its key (the platform,
+ *    device, driver and clgather it was built for, compared first), and
+ *    only then a payload of the header's length, whose checksum must
+ *    match before the binary reaches the runtime. Eviction and
+ *    clg_cache_clear remove only files that start with the cache's own
+ *    header.
  *  - The cache never fails a call and prints nothing: an unwritable or
  *    read-only folder, a full disk or an unreadable entry leave the call
  *    uncached.
@@ -1183,10 +1201,41 @@ CLG_API clg_status clg_cache_environment(clg_cache_info *info);
 
 /** The context's cache settings and its counts since creation: every
  *  program the context built counts one hit (loaded from its binary) or
- *  one miss (built from source) while the cache is enabled.
+ *  one miss (built from source) while the cache is enabled. Why a miss
+ *  passed over the folder or an entry: clg_context_cache_refusal.
  *  Errors: NULL_POINTER. */
 CLG_API clg_status clg_context_cache_info(clg_context *ctx,
                                           clg_cache_info *info);
+
+/** Why the context's program cache last passed over its folder or one of
+ *  its entries: a static string (never NULL, never freed), "" while it
+ *  has passed over none. It stays until the next one. The reasons:
+ *  "not used: folder owned by another user", "not used: folder writable
+ *  by group or others", "not used: folder cannot be opened", "not used: a
+ *  folder above it is owned by another user", "... is writable by group
+ *  or others", "... cannot be examined"; "entry not used: " followed by
+ *  "owned by another user", "writable by group or others", "not a regular
+ *  file", "a symbolic link", "cannot be read", "not a clgather entry",
+ *  "truncated or damaged", "built for another platform, device, driver or
+ *  clgather", "another program's entry", "its checksum does not match",
+ *  "the runtime refused its binary". An entry that does not exist yet is
+ *  a miss with no reason. ctx NULL gives "". Any thread. */
+CLG_API const char *clg_context_cache_refusal(clg_context *ctx);
+
+/** Whether a context would use cache folder `dir` (NULL: the
+ *  environment's, as clg_cache_environment), and, when `file` is not NULL,
+ *  the entry of that name in it: "" when it would, else a static string
+ *  saying why not, as clg_context_cache_refusal gives (an entry's header
+ *  is checked, its key and payload only when a context loads it). A
+ *  folder that does not exist yet gives "" (a store creates it, mode
+ *  0700); an entry that does not exist, "entry not used: no such file"; a
+ *  `file` that is not an entry's name (16 hex digits and ".bin"), "entry
+ *  not used: not an entry's name"; dir NULL with the cache off, "not
+ *  used: the program cache is off"; with CLGATHER_CACHE or
+ *  CLGATHER_CACHE_MAX malformed, "not used: CLGATHER_CACHE or
+ *  CLGATHER_CACHE_MAX is malformed". Never NULL; touches no error record.
+ *  Needs no device. Any thread. */
+CLG_API const char *clg_cache_check(const char *dir, const char *file);
 
 /** Sets the context's cache folder, whatever the environment said: `dir`
  *  (copied; created on the first store) enables the cache there; NULL
@@ -1224,7 +1273,9 @@ CLG_API clg_status clg_cache_list(const char *dir, clg_cache_entry *entries,
 
 /** Removes every entry (and temporary file) of cache folder `dir` (NULL:
  *  the environment's); *removed (may be NULL) gets the entries removed.
- *  Other files are left alone. Safe while other processes use the folder
+ *  Only regular files with an entry's name (or the cache's naming of
+ *  temporary files) that start with the cache's header are removed: other
+ *  files, a foreign 0123456789abcdef.bin among them, are left alone. Safe while other processes use the folder
  *  (they rebuild what they miss).
  *  Errors: INVALID_ARGUMENT (the folder cannot be read, or an entry cannot
  *  be removed; dir NULL and the cache off or the environment malformed). */

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -152,6 +154,77 @@ static void test_first_call_and_program_cache(void **state)
     free(o1);
     free(o2);
     free(cache);
+}
+
+/* clgather cache and clgather run say why the program cache passes over a
+ * folder or an entry; neither blocks on a FIFO at an entry's name (the
+ * alarm fails the test instead); --clear removes the cache's entries and
+ * nothing else. */
+static void test_program_cache_trust(void **state)
+{
+    static const float data[6] = {1.0f, 1.2f, 2.3f, 3.4f, 4.5f, 5.7f};
+    static const int64_t data_shape[2] = {3, 2}, index_shape[1] = {2};
+    static const int64_t indices[2] = {2, -3};
+    char *d = cli_tmp("t_data.npy"), *i = cli_tmp("t_indices.npy");
+    char *o = cli_tmp("t_out.npy"), *cache = cli_tmp("trust-cache");
+    char *foreign = cli_path(cache, "0123456789abcdef.bin");
+    char *log = cli_path(cache, ".tmp-build.log");
+    char *fifo = cli_path(cache, "0123456789abcde0.bin");
+    char line[1200];
+    const char *run[] = {"run", "gather",   "--data", d,   "--indices",
+                         i,     "--output", o,        NULL};
+    const char *show[] = {"cache", "--dir", cache, NULL};
+    const char *clear[] = {"cache", "--dir", cache, "--clear", NULL};
+    cli_result r;
+    (void)state;
+
+    cli_write_npy(d, CLG_DTYPE_FLOAT, 2, data_shape, data);
+    cli_write_npy(i, CLG_DTYPE_INT64, 1, index_shape, indices);
+    assert_int_equal(cli_run_env(&r, "CLGATHER_CACHE_DIR", cache, run), 0);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "program cache: missed, 1 program compiled, "
+                                  "0 loaded)\n"));
+    cli_result_free(&r);
+    assert_int_equal(cli_write_bytes(foreign, "not an entry\n", 13), 0);
+    assert_int_equal(cli_write_bytes(log, "build log\n", 10), 0);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    alarm(600);
+    cli_expect_run(&r, 0, show);
+    snprintf(line, sizeof line, "folder: %s\nentries: 3, ", cache);
+    assert_non_null(strstr(r.out, line));
+    assert_non_null(strstr(r.out, "  entry not used: not a regular file  "));
+    assert_non_null(strstr(r.out, "  entry not used: not a clgather entry  "));
+    assert_non_null(strstr(r.out, "-DCLG_INDEX_BYTES=8"));
+    cli_result_free(&r);
+    /* A folder others may write: not used, and both commands say so. */
+    assert_int_equal(chmod(cache, 0777), 0);
+    cli_expect_run(&r, 0, show);
+    snprintf(line, sizeof line,
+             "folder: %s (not used: folder writable by group or others)\n",
+             cache);
+    assert_non_null(strstr(r.out, line));
+    cli_result_free(&r);
+    assert_int_equal(cli_run_env(&r, "CLGATHER_CACHE_DIR", cache, run), 0);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "program cache: missed, 1 program compiled, "
+                                  "0 loaded; not used: folder writable by "
+                                  "group or others)\n"));
+    cli_result_free(&r);
+    assert_int_equal(chmod(cache, 0700), 0);
+    cli_expect_run(&r, 0, clear);
+    assert_non_null(strstr(r.out, "removed: 1 entry\nentries: 2, "));
+    cli_result_free(&r);
+    alarm(0);
+    assert_int_equal(cli_file_size(foreign), 13);
+    assert_int_equal(cli_file_size(log), 10);
+    cli_rmtree(cache);
+    free(d);
+    free(i);
+    free(o);
+    free(cache);
+    free(foreign);
+    free(log);
+    free(fifo);
 }
 
 /* ONNX GatherElements, Example 2, as TensorProto files, int32 data and
@@ -385,6 +458,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gather_check_npy),
         cmocka_unit_test(test_first_call_and_program_cache),
+        cmocka_unit_test(test_program_cache_trust),
         cmocka_unit_test(test_gather_elements_check_pb),
         cmocka_unit_test(test_strings_and_float16),
         cmocka_unit_test(test_run_exit_statuses),

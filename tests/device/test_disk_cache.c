@@ -5,12 +5,20 @@
  * folder and a full disk leave calls working and uncached; two processes
  * of 8 threads fill one folder with no torn entry; another driver version
  * misses; the cap evicts the least recently used entries; the switches;
- * warm-up builds every kernel its call uses. Every call's output is
- * compared with the CPU reference bit for bit. Each test uses a folder of
- * its own under $TMPDIR (else /tmp), removed at its end.
+ * warm-up builds every kernel its call uses. The trust model: a folder or
+ * entry that another user owns or may write, a folder below one, a link,
+ * a FIFO, a 1 GiB file at an entry's name and an entry built for another
+ * driver are misses with their reasons, and read no further; foreign files
+ * survive eviction and clear; another user loads a shipped read-only
+ * folder. Every call's output is compared with the CPU reference bit for
+ * bit. Each test uses a folder of its own under $TMPDIR (else /tmp),
+ * removed at its end. The trust tests plant other users' files with chown
+ * to uids that name no one, and run a second process as one of them: they
+ * need root (CAP_CHOWN, CAP_SETUID), as CI runs them.
  *
  * Run as `test_disk_cache --fill DIR`, the binary is the second process of
- * the concurrent fill. */
+ * the concurrent fill; as `--as-user DIR HOME HITS REASON`, another user
+ * loading a shipped folder. */
 #define _GNU_SOURCE
 #include "clg_test.h"
 
@@ -27,6 +35,8 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <grp.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -165,6 +175,20 @@ static clg_cache_info run_new(const char *dir, int v)
     return info;
 }
 
+/* run_new, and what clg_context_cache_refusal said after the call into
+ * why (cap bytes). */
+static clg_cache_info run_why(const char *dir, int v, char *why, size_t cap)
+{
+    clg_cache_info info;
+    clg_context *ctx = context_on(dir);
+    clg_test_set_case("variant %d in a new context on %s", v, dir);
+    assert_int_equal(run_variant(ctx, CLG_TEST_GATHER, v), 0);
+    CLG_ASSERT_OK(ctx, clg_context_cache_info(ctx, &info));
+    snprintf(why, cap, "%s", clg_context_cache_refusal(ctx));
+    clg_context_destroy(ctx);
+    return info;
+}
+
 static void assert_counts(const clg_cache_info *info, uint64_t hits,
                           uint64_t misses, uint64_t stores)
 {
@@ -198,9 +222,11 @@ static void test_miss_then_hit(void **state)
         assert_true(e[k].last_use >= (int64_t)time(NULL) - 600);
     }
     clg_context_destroy(ctx);
-    clg_cache_info second = run_new(dir, 0);
+    char why[256];
+    clg_cache_info second = run_why(dir, 0, why, sizeof why);
     assert_counts(&second, n, 0, 0);
     assert_int_equal(second.rejected, 0);
+    assert_string_equal(why, "");
     remove_dir(dir);
 }
 
@@ -217,6 +243,14 @@ typedef enum corruption {
 static const char *const corruption_names[CORRUPTIONS] = {
     "truncated", "zero-length", "another key", "a flipped payload byte",
     "a binary the runtime rejects"};
+
+/* What clg_context_cache_refusal says of each. */
+static const char *const corruption_reasons[CORRUPTIONS] = {
+    "entry not used: truncated or damaged",
+    "entry not used: not a clgather entry",
+    "entry not used: another program's entry",
+    "entry not used: its checksum does not match",
+    "entry not used: the runtime refused its binary"};
 
 static unsigned char *read_all(const char *path, size_t *size)
 {
@@ -271,9 +305,9 @@ static void corrupt(const char *path, corruption how)
     case ZERO_LENGTH:
         size = 0;
         break;
-    case FOREIGN_KEY: /* same length and file, another device line */
-        assert_non_null(memchr(buf + HEADER_BYTES, '\n', key_len));
-        buf[HEADER_BYTES + key_len / 2] ^= 0x01;
+    case FOREIGN_KEY: /* same length and file, another options line */
+        assert_int_equal(buf[HEADER_BYTES + key_len - 1], '\n');
+        buf[HEADER_BYTES + key_len - 1] ^= 0x01;
         break;
     case FLIPPED_PAYLOAD:
         buf[HEADER_BYTES + key_len + (size - HEADER_BYTES - key_len) / 2] ^=
@@ -303,8 +337,10 @@ static void test_every_corruption_is_a_miss(void **state)
             corrupt(path, (corruption)how);
         }
         print_message("%s: miss, rebuilt, rewritten\n", corruption_names[how]);
-        clg_cache_info bad = run_new(dir, 1);
+        char why[256];
+        clg_cache_info bad = run_why(dir, 1, why, sizeof why);
         assert_counts(&bad, 0, n, n);
+        assert_string_equal(why, corruption_reasons[how]);
         assert_int_equal(bad.rejected, how == REJECTED_BINARY ? n : 0);
         clg_cache_info again = run_new(dir, 1);
         assert_counts(&again, n, 0, 0);
@@ -536,6 +572,469 @@ static void test_full_disk(void **state)
     assert_int_equal(run_variant(ctx, CLG_TEST_GATHER, 3), 0);
     clg_context_destroy(ctx);
     remove_dir(dir);
+}
+
+/* ------------------------------------------------------------ trust */
+
+/* Another user, who needs no account: a uid that names no one. */
+#define OTHER_UID 12345
+#define THIRD_UID 23456
+
+/* The path of entry `file` of `dir` into path (1024 bytes). */
+static void entry_path(const char *dir, const char *file, char *path)
+{
+    snprintf(path, 1024, "%.500s/%.31s", dir, file);
+}
+
+/* A new context on `dir` that has the folder's n entries passes over them
+ * for `why`: n misses, no hit, `stores` stores, and the same reason from
+ * clg_context_cache_refusal. */
+static void assert_passed_over(const char *dir, int v, uint64_t n,
+                               uint64_t stores, const char *why)
+{
+    char said[256];
+    clg_cache_info info = run_why(dir, v, said, sizeof said);
+    assert_counts(&info, 0, n, stores);
+    assert_int_equal(info.rejected, 0);
+    assert_string_equal(said, why);
+}
+
+/* A folder that another user owns or may write, or below such a folder,
+ * is a miss and is not written to, with the reason; the same folder made
+ * private again serves its entries. A sticky folder above it (as /tmp) is
+ * fine. Runs as root in CI: chown needs no account for the other uid. */
+static void test_untrusted_folder_is_not_used(void **state)
+{
+    (void)state;
+    static const struct {
+        int above;   /* 1: the folder above the cache's */
+        mode_t mode; /* chmod */
+        uid_t owner; /* chown */
+        const char *why;
+    } cases[] = {
+        {0, 0777, 0, "not used: folder writable by group or others"},
+        {0, 0770, 0, "not used: folder writable by group or others"},
+        {0, 0700, OTHER_UID, "not used: folder owned by another user"},
+        {1, 0777, 0,
+         "not used: a folder above it is writable by group or others"},
+        {1, 0755, OTHER_UID,
+         "not used: a folder above it is owned by another user"},
+    };
+    char top[512], dir[600];
+    clg_cache_entry e[64];
+    struct stat st;
+    make_dir(top, sizeof top);
+    snprintf(dir, sizeof dir, "%s/cache", top);
+    uint64_t n = run_new(dir, 0).misses;
+    assert_true(n >= 1);
+    /* The folder the store made is private. */
+    assert_int_equal(stat(dir, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0700);
+    assert_string_equal(clg_cache_check(dir, NULL), "");
+    for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(cases); k++) {
+        const char *target = cases[k].above ? top : dir;
+        clg_test_set_case("%s %o, owner %d",
+                          cases[k].above ? "above" : "folder",
+                          (unsigned)cases[k].mode, (int)cases[k].owner);
+        assert_int_equal(chmod(target, cases[k].mode), 0);
+        assert_int_equal(chown(target, cases[k].owner, (gid_t)-1), 0);
+        assert_string_equal(clg_cache_check(dir, NULL), cases[k].why);
+        assert_passed_over(dir, 0, n, 0, cases[k].why);
+        assert_int_equal(list(dir, e), n); /* nothing written */
+        assert_int_equal(chown(target, 0, (gid_t)-1), 0);
+        assert_int_equal(chmod(target, 0700), 0);
+    }
+    /* Sticky, as /tmp: no one else may rename or remove the folder. */
+    assert_int_equal(chmod(top, 01777), 0);
+    clg_cache_info sticky = run_new(dir, 0);
+    assert_counts(&sticky, n, 0, 0);
+    assert_int_equal(chmod(top, 0700), 0);
+    remove_dir(dir);
+    remove_dir(top);
+}
+
+/* Root running with another user's HOME (sudo -E, a service) finds her
+ * cache folder there, filled by her: it is hers, so it is not used. */
+static void test_root_with_another_users_home(void **state)
+{
+    (void)state;
+    static const char *const vars[] = {"CLGATHER_CACHE_DIR", "XDG_CACHE_HOME",
+                                       "HOME"};
+    char *saved[3];
+    char top[512], home[600], dot[640], dir[700], path[1024];
+    clg_cache_entry e[64];
+    for (int k = 0; k < 3; k++)
+        saved[k] = clg_test_env_save(vars[k]);
+    make_dir(top, sizeof top);
+    snprintf(home, sizeof home, "%s/home", top);
+    snprintf(dot, sizeof dot, "%s/.cache", home);
+    snprintf(dir, sizeof dir, "%s/clgather", dot);
+    assert_int_equal(mkdir(home, 0755), 0);
+    assert_int_equal(unsetenv("CLGATHER_CACHE_DIR"), 0);
+    assert_int_equal(unsetenv("XDG_CACHE_HOME"), 0);
+    assert_int_equal(setenv("HOME", home, 1), 0);
+    uint64_t n = run_new(NULL, 0).misses; /* her own run fills it */
+    size_t count = list(dir, e);
+    assert_int_equal(count, n);
+    const char *mine[] = {home, dot, dir};
+    for (int k = 0; k < 3; k++)
+        assert_int_equal(chown(mine[k], OTHER_UID, OTHER_UID), 0);
+    for (size_t k = 0; k < count; k++) {
+        entry_path(dir, e[k].file, path);
+        assert_int_equal(chown(path, OTHER_UID, OTHER_UID), 0);
+    }
+    assert_string_equal(clg_cache_check(NULL, NULL),
+                        "not used: folder owned by another user");
+    assert_passed_over(NULL, 0, n, 0,
+                       "not used: folder owned by another user");
+    assert_int_equal(list(dir, e), n);
+    for (int k = 0; k < 3; k++)
+        clg_test_env_restore(vars[k], saved[k]);
+    remove_dir(dir);
+    assert_int_equal(rmdir(dot), 0);
+    assert_int_equal(rmdir(home), 0);
+    remove_dir(top);
+}
+
+/* An entry that another user owns or may write, or a link, is a miss with
+ * the reason; the program is rebuilt and its entry written anew (the
+ * rename replaces the file, or the link itself), which the next context
+ * loads. */
+static void test_untrusted_entry_is_not_used(void **state)
+{
+    (void)state;
+    enum { OWNER, GROUP_WRITABLE, OTHERS_WRITABLE, LINK, WAYS };
+    static const char *const reasons[WAYS] = {
+        "entry not used: owned by another user",
+        "entry not used: writable by group or others",
+        "entry not used: writable by group or others",
+        "entry not used: a symbolic link"};
+    char dir[512], path[1024], real[1100];
+    clg_cache_entry e[64];
+    struct stat st;
+    make_dir(dir, sizeof dir);
+    uint64_t n = run_new(dir, 1).misses;
+    for (int how = 0; how < WAYS; how++) {
+        size_t count = list(dir, e);
+        assert_int_equal(count, n);
+        clg_test_set_case("%s", reasons[how]);
+        for (size_t k = 0; k < count; k++) {
+            entry_path(dir, e[k].file, path);
+            /* A store writes mode 0600, owned by the writer. */
+            assert_int_equal(lstat(path, &st), 0);
+            assert_true(S_ISREG(st.st_mode));
+            assert_int_equal(st.st_mode & 07777, 0600);
+            assert_int_equal(st.st_uid, geteuid());
+            snprintf(real, sizeof real, "%s.real", path);
+            if (how == OWNER)
+                assert_int_equal(chown(path, OTHER_UID, (gid_t)-1), 0);
+            else if (how == LINK) {
+                assert_int_equal(rename(path, real), 0);
+                assert_int_equal(symlink(real, path), 0);
+            } else
+                assert_int_equal(chmod(path,
+                                       how == GROUP_WRITABLE ? 0620 : 0602),
+                                 0);
+            assert_string_equal(clg_cache_check(dir, e[k].file), reasons[how]);
+        }
+        assert_passed_over(dir, 1, n, n, reasons[how]);
+        for (size_t k = 0; k < count; k++) {
+            entry_path(dir, e[k].file, path);
+            snprintf(real, sizeof real, "%s.real", path);
+            unlink(real);
+        }
+        clg_cache_info again = run_new(dir, 1);
+        assert_counts(&again, n, 0, 0);
+    }
+    remove_dir(dir);
+}
+
+/* A FIFO at an entry's name is a miss: no open, listing, check, clear or
+ * eviction blocks on it (the alarm fails the test instead of hanging). */
+static void test_fifo_at_entry_does_not_block(void **state)
+{
+    (void)state;
+    char dir[512], path[1024], why[256];
+    clg_cache_entry e[64];
+    size_t removed = 0;
+    make_dir(dir, sizeof dir);
+    uint64_t n = run_new(dir, 2).misses;
+    size_t count = list(dir, e);
+    alarm(600);
+    for (size_t k = 0; k < count; k++) {
+        entry_path(dir, e[k].file, path);
+        assert_int_equal(unlink(path), 0);
+        assert_int_equal(mkfifo(path, 0600), 0);
+        assert_string_equal(clg_cache_check(dir, e[k].file),
+                            "entry not used: not a regular file");
+    }
+    assert_int_equal(list(dir, e), count);
+    for (size_t k = 0; k < count; k++)
+        assert_int_equal(e[k].whole, 0);
+    clg_cache_info info = run_why(dir, 2, why, sizeof why);
+    assert_counts(&info, 0, n, n); /* the rename replaced each FIFO */
+    assert_string_equal(why, "entry not used: not a regular file");
+    /* A FIFO with an entry's name beside entries survives eviction and a
+     * clear, which stop at neither. */
+    entry_path(dir, "0123456789abcdef.bin", path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    clg_context *ctx = context_on(dir);
+    CLG_ASSERT_OK(ctx, clg_context_set_cache_max(ctx, 1));
+    assert_int_equal(run_variant(ctx, CLG_TEST_GATHER, 3), 0);
+    clg_context_destroy(ctx);
+    run_new(dir, 2);
+    CLG_ASSERT_OK(NULL, clg_cache_clear(dir, &removed));
+    assert_int_equal(removed, n);
+    alarm(0);
+    assert_int_equal(count_files(dir, ""), 1);
+    assert_int_equal(count_files(dir, "0123456789abcdef.bin"), 1);
+    remove_dir(dir);
+}
+
+/* 1 GiB (sparse) at each entry's name: a miss that reads its first bytes
+ * alone, so the process's peak memory does not grow by the file (a whole
+ * read would add 1 GiB). */
+static void test_huge_file_at_entry_is_not_read(void **state)
+{
+    (void)state;
+    char dir[512], path[1024], why[256];
+    clg_cache_entry e[64];
+    struct rusage before, after;
+    make_dir(dir, sizeof dir);
+    uint64_t n = run_new(dir, 3).misses;
+    size_t count = list(dir, e);
+    for (size_t k = 0; k < count; k++) {
+        entry_path(dir, e[k].file, path);
+        assert_int_equal(truncate(path, 0), 0);
+        assert_int_equal(truncate(path, (off_t)1 << 30), 0);
+        assert_string_equal(clg_cache_check(dir, e[k].file),
+                            "entry not used: not a clgather entry");
+    }
+    assert_int_equal(getrusage(RUSAGE_SELF, &before), 0);
+    assert_int_equal(list(dir, e), count);
+    for (size_t k = 0; k < count; k++) {
+        assert_int_equal(e[k].whole, 0);
+        assert_int_equal(e[k].bytes, UINT64_C(1) << 30);
+    }
+    clg_cache_info info = run_why(dir, 3, why, sizeof why);
+    assert_int_equal(getrusage(RUSAGE_SELF, &after), 0);
+    assert_counts(&info, 0, n, n);
+    assert_string_equal(why, "entry not used: not a clgather entry");
+    print_message("peak memory grew by %ld KiB\n",
+                  after.ru_maxrss - before.ru_maxrss);
+    assert_true(after.ru_maxrss - before.ru_maxrss < 64 * 1024);
+    remove_dir(dir);
+}
+
+/* Sets a file's times two hours back: a temporary file that old was left
+ * by a process that died. */
+static void age(const char *path)
+{
+    struct timespec t[2];
+    clock_gettime(CLOCK_REALTIME, &t[0]);
+    t[0].tv_sec -= 7200;
+    t[1] = t[0];
+    assert_int_equal(utimensat(AT_FDCWD, path, t, 0), 0);
+}
+
+/* Eviction and clear remove entries and the cache's own temporary files
+ * (its naming and its header), and nothing else: another program's file
+ * with an entry's name, a temporary-looking file of another naming, and
+ * one of the cache's naming without its header survive, old as they are;
+ * a stale temporary file of the cache's goes. */
+static void test_foreign_files_survive(void **state)
+{
+    (void)state;
+    static const char *const foreign[] = {"0123456789abcdef.bin",
+                                          ".tmp-build.log", ".tmp-1-2-3"};
+    char dir[512], path[1024];
+    clg_cache_entry e[64];
+    size_t removed = 0, size = 0;
+    make_dir(dir, sizeof dir);
+    uint64_t n = run_new(dir, 0).misses;
+    size_t count = list(dir, e);
+    for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(foreign); k++) {
+        entry_path(dir, foreign[k], path);
+        write_all(path, "not the cache's\n", 16);
+        age(path);
+    }
+    /* A stale temporary file of the cache's: an entry's bytes. */
+    entry_path(dir, e[0].file, path);
+    unsigned char *bytes = read_all(path, &size);
+    entry_path(dir, ".tmp-4-5-6", path);
+    write_all(path, bytes, size);
+    age(path);
+    free(bytes);
+    assert_int_equal(count_files(dir, ""), count + 4);
+    /* A store with a cap of 1 byte evicts every entry. */
+    clg_context *ctx = context_on(dir);
+    CLG_ASSERT_OK(ctx, clg_context_set_cache_max(ctx, 1));
+    assert_int_equal(run_variant(ctx, CLG_TEST_GATHER, 3), 0);
+    clg_context_destroy(ctx);
+    assert_int_equal(count_files(dir, ""), 3);
+    for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(foreign); k++)
+        assert_int_equal(count_files(dir, foreign[k]), 1);
+    /* Clear: the entries of a new fill go, the others stay. */
+    assert_int_equal(run_new(dir, 0).stores, n);
+    assert_int_equal(count_files(dir, ""), 3 + n);
+    CLG_ASSERT_OK(NULL, clg_cache_clear(dir, &removed));
+    assert_int_equal(removed, n);
+    assert_int_equal(count_files(dir, ""), 3);
+    for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(foreign); k++)
+        assert_int_equal(count_files(dir, foreign[k]), 1);
+    remove_dir(dir);
+}
+
+/* The entry of this program built for another driver (the test hook),
+ * planted at this driver's entry name with a binary the runtime would
+ * refuse: its stored device description differs, so it is a miss that
+ * never reaches the runtime (no rejected binary), with the reason. */
+static void test_other_identity_is_not_handed_to_the_runtime(void **state)
+{
+    (void)state;
+    char dir[512], path[1024], from[1024];
+    clg_cache_entry e[64];
+    size_t size = 0, planted = 0;
+    make_dir(dir, sizeof dir);
+    uint64_t n = run_new(dir, 2).misses;
+    assert_int_equal(setenv("CLGATHER_TEST_DRIVER_VERSION", "test driver 99",
+                            1),
+                     0);
+    run_new(dir, 2);
+    assert_int_equal(unsetenv("CLGATHER_TEST_DRIVER_VERSION"), 0);
+    size_t count = list(dir, e);
+    assert_int_equal(count, 2 * n);
+    for (size_t a = 0; a < count; a++)
+        for (size_t b = 0; b < count; b++)
+            if (strcmp(e[a].driver, "test driver 99") &&
+                !strcmp(e[b].driver, "test driver 99") &&
+                !strcmp(e[a].options, e[b].options)) {
+                entry_path(dir, e[b].file, from);
+                entry_path(dir, e[a].file, path);
+                unsigned char *buf = read_all(from, &size);
+                size = garbage_payload(buf, size);
+                write_all(path, buf, size);
+                free(buf);
+                assert_int_equal(unlink(from), 0);
+                planted++;
+            }
+    assert_int_equal(planted, n);
+    assert_passed_over(dir, 2, n, n,
+                       "entry not used: built for another platform, device, "
+                       "driver or clgather");
+    clg_cache_info again = run_new(dir, 2);
+    assert_counts(&again, n, 0, 0);
+    remove_dir(dir);
+}
+
+/* Becomes OTHER_UID, keeping of root's capabilities CAP_DAC_READ_SEARCH
+ * alone: it reads and searches any folder (an OpenCL runtime installed in
+ * root's home, as the Intel lane's is, stays loadable) and writes nothing
+ * root's. The cache's trust depends on owners and modes, not on access,
+ * so the process is another user to it. 0 on success. */
+static int become_other_user(void)
+{
+    struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct d[2];
+    if (prctl(PR_SET_KEEPCAPS, 1L, 0L, 0L, 0L) != 0 ||
+        setgroups(0, NULL) != 0 || setgid(OTHER_UID) != 0 ||
+        setuid(OTHER_UID) != 0 || syscall(SYS_capget, &h, d) != 0)
+        return -1;
+    d[0].effective = d[0].permitted & (1u << CAP_DAC_READ_SEARCH);
+    d[0].permitted = d[0].effective;
+    d[0].inheritable = 0;
+    memset(&d[1], 0, sizeof d[1]);
+    return syscall(SYS_capset, &h, d) == 0 && geteuid() == OTHER_UID ? 0 : -1;
+}
+
+/* A shipped folder: filled by root, mode 0755, entries 0644. Another user
+ * (this binary again, `--as-user`, as OTHER_UID) loads every entry; not
+ * when the folder is group-writable, nor an entry of a third user's. */
+static int as_user(const char *dir, const char *home, const char *hits,
+                   const char *want)
+{
+    char pocl[700];
+    clg_context *ctx = NULL;
+    clg_cache_info info;
+    snprintf(pocl, sizeof pocl, "%s/pocl", home);
+    if (become_other_user() != 0 || setenv("HOME", home, 1) != 0 ||
+        setenv("POCL_CACHE_DIR", pocl, 1) != 0) {
+        fprintf(stderr, "as uid %d: cannot become that user\n", OTHER_UID);
+        return 2;
+    }
+    if (clg_context_create(&ctx, NULL) != CLG_STATUS_OK ||
+        clg_context_set_cache_dir(ctx, dir) != CLG_STATUS_OK ||
+        run_variant(ctx, CLG_TEST_GATHER, 0) != 0 ||
+        clg_context_cache_info(ctx, &info) != CLG_STATUS_OK) {
+        fprintf(stderr, "as uid %d: the call failed: %s\n", OTHER_UID,
+                clg_context_last_error(ctx));
+        clg_context_destroy(ctx);
+        return 3;
+    }
+    const char *why = clg_context_cache_refusal(ctx);
+    int ok = info.hits == strtoull(hits, NULL, 10) && !strcmp(why, want);
+    if (!ok)
+        fprintf(stderr, "as uid %d: %llu hits, %llu misses, \"%s\"\n",
+                OTHER_UID, (unsigned long long)info.hits,
+                (unsigned long long)info.misses, why);
+    clg_context_destroy(ctx);
+    return ok ? 0 : 1;
+}
+
+static void run_as_user(const char *dir, const char *home, uint64_t hits,
+                        const char *want)
+{
+    char exe[4096], count[32];
+    pid_t pid;
+    int status = 0;
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    assert_true(len > 0);
+    exe[len] = '\0';
+    snprintf(count, sizeof count, "%llu", (unsigned long long)hits);
+    char *argv[] = {exe,   "--as-user",  (char *)dir, (char *)home,
+                    count, (char *)want, NULL};
+    assert_int_equal(posix_spawn(&pid, exe, NULL, NULL, argv, environ), 0);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void test_shipped_folder(void **state)
+{
+    (void)state;
+    char top[512], dir[600], home[600], pocl[700], path[1024];
+    clg_cache_entry e[64];
+    make_dir(top, sizeof top);
+    assert_int_equal(chmod(top, 0755), 0);
+    snprintf(dir, sizeof dir, "%s/shipped", top);
+    snprintf(home, sizeof home, "%s/home", top);
+    snprintf(pocl, sizeof pocl, "%s/pocl", home);
+    assert_int_equal(mkdir(home, 0700), 0);
+    assert_int_equal(mkdir(pocl, 0700), 0);
+    assert_int_equal(chown(home, OTHER_UID, OTHER_UID), 0);
+    assert_int_equal(chown(pocl, OTHER_UID, OTHER_UID), 0);
+    uint64_t n = run_new(dir, 0).misses;
+    size_t count = list(dir, e);
+    assert_int_equal(chmod(dir, 0755), 0);
+    for (size_t k = 0; k < count; k++) {
+        entry_path(dir, e[k].file, path);
+        assert_int_equal(chmod(path, 0644), 0);
+    }
+    run_as_user(dir, home, n, "");
+    assert_int_equal(chmod(dir, 0775), 0);
+    run_as_user(dir, home, 0, "not used: folder writable by group or others");
+    assert_int_equal(chmod(dir, 0755), 0);
+    for (size_t k = 0; k < count; k++) {
+        entry_path(dir, e[k].file, path);
+        assert_int_equal(chown(path, THIRD_UID, THIRD_UID), 0);
+    }
+    run_as_user(dir, home, 0, "entry not used: owned by another user");
+    assert_int_equal(list(dir, e), n); /* the user could write nothing */
+    remove_dir(dir);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", home);
+    assert_int_equal(system(cmd), 0);
+    remove_dir(top);
 }
 
 /* ------------------------------------------------------------ concurrency */
@@ -920,6 +1419,8 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "--fill"))
         return fill(argv[2]) == 0 ? 0 : 1;
+    if (argc == 6 && !strcmp(argv[1], "--as-user"))
+        return as_user(argv[2], argv[3], argv[4], argv[5]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_miss_then_hit),
         cmocka_unit_test(test_every_corruption_is_a_miss),
@@ -929,6 +1430,14 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_folder_cannot_be_created),
         cmocka_unit_test(test_read_only_folder),
         cmocka_unit_test(test_full_disk),
+        cmocka_unit_test(test_untrusted_folder_is_not_used),
+        cmocka_unit_test(test_root_with_another_users_home),
+        cmocka_unit_test(test_untrusted_entry_is_not_used),
+        cmocka_unit_test(test_fifo_at_entry_does_not_block),
+        cmocka_unit_test(test_huge_file_at_entry_is_not_read),
+        cmocka_unit_test(test_foreign_files_survive),
+        cmocka_unit_test(test_other_identity_is_not_handed_to_the_runtime),
+        cmocka_unit_test(test_shipped_folder),
         cmocka_unit_test(test_two_processes_fill_one_folder),
         cmocka_unit_test(test_cap_evicts_least_recently_used),
         cmocka_unit_test(test_warm_up_builds_every_kernel),
