@@ -530,6 +530,16 @@ def test_program_cache(tmp_path):
         assert ctx.cache_info()["enabled"] is False
     with pytest.raises(clgather.InvalidArgumentError, match="empty"):
         clgather.Context(cache_dir="")
+    # A folder others may write is passed over, and the context says why.
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    with clgather.Context(cache_dir=str(shared)) as ctx:
+        assert ctx.gather(data, [3]).tobytes() == data[[3]].tobytes()
+        info = ctx.cache_info()
+    assert info["refusal"] == "not used: folder writable by group or others"
+    assert info["stores"] == 0 and info["hits"] == 0
+    assert os.listdir(shared) == []
     with pytest.raises(clgather.InvalidArgumentError, match="NUL"):
         clgather.Context(cache_dir=str(tmp_path) + "\0/elsewhere")
 

@@ -327,17 +327,20 @@ class Context:
     def cache_info(self):
         """The program cache's settings and this context's counts, as a
         dict: enabled, directory, max_bytes, hits, misses, stores,
-        rejected."""
+        rejected, and refusal: why the cache last passed over its folder
+        or an entry ("" when it did not), e.g. "not used: folder writable
+        by group or others"."""
         self._need_cache()
         info = _lib.CacheInfo()
         with self._hold() as ptr:
             _errors.check(lib.clg_context_cache_info(ptr, ctypes.byref(info)),
                           ptr)
+            refusal = _lib.text(lib.clg_context_cache_refusal(ptr))
         return {"enabled": bool(info.enabled),
                 "directory": os.fsdecode(info.directory),
                 "max_bytes": info.max_bytes, "hits": info.hits,
                 "misses": info.misses, "stores": info.stores,
-                "rejected": info.rejected}
+                "rejected": info.rejected, "refusal": refusal}
 
     # -------------------------------------------------------- operators
 

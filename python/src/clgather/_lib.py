@@ -172,6 +172,7 @@ _PROTOTYPES = {
 # the library loaded has them (HAS_CACHE).
 _CACHE_PROTOTYPES = {
     "clg_context_cache_info": (c_status, [c_ctx, P(CacheInfo)]),
+    "clg_context_cache_refusal": (ctypes.c_char_p, [c_ctx]),
     "clg_context_set_cache_dir": (c_status, [c_ctx, ctypes.c_char_p]),
     "clg_context_set_cache_max": (c_status, [c_ctx, ctypes.c_uint64]),
 }
