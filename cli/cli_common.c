@@ -150,7 +150,8 @@ int clg_cli_exit_for_status(clg_status status)
         return CLG_EXIT_REJECTED;
     default:
         /* NULL_POINTER (a bug here), OUT_OF_MEMORY, DEVICE_NOT_FOUND,
-         * OPENCL_ERROR, BUILD_FAILED */
+         * OPENCL_ERROR, BUILD_FAILED, DEVICE_MISMATCH, PENDING_LIMIT,
+         * DEVICE_MISCOMPILED */
         return CLG_EXIT_ERROR;
     }
 }

@@ -103,7 +103,10 @@ CLG_API const char *clg_version_string(void);
     X(OPENCL_ERROR, 13, "an OpenCL call failed")                              \
     X(BUILD_FAILED, 14, "an OpenCL program failed to build")                  \
     X(DEVICE_MISMATCH, 15, "the device result differs from the reference")    \
-    X(PENDING_LIMIT, 16, "too many enqueued operations since the last finish")
+    X(PENDING_LIMIT, 16,                                                      \
+      "too many enqueued operations since the last finish")                   \
+    X(DEVICE_MISCOMPILED, 17,                                                 \
+      "a kernel failed its known-answer self-test on this device")
 
 #define CLG_STATUS_ENUM_ENTRY_(name, value, message) CLG_STATUS_##name = value,
 /** Result of every fallible call. CLG_STATUS_OK (0) means success. */

@@ -36,7 +36,8 @@ static void test_status_values_are_pinned(void **state)
     assert_int_equal(CLG_STATUS_BUILD_FAILED, 14);
     assert_int_equal(CLG_STATUS_DEVICE_MISMATCH, 15);
     assert_int_equal(CLG_STATUS_PENDING_LIMIT, 16);
-    assert_int_equal(CLG_TEST_ARRAY_LEN(rows), 17);
+    assert_int_equal(CLG_STATUS_DEVICE_MISCOMPILED, 17);
+    assert_int_equal(CLG_TEST_ARRAY_LEN(rows), 18);
     assert_string_equal(clg_status_name(CLG_STATUS_DEVICE_MISMATCH),
                         "DEVICE_MISMATCH");
 }
