@@ -15,7 +15,8 @@
  *   test_lock   one program self-test at a time (a deferred call may
  *               run one while it holds epoch_lock, so a self-test never
  *               takes epoch_lock).
- * Lock order: finish_lock, epoch_lock, test_lock, cache_lock, launch_lock.
+ * Lock order: finish_lock, epoch_lock, test_lock, cache_lock, launch_lock,
+ * park_lock.
  * Messages
  * are per thread (host/errors.c). */
 #ifndef CLG_CONTEXT_H
@@ -172,6 +173,9 @@ struct clg_context {
     pthread_mutex_t cache_lock, launch_lock, epoch_lock, finish_lock;
     /* One program self-test at a time (clg_rt_program_test_begin). */
     pthread_mutex_t test_lock;
+    /* The parked events (below), last in the lock order: a self-test may
+     * park events while its thread holds epoch_lock. */
+    pthread_mutex_t park_lock;
     int locks_ready;
 
     clg_cached_program **programs;
