@@ -28,9 +28,8 @@
 static const int64_t valid_values[] = {-1, 2, -8, 7, 0, 3, -3, 1};
 static const int64_t bad_int32[] = {8, -9, INT32_MAX, INT32_MIN};
 /* 2^32 and -2^32 - 1 select 0 and -1 where a kernel truncates to int. */
-static const int64_t bad_int64[] = {8,         -9,
-                                    INT64_MAX, INT64_MIN,
-                                    INT64_C(1) << 32, -(INT64_C(1) << 32) - 1};
+static const int64_t bad_int64[] = {
+    8, -9, INT64_MAX, INT64_MIN, INT64_C(1) << 32, -(INT64_C(1) << 32) - 1};
 
 /* One case's index values, valid and (with_bad) out of range ones
  * interleaved, so that a short tensor holds both. */
@@ -263,8 +262,7 @@ static clg_status test_check(const st_run *r, clg_entry entry,
     l.a.at[CLG_ARG_COUNT] = CLG_RT_SCALAR(count);
     l.a.at[CLG_ARG_AXIS_SIZE] = CLG_RT_SCALAR(s);
     clg_geometry_make_wg(dev, 64, 1, &origin, &size, &l.g);
-    st = run_launches(r, &l, 1, nb, got, check ? 0 : sizeof got, eb,
-                      &raised);
+    st = run_launches(r, &l, 1, nb, got, check ? 0 : sizeof got, eb, &raised);
     if (st != CLG_STATUS_OK)
         goto cleanup;
     if (check || (r->v->value[CLG_OPT_OOB] == CLG_OOB_RAISE && c->with_bad))
@@ -445,8 +443,8 @@ static clg_status test_gather(const st_run *r, clg_entry entry,
     l[1] = l[0];
     l[1].entry = CLG_ENTRY_GATHER_FILL_ROWS;
     clg_geometry_make_wg(dev, 64, 2, origin, size + 1, &l[1].g);
-    st = run_launches(r, l, fill_rows ? 2 : 1, t.bo, t.got, t.out_bytes,
-                      t.be, &raised);
+    st = run_launches(r, l, fill_rows ? 2 : 1, t.bo, t.got, t.out_bytes, t.be,
+                      &raised);
     if (st == CLG_STATUS_OK)
         st = verdict(r, entry, &cs, raised, t.got, t.want, t.out_bytes);
 cleanup:
@@ -472,10 +470,10 @@ static clg_status geom_list(const st_run *r, size_t dims,
         g[1 + 2 * k] = (cl_ulong)extent[k];
         g[2 + 2 * k] = (cl_ulong)stride[k];
     }
-    return dims > 1 ? clg_rt_const_buffer(r->ctx, g,
-                                          (1 + 2 * dims) * sizeof(cl_ulong),
-                                          out)
-                    : CLG_STATUS_OK;
+    return dims > 1
+               ? clg_rt_const_buffer(r->ctx, g,
+                                     (1 + 2 * dims) * sizeof(cl_ulong), out)
+               : CLG_STATUS_OK;
 }
 
 /* gather_elements.cl: data [outer part, AXIS, inner part], indices
@@ -566,12 +564,10 @@ static clg_status test_elements(const st_run *r, clg_entry entry,
     } else {
         l[0].entry = entry;
         unsigned dims = clg_entries[entry].dims;
-        clg_geometry_make_wg(dev, 64, dims,
-                             origin, dims == 1 ? &lanes : size + (3 - dims),
-                             &l[0].g);
+        clg_geometry_make_wg(dev, 64, dims, origin,
+                             dims == 1 ? &lanes : size + (3 - dims), &l[0].g);
     }
-    st = run_launches(r, l, launches, t.bo, t.got, t.out_bytes, t.be,
-                      &raised);
+    st = run_launches(r, l, launches, t.bo, t.got, t.out_bytes, t.be, &raised);
     if (st == CLG_STATUS_OK)
         st = verdict(r, entry, c, raised, t.got, t.want, t.out_bytes);
 cleanup:
@@ -612,8 +608,7 @@ static clg_status selftest_run(const st_run *r)
             switch (clg_entries[e].file) {
             case CLG_FILE_CHECK:
                 st = test_check(r, (clg_entry)e, &c, 5);
-                if (st == CLG_STATUS_OK && bad &&
-                    e == CLG_ENTRY_CHECK_INDICES)
+                if (st == CLG_STATUS_OK && bad && e == CLG_ENTRY_CHECK_INDICES)
                     st = test_check(r, (clg_entry)e, &c, 18);
                 break;
             case CLG_FILE_GATHER:
@@ -637,9 +632,9 @@ clg_status clg_variant_verify(clg_context *ctx, const clg_variant *v,
     if (verdict == CLG_RT_UNTESTED) {
         st_run r = {ctx, v, files, options, msg, sizeof msg};
         clg_status st = selftest_run(&r);
-        verdict = st == CLG_STATUS_OK                    ? CLG_RT_PASSED
+        verdict = st == CLG_STATUS_OK                   ? CLG_RT_PASSED
                   : st == CLG_STATUS_DEVICE_MISCOMPILED ? CLG_RT_FAILED
-                                                         : CLG_RT_UNTESTED;
+                                                        : CLG_RT_UNTESTED;
         clg_rt_program_test_end(ctx, files, 2, options, verdict, msg);
         if (verdict == CLG_RT_UNTESTED)
             return clg_prefix_error(ctx, st, "kernel self-test: ");

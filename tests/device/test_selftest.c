@@ -108,8 +108,7 @@ static void test_miscompiled_kernel_is_refused(void **state)
     const clg_oob_mode modes[2] = {CLG_OOB_RAISE, CLG_OOB_FILL};
     for (int op = 0; op < 2; op++)
         for (int m = 0; m < 2; m++) {
-            clg_test_set_case("%s under %s",
-                              op ? "GatherElements" : "Gather",
+            clg_test_set_case("%s under %s", op ? "GatherElements" : "Gather",
                               clg_oob_mode_name(modes[m]));
             for (int again = 0; again < 2; again++) {
                 assert_int_equal(gather_minus_one(ctx, op, modes[m]),
