@@ -62,7 +62,7 @@ static void test_status_name_and_message_for_every_entry(void **state)
 static void test_status_unknown_values(void **state)
 {
     (void)state;
-    const int unknown[] = {17, 18, 99, 1000, -1, -5, 0x7fffffff};
+    const int unknown[] = {18, 19, 99, 1000, -1, -5, 0x7fffffff};
     const char *first_message = clg_status_message((clg_status)unknown[0]);
     assert_non_null(first_message);
     assert_true(first_message[0] != '\0');
