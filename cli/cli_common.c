@@ -229,6 +229,7 @@ int clg_cli_exit_for_status(clg_status status)
     case CLG_STATUS_OPENCL_ERROR:
     case CLG_STATUS_BUILD_FAILED:
     case CLG_STATUS_PENDING_LIMIT:
+    case CLG_STATUS_DEVICE_MISCOMPILED:
         return CLG_EXIT_RUNTIME;
     case CLG_STATUS_INVALID_ARGUMENT:
     case CLG_STATUS_INVALID_AXIS:

@@ -26,6 +26,18 @@ clg_status clg_rt_const_buffer(clg_context *ctx, const void *host,
                : clg_fail_cl(ctx, err, "clCreateBuffer(CL_MEM_COPY_HOST_PTR)");
 }
 
+clg_status clg_rt_copy_buffer(clg_context *ctx, const void *host, size_t bytes,
+                              cl_mem *out)
+{
+    cl_int err;
+    *out = clCreateBuffer(ctx->cl_ctx,
+                          CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
+                          (void *)host, &err);
+    return *out
+               ? CLG_STATUS_OK
+               : clg_fail_cl(ctx, err, "clCreateBuffer(CL_MEM_COPY_HOST_PTR)");
+}
+
 void clg_rt_release(cl_mem *buf)
 {
     if (*buf)

@@ -534,7 +534,7 @@ static void release_events(clg_context *ctx, const cl_event *evs, size_t n,
 {
     size_t kept = 0;
     if (failed && n) {
-        pthread_mutex_lock(&ctx->epoch_lock);
+        pthread_mutex_lock(&ctx->park_lock);
         if (ctx->parked_count + n > ctx->parked_capacity) {
             size_t cap = 2 * (ctx->parked_count + n) + 16;
             cl_event *grown = realloc(ctx->parked, cap * sizeof *grown);
@@ -548,7 +548,7 @@ static void release_events(clg_context *ctx, const cl_event *evs, size_t n,
             ctx->parked_count += n;
             kept = n;
         }
-        pthread_mutex_unlock(&ctx->epoch_lock);
+        pthread_mutex_unlock(&ctx->park_lock);
     }
     for (size_t i = kept; i < n; i++)
         clReleaseEvent(evs[i]);

@@ -140,9 +140,10 @@ static void apply_env(clg_context *ctx)
 /* The locks (once; destroy releases them only then). */
 static clg_status init_locks(clg_context *ctx)
 {
-    pthread_mutex_t *locks[] = {&ctx->cache_lock, &ctx->launch_lock,
-                                &ctx->epoch_lock, &ctx->finish_lock,
-                                &ctx->params_lock};
+    pthread_mutex_t *locks[] = {&ctx->cache_lock,  &ctx->launch_lock,
+                                &ctx->epoch_lock,  &ctx->finish_lock,
+                                &ctx->params_lock, &ctx->test_lock,
+                                &ctx->park_lock};
     for (size_t i = 0; i < sizeof locks / sizeof locks[0]; i++)
         if (pthread_mutex_init(locks[i], NULL) != 0) {
             while (i-- > 0)
@@ -313,6 +314,8 @@ void clg_context_destroy(clg_context *ctx)
         pthread_mutex_destroy(&ctx->epoch_lock);
         pthread_mutex_destroy(&ctx->finish_lock);
         pthread_mutex_destroy(&ctx->params_lock);
+        pthread_mutex_destroy(&ctx->test_lock);
+        pthread_mutex_destroy(&ctx->park_lock);
     }
     free(ctx);
 }

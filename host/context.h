@@ -11,8 +11,13 @@
  *               arguments are shared state, OpenCL 1.2 section 5.7.2);
  *   epoch_lock  the deferred calls since the last finish, the error slots
  *               and the scratch pool;
- *   finish_lock one clg_context_finish at a time.
- * Lock order: finish_lock, epoch_lock, cache_lock, launch_lock. Messages
+ *   finish_lock one clg_context_finish at a time;
+ *   test_lock   one program self-test at a time (a deferred call may
+ *               run one while it holds epoch_lock, so a self-test never
+ *               takes epoch_lock).
+ * Lock order: finish_lock, epoch_lock, test_lock, cache_lock, launch_lock,
+ * park_lock.
+ * Messages
  * are per thread (host/errors.c). */
 #ifndef CLG_CONTEXT_H
 #define CLG_CONTEXT_H
@@ -38,6 +43,7 @@ typedef struct clg_env {
     int plan;                      /* CLGATHER_TEST_PLAN: CLG_ENV_PLAN_* */
     int validate;                  /* CLGATHER_VALIDATE=1 */
     int no_svm;                    /* CLGATHER_SVM=0 */
+    int test_miscompile;           /* CLGATHER_TEST_MISCOMPILE=1 */
     clg_disk_settings cache;       /* CLGATHER_CACHE*, XDG_CACHE_HOME, HOME */
 } clg_env;
 
@@ -72,10 +78,17 @@ typedef struct clg_cached_kernel {
 #define CLG_ARG_MEMO_KERNELS 32
 #define CLG_ARG_MEMO_ARGS 32
 
-/* A built program, keyed by its files and build options. */
+/* A built program, keyed by its files and build options. Its verdict
+ * (clg_rt_verdict) is PASSED for a program loaded from the disk cache,
+ * which stores only programs that passed their self-test; a program
+ * built from source is UNTESTED until the operator layer's self-test
+ * gives one (clg_rt_program_test_end). */
 typedef struct clg_cached_program {
     char *key; /* "file;file;...|options", owned */
     cl_program program;
+    int verdict;
+    char *disk_key; /* its key in the disk cache, owned; NULL: none */
+    char *failure;  /* a FAILED verdict's message, owned */
     clg_cached_kernel kernels[CLG_KERNELS_PER_PROGRAM];
     size_t kernel_count;
 } clg_cached_program;
@@ -161,6 +174,11 @@ struct clg_context {
     char driver_version[256];   /* CL_DRIVER_VERSION */
 
     pthread_mutex_t cache_lock, launch_lock, epoch_lock, finish_lock;
+    /* One program self-test at a time (clg_rt_program_test_begin). */
+    pthread_mutex_t test_lock;
+    /* The parked events (below), last in the lock order: a self-test may
+     * park events while its thread holds epoch_lock. */
+    pthread_mutex_t park_lock;
     int locks_ready;
 
     clg_cached_program **programs;

@@ -100,6 +100,21 @@ static clg_status read_svm(clg_env *env, char *msg, size_t cap)
     return CLG_STATUS_INVALID_ARGUMENT;
 }
 
+/* CLGATHER_TEST_MISCOMPILE=1 (test-only) builds every program with
+ * -DCLG_TEST_MISCOMPILE, which makes the kernels wrong on purpose
+ * (kernels/common.cl), so that the tests can see the known-answer
+ * self-test refuse them (docs/guide.md, "Known-answer self-test"). */
+static clg_status read_test_miscompile(clg_env *env, char *msg, size_t cap)
+{
+    const char *v = getenv("CLGATHER_TEST_MISCOMPILE");
+    env->test_miscompile = v && !strcmp(v, "1");
+    if (!v || !*v || !strcmp(v, "0") || env->test_miscompile)
+        return CLG_STATUS_OK;
+    snprintf(msg, cap,
+             "CLGATHER_TEST_MISCOMPILE=\"%.200s\" is not \"0\" or \"1\"", v);
+    return CLG_STATUS_INVALID_ARGUMENT;
+}
+
 /* A byte count with an optional K, M or G (powers of 1024); 0 on error,
  * including a count whose bytes do not fit int64 (e.g. "99999999999G",
  * which would otherwise wrap around to an arbitrary cap). */
@@ -175,6 +190,7 @@ clg_status clg_env_read(clg_env *env, char *msg, size_t cap)
         (st = read_test_plan(env, msg, cap)) != CLG_STATUS_OK ||
         (st = read_validate(env, msg, cap)) != CLG_STATUS_OK ||
         (st = read_svm(env, msg, cap)) != CLG_STATUS_OK ||
+        (st = read_test_miscompile(env, msg, cap)) != CLG_STATUS_OK ||
         (st = clg_env_read_cache(&env->cache, msg, cap)) != CLG_STATUS_OK)
         return st;
     return CLG_STATUS_OK;

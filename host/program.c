@@ -82,12 +82,12 @@ static clg_status reserve_program(clg_context *ctx, const char *key,
     return CLG_STATUS_OK;
 }
 
-/* Builds `program` from the sources srcs[0 .. nfiles-1]; on success
- * stores its binary in the persistent cache under disk_key ("": none). */
+/* Builds `program` from the sources srcs[0 .. nfiles-1]. Its binary goes
+ * to the persistent cache only once its self-test passed
+ * (clg_rt_program_test_end). */
 static clg_status build_source(clg_context *ctx, const char *const *files,
                                const char **srcs, size_t nfiles,
-                               const char *options, const char *disk_key,
-                               cl_program *program)
+                               const char *options, cl_program *program)
 {
     cl_int err = CL_SUCCESS;
     *program = clCreateProgramWithSource(ctx->cl_ctx, (cl_uint)nfiles, srcs,
@@ -95,11 +95,8 @@ static clg_status build_source(clg_context *ctx, const char *const *files,
     if (!*program)
         return clg_fail_cl(ctx, err, "clCreateProgramWithSource");
     err = clBuildProgram(*program, 1, &ctx->device, options, NULL, NULL);
-    if (err == CL_SUCCESS) {
-        if (disk_key[0])
-            clg_disk_store(ctx, disk_key, *program);
+    if (err == CL_SUCCESS)
         return CLG_STATUS_OK;
-    }
     keep_build_log(ctx, *program);
     clg_fail(ctx, CLG_STATUS_BUILD_FAILED,
              "clBuildProgram(%s, \"%s\") failed: %s (%d); see "
@@ -109,9 +106,9 @@ static clg_status build_source(clg_context *ctx, const char *const *files,
     return CLG_STATUS_BUILD_FAILED;
 }
 
-/* Loads the program of `key` from the persistent cache (host/cache.c), or
- * on a miss builds it from source, and appends it to the context's
- * cache. */
+/* Loads the program of `key` from the persistent cache (host/cache.c),
+ * which holds only programs whose self-test passed, or on a miss builds
+ * it from source, untested, and appends it to the context's cache. */
 static clg_status build_program(clg_context *ctx, const char *const *files,
                                 size_t nfiles, const char *options,
                                 const char *key, clg_cached_program **out)
@@ -119,7 +116,8 @@ static clg_status build_program(clg_context *ctx, const char *const *files,
     const char *srcs[8];
     char disk_key[1024];
     cl_program program = NULL;
-    char *key_copy = NULL;
+    char *key_copy = NULL, *disk_copy = NULL;
+    clg_rt_verdict verdict = CLG_RT_UNTESTED;
     clg_status st = CLG_STATUS_OK;
     if (nfiles == 0 || nfiles > 8)
         return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
@@ -136,25 +134,34 @@ static clg_status build_program(clg_context *ctx, const char *const *files,
         disk_key[0] = '\0';
     if (disk_key[0])
         program = clg_disk_load(ctx, disk_key, options);
-    if (!program && (st = build_source(ctx, files, srcs, nfiles, options,
-                                       disk_key, &program)) != CLG_STATUS_OK)
+    if (program)
+        verdict = CLG_RT_PASSED;
+    else if ((st = build_source(ctx, files, srcs, nfiles, options,
+                                &program)) != CLG_STATUS_OK)
         goto cleanup;
     clg_cached_program *p = calloc(1, sizeof *p);
-    if (!p) {
+    size_t disk_len = strlen(disk_key) + 1;
+    if (!p || (disk_key[0] && !(disk_copy = malloc(disk_len)))) {
+        free(p);
         st = clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
                       "out of host memory caching programs");
         goto cleanup;
     }
+    if (disk_copy)
+        memcpy(disk_copy, disk_key, disk_len);
     ctx->programs[ctx->program_count++] = p;
     p->key = key_copy;
     p->program = program;
-    key_copy = NULL;
+    p->verdict = verdict;
+    p->disk_key = disk_copy;
+    key_copy = disk_copy = NULL;
     program = NULL;
     *out = p;
 cleanup:
     if (program)
         clReleaseProgram(program);
     free(key_copy);
+    free(disk_copy);
     return st;
 }
 
@@ -186,23 +193,101 @@ static clg_status program_kernel(clg_context *ctx, clg_cached_program *p,
     return CLG_STATUS_OK;
 }
 
+/* The build options as given, with the test-only -DCLG_TEST_MISCOMPILE
+ * under CLGATHER_TEST_MISCOMPILE=1 (host/env.c); 0 when they do not fit. */
+static int full_options(const clg_context *ctx, const char *options, char *buf,
+                        size_t cap)
+{
+    int n = snprintf(buf, cap, "%s%s", options,
+                     ctx->env.test_miscompile ? " -DCLG_TEST_MISCOMPILE" : "");
+    return n >= 0 && (size_t)n < cap;
+}
+
+/* The key of (files, options) as the cache knows it; 0 when too long. */
+static int program_key(const clg_context *ctx, const char *const *files,
+                       size_t nfiles, const char *options, char *opts,
+                       size_t opts_cap, char *key, size_t key_cap)
+{
+    return full_options(ctx, options, opts, opts_cap) &&
+           make_key(files, nfiles, opts, key, key_cap);
+}
+
 clg_status clg_rt_kernel(clg_context *ctx, const char *const *files,
                          size_t nfiles, const char *options, const char *name,
-                         cl_kernel *out)
+                         cl_kernel *out, clg_rt_verdict *verdict)
 {
-    char key[512];
+    char key[512], opts[320];
     clg_status st;
-    if (!make_key(files, nfiles, options, key, sizeof key))
+    if (!program_key(ctx, files, nfiles, options, opts, sizeof opts, key,
+                     sizeof key))
         return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
                         "program key for %s is too long", name);
     pthread_mutex_lock(&ctx->cache_lock);
     clg_cached_program *p = find_program(ctx, key);
-    st = p ? CLG_STATUS_OK
-           : build_program(ctx, files, nfiles, options, key, &p);
+    st = p ? CLG_STATUS_OK : build_program(ctx, files, nfiles, opts, key, &p);
     if (st == CLG_STATUS_OK)
         st = program_kernel(ctx, p, name, out);
+    if (st == CLG_STATUS_OK && verdict)
+        *verdict = (clg_rt_verdict)p->verdict;
     pthread_mutex_unlock(&ctx->cache_lock);
     return st;
+}
+
+/* The cached program of (files, options); NULL when it is not cached.
+ * cache_lock held. */
+static clg_cached_program *cached(clg_context *ctx, const char *const *files,
+                                  size_t nfiles, const char *options)
+{
+    char key[512], opts[320];
+    if (!program_key(ctx, files, nfiles, options, opts, sizeof opts, key,
+                     sizeof key))
+        return NULL;
+    return find_program(ctx, key);
+}
+
+clg_rt_verdict clg_rt_program_test_begin(clg_context *ctx,
+                                         const char *const *files,
+                                         size_t nfiles, const char *options,
+                                         char *msg, size_t cap)
+{
+    clg_rt_verdict v = CLG_RT_FAILED;
+    pthread_mutex_lock(&ctx->test_lock);
+    pthread_mutex_lock(&ctx->cache_lock);
+    clg_cached_program *p = cached(ctx, files, nfiles, options);
+    if (p)
+        v = (clg_rt_verdict)p->verdict;
+    snprintf(msg, cap, "%s",
+             !p ? "internal error: the program under test is not cached"
+             : p->failure ? p->failure
+                          : "");
+    pthread_mutex_unlock(&ctx->cache_lock);
+    if (v != CLG_RT_UNTESTED)
+        pthread_mutex_unlock(&ctx->test_lock);
+    return v;
+}
+
+void clg_rt_program_test_end(clg_context *ctx, const char *const *files,
+                             size_t nfiles, const char *options,
+                             clg_rt_verdict verdict, const char *message)
+{
+    pthread_mutex_lock(&ctx->cache_lock);
+    clg_cached_program *p = cached(ctx, files, nfiles, options);
+    if (p && verdict == CLG_RT_FAILED) {
+        size_t len = strlen(message) + 1;
+        /* Without memory for the message the verdict still holds. */
+        if ((p->failure = malloc(len)) != NULL)
+            memcpy(p->failure, message, len);
+        p->verdict = CLG_RT_FAILED;
+    } else if (p && verdict == CLG_RT_PASSED) {
+        /* The disk cache holds only programs that passed (an entry's
+         * presence is the verdict), so a program loaded from it is never
+         * tested again. */
+        if (p->disk_key)
+            clg_disk_store(ctx, p->disk_key, p->program);
+        p->verdict = CLG_RT_PASSED;
+    }
+    pthread_mutex_unlock(&ctx->cache_lock);
+    pthread_mutex_unlock(&ctx->test_lock);
 }
 
 int clg_rt_kernel_memo(clg_context *ctx, const void *key, size_t len,
@@ -243,6 +328,8 @@ void clg_programs_release(clg_context *ctx)
             clReleaseKernel(p->kernels[k].kernel);
         clReleaseProgram(p->program);
         free(p->key);
+        free(p->disk_key);
+        free(p->failure);
         free(p);
     }
     free(ctx->programs);

@@ -290,7 +290,12 @@ void clg_rt_scratch_give(clg_context *ctx, clg_rt_scratch *set, int lost);
 clg_status clg_rt_const_buffer(clg_context *ctx, const void *host,
                                size_t bytes, cl_mem *out);
 
-/* Releases a buffer made by clg_rt_wrap or clg_rt_const_buffer and sets
+/* A small read-write buffer holding a copy of `bytes` at `host`. */
+clg_status clg_rt_copy_buffer(clg_context *ctx, const void *host, size_t bytes,
+                              cl_mem *out);
+
+/* Releases a buffer made by clg_rt_wrap, clg_rt_const_buffer or
+ * clg_rt_copy_buffer and sets
  * *buf to NULL; NULL is accepted. OpenCL defers the release until the
  * commands using it are done. */
 void clg_rt_release(cl_mem *buf);
@@ -328,10 +333,43 @@ clg_status clg_rt_check_buffer(clg_context *ctx, const char *what, cl_mem buf,
  * Programs are built on first use and cached in the context by (files,
  * options); kernels by name within their program. A failed build returns
  * BUILD_FAILED and keeps the log (clg_context_build_log). The kernel stays
- * owned by the context. */
+ * owned by the context. *verdict (when not NULL) gets the program's
+ * self-test verdict: a kernel of a program not PASSED is for the
+ * self-test alone. */
+/* How far a program's known-answer self-test has got (docs/guide.md,
+ * "Known-answer self-test"). The runtime only keeps the verdict: the
+ * operator layer picks the cases, runs them and gives it. */
+typedef enum clg_rt_verdict {
+    CLG_RT_UNTESTED = 0, /* built from source here, not yet tested */
+    CLG_RT_PASSED = 1,   /* tested, or loaded from the disk cache */
+    CLG_RT_FAILED = 2    /* its results differ from the reference */
+} clg_rt_verdict;
+
 clg_status clg_rt_kernel(clg_context *ctx, const char *const *files,
                          size_t nfiles, const char *options, const char *name,
-                         cl_kernel *out);
+                         cl_kernel *out, clg_rt_verdict *verdict);
+
+/* Begins the self-test of the cached program of (files, options) (built
+ * by clg_rt_kernel). Returns its verdict; UNTESTED: the calling thread
+ * now holds the context's test lock and must run the test and call
+ * clg_rt_program_test_end once (other threads asking wait for it).
+ * FAILED: msg gets the failure's message. One test at a time per context;
+ * a test may run inside any call, a deferred one included, so it must
+ * take none of the epoch's resources (error slots, scratch, temporaries;
+ * an UNCHECKED call on clg_rt_host_queue with its own buffers does). */
+clg_rt_verdict clg_rt_program_test_begin(clg_context *ctx,
+                                         const char *const *files,
+                                         size_t nfiles, const char *options,
+                                         char *msg, size_t cap);
+
+/* Ends that test with `verdict`: PASSED stores the program's binary in the
+ * disk cache (the only place it is stored: an entry means a passed test);
+ * FAILED keeps `message`, the program is never stored and every later
+ * clg_rt_program_test_begin answers FAILED with it; UNTESTED (the test
+ * could not run) leaves it for the next request. Unlocks. */
+void clg_rt_program_test_end(clg_context *ctx, const char *const *files,
+                             size_t nfiles, const char *options,
+                             clg_rt_verdict verdict, const char *message);
 
 /* A memo of kernels by a caller's binary key (at most CLG_MEMO_KEY_MAX
  * bytes), so that a repeated call finds its kernel without formatting

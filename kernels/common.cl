@@ -143,6 +143,12 @@ typedef uint clg_off;
  * outside [-s, s-1]. Computed in 64 bits so that INT64_MIN cannot wrap. */
 inline ulong clg_normalize(long v, ulong s)
 {
+#ifdef CLG_TEST_MISCOMPILE
+    /* Test-only (CLGATHER_TEST_MISCOMPILE=1, host/env.c): -1 selects none,
+     * a wrong answer that the known-answer self-test must catch. */
+    if (v == -1)
+        return s;
+#endif
     ulong n = (ulong)(v < 0 ? v + (long)s : v);
     return n < s ? n : s;
 }
@@ -154,6 +160,10 @@ inline ulong clg_normalize(long v, ulong s)
  * INT64_MIN and INT64_MAX cannot overflow. */
 inline ulong clg_position(long v, ulong s)
 {
+#if defined(CLG_TEST_MISCOMPILE) && (CLG_OOB == 1 || CLG_OOB == 2)
+    if (v == -1) /* test-only, as in clg_normalize: position 0 */
+        return 0;
+#endif
 #if CLG_OOB == 1
     long r = v % (long)s; /* truncates toward zero: r in (-s, s) */
     return (ulong)(r < 0 ? r + (long)s : r);

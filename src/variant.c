@@ -159,7 +159,12 @@ clg_status clg_variant_kernel(clg_context *ctx, const clg_variant *v,
                         "internal error: build options of %s do not fit",
                         e->name);
     const char *files[2] = {"common.cl", clg_kernel_file_name(e->file)};
-    clg_status st = clg_rt_kernel(ctx, files, 2, options, e->name, out);
+    clg_rt_verdict verdict = CLG_RT_UNTESTED;
+    clg_status st = clg_rt_kernel(ctx, files, 2, options, e->name, out,
+                                  &verdict);
+    if (st == CLG_STATUS_OK && verdict != CLG_RT_PASSED)
+        st = clg_variant_verify(ctx, v, files, options);
+    /* The memo holds only kernels of programs that passed. */
     if (st == CLG_STATUS_OK)
         clg_rt_kernel_memo_store(ctx, key, key_len, *out);
     return st;

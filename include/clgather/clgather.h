@@ -85,7 +85,18 @@ CLG_API const char *clg_version_string(void);
  * ==================================================================== */
 
 /** The one table of statuses: X(name, value, message). Values are pinned;
- *  new statuses are only ever appended. */
+ *  new statuses are only ever appended.
+ *  DEVICE_MISCOMPILED: the first time a kernel program (one kernel file,
+ *  one set of build options) is compiled from source in a context, before
+ *  any of its kernels serves a call, each of its entry points runs a small
+ *  fixed case (negative and positive INT32 or INT64 indices, the
+ *  program's out-of-range mode, its element width) compared byte for byte
+ *  with the CPU reference. A program that differs is never used: every
+ *  call that needs it returns DEVICE_MISCOMPILED, its output untouched,
+ *  with a message naming the kernel, the case and the device; there is no
+ *  fallback to another variant. Only programs that passed are stored in
+ *  the persistent program cache, so one loaded from it is not tested
+ *  again. docs/guide.md, "Known-answer self-test". */
 #define CLG_STATUS_TABLE(X)                                                   \
     X(OK, 0, "success")                                                       \
     X(NULL_POINTER, 1, "a required pointer argument is NULL")                 \
@@ -103,7 +114,10 @@ CLG_API const char *clg_version_string(void);
     X(OPENCL_ERROR, 13, "an OpenCL call failed")                              \
     X(BUILD_FAILED, 14, "an OpenCL program failed to build")                  \
     X(DEVICE_MISMATCH, 15, "the device result differs from the reference")    \
-    X(PENDING_LIMIT, 16, "too many enqueued operations since the last finish")
+    X(PENDING_LIMIT, 16,                                                      \
+      "too many enqueued operations since the last finish")                   \
+    X(DEVICE_MISCOMPILED, 17,                                                 \
+      "a kernel failed its known-answer self-test on this device")
 
 #define CLG_STATUS_ENUM_ENTRY_(name, value, message) CLG_STATUS_##name = value,
 /** Result of every fallible call. CLG_STATUS_OK (0) means success. */
@@ -309,8 +323,9 @@ typedef struct clg_context clg_context;
  *  INVALID_ARGUMENT (a malformed "P:D": digits, signs and colons that are
  *  not two unsigned numbers joined by one colon, a bare number included;
  *  CLGATHER_MAX_ALLOC not a byte count >= 1024; CLGATHER_TEST_PLAN not
- *  "gpu", "cpu" or "device"; CLGATHER_VALIDATE or CLGATHER_SVM not "0"
- *  or "1"; CLGATHER_CACHE not "0" or "1"; CLGATHER_CACHE_MAX not a byte
+ *  "gpu", "cpu" or "device"; CLGATHER_VALIDATE, CLGATHER_SVM or the
+ *  test-only CLGATHER_TEST_MISCOMPILE (1: every kernel built wrong on
+ *  purpose, for the self-test's tests) not "0" or "1"; CLGATHER_CACHE not "0" or "1"; CLGATHER_CACHE_MAX not a byte
  *  count),
  *  OUT_OF_MEMORY, OPENCL_ERROR. */
 CLG_API clg_status clg_context_create(clg_context **ctx,
@@ -674,7 +689,7 @@ typedef enum clg_index_check {
  *  TENSOR_TOO_LARGE (the message naming the indices' rank or dimension),
  *  INVALID_ARGUMENT (axis_size negative), INDEX_OUT_OF_RANGE (the message
  *  names the first bad position, as the operators' do), OUT_OF_MEMORY,
- *  OPENCL_ERROR, BUILD_FAILED. */
+ *  OPENCL_ERROR, BUILD_FAILED, DEVICE_MISCOMPILED. */
 CLG_API clg_status clg_check_indices(clg_context *ctx,
                                      const clg_tensor *indices, size_t axis,
                                      int64_t axis_size, clg_index_check *ran);
@@ -798,7 +813,9 @@ typedef struct clg_call_options {
  *  ended with a negative execution status: the message names the command
  *  and the status, clg_context_last_cl_error is
  *  CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST and
- *  clg_context_last_exec_status the status), BUILD_FAILED. Every blocking
+ *  clg_context_last_exec_status the status), BUILD_FAILED,
+ *  DEVICE_MISCOMPILED (a kernel the call needs failed its known-answer
+ *  self-test on this device; see CLG_STATUS_TABLE). Every blocking
  *  call checks the execution status of each command it waited for before
  *  it returns OK.
  *  Size: tensors of any element count (2^31 and beyond) are supported; a
@@ -978,7 +995,7 @@ clg_reference_gather_elements_ex(clg_context *ctx, const clg_tensor *data,
  *  runtime fails otherwise to describe them, an event of the wait list
  *  has already failed, or an enqueue fails (commands already enqueued by
  *  the call still run; the output is then unspecified); PENDING_LIMIT;
- *  BUILD_FAILED.
+ *  BUILD_FAILED; DEVICE_MISCOMPILED (nothing enqueued for its kernel).
  *  Invalid handles: clgather detects a NULL context, tensor, shape or
  *  buffer pointer (NULL_POINTER), a NULL event in the wait list, and
  *  handles that are valid OpenCL objects of the wrong context or device
@@ -1298,7 +1315,8 @@ CLG_API clg_status clg_cache_clear(const char *dir, size_t *removed);
  *  Errors: those of clg_gather_output_shape, NULL_POINTER (ctx, data or
  *  indices NULL), SHAPE_MISMATCH or UNSUPPORTED_DTYPE (output descriptor),
  *  INVALID_ARGUMENT (malformed CLGATHER_PARAMS), BUILD_FAILED,
- *  OPENCL_ERROR. */
+ *  DEVICE_MISCOMPILED (a warm-up also runs the self-test of every program
+ *  it builds), OPENCL_ERROR. */
 CLG_API clg_status clg_warm_up_gather(clg_context *ctx, const clg_tensor *data,
                                       const clg_tensor *indices, int64_t axis,
                                       const clg_tensor *output);

@@ -36,7 +36,8 @@ static void test_status_values_are_pinned(void **state)
     assert_int_equal(CLG_STATUS_BUILD_FAILED, 14);
     assert_int_equal(CLG_STATUS_DEVICE_MISMATCH, 15);
     assert_int_equal(CLG_STATUS_PENDING_LIMIT, 16);
-    assert_int_equal(CLG_TEST_ARRAY_LEN(rows), 17);
+    assert_int_equal(CLG_STATUS_DEVICE_MISCOMPILED, 17);
+    assert_int_equal(CLG_TEST_ARRAY_LEN(rows), 18);
     assert_string_equal(clg_status_name(CLG_STATUS_DEVICE_MISMATCH),
                         "DEVICE_MISMATCH");
 }
@@ -61,7 +62,7 @@ static void test_status_name_and_message_for_every_entry(void **state)
 static void test_status_unknown_values(void **state)
 {
     (void)state;
-    const int unknown[] = {17, 18, 99, 1000, -1, -5, 0x7fffffff};
+    const int unknown[] = {18, 19, 99, 1000, -1, -5, 0x7fffffff};
     const char *first_message = clg_status_message((clg_status)unknown[0]);
     assert_non_null(first_message);
     assert_true(first_message[0] != '\0');

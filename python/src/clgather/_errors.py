@@ -29,6 +29,7 @@ _STATUS_TABLE = [
     ("BUILD_FAILED", 14, "BuildFailedError", (RuntimeError,)),
     ("DEVICE_MISMATCH", 15, "DeviceMismatchError", (RuntimeError,)),
     ("PENDING_LIMIT", 16, "PendingLimitError", (RuntimeError,)),
+    ("DEVICE_MISCOMPILED", 17, "DeviceMiscompiledError", (RuntimeError,)),
 ]
 
 

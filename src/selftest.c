@@ -1,0 +1,645 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The known-answer self-test of a kernel variant (docs/guide.md,
+ * "Known-answer self-test"). The first time a program (one file, one set
+ * of build options) is built from source in a context, before any of its
+ * kernels answers a call, every entry point of the program that a plan
+ * could launch with those options runs a small fixed case, and its output
+ * is compared byte for byte with the CPU reference (src/reference.c):
+ * valid negative and positive indices of the variant's index width, its
+ * out-of-range values under its mode (raise: that they raise), in units
+ * of the variant's width. A variant that differs is never used.
+ *
+ * The test runs inside whichever call first needs the program, deferred
+ * ones included, so it takes nothing from the epoch: an UNCHECKED call
+ * on the library's own queue, over buffers of its own. */
+#include "op.h"
+#include "variant.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* s of every case; GatherElements cases have AXIS - 1 positions on the
+ * axis (no more than s, as CLG_AHEAD needs). */
+#define AXIS 8
+#define MAX_VALUES 16
+#define CHECK_COUNT 20 /* one 16-value vector and a tail (kernels/check.cl) */
+
+static const int64_t valid_values[] = {-1, 2, -8, 7, 0, 3, -3, 1};
+static const int64_t bad_int32[] = {8, -9, INT32_MAX, INT32_MIN};
+/* 2^32 and -2^32 - 1 select 0 and -1 where a kernel truncates to int. */
+static const int64_t bad_int64[] = {
+    8, -9, INT64_MAX, INT64_MIN, INT64_C(1) << 32, -(INT64_C(1) << 32) - 1};
+
+/* One case's index values, valid and (with_bad) out of range ones
+ * interleaved, so that a short tensor holds both. */
+typedef struct st_case {
+    int64_t values[MAX_VALUES];
+    size_t count;
+    int with_bad;
+} st_case;
+
+/* The program under test and where its failure is written. */
+typedef struct st_run {
+    clg_context *ctx;
+    const clg_variant *v; /* the variant that needed the program */
+    const char *const *files;
+    const char *options;
+    char *msg;
+    size_t cap;
+} st_run;
+
+/* A launch of the test: its entry point, arguments and NDRange. */
+typedef struct st_launch {
+    clg_entry entry;
+    clg_args a;
+    clg_geometry g;
+} st_launch;
+
+static void make_case(size_t index_size, int with_bad, st_case *c)
+{
+    const int64_t *bad = index_size == 4 ? bad_int32 : bad_int64;
+    size_t nbad = !with_bad ? 0 : index_size == 4 ? 4 : 6;
+    c->count = 0;
+    c->with_bad = with_bad;
+    for (size_t i = 0; i < 8; i++) {
+        c->values[c->count++] = valid_values[i];
+        if (i < nbad)
+            c->values[c->count++] = bad[i];
+    }
+    /* Both cases of a width have the same length, so the same NDRange:
+     * a device compiler that specialises a kernel per work-group size
+     * (POCL) compiles it once for the test. */
+    for (size_t i = 0; c->count < 8 + (index_size == 4 ? 4u : 6u); i++)
+        c->values[c->count++] = valid_values[i];
+}
+
+static clg_dtype dtype_of_size(unsigned bytes)
+{
+    switch (bytes) {
+    case 1:
+        return CLG_DTYPE_UINT8;
+    case 2:
+        return CLG_DTYPE_UINT16;
+    case 4:
+        return CLG_DTYPE_UINT32;
+    case 8:
+        return CLG_DTYPE_UINT64;
+    default:
+        return CLG_DTYPE_COMPLEX128;
+    }
+}
+
+/* `count` index values of `size` bytes, the case's repeated. */
+static void fill_indices(void *buf, size_t size, const st_case *c,
+                         size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        int64_t v = c->values[i % c->count];
+        if (size == 4)
+            ((int32_t *)buf)[i] = (int32_t)v;
+        else
+            ((int64_t *)buf)[i] = v;
+    }
+}
+
+static void fill_pattern(unsigned char *p, size_t bytes, unsigned seed)
+{
+    for (size_t i = 0; i < bytes; i++)
+        p[i] = (unsigned char)(i * 37u + seed);
+}
+
+/* Writes the failure of `entry` on case `c` to the run's message and
+ * returns DEVICE_MISCOMPILED. */
+static clg_status miscompiled(const st_run *r, clg_entry entry,
+                              const st_case *c, const char *what)
+{
+    char values[320];
+    size_t len = 0;
+    for (size_t i = 0; i < c->count && len < sizeof values; i++) {
+        int n = snprintf(values + len, sizeof values - len, "%s%lld",
+                         i ? ", " : "", (long long)c->values[i]);
+        if (n < 0)
+            break;
+        len += (size_t)n;
+    }
+    char units[32] = "";
+    if (clg_entries[entry].file != CLG_FILE_CHECK)
+        snprintf(units, sizeof units, ", %u-byte elements",
+                 r->v->value[CLG_OPT_UNIT]);
+    snprintf(r->msg, r->cap,
+             "kernel %s failed its known-answer self-test on device \"%s\" "
+             "and is not used: INT%u indices {%s} on an axis of %d under "
+             "%s%s: %s (build options \"%s\")",
+             clg_entries[entry].name, clg_context_device_name(r->ctx),
+             r->v->value[CLG_OPT_INDEX_BYTES] * 8, values, AXIS,
+             clg_oob_mode_name((clg_oob_mode)r->v->value[CLG_OPT_OOB]), units,
+             what, r->options);
+    return CLG_STATUS_DEVICE_MISCOMPILED;
+}
+
+/* Compares `bytes` of the device's output with the reference's. */
+static clg_status compare(const st_run *r, clg_entry entry, const st_case *c,
+                          const unsigned char *got, const unsigned char *want,
+                          size_t bytes)
+{
+    char what[128];
+    for (size_t i = 0; i < bytes; i++)
+        if (got[i] != want[i]) {
+            snprintf(what, sizeof what,
+                     "output byte %zu is 0x%02x where the reference has "
+                     "0x%02x",
+                     i, got[i], want[i]);
+            return miscompiled(r, entry, c, what);
+        }
+    return CLG_STATUS_OK;
+}
+
+/* Runs `n` launches in order, then reads `bytes` of `out` to `host` and
+ * the error flag to *raised. */
+static clg_status run_launches(const st_run *r, const st_launch *l, size_t n,
+                               cl_mem out, void *host, size_t bytes,
+                               cl_mem err, int *raised)
+{
+    clg_rt_call c;
+    cl_int flag[2] = {0, 0};
+    clg_status st = clg_rt_call_open(r->ctx, clg_rt_host_queue(r->ctx), 0,
+                                     NULL, CLG_RT_CALL_UNCHECKED, &c);
+    for (size_t i = 0; i < n && st == CLG_STATUS_OK; i++) {
+        cl_kernel k = NULL;
+        st = clg_rt_kernel(r->ctx, r->files, 2, r->options,
+                           clg_entries[l[i].entry].name, &k, NULL);
+        if (st == CLG_STATUS_OK)
+            st = clg_entry_launch(&c, l[i].entry, k, &l[i].a, &l[i].g);
+    }
+    if (st == CLG_STATUS_OK)
+        st = clg_rt_call_sync(&c);
+    clg_rt_call_close(&c, st != CLG_STATUS_OK);
+    if (st == CLG_STATUS_OK && bytes)
+        st = clg_rt_read(r->ctx, out, 0, host, bytes);
+    if (st == CLG_STATUS_OK)
+        st = clg_rt_read(r->ctx, err, 0, flag, sizeof flag);
+    *raised = flag[0] != 0;
+    return st;
+}
+
+/* The positions the reference selects for the case's values, as
+ * clg_normalize_indices writes them (-1: none, under fill): a Gather of
+ * 1 .. AXIS, less one. */
+static clg_status reference_positions(const st_run *r, const void *idx,
+                                      size_t count, int32_t *pos)
+{
+    int32_t iota[AXIS];
+    int64_t dshape[1] = {AXIS}, ishape[1] = {(int64_t)count};
+    clg_call_options o = {(clg_oob_mode)r->v->value[CLG_OPT_OOB]};
+    unsigned isz = r->v->value[CLG_OPT_INDEX_BYTES];
+    for (int i = 0; i < AXIS; i++)
+        iota[i] = i + 1;
+    clg_tensor d = {CLG_DTYPE_INT32, 1, dshape, iota};
+    clg_tensor x = {isz == 4 ? CLG_DTYPE_INT32 : CLG_DTYPE_INT64, 1, ishape,
+                    (void *)idx};
+    clg_tensor y = {CLG_DTYPE_INT32, 1, ishape, pos};
+    clg_status st = clg_reference_gather_ex(r->ctx, &d, &x, 0, &y, &o);
+    for (size_t i = 0; st == CLG_STATUS_OK && i < count; i++)
+        pos[i] -= 1;
+    return st;
+}
+
+/* The expected outcome of a case: raise with out-of-range values raises
+ * (its output unspecified); every other case matches `want`. */
+static clg_status verdict(const st_run *r, clg_entry entry, const st_case *c,
+                          int raised, const void *got, const void *want,
+                          size_t bytes)
+{
+    int raise = r->v->value[CLG_OPT_OOB] == CLG_OOB_RAISE && c->with_bad;
+    if (raise != raised)
+        return miscompiled(r, entry, c,
+                           raise ? "the error flag was not raised"
+                                 : "the error flag was raised");
+    return raise ? CLG_STATUS_OK : compare(r, entry, c, got, want, bytes);
+}
+
+/* check.cl: the check kernel raises on a case with one bad value (in its
+ * vector part at `bad_at` 5, in its tail at 18) and not on valid values;
+ * the normalising pass writes the reference's positions. */
+static clg_status test_check(const st_run *r, clg_entry entry,
+                             const st_case *c, size_t bad_at)
+{
+    const clg_device_facts *dev = clg_rt_facts(r->ctx);
+    unsigned isz = r->v->value[CLG_OPT_INDEX_BYTES];
+    int check = entry == CLG_ENTRY_CHECK_INDICES;
+    int64_t idx[CHECK_COUNT];
+    int32_t pos[CHECK_COUNT], got[CHECK_COUNT];
+    cl_int flag[2] = {0, 0};
+    cl_mem ib = NULL, eb = NULL, nb = NULL;
+    st_launch l = {entry, {{{0}}}, {0}};
+    cl_ulong count = CHECK_COUNT, s = AXIS;
+    size_t size = check ? 2 : CHECK_COUNT, origin = 0;
+    int raised = 0;
+    st_case one = *c;
+    if (check && c->with_bad) {
+        /* Valid values and one bad one (INT_MIN or LONG_MIN in the
+         * vector part, s in the tail), which the message names. */
+        st_case bad = {{c->values[bad_at < 16 ? 7 : 1]}, 1, 1};
+        make_case(isz, 0, &one);
+        fill_indices(idx, isz, &one, CHECK_COUNT);
+        fill_indices((char *)idx + isz * bad_at, isz, &bad, 1);
+        one = bad;
+    } else {
+        fill_indices(idx, isz, &one, CHECK_COUNT);
+    }
+    memset(got, 0xa5, sizeof got);
+    clg_status st = clg_rt_copy_buffer(r->ctx, idx, CHECK_COUNT * isz, &ib);
+    if (st == CLG_STATUS_OK)
+        st = clg_rt_copy_buffer(r->ctx, flag, sizeof flag, &eb);
+    if (st == CLG_STATUS_OK)
+        st = clg_rt_copy_buffer(r->ctx, got, sizeof got, &nb);
+    if (st != CLG_STATUS_OK)
+        goto cleanup;
+    l.a.at[CLG_ARG_INDICES] = CLG_RT_BUFFER(ib);
+    l.a.at[CLG_ARG_ERR] = CLG_RT_BUFFER(eb);
+    l.a.at[CLG_ARG_NORMED] = CLG_RT_BUFFER(nb);
+    l.a.at[CLG_ARG_COUNT] = CLG_RT_SCALAR(count);
+    l.a.at[CLG_ARG_AXIS_SIZE] = CLG_RT_SCALAR(s);
+    clg_geometry_make_wg(dev, 64, 1, &origin, &size, &l.g);
+    st = run_launches(r, &l, 1, nb, got, check ? 0 : sizeof got, eb, &raised);
+    if (st != CLG_STATUS_OK)
+        goto cleanup;
+    if (check || (r->v->value[CLG_OPT_OOB] == CLG_OOB_RAISE && c->with_bad))
+        st = verdict(r, entry, &one, raised, NULL, NULL, 0);
+    else if ((st = reference_positions(r, idx, CHECK_COUNT, pos)) ==
+             CLG_STATUS_OK)
+        st = verdict(r, entry, c, raised, got, pos, sizeof pos);
+cleanup:
+    clg_rt_release(&ib);
+    clg_rt_release(&eb);
+    clg_rt_release(&nb);
+    return st;
+}
+
+/* The tensors of an operator case on the host and the device. */
+typedef struct st_tensors {
+    clg_problem p;
+    unsigned char *data, *want, *got;
+    void *idx;
+    size_t data_bytes, out_bytes;
+    cl_mem bd, bi, bo, be;
+} st_tensors;
+
+static void tensors_free(st_tensors *t)
+{
+    free(t->data);
+    free(t->want);
+    free(t->got);
+    free(t->idx);
+    clg_rt_release(&t->bd);
+    clg_rt_release(&t->bi);
+    clg_rt_release(&t->bo);
+    clg_rt_release(&t->be);
+}
+
+/* Validates the case's problem, fills its tensors, runs the reference
+ * (not for raise with out-of-range values, which it refuses) and makes the
+ * device buffers; `positions`: the device's indices are the normalised
+ * positions (the trusted bodies'). */
+static clg_status tensors_make(const st_run *r, clg_op op, const st_case *c,
+                               size_t rank, const int64_t *dshape,
+                               const int64_t *ishape, size_t axis,
+                               int positions, st_tensors *t)
+{
+    unsigned isz = r->v->value[CLG_OPT_INDEX_BYTES];
+    clg_dtype dt = dtype_of_size(r->v->value[CLG_OPT_UNIT]);
+    clg_dtype it = isz == 4 ? CLG_DTYPE_INT32 : CLG_DTYPE_INT64;
+    cl_int flag[2] = {0, 0};
+    clg_call_options o = {(clg_oob_mode)r->v->value[CLG_OPT_OOB]};
+    clg_status st = clg_validate(r->ctx, op, dt, rank, dshape, it,
+                                 op == CLG_OP_GATHER ? 1 : rank, ishape,
+                                 (int64_t)axis, &t->p);
+    if (st != CLG_STATUS_OK)
+        return st;
+    t->p.oob = o.oob;
+    t->data_bytes = (size_t)t->p.data_count * t->p.elem_size;
+    t->out_bytes = (size_t)t->p.out_count * t->p.elem_size;
+    size_t n = (size_t)t->p.index_count;
+    t->data = malloc(t->data_bytes);
+    t->want = calloc(1, t->out_bytes);
+    t->got = malloc(t->out_bytes);
+    t->idx = malloc(n * 8);
+    if (!t->data || !t->want || !t->got || !t->idx)
+        return clg_fail(r->ctx, CLG_STATUS_OUT_OF_MEMORY,
+                        "out of host memory for a kernel self-test");
+    fill_pattern(t->data, t->data_bytes, 11);
+    fill_pattern(t->got, t->out_bytes, 0xa5);
+    fill_indices(t->idx, isz, c, n);
+    clg_tensor d = {dt, rank, dshape, t->data};
+    clg_tensor x = {it, op == CLG_OP_GATHER ? 1 : rank, ishape, t->idx};
+    clg_tensor y = {dt, t->p.out_rank, t->p.out_shape, t->want};
+    if (o.oob != CLG_OOB_RAISE || !c->with_bad)
+        st = op == CLG_OP_GATHER
+                 ? clg_reference_gather_ex(r->ctx, &d, &x, (int64_t)axis, &y,
+                                           &o)
+                 : clg_reference_gather_elements_ex(r->ctx, &d, &x,
+                                                    (int64_t)axis, &y, &o);
+    if (st == CLG_STATUS_OK && positions) {
+        /* The trusted bodies read int positions (raise: valid only). */
+        int32_t *pos = malloc(n * sizeof *pos);
+        if (!pos)
+            return clg_fail(r->ctx, CLG_STATUS_OUT_OF_MEMORY,
+                            "out of host memory for a kernel self-test");
+        st = reference_positions(r, t->idx, n, pos);
+        if (st == CLG_STATUS_OK)
+            st = clg_rt_copy_buffer(r->ctx, pos, n * sizeof *pos, &t->bi);
+        free(pos);
+    } else if (st == CLG_STATUS_OK) {
+        st = clg_rt_copy_buffer(r->ctx, t->idx, n * isz, &t->bi);
+    }
+    if (st == CLG_STATUS_OK)
+        st = clg_rt_copy_buffer(r->ctx, t->data, t->data_bytes, &t->bd);
+    if (st == CLG_STATUS_OK)
+        st = clg_rt_copy_buffer(r->ctx, t->got, t->out_bytes, &t->bo);
+    if (st == CLG_STATUS_OK)
+        st = clg_rt_copy_buffer(r->ctx, flag, sizeof flag, &t->be);
+    return st;
+}
+
+/* The arguments every operator entry point takes, over whole tensors. */
+static void base_args(const st_tensors *t, const clg_plan *plan,
+                      clg_base_scalars *sc, clg_args *a)
+{
+    clg_rt_call none = {0};
+    clg_windows w = {0};
+    w.data = t->bd;
+    w.indices = t->bi;
+    w.output = t->bo;
+    w.data_len = plan->data_units;
+    w.index_len = plan->index_count;
+    w.out_len = plan->out_units;
+    none.err = t->be;
+    w.call = &none;
+    clg_base_args(plan, &w, sc, a);
+    /* clg_base_args points at w's handles: point at the tensors'. */
+    a->at[CLG_ARG_DATA] = CLG_RT_BUFFER(t->bd);
+    a->at[CLG_ARG_INDICES] = CLG_RT_BUFFER(t->bi);
+    a->at[CLG_ARG_OUT] = CLG_RT_BUFFER(t->bo);
+    a->at[CLG_ARG_ERR] = CLG_RT_BUFFER(t->be);
+}
+
+/* gather.cl: data [2, AXIS, inner] in elements of the unit's size, one
+ * element a unit, indices [count]: rows (inner 2 * CLG_SPAN) for the
+ * entries of three dimensions, units (inner 1) for those of two. The
+ * trusted bodies read the reference's positions; under fill the rows body
+ * leaves rows of none to clg_gather_fill_rows, which runs after it when it
+ * is in the program (else the case has valid values only). */
+static clg_status test_gather(const st_run *r, clg_entry entry,
+                              const st_case *c)
+{
+    const clg_device_facts *dev = clg_rt_facts(r->ctx);
+    unsigned span = r->v->value[CLG_OPT_SPAN];
+    int rows = clg_entries[entry].dims == 3;
+    int normed = entry == CLG_ENTRY_GATHER_LEAN_NORMED ||
+                 entry == CLG_ENTRY_GATHER_UNITS_NORMED;
+    int fill = r->v->value[CLG_OPT_OOB] == CLG_OOB_FILL;
+    int fill_rows = normed && rows && fill &&
+                    clg_entry_fits(CLG_ENTRY_GATHER_FILL_ROWS, r->v);
+    int64_t inner = rows ? 2 * (int64_t)span : 1;
+    st_tensors t = {0};
+    st_launch l[2];
+    clg_plan plan = {0};
+    clg_base_scalars sc;
+    cl_ulong ahead = 2;
+    int raised = 0;
+    st_case cs;
+    /* The trusted bodies raise nothing, and under fill without the fill
+     * kernel leave rows of none as they are. */
+    unsigned mode = r->v->value[CLG_OPT_OOB];
+    int some_none = mode == CLG_OOB_RAISE || mode == CLG_OOB_FILL;
+    make_case(r->v->value[CLG_OPT_INDEX_BYTES],
+              c->with_bad &&
+                  !(normed && some_none && (!fill || (rows && !fill_rows))),
+              &cs);
+    if (c->with_bad && !cs.with_bad)
+        return CLG_STATUS_OK; /* the valid case covers it */
+    int64_t dshape[3] = {2, AXIS, inner}, ishape[1] = {(int64_t)cs.count};
+    clg_status st = tensors_make(r, CLG_OP_GATHER, &cs, 3, dshape, ishape, 1,
+                                 normed, &t);
+    if (st != CLG_STATUS_OK)
+        goto cleanup;
+    plan.unit = r->v->value[CLG_OPT_UNIT];
+    plan.outer = 2;
+    plan.n = (int64_t)cs.count;
+    plan.inner = inner;
+    plan.axis_size = AXIS;
+    plan.data_units = t.p.data_count;
+    plan.index_count = t.p.index_count;
+    plan.out_units = t.p.out_count;
+    memset(l, 0, sizeof l);
+    base_args(&t, &plan, &sc, &l[0].a);
+    l[0].a.at[CLG_ARG_PREFETCH] = CLG_RT_SCALAR(ahead);
+    l[0].entry = entry;
+    size_t origin[3] = {0, 0, 0};
+    size_t size[3] = {(size_t)inner / span, cs.count, 2};
+    clg_geometry_make_wg(dev, 64, rows ? 3 : 2, origin, size + (rows ? 0 : 1),
+                         &l[0].g);
+    l[1] = l[0];
+    l[1].entry = CLG_ENTRY_GATHER_FILL_ROWS;
+    clg_geometry_make_wg(dev, 64, 2, origin, size + 1, &l[1].g);
+    st = run_launches(r, l, fill_rows ? 2 : 1, t.bo, t.got, t.out_bytes, t.be,
+                      &raised);
+    if (st == CLG_STATUS_OK)
+        st = verdict(r, entry, &cs, raised, t.got, t.want, t.out_bytes);
+cleanup:
+    tensors_free(&t);
+    return st;
+}
+
+/* The off-axis dims of a GatherElements case by CLG_OUTER_DIMS and
+ * CLG_INNER_DIMS (0 none, 1 one stride, 2 a ragged list): data and
+ * indices extents. */
+static const int64_t part_data[3][2] = {{0, 0}, {4, 0}, {2, 3}};
+static const int64_t part_index[3][2] = {{0, 0}, {4, 0}, {2, 2}};
+static const size_t part_rank[3] = {0, 1, 2};
+
+/* The (extent, stride) list of a ragged part, as the kernels read it. */
+static clg_status geom_list(const st_run *r, size_t dims,
+                            const int64_t *extent, const int64_t *stride,
+                            cl_mem *out)
+{
+    cl_ulong g[1 + 2 * CLG_MAX_RANK];
+    g[0] = dims;
+    for (size_t k = 0; k < dims; k++) {
+        g[1 + 2 * k] = (cl_ulong)extent[k];
+        g[2 + 2 * k] = (cl_ulong)stride[k];
+    }
+    return dims > 1
+               ? clg_rt_const_buffer(r->ctx, g,
+                                     (1 + 2 * dims) * sizeof(cl_ulong), out)
+               : CLG_STATUS_OK;
+}
+
+/* gather_elements.cl: data [outer part, AXIS, inner part], indices
+ * [outer part, AXIS - 1, inner part] as the routine plans them; strips of
+ * 2 (the packed body: packed first by clg_pack_strips). */
+static clg_status test_elements(const st_run *r, clg_entry entry,
+                                const st_case *c)
+{
+    const clg_device_facts *dev = clg_rt_facts(r->ctx);
+    unsigned od = r->v->value[CLG_OPT_OUTER_DIMS];
+    unsigned id = r->v->value[CLG_OPT_INNER_DIMS];
+    int64_t dshape[5], ishape[5];
+    size_t rank = 0, axis = part_rank[od];
+    st_tensors t = {0};
+    st_launch l[2];
+    clg_plan plan;
+    clg_base_scalars sc;
+    cl_mem pack = NULL, og = NULL, ig = NULL;
+    cl_ulong ax, os, is, width, strips, ahead = 2, z0 = 0;
+    int raised = 0;
+    for (size_t k = 0; k < part_rank[od]; k++, rank++) {
+        dshape[rank] = part_data[od][k];
+        ishape[rank] = part_index[od][k];
+    }
+    dshape[rank] = AXIS;
+    ishape[rank++] = AXIS - 1;
+    for (size_t k = 0; k < part_rank[id]; k++, rank++) {
+        dshape[rank] = part_data[id][k];
+        ishape[rank] = part_index[id][k];
+    }
+    clg_status st = tensors_make(r, CLG_OP_GATHER_ELEMENTS, c, rank, dshape,
+                                 ishape, axis, 0, &t);
+    if (st != CLG_STATUS_OK)
+        goto cleanup;
+    clg_gather_elements_routine.plan(&t.p, dev, CLG_MAX_ELEMENT_SIZE, &plan);
+    width = plan.inner > 1 ? 2 : 1;
+    strips = ((cl_ulong)plan.inner + width - 1) / width;
+    ax = (cl_ulong)plan.axis_stride;
+    os = plan.outer_dims == 1 ? (cl_ulong)plan.outer_stride[0] : 0;
+    is = plan.inner_dims == 1 ? (cl_ulong)plan.inner_stride[0] : 0;
+    if ((st = geom_list(r, plan.outer_dims, plan.outer_extent,
+                        plan.outer_stride, &og)) != CLG_STATUS_OK ||
+        (st = geom_list(r, plan.inner_dims, plan.inner_extent,
+                        plan.inner_stride, &ig)) != CLG_STATUS_OK)
+        goto cleanup;
+    memset(l, 0, sizeof l);
+    clg_args *a = &l[0].a;
+    base_args(&t, &plan, &sc, a);
+    a->at[CLG_ARG_AXIS_STRIDE] = CLG_RT_SCALAR(ax);
+    a->at[CLG_ARG_OUTER_STRIDE] = CLG_RT_SCALAR(os);
+    a->at[CLG_ARG_INNER_STRIDE] = CLG_RT_SCALAR(is);
+    a->at[CLG_ARG_OUTER_GEOM] = CLG_RT_BUFFER(og);
+    a->at[CLG_ARG_INNER_GEOM] = CLG_RT_BUFFER(ig);
+    a->at[CLG_ARG_STRIP_WIDTH] = CLG_RT_SCALAR(width);
+    a->at[CLG_ARG_STRIPS] = CLG_RT_SCALAR(strips);
+    a->at[CLG_ARG_PREFETCH] = CLG_RT_SCALAR(ahead);
+    a->at[CLG_ARG_Z0] = CLG_RT_SCALAR(z0);
+    size_t origin[3] = {0, 0, 0};
+    size_t outer = (size_t)plan.outer, n = (size_t)plan.n;
+    size_t size[3] = {(size_t)plan.inner, n, outer};
+    size_t lanes = (n + 15) / 16 * outer;
+    size_t launches = 1;
+    if (entry == CLG_ENTRY_ELEMENTS_STRIPS ||
+        entry == CLG_ENTRY_ELEMENTS_PACKED) {
+        size[0] = (size_t)width;
+        size[2] = outer * (size_t)strips;
+    }
+    if (entry == CLG_ENTRY_ELEMENTS_PACKED) {
+        /* The pack kernel copies every strip into `pack`, which the
+         * packed body then reads as its data. */
+        size_t bytes = size[2] * AXIS * (size_t)width * t.p.elem_size;
+        unsigned char *zero = calloc(1, bytes);
+        st = zero ? clg_rt_copy_buffer(r->ctx, zero, bytes, &pack)
+                  : clg_fail(r->ctx, CLG_STATUS_OUT_OF_MEMORY,
+                             "out of host memory for a kernel self-test");
+        free(zero);
+        if (st != CLG_STATUS_OK)
+            goto cleanup;
+        l[1] = l[0];
+        l[1].entry = entry;
+        l[1].a.at[CLG_ARG_DATA] = CLG_RT_BUFFER(pack);
+        size_t psize[3] = {(size_t)width, AXIS, size[2]};
+        clg_geometry_make_wg(dev, 64, 3, origin, psize, &l[0].g);
+        clg_geometry_make_wg(dev, 64, 3, origin, size, &l[1].g);
+        l[0].a.at[CLG_ARG_PACK] = CLG_RT_BUFFER(pack);
+        l[0].entry = CLG_ENTRY_PACK_STRIPS;
+        launches = 2;
+    } else {
+        l[0].entry = entry;
+        unsigned dims = clg_entries[entry].dims;
+        clg_geometry_make_wg(dev, 64, dims, origin,
+                             dims == 1 ? &lanes : size + (3 - dims), &l[0].g);
+    }
+    st = run_launches(r, l, launches, t.bo, t.got, t.out_bytes, t.be, &raised);
+    if (st == CLG_STATUS_OK)
+        st = verdict(r, entry, c, raised, t.got, t.want, t.out_bytes);
+cleanup:
+    clg_rt_release(&pack);
+    clg_rt_release(&og);
+    clg_rt_release(&ig);
+    tensors_free(&t);
+    return st;
+}
+
+/* Whether a plan with the program's options can launch `entry`: its row
+ * of the entry table allows them, and the units bodies of GatherElements
+ * take no inner dims; the pack kernel and the fill kernel run within the
+ * cases of the packed and the trusted rows bodies. */
+static int in_test(const clg_variant *v, clg_entry e)
+{
+    if (clg_entries[e].file != clg_entries[v->entry].file ||
+        !clg_entry_fits(e, v) || e == CLG_ENTRY_PACK_STRIPS ||
+        e == CLG_ENTRY_GATHER_FILL_ROWS)
+        return 0;
+    if (e == CLG_ENTRY_ELEMENTS_UNITS || e == CLG_ENTRY_ELEMENTS_LEAN ||
+        e == CLG_ENTRY_ELEMENTS_LANES)
+        return v->value[CLG_OPT_INNER_DIMS] == 0;
+    return 1;
+}
+
+/* Runs every case of the program that `v` needs; OK, DEVICE_MISCOMPILED
+ * with its message in msg, or the failure that kept a case from running. */
+static clg_status selftest_run(const st_run *r)
+{
+    clg_status st = CLG_STATUS_OK;
+    for (int e = 0; e < CLG_ENTRY_COUNT && st == CLG_STATUS_OK; e++) {
+        if (!in_test(r->v, (clg_entry)e))
+            continue;
+        for (int bad = 0; bad < 2 && st == CLG_STATUS_OK; bad++) {
+            st_case c;
+            make_case(r->v->value[CLG_OPT_INDEX_BYTES], bad, &c);
+            switch (clg_entries[e].file) {
+            case CLG_FILE_CHECK:
+                st = test_check(r, (clg_entry)e, &c, 5);
+                if (st == CLG_STATUS_OK && bad && e == CLG_ENTRY_CHECK_INDICES)
+                    st = test_check(r, (clg_entry)e, &c, 18);
+                break;
+            case CLG_FILE_GATHER:
+                st = test_gather(r, (clg_entry)e, &c);
+                break;
+            default:
+                st = test_elements(r, (clg_entry)e, &c);
+                break;
+            }
+        }
+    }
+    return st;
+}
+
+clg_status clg_variant_verify(clg_context *ctx, const clg_variant *v,
+                              const char *const *files, const char *options)
+{
+    char msg[900];
+    clg_rt_verdict verdict = clg_rt_program_test_begin(ctx, files, 2, options,
+                                                       msg, sizeof msg);
+    if (verdict == CLG_RT_UNTESTED) {
+        st_run r = {ctx, v, files, options, msg, sizeof msg};
+        clg_status st = selftest_run(&r);
+        verdict = st == CLG_STATUS_OK                   ? CLG_RT_PASSED
+                  : st == CLG_STATUS_DEVICE_MISCOMPILED ? CLG_RT_FAILED
+                                                        : CLG_RT_UNTESTED;
+        clg_rt_program_test_end(ctx, files, 2, options, verdict, msg);
+        if (verdict == CLG_RT_UNTESTED)
+            return clg_prefix_error(ctx, st, "kernel self-test: ");
+    }
+    if (verdict == CLG_RT_FAILED)
+        return clg_fail(ctx, CLG_STATUS_DEVICE_MISCOMPILED, "%s", msg);
+    return CLG_STATUS_OK;
+}
