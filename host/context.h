@@ -11,7 +11,8 @@
  *               arguments are shared state, OpenCL 1.2 section 5.7.2);
  *   epoch_lock  the deferred calls since the last finish, the error slots
  *               and the scratch pool;
- *   finish_lock one clg_context_finish at a time.
+ *   finish_lock one collect (clg_context_finish, clg_context_finish_queue,
+ *               clg_context_finish_events) at a time.
  * Lock order: finish_lock, epoch_lock, cache_lock, launch_lock. Messages
  * are per thread (host/errors.c). */
 #ifndef CLG_CONTEXT_H
@@ -95,6 +96,13 @@ struct clg_slot_chunk {
     cl_mem parent;
     struct clg_rt_slot slots[CLG_SLOTS_PER_CHUNK];
     size_t used;
+    /* Slots handed out whose call is not yet collected (a call that
+     * records nothing gives its slot back at once): a chunk leaves its
+     * epoch only when none is, so that no collect reads or clears a whole
+     * chunk while a kernel of another caller's operation may write it. */
+    size_t live;
+    size_t taken; /* the current collect's slots in it (finish_lock) */
+    int whole;    /* the current collect reads and retires it whole */
     clg_slot_chunk *next;
 };
 
@@ -104,6 +112,7 @@ typedef struct clg_deferred_rec {
     void *info; /* the operator layer's description, owned; NULL: none */
     cl_mem keep;
     struct clg_rt_slot *slot;
+    cl_command_queue queue; /* the call's queue (compared, not retained) */
     cl_event ev;     /* the call's last command, owned; NULL: none enqueued */
     cl_event *more;  /* owned: the wait list's events (retained, `ngates`),
                       * then the earlier commands' events; NULL: none */

@@ -880,7 +880,8 @@ CLG_API clg_status clg_enqueue_gather_elements_ex(
     cl_event *event, const clg_call_options *options);
 
 /** Waits for every operation enqueued through `ctx` (clg_enqueue_*), on
- *  every queue they used, since the previous clg_context_finish, and
+ *  every queue they used, that no earlier finish (this function,
+ *  clg_context_finish_queue or clg_context_finish_events) reported, and
  *  returns the first deferred error among them in enqueue order: OK when
  *  none. It waits for those operations only (their events), not for other
  *  commands the caller put on the same queues. Operations are numbered
@@ -933,6 +934,47 @@ CLG_API clg_status clg_enqueue_gather_elements_ex(
  *  reading a failed operation's indices back: the device or a queue is
  *  broken; the message names the call), OUT_OF_MEMORY. */
 CLG_API clg_status clg_context_finish(clg_context *ctx);
+
+/** clg_context_finish for the operations enqueued through `ctx` on one
+ *  queue only: waits for those enqueued on `queue` (NULL: the context's
+ *  queue, clg_context_cl_queue; the queue as given to clg_enqueue_*, where
+ *  NULL also meant the context's) that no earlier finish reported, and
+ *  returns the first deferred error among them, with the same order,
+ *  messages and statuses as clg_context_finish. Operations on other
+ *  queues are neither waited for nor reported: they stay pending, with
+ *  their errors, for a later finish. The operations it waited for are
+ *  reported once: a later clg_context_finish, or another thread's
+ *  clg_context_finish_queue or clg_context_finish_events, does not
+ *  report them again (and their retained indices buffers, events and
+ *  records are released). This is how each thread of a program that
+ *  shares one context gets its own errors: a thread that enqueues on a
+ *  queue of its own and finishes that queue never sees another thread's
+ *  bad index, and never takes one from it. A queue through which nothing
+ *  is pending (or that is not a queue of the context) gives OK at once.
+ *  Finishes run one at a time (see clg_context_finish): one waits while
+ *  another waits for its operations. Thread-safe.
+ *  Errors: NULL_POINTER (ctx NULL), INDEX_OUT_OF_RANGE (deferred),
+ *  OPENCL_ERROR (an operation that did not run, or a wait or the reading
+ *  of error records failed), OUT_OF_MEMORY. */
+CLG_API clg_status clg_context_finish_queue(clg_context *ctx,
+                                            cl_command_queue queue);
+
+/** clg_context_finish for the operations whose output events are
+ *  listed: `events[0 .. num_events-1]` are events a clg_enqueue_* call
+ *  returned in its `event` argument. Waits for those operations, returns
+ *  the first deferred error among them in enqueue order (as
+ *  clg_context_finish) and reports them once, like
+ *  clg_context_finish_queue; every other operation stays pending with its
+ *  errors. An event that names no pending operation of `ctx` (one already
+ *  reported by an earlier finish, or one the library did not return) is
+ *  ignored, and neither waited for nor retained; num_events 0 gives OK.
+ *  The events stay the caller's (not released). Thread-safe.
+ *  Errors: NULL_POINTER (ctx NULL, or events NULL with num_events > 0),
+ *  INVALID_ARGUMENT (an entry of events is NULL), INDEX_OUT_OF_RANGE
+ *  (deferred), OPENCL_ERROR, OUT_OF_MEMORY (as clg_context_finish_queue). */
+CLG_API clg_status clg_context_finish_events(clg_context *ctx,
+                                             cl_uint num_events,
+                                             const cl_event *events);
 
 /* ======================================================================
  * 7. Diagnostics
