@@ -1098,6 +1098,8 @@ clg_status clg_rt_collect_some(clg_context *ctx, const clg_rt_select *sel,
     clg_rt_select own;
     *out = NULL;
     *n = 0;
+    if ((st = clg_rt_check_process(ctx)) != CLG_STATUS_OK)
+        return st;
     if (sel && !sel->by_events && !sel->queue) {
         own = *sel;
         own.queue = ctx->queue;

@@ -149,6 +149,7 @@ struct clg_rt_scratch {
 
 struct clg_context {
     uint64_t id; /* unique in the process; keys per-thread messages */
+    long pid;    /* the process that created it (getpid) */
     cl_device_id device;
     cl_context cl_ctx;
     cl_command_queue queue;

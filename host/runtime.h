@@ -98,6 +98,12 @@ void clg_rt_params_unlock(clg_context *ctx);
 /* CLGATHER_PARAMS as read when ctx was created; "" when unset. */
 const char *clg_rt_env_params(const clg_context *ctx);
 
+/* OK when ctx was created in this process; in a child forked after its
+ * creation INVALID_ARGUMENT, with a message saying so (docs/guide.md,
+ * "Processes and fork"): its OpenCL objects and locks are the parent's,
+ * and a call would hang on POCL. Costs nothing until a fork. */
+clg_status clg_rt_check_process(const clg_context *ctx);
+
 /* The context's id, unique in the process (never reused, unlike its
  * address): a key for caches of what never changes in a context. */
 uint64_t clg_rt_id(const clg_context *ctx);
