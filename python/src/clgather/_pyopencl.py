@@ -10,6 +10,7 @@ one of its arrays.
 """
 
 import ctypes
+import os
 import sys
 import threading
 
@@ -25,6 +26,17 @@ def is_array(obj):
 # (cl_context, cl_device_id) handles -> Context over them
 _contexts = {}
 _contexts_lock = threading.Lock()
+
+
+def _forget_contexts_after_fork():
+    """In a forked child: see _context._forget_defaults_after_fork."""
+    global _contexts_lock
+    _contexts_lock = threading.Lock()
+    _contexts.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_contexts_after_fork)
 
 
 def context_for(data, indices, device):
@@ -52,14 +64,15 @@ def context_for(data, indices, device):
 
 
 def finish(queue):
-    """Context.finish() of the context the module-level functions keep for
-    a pyopencl.CommandQueue's context and device: waits for the calls made
-    with sync=False on it and raises their first deferred error."""
+    """Context.finish(queue) of the context the module-level functions
+    keep for a pyopencl.CommandQueue's context and device: waits for the
+    calls made with sync=False on that queue and raises their first
+    deferred error; calls on other queues stay pending."""
     key = (queue.context.int_ptr, queue.device.int_ptr)
     with _contexts_lock:
         ctx = _contexts.get(key)
     if ctx is not None:
-        ctx.finish()
+        ctx.finish(queue)
 
 
 def _queue_of(data):
@@ -142,5 +155,7 @@ def enqueue(ctx, op, data, indices, axis, out, events, sync, options):
     # The library's reference to the event passes to PyOpenCL.
     out.add_event(cl.Event.from_int_ptr(event.value, retain=False))
     if sync:
-        ctx.finish()
+        # This call's own errors only: another thread's pending calls keep
+        # theirs (clg_context_finish_events).
+        ctx._finish_event(event.value)
     return out
