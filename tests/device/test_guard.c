@@ -45,10 +45,10 @@
  * keeps every shape family and path but runs fewer element sizes and index
  * patterns (for ci/oclgrind.sh).
  *
- * The work comes in five parts, each a ctest test of its own
- * (device_guard_gather, _elements, _many, _split_gather and
- * _split_elements, chosen by the environment variable CLG_TEST_PART;
- * unset: all five in one process):
+ * The work comes in seven parts, each a ctest test of its own
+ * (device_guard_gather, _gather_rank4, _elements, _elements_rank4,
+ * _many, _split_gather and _split_elements, chosen by the environment
+ * variable CLG_TEST_PART; unset: all seven in one process):
  * each part's cost is mostly POCL compiling the work-group functions its
  * shapes reach on a cold kernel cache, so that no one process holds the
  * whole of it and each stays far from its timeout on a busy machine. The
@@ -82,12 +82,14 @@ enum {
     PART_MANY = 4,
     PART_SPLIT_GATHER = 8,
     PART_SPLIT_ELEMENTS = 16,
-    PART_ALL = 31
+    PART_GATHER_RANK4 = 32,
+    PART_ELEMENTS_RANK4 = 64,
+    PART_ALL = 127
 };
-#define PART_COUNT 5
-static const char *const part_names[PART_COUNT] = {"gather", "elements",
-                                                   "many", "split_gather",
-                                                   "split_elements"};
+#define PART_COUNT 7
+static const char *const part_names[PART_COUNT] = {
+    "gather",         "elements",     "many",          "split_gather",
+    "split_elements", "gather_rank4", "elements_rank4"};
 static unsigned parts = PART_ALL;
 
 /* ------------------------------------------------------------ faults */
@@ -835,14 +837,15 @@ static int split_skips(int split, clg_test_op op, size_t e, size_t turn)
            e != turn % CLG_TEST_ARRAY_LEN(dtypes);
 }
 
-/* Ranks 1..4 and every axis, with every element size (on the split path,
+/* Ranks r_lo..r_hi (of 1..4) and every axis, with every element size (on the split path,
  * Gather, and under CLG_TEST_QUICK=1: one size per axis, in turn), each
  * shape random; on the split path grown until the cap cuts it. */
 static void run_rank_axis(clg_context *ctx, clg_test_rng *rng, clg_test_op op,
-                          const path *paths, size_t npaths, int split)
+                          const path *paths, size_t npaths, int split,
+                          size_t r_lo, size_t r_hi)
 {
     size_t n = 0, turn = 0;
-    for (size_t r = 1; r <= 4; r++) {
+    for (size_t r = r_lo; r <= r_hi; r++) {
         for (int64_t axis = -(int64_t)r; axis < (int64_t)r; axis++) {
             for (size_t e = 0; e < CLG_TEST_ARRAY_LEN(dtypes); e++) {
                 if (split_skips(split, op, e, turn) ||
@@ -988,6 +991,7 @@ static void run_empty(clg_context *ctx, clg_test_rng *rng, const path *paths,
 
 static const path whole_paths[2] = {PATH_HOST, PATH_BUFFERS};
 
+/* Gather, data ranks 1 to 3 with every axis. */
 static void test_gather(void **state)
 {
     clg_context *ctx = *state;
@@ -995,10 +999,22 @@ static void test_gather(void **state)
     if (!(parts & PART_GATHER))
         return;
     install_fault_handler();
-    run_rank_axis(ctx, &rng, CLG_TEST_GATHER, whole_paths, 2, 0);
+    run_rank_axis(ctx, &rng, CLG_TEST_GATHER, whole_paths, 2, 0, 1, 3);
+}
+
+/* Gather, data rank 4 with every axis, and the inner blocks. */
+static void test_gather_rank4(void **state)
+{
+    clg_context *ctx = *state;
+    clg_test_rng rng = {seed ^ 0x4};
+    if (!(parts & PART_GATHER_RANK4))
+        return;
+    install_fault_handler();
+    run_rank_axis(ctx, &rng, CLG_TEST_GATHER, whole_paths, 2, 0, 4, 4);
     run_inner_blocks(ctx, &rng, whole_paths, 2, 0);
 }
 
+/* GatherElements, data ranks 1 to 3 with every axis. */
 static void test_gather_elements(void **state)
 {
     clg_context *ctx = *state;
@@ -1006,7 +1022,20 @@ static void test_gather_elements(void **state)
     if (!(parts & PART_ELEMENTS))
         return;
     install_fault_handler();
-    run_rank_axis(ctx, &rng, CLG_TEST_GATHER_ELEMENTS, whole_paths, 2, 0);
+    run_rank_axis(ctx, &rng, CLG_TEST_GATHER_ELEMENTS, whole_paths, 2, 0, 1,
+                  3);
+}
+
+/* GatherElements, data rank 4 with every axis, and the special rows. */
+static void test_gather_elements_rank4(void **state)
+{
+    clg_context *ctx = *state;
+    clg_test_rng rng = {seed ^ 0xe1e4};
+    if (!(parts & PART_ELEMENTS_RANK4))
+        return;
+    install_fault_handler();
+    run_rank_axis(ctx, &rng, CLG_TEST_GATHER_ELEMENTS, whole_paths, 2, 0, 4,
+                  4);
     run_elements_special(ctx, &rng, whole_paths, 2);
 }
 
@@ -1043,7 +1072,7 @@ static void test_split_gather(void **state)
         return;
     clg_context *ctx = split_context();
     clg_test_rng rng = {seed ^ 0x5b117};
-    run_rank_axis(ctx, &rng, CLG_TEST_GATHER, split_path, 1, 1);
+    run_rank_axis(ctx, &rng, CLG_TEST_GATHER, split_path, 1, 1, 1, 4);
     run_inner_blocks(ctx, &rng, split_path, 1, 1);
     clg_context_destroy(ctx);
 }
@@ -1058,7 +1087,7 @@ static void test_split_elements(void **state)
         return;
     clg_context *ctx = split_context();
     clg_test_rng rng = {seed ^ 0x5b11e};
-    run_rank_axis(ctx, &rng, CLG_TEST_GATHER_ELEMENTS, split_path, 1, 1);
+    run_rank_axis(ctx, &rng, CLG_TEST_GATHER_ELEMENTS, split_path, 1, 1, 1, 4);
     run_elements_special(ctx, &rng, split_path, 1);
     run_many_indices(ctx, &rng, split_path, 1, 3);
     run_empty(ctx, &rng, split_path, 1);
@@ -1072,7 +1101,9 @@ static int covered(int p, int op)
         return (parts & PART_SPLIT_ELEMENTS) ||
                (op == CLG_TEST_GATHER && (parts & PART_SPLIT_GATHER));
     return (parts & PART_MANY) ||
-           (parts & (op == CLG_TEST_GATHER ? PART_GATHER : PART_ELEMENTS));
+           (parts &
+            (op == CLG_TEST_GATHER ? PART_GATHER | PART_GATHER_RANK4
+                                   : PART_ELEMENTS | PART_ELEMENTS_RANK4));
 }
 
 /* Reached only if no call faulted: prints the count and checks that every
@@ -1112,11 +1143,14 @@ static void test_summary(void **state)
                   buffers_in_place, buffers_ok);
     const char *plan = getenv("CLGATHER_TEST_PLAN");
     print_message("guard pages: %zu cases run (%zu failing), 0 faults "
-                  "(%s plan%s, CLG_TEST_SEED=%" PRIu64 ", parts %s%s%s%s%s)\n",
+                  "(%s plan%s, CLG_TEST_SEED=%" PRIu64
+                  ", parts %s%s%s%s%s%s%s)\n",
                   total, bad, plan != NULL && plan[0] ? plan : "device",
                   quick ? ", CLG_TEST_QUICK=1" : "", seed,
                   parts & PART_GATHER ? "gather " : "",
+                  parts & PART_GATHER_RANK4 ? "gather_rank4 " : "",
                   parts & PART_ELEMENTS ? "elements " : "",
+                  parts & PART_ELEMENTS_RANK4 ? "elements_rank4 " : "",
                   parts & PART_MANY ? "many " : "",
                   parts & PART_SPLIT_GATHER ? "split_gather " : "",
                   parts & PART_SPLIT_ELEMENTS ? "split_elements" : "");
@@ -1134,8 +1168,8 @@ static int read_parts(void)
             return 1;
         }
     fprintf(stderr,
-            "CLG_TEST_PART=%s: not gather, elements, many, split_gather or "
-            "split_elements\n",
+            "CLG_TEST_PART=%s: not gather, gather_rank4, elements, "
+            "elements_rank4, many, split_gather or split_elements\n",
             v);
     return 0;
 }
@@ -1151,7 +1185,9 @@ int main(void)
     page = (size_t)ps;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gather),
+        cmocka_unit_test(test_gather_rank4),
         cmocka_unit_test(test_gather_elements),
+        cmocka_unit_test(test_gather_elements_rank4),
         cmocka_unit_test(test_many_and_empty),
         cmocka_unit_test(test_split_gather),
         cmocka_unit_test(test_split_elements),
