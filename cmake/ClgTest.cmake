@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # clg_add_test(<name> SOURCES <files...> LABELS <labels...> [LIBRARIES <libs...>]
-#              [TIMEOUT <seconds>])
-# One cmocka binary per test file. A binary exits 77 only when no OpenCL
+#              [TIMEOUT <seconds>] [PARTS <parts...>])
+# One cmocka binary per test file. With PARTS, the binary runs as one test
+# per part, <name>_<part>, each with CLG_TEST_PART=<part> in its
+# environment (the binary runs that part of its work only). A binary exits 77 only when no OpenCL
 # device exists; ctest then reports it as skipped.
 # cmocka (PkgConfig::CMOCKA) is found, or reported missing, by
 # cmake/ClgOptions.cmake.
@@ -15,16 +17,30 @@ function(clg_test_environment name)
 endfunction()
 
 function(clg_add_test name)
-  cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LABELS;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LABELS;LIBRARIES;PARTS"
+                        ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE clgather_static PkgConfig::CMOCKA ${T_LIBRARIES})
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests/common)
   clg_strict_warnings(${name})
-  add_test(NAME ${name} COMMAND ${name})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()
-  set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}"
-                       SKIP_RETURN_CODE 77 TIMEOUT ${T_TIMEOUT})
-  clg_test_environment(${name})
+  set(tests ${name})
+  if(T_PARTS)
+    set(tests "")
+    foreach(part ${T_PARTS})
+      list(APPEND tests ${name}_${part})
+    endforeach()
+  endif()
+  foreach(test ${tests})
+    add_test(NAME ${test} COMMAND ${name})
+    set_tests_properties(${test} PROPERTIES LABELS "${T_LABELS}"
+                         SKIP_RETURN_CODE 77 TIMEOUT ${T_TIMEOUT})
+    clg_test_environment(${test})
+  endforeach()
+  foreach(part ${T_PARTS})
+    set_property(TEST ${name}_${part} APPEND PROPERTY ENVIRONMENT
+                 CLG_TEST_PART=${part})
+  endforeach()
 endfunction()

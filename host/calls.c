@@ -7,8 +7,12 @@
  * blocking call reads its own private slot (a buffer of its own) when its
  * commands are done. A deferred call takes the next slot of the epoch's
  * current chunk, a sub-buffer, so that clg_rt_collect reads up to 1024
- * slots with one command; chunks belong to one epoch (the calls since the last
- * collect), so no chunk is read while a kernel may still write it. */
+ * slots with one command. A collect may take only some calls (one queue's,
+ * or those of listed events): a chunk is read whole only when none of its
+ * live slots belongs to a call left pending, so that no chunk is read or
+ * cleared while another caller's kernel may still write it; the slots of
+ * the calls taken from a shared chunk are read one by one, and the chunk
+ * leaves the epoch when it is full and all its calls are collected. */
 #include "context.h"
 
 #include <stdlib.h>
@@ -176,13 +180,16 @@ static clg_status deferred_slot(clg_context *ctx, clg_rt_slot **out)
             ctx->free_chunks = k->next;
         else if ((st = new_chunk(ctx, &k)) != CLG_STATUS_OK)
             return st;
-        k->used = 0;
+        k->used = k->live = 0;
+        k->whole = 0;
         k->next = e->chunks;
         e->chunks = k;
     }
     clg_status st = chunk_slot(ctx, e->chunks, e->chunks->used, out);
-    if (st == CLG_STATUS_OK)
+    if (st == CLG_STATUS_OK) {
         e->chunks->used++;
+        e->chunks->live++;
+    }
     return st;
 }
 
@@ -591,11 +598,15 @@ static void release_commands(clg_rt_call *c)
 static clg_status record_call(clg_rt_call *c, const void *info, size_t size,
                               cl_mem keep)
 {
-    clg_deferred_rec r = {NULL, NULL, c->slot, NULL, NULL, 0, 0};
+    clg_deferred_rec r = {NULL, NULL, c->slot, c->queue, NULL, NULL, 0, 0};
     clg_rt_cmd *cmd = cmds_of(c);
     clg_status st;
-    if (!info && !c->ncmds)
+    if (!info && !c->ncmds) {
+        /* No kernel wrote the slot and no collect will look for it. */
+        if (c->slot && c->slot->chunk)
+            c->slot->chunk->live--;
         return CLG_STATUS_OK;
+    }
     size_t gates = c->ncmds ? c->num_wait : 0,
            more = gates + (c->ncmds ? c->ncmds - 1 : 0);
     if (info && !(r.info = malloc(size)))
@@ -698,7 +709,7 @@ int clg_rt_call_close(clg_rt_call *c, int failed)
          * stays in the epoch's chunk, unreported; its commands (and the
          * events they need) go to the next collect, which waits for
          * them. */
-        if (c->ncmds && record_call(c, NULL, 0, NULL) != CLG_STATUS_OK)
+        if (record_call(c, NULL, 0, NULL) != CLG_STATUS_OK)
             drained = wait_commands(c, &ignored) == CL_SUCCESS;
         pthread_mutex_unlock(&c->ctx->epoch_lock);
         c->locked = 0;
@@ -937,18 +948,180 @@ static void free_records(clg_context *ctx, clg_deferred_rec *recs, size_t n,
     }
 }
 
-clg_status clg_rt_collect(clg_context *ctx, clg_rt_deferred **out, size_t *n)
+/* Command events a record holds (those wait_records waits for). */
+static size_t record_events(const clg_deferred_rec *rec)
+{
+    return (size_t)(rec->nmore - rec->ngates) + (rec->ev ? 1 : 0);
+}
+
+static int event_order(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t) * (const cl_event *)a,
+              y = (uintptr_t) * (const cl_event *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* 1 when the collect `sel` (NULL: all) takes record `rec`; `sorted`: the
+ * selection's events in address order, when it names events. */
+static int selects(const clg_rt_select *sel, const cl_event *sorted,
+                   const clg_deferred_rec *rec)
+{
+    if (!sel)
+        return 1;
+    if (!sel->by_events)
+        return rec->queue == sel->queue;
+    return rec->ev && bsearch(&rec->ev, sorted, sel->num_events,
+                              sizeof *sorted, event_order) != NULL;
+}
+
+/* Moves the records `sel` takes out of the context's epoch into *mine, in
+ * enqueue order, with every chunk none of whose live slots stays behind
+ * (those are read and retired whole; the others' slots are read one by
+ * one); finish_lock and epoch_lock held. */
+static clg_status take_records(clg_context *ctx, const clg_rt_select *sel,
+                               const cl_event *sorted, clg_epoch *mine)
+{
+    clg_epoch *e = &ctx->epoch;
+    size_t count = 0, kept = 0;
+    memset(mine, 0, sizeof *mine);
+    if (!sel) { /* everything: the whole array moves */
+        mine->recs = e->recs;
+        mine->rec_count = e->rec_count;
+        mine->rec_capacity = e->rec_capacity;
+        mine->event_count = e->event_count;
+        e->recs = NULL;
+        e->rec_count = e->rec_capacity = e->event_count = 0;
+    } else {
+        for (size_t r = 0; r < e->rec_count; r++)
+            count += selects(sel, sorted, &e->recs[r]);
+        if (count && !(mine->recs = malloc(count * sizeof *mine->recs)))
+            return CLG_STATUS_OUT_OF_MEMORY;
+        for (size_t r = 0; r < e->rec_count; r++) {
+            if (selects(sel, sorted, &e->recs[r])) {
+                mine->recs[mine->rec_count++] = e->recs[r];
+                mine->event_count += record_events(&e->recs[r]);
+            } else {
+                e->recs[kept++] = e->recs[r];
+            }
+        }
+        mine->rec_capacity = mine->rec_count;
+        e->rec_count = kept;
+        e->event_count -= mine->event_count;
+        if (kept == 0) {
+            free(e->recs);
+            e->recs = NULL;
+            e->rec_capacity = 0;
+        }
+    }
+    for (clg_slot_chunk *k = e->chunks; k; k = k->next)
+        k->taken = 0;
+    for (size_t r = 0; r < mine->rec_count; r++)
+        if (mine->recs[r].slot && mine->recs[r].slot->chunk)
+            mine->recs[r].slot->chunk->taken++;
+    for (clg_slot_chunk **at = &e->chunks; *at;) {
+        clg_slot_chunk *k = *at;
+        k->whole = k->live == k->taken;
+        if (k->whole) {
+            *at = k->next;
+            k->next = mine->chunks;
+            mine->chunks = k;
+        } else {
+            at = &k->next;
+        }
+    }
+    return CLG_STATUS_OK;
+}
+
+/* Reads the slot of each record of `mine` whose chunk stays in the epoch
+ * (the chunks taken whole were read by read_epoch), clearing a raised
+ * one. On failure *call names the command. */
+static cl_int read_single_slots(clg_context *ctx, const clg_epoch *mine,
+                                int *raised, const char **call)
+{
+    cl_int err = CL_SUCCESS;
+    for (size_t r = 0; r < mine->rec_count && err == CL_SUCCESS; r++) {
+        clg_rt_slot *s = mine->recs[r].slot;
+        cl_int flag = 0, status;
+        if (!s || !s->chunk || s->chunk->whole)
+            continue;
+        *call = "clEnqueueReadBuffer(error slot)";
+        err = own_read(ctx, s->buf, 0, sizeof flag, &flag, &status, call);
+        if (err == CL_SUCCESS && flag != 0) {
+            raised[r] = 1;
+            err = write_zeros(ctx, ctx->own_queue, s->buf, sizeof zero_slot,
+                              zero_slot, 0, NULL, &slot_names, call);
+        }
+    }
+    return err;
+}
+
+/* The slots of `mine` read one by one are free again: their chunks leave
+ * the epoch when full (no call takes a slot from it again) and without a
+ * live slot (read_single_slots cleared
+ * every raised one). After a failure (`lost`) they stay live: their
+ * chunks are freed only with the context. */
+static void give_single_slots(clg_context *ctx, const clg_epoch *mine,
+                              int lost)
+{
+    clg_slot_chunk *done = NULL;
+    if (lost)
+        return;
+    pthread_mutex_lock(&ctx->epoch_lock);
+    for (size_t r = 0; r < mine->rec_count; r++) {
+        clg_rt_slot *s = mine->recs[r].slot;
+        if (s && s->chunk && !s->chunk->whole)
+            s->chunk->live--;
+    }
+    for (clg_slot_chunk **at = &ctx->epoch.chunks; *at;) {
+        clg_slot_chunk *k = *at;
+        if (k->live == 0 && k->used == CLG_SLOTS_PER_CHUNK) {
+            *at = k->next;
+            k->next = done;
+            done = k;
+        } else {
+            at = &k->next;
+        }
+    }
+    pthread_mutex_unlock(&ctx->epoch_lock);
+    clg_epoch e = {0};
+    e.chunks = done;
+    retire_epoch(ctx, &e, 0);
+}
+
+clg_status clg_rt_collect_some(clg_context *ctx, const clg_rt_select *sel,
+                               clg_rt_deferred **out, size_t *n)
 {
     clg_epoch e;
     clg_status st = CLG_STATUS_OK;
     cl_int err;
+    cl_event *sorted = NULL;
+    clg_rt_select own;
     *out = NULL;
     *n = 0;
+    if ((st = clg_rt_check_process(ctx)) != CLG_STATUS_OK)
+        return st;
+    if (sel && !sel->by_events && !sel->queue) {
+        own = *sel;
+        own.queue = ctx->queue;
+        sel = &own;
+    }
+    if (sel && sel->by_events && sel->num_events) {
+        if (!(sorted = malloc(sel->num_events * sizeof *sorted)))
+            return clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
+                            "out of host memory waiting for deferred calls");
+        memcpy(sorted, sel->events, sel->num_events * sizeof *sorted);
+        qsort(sorted, sel->num_events, sizeof *sorted, event_order);
+    }
     pthread_mutex_lock(&ctx->finish_lock);
     pthread_mutex_lock(&ctx->epoch_lock);
-    e = ctx->epoch;
-    memset(&ctx->epoch, 0, sizeof ctx->epoch);
+    st = take_records(ctx, sel, sorted, &e);
     pthread_mutex_unlock(&ctx->epoch_lock);
+    free(sorted);
+    if (st != CLG_STATUS_OK) {
+        pthread_mutex_unlock(&ctx->finish_lock);
+        return clg_fail(ctx, st,
+                        "out of host memory waiting for deferred calls");
+    }
     int *raised = calloc(e.rec_count ? e.rec_count : 1, sizeof *raised);
     cl_int *status = calloc(e.rec_count ? e.rec_count : 1, sizeof *status);
     int *gate = calloc(e.rec_count ? e.rec_count : 1, sizeof *gate);
@@ -962,8 +1135,10 @@ clg_status clg_rt_collect(clg_context *ctx, clg_rt_deferred **out, size_t *n)
     else if (!raised || !host)
         st = clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
                       "out of host memory reading error slots");
-    else if ((err = read_epoch(ctx, &e, raised, host, &call)) != CL_SUCCESS)
+    else if ((err = read_epoch(ctx, &e, raised, host, &call)) != CL_SUCCESS ||
+             (err = read_single_slots(ctx, &e, raised, &call)) != CL_SUCCESS)
         st = clg_fail_cl(ctx, err, call);
+    give_single_slots(ctx, &e, st != CLG_STATUS_OK);
     if (st == CLG_STATUS_OK &&
         !(*out = hand_out_records(ctx, &e, raised, status, gate)))
         st = clg_fail(ctx, CLG_STATUS_OUT_OF_MEMORY,
@@ -982,6 +1157,11 @@ clg_status clg_rt_collect(clg_context *ctx, clg_rt_deferred **out, size_t *n)
     free(host);
     pthread_mutex_unlock(&ctx->finish_lock);
     return st;
+}
+
+clg_status clg_rt_collect(clg_context *ctx, clg_rt_deferred **out, size_t *n)
+{
+    return clg_rt_collect_some(ctx, NULL, out, n);
 }
 
 void clg_rt_deferred_free(clg_rt_deferred *list, size_t n)

@@ -2,17 +2,78 @@
 /* Contexts: device, cl_context and command queue, the device facts plans
  * are made from, the locks and the sink slot (OpenCL 1.2 API sections 4.4
  * and 5.1). */
+#define _POSIX_C_SOURCE 200809L /* getpid, pthread_atfork */
 #include "context.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Source of the sink slot's zeros. */
 static const cl_int zero_flag[2] = {0, 0};
 
 /* Context ids, unique in the process (host/errors.c keys on them). */
 static atomic_uint_fast64_t next_context_id = 1;
+
+/* fork (docs/guide.md, "Processes and fork"): 1 in a process forked from
+ * one that had begun creating a context, so had loaded and started the
+ * OpenCL implementation; set by the child handler pthread_atfork runs.
+ * Until then no call pays for a getpid. */
+static atomic_int forked_child;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void at_fork_child(void)
+{
+    atomic_store(&forked_child, 1);
+}
+
+static void watch_fork(void)
+{
+    pthread_atfork(NULL, NULL, at_fork_child);
+}
+
+/* The name POCL's platform reports (CL_PLATFORM_NAME). */
+#define POCL_PLATFORM "Portable Computing Language"
+
+/* Refuses a context on POCL in a forked child of a process that had used
+ * OpenCL: POCL's device threads are not in the child, so its first
+ * command would wait for ever (other implementations, e.g. Intel's CPU
+ * runtime, run in the child). */
+static clg_status check_fork_platform(cl_platform_id platform)
+{
+    char name[256] = "";
+    if (!atomic_load(&forked_child) ||
+        clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name, name,
+                          NULL) != CL_SUCCESS ||
+        strstr(name, POCL_PLATFORM) == NULL)
+        return CLG_STATUS_OK;
+    return clg_fail(NULL, CLG_STATUS_DEVICE_NOT_FOUND,
+                    "this process (%ld) was forked from one that had "
+                    "already used OpenCL, and POCL's device threads do not "
+                    "survive fork: a context on it would hang at its first "
+                    "command. Create contexts in a process started afresh "
+                    "(Python: multiprocessing's 'spawn' or 'forkserver' "
+                    "start method; C: fork then exec) or before any "
+                    "OpenCL use in the parent",
+                    (long)getpid());
+}
+
+clg_status clg_rt_check_process(const clg_context *ctx)
+{
+    if (!atomic_load_explicit(&forked_child, memory_order_relaxed) ||
+        (long)getpid() == ctx->pid)
+        return CLG_STATUS_OK;
+    return clg_fail((clg_context *)ctx, CLG_STATUS_INVALID_ARGUMENT,
+                    "this context was created in process %ld, and this is "
+                    "process %ld, a child forked from it: OpenCL objects do "
+                    "not survive fork (on POCL every call would hang). A "
+                    "forked child must create its own context (where the "
+                    "implementation allows it), or be started with "
+                    "multiprocessing's 'spawn' method; in the child, "
+                    "clg_context_destroy only forgets this one",
+                    ctx->pid, (long)getpid());
+}
 
 /* The largest data or unified cache of the host's first CPU, in bytes,
  * as Linux describes it (/sys/devices/system/cpu/cpu0/cache/indexN:
@@ -219,6 +280,8 @@ clg_status clg_context_create(clg_context **out, const char *device_spec)
         return clg_fail(NULL, CLG_STATUS_OUT_OF_MEMORY,
                         "out of host memory creating a context");
     ctx->id = atomic_fetch_add(&next_context_id, 1);
+    ctx->pid = (long)getpid();
+    pthread_once(&fork_once, watch_fork);
     st = clg_env_read(&ctx->env, msg, sizeof msg);
     if (st == CLG_STATUS_OK)
         st = clg_devices_select(device_spec, ctx->env.device, &platform,
@@ -229,6 +292,8 @@ clg_status clg_context_create(clg_context **out, const char *device_spec)
             clg_set_cl_error(NULL, err);
         goto cleanup;
     }
+    if ((st = check_fork_platform(platform)) != CLG_STATUS_OK)
+        goto cleanup;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
                                      (cl_context_properties)platform, 0};
     ctx->cl_ctx = clCreateContext(props, 1, &ctx->device, NULL, NULL, &err);
@@ -262,6 +327,13 @@ clg_status clg_context_create_from_cl(clg_context **out, cl_context context,
     *out = NULL;
     cl_device_id qdev = NULL;
     cl_context qctx = NULL;
+    cl_platform_id platform = NULL;
+    clg_status st;
+    pthread_once(&fork_once, watch_fork);
+    if (clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform,
+                        NULL) == CL_SUCCESS &&
+        (st = check_fork_platform(platform)) != CLG_STATUS_OK)
+        return st;
     if ((err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qdev,
                                      &qdev, NULL)) != CL_SUCCESS ||
         (err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof qctx,
@@ -278,13 +350,14 @@ clg_status clg_context_create_from_cl(clg_context **out, cl_context context,
         return clg_fail(NULL, CLG_STATUS_OUT_OF_MEMORY,
                         "out of host memory creating a context");
     ctx->id = atomic_fetch_add(&next_context_id, 1);
+    ctx->pid = (long)getpid();
     ctx->device = device;
     ctx->cl_ctx = context;
     ctx->queue = queue;
     clRetainContext(context);
     clRetainCommandQueue(queue);
     char msg[CLG_ERROR_CAPACITY];
-    clg_status st = clg_env_read(&ctx->env, msg, sizeof msg);
+    st = clg_env_read(&ctx->env, msg, sizeof msg);
     if (st != CLG_STATUS_OK) {
         clg_fail(NULL, st, "%s", msg);
         clg_context_destroy(ctx);
@@ -296,6 +369,12 @@ clg_status clg_context_create_from_cl(clg_context **out, cl_context context,
 void clg_context_destroy(clg_context *ctx)
 {
     if (!ctx)
+        return;
+    /* A parent's context in a forked child: its OpenCL objects, locks and
+     * pending operations are the parent's (a wait or release could hang,
+     * a lock be held by a thread the child does not have), so nothing is
+     * touched; the child's copy of its memory is left as it is. */
+    if (clg_rt_check_process(ctx) != CLG_STATUS_OK)
         return;
     if (ctx->queue)
         clFinish(ctx->queue);

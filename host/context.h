@@ -11,7 +11,8 @@
  *               arguments are shared state, OpenCL 1.2 section 5.7.2);
  *   epoch_lock  the deferred calls since the last finish, the error slots
  *               and the scratch pool;
- *   finish_lock one clg_context_finish at a time;
+ *   finish_lock one collect (clg_context_finish, clg_context_finish_queue,
+ *               clg_context_finish_events) at a time;
  *   test_lock   one program self-test at a time (a deferred call may
  *               run one while it holds epoch_lock, so a self-test never
  *               takes epoch_lock).
@@ -108,6 +109,13 @@ struct clg_slot_chunk {
     cl_mem parent;
     struct clg_rt_slot slots[CLG_SLOTS_PER_CHUNK];
     size_t used;
+    /* Slots handed out whose call is not yet collected (a call that
+     * records nothing gives its slot back at once): a chunk leaves its
+     * epoch only when none is, so that no collect reads or clears a whole
+     * chunk while a kernel of another caller's operation may write it. */
+    size_t live;
+    size_t taken; /* the current collect's slots in it (finish_lock) */
+    int whole;    /* the current collect reads and retires it whole */
     clg_slot_chunk *next;
 };
 
@@ -117,6 +125,7 @@ typedef struct clg_deferred_rec {
     void *info; /* the operator layer's description, owned; NULL: none */
     cl_mem keep;
     struct clg_rt_slot *slot;
+    cl_command_queue queue; /* the call's queue (compared, not retained) */
     cl_event ev;     /* the call's last command, owned; NULL: none enqueued */
     cl_event *more;  /* owned: the wait list's events (retained, `ngates`),
                       * then the earlier commands' events; NULL: none */
@@ -153,6 +162,7 @@ struct clg_rt_scratch {
 
 struct clg_context {
     uint64_t id; /* unique in the process; keys per-thread messages */
+    long pid;    /* the process that created it (getpid) */
     cl_device_id device;
     cl_context cl_ctx;
     cl_command_queue queue;

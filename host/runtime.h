@@ -107,6 +107,12 @@ void clg_rt_params_unlock(clg_context *ctx);
 /* CLGATHER_PARAMS as read when ctx was created; "" when unset. */
 const char *clg_rt_env_params(const clg_context *ctx);
 
+/* OK when ctx was created in this process; in a child forked after its
+ * creation INVALID_ARGUMENT, with a message saying so (docs/guide.md,
+ * "Processes and fork"): its OpenCL objects and locks are the parent's,
+ * and a call would hang on POCL. Costs nothing until a fork. */
+clg_status clg_rt_check_process(const clg_context *ctx);
+
 /* The context's id, unique in the process (never reused, unlike its
  * address): a key for caches of what never changes in a context. */
 uint64_t clg_rt_id(const clg_context *ctx);
@@ -240,11 +246,27 @@ typedef struct clg_rt_deferred {
     cl_int gate_status; /* that event's execution status (< 0) */
 } clg_rt_deferred;
 
-/* Waits for the commands of every deferred call since the last collect
- * (their events: not for other commands on the same queues) and reads
- * their error slots. *out (count *n) is freed with clg_rt_deferred_free.
- * One collect at a time. */
+/* Waits for the commands of every deferred call not yet collected (their
+ * events: not for other commands on the same queues) and reads their
+ * error slots. *out (count *n) is freed with clg_rt_deferred_free. One
+ * collect at a time: a collect waits for the one before. */
 clg_status clg_rt_collect(clg_context *ctx, clg_rt_deferred **out, size_t *n);
+
+/* Which deferred calls a collect takes: those enqueued on `queue` (the
+ * queue as resolved at enqueue: the context's own for NULL), or, with
+ * by_events, those whose event (as clg_rt_call_defer handed it out) is
+ * one of events[0 .. num_events-1]. */
+typedef struct clg_rt_select {
+    cl_command_queue queue;
+    int by_events;
+    cl_uint num_events;
+    const cl_event *events;
+} clg_rt_select;
+
+/* clg_rt_collect of the calls `sel` selects (NULL: all) only; the others
+ * stay pending, for a later collect. */
+clg_status clg_rt_collect_some(clg_context *ctx, const clg_rt_select *sel,
+                               clg_rt_deferred **out, size_t *n);
 void clg_rt_deferred_free(clg_rt_deferred *list, size_t n);
 
 /* A buffer's bytes [offset, offset + bytes) read to `host`, blocking, on

@@ -31,7 +31,7 @@ static clg_status need_ctx(const clg_context *ctx)
 {
     if (!ctx)
         return clg_fail(NULL, CLG_STATUS_NULL_POINTER, "ctx is NULL");
-    return CLG_STATUS_OK;
+    return clg_rt_check_process(ctx);
 }
 
 static uint64_t data_bytes(const clg_problem *p)

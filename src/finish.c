@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* clg_context_finish: waits for the deferred calls and reports the first
- * one whose kernels met a bad index (docs/design.md, "Enqueue and deferred
+/* clg_context_finish and its forms for one queue or a list of events:
+ * waits for the deferred calls and reports the first one whose kernels
+ * met a bad index (docs/design.md, "Enqueue and deferred
  * errors"). The device records that a call failed, in the call's error
  * slot; the position and value are then found by reading that call's
  * indices buffer back (retained until now) and scanning it on the host,
@@ -120,13 +121,13 @@ static clg_status report_not_run(clg_context *ctx, const clg_rt_deferred *d,
                          prefix, why[0] ? why : ":", (int)d->status, more);
 }
 
-clg_status clg_context_finish(clg_context *ctx)
+/* Collects the operations `sel` selects (NULL: all) and reports the
+ * first error among them. */
+static clg_status finish_some(clg_context *ctx, const clg_rt_select *sel)
 {
     clg_rt_deferred *list = NULL;
     size_t n = 0;
-    if (!ctx)
-        return clg_fail(NULL, CLG_STATUS_NULL_POINTER, "ctx is NULL");
-    clg_status st = clg_rt_collect(ctx, &list, &n);
+    clg_status st = clg_rt_collect_some(ctx, sel, &list, &n);
     /* An operation that did not run comes first: its output was never
      * written, which no index error of another one can say. */
     size_t first = n, later = 0;
@@ -148,4 +149,36 @@ clg_status clg_context_finish(clg_context *ctx)
     if (st == CLG_STATUS_OK)
         clg_clear_error(ctx);
     return st;
+}
+
+clg_status clg_context_finish(clg_context *ctx)
+{
+    if (!ctx)
+        return clg_fail(NULL, CLG_STATUS_NULL_POINTER, "ctx is NULL");
+    return finish_some(ctx, NULL);
+}
+
+clg_status clg_context_finish_queue(clg_context *ctx, cl_command_queue queue)
+{
+    clg_rt_select sel = {queue, 0, 0, NULL};
+    if (!ctx)
+        return clg_fail(NULL, CLG_STATUS_NULL_POINTER, "ctx is NULL");
+    return finish_some(ctx, &sel);
+}
+
+clg_status clg_context_finish_events(clg_context *ctx, cl_uint num_events,
+                                     const cl_event *events)
+{
+    clg_rt_select sel = {NULL, 1, num_events, events};
+    if (!ctx)
+        return clg_fail(NULL, CLG_STATUS_NULL_POINTER, "ctx is NULL");
+    if (num_events > 0 && !events)
+        return clg_fail(ctx, CLG_STATUS_NULL_POINTER,
+                        "events is NULL but num_events is %u",
+                        (unsigned)num_events);
+    for (cl_uint i = 0; i < num_events; i++)
+        if (!events[i])
+            return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                            "events[%u] is NULL", (unsigned)i);
+    return finish_some(ctx, &sel);
 }

@@ -22,6 +22,19 @@
  * clg_context_build_log) are kept per thread and per context: each thread
  * reads what its own last call on that context left. The library never
  * prints.
+ *
+ * Processes: a context belongs to the process that created it. In a child
+ * made by fork() the parent's context refuses every call that would reach
+ * the device (operators, enqueues, warm-ups, finishes) with
+ * INVALID_ARGUMENT ("this context was created in process N, and this is
+ * process M, a child forked from it ..."), where it would otherwise hang
+ * (POCL's device threads are not in the child), and clg_context_destroy
+ * forgets it without touching it. In a child forked after the parent
+ * created a context, clg_context_create and clg_context_create_from_cl
+ * refuse a POCL device with DEVICE_NOT_FOUND saying why; other
+ * implementations are allowed. Create contexts in processes started
+ * afresh (fork then exec; Python multiprocessing's 'spawn');
+ * docs/guide.md, "Processes and fork".
  */
 #ifndef CLGATHER_CLGATHER_H
 #define CLGATHER_CLGATHER_H
@@ -319,7 +332,9 @@ typedef struct clg_context clg_context;
  *  clg_context_destroy). On failure *ctx is NULL and, when the failure
  *  concerns the device, clg_context_last_error(NULL) on the same thread
  *  names the spec and the devices seen.
- *  Errors: NULL_POINTER, DEVICE_NOT_FOUND (no device or no match),
+ *  Errors: NULL_POINTER, DEVICE_NOT_FOUND (no device or no match; a
+ *  POCL device in a child forked after the parent created a context, see
+ *  "Processes" at the top of this header),
  *  INVALID_ARGUMENT (a malformed "P:D": digits, signs and colons that are
  *  not two unsigned numbers joined by one colon, a bare number included;
  *  CLGATHER_MAX_ALLOC not a byte count >= 1024; CLGATHER_TEST_PLAN not
@@ -338,7 +353,8 @@ CLG_API clg_status clg_context_create(clg_context **ctx,
  *  own commands with events. The environment is read as by
  *  clg_context_create.
  *  Errors: NULL_POINTER, INVALID_ARGUMENT (device or context not the
- *  queue's; a malformed environment variable), OUT_OF_MEMORY,
+ *  queue's; a malformed environment variable), DEVICE_NOT_FOUND (a POCL
+ *  device in a forked child, as clg_context_create), OUT_OF_MEMORY,
  *  OPENCL_ERROR. */
 CLG_API clg_status clg_context_create_from_cl(clg_context **ctx,
                                               cl_context context,
@@ -351,7 +367,9 @@ CLG_API clg_status clg_context_create_from_cl(clg_context **ctx,
  *  last call on the context, from any thread. It does not hang on a
  *  failed event: an operation behind an event that failed before its
  *  enqueue was refused (see clg_enqueue_gather), and one behind an event
- *  that failed later ended without running. */
+ *  that failed later ended without running. In a forked child, on a
+ *  context of the parent's, it returns at once and touches nothing (see
+ *  "Processes" at the top of this header). */
 CLG_API void clg_context_destroy(clg_context *ctx);
 
 /** Device name, vendor and CL_DEVICE_VERSION of the context's device.
@@ -1046,7 +1064,8 @@ CLG_API clg_status clg_enqueue_gather_elements_ex(
     cl_event *event, const clg_call_options *options);
 
 /** Waits for every operation enqueued through `ctx` (clg_enqueue_*), on
- *  every queue they used, since the previous clg_context_finish, and
+ *  every queue they used, that no earlier finish (this function,
+ *  clg_context_finish_queue or clg_context_finish_events) reported, and
  *  returns the first deferred error among them in enqueue order: OK when
  *  none. It waits for those operations only (their events), not for other
  *  commands the caller put on the same queues. Operations are numbered
@@ -1097,8 +1116,53 @@ CLG_API clg_status clg_enqueue_gather_elements_ex(
  *  Errors: NULL_POINTER, INDEX_OUT_OF_RANGE (deferred), OPENCL_ERROR (a
  *  wait failed, or reading or clearing the operations' error records, or
  *  reading a failed operation's indices back: the device or a queue is
- *  broken; the message names the call), OUT_OF_MEMORY. */
+ *  broken; the message names the call), OUT_OF_MEMORY, INVALID_ARGUMENT
+ *  (a context of the parent's in a forked child, see "Processes" at the
+ *  top). */
 CLG_API clg_status clg_context_finish(clg_context *ctx);
+
+/** clg_context_finish for the operations enqueued through `ctx` on one
+ *  queue only: waits for those enqueued on `queue` (NULL: the context's
+ *  queue, clg_context_cl_queue; the queue as given to clg_enqueue_*, where
+ *  NULL also meant the context's) that no earlier finish reported, and
+ *  returns the first deferred error among them, with the same order,
+ *  messages and statuses as clg_context_finish. Operations on other
+ *  queues are neither waited for nor reported: they stay pending, with
+ *  their errors, for a later finish. The operations it waited for are
+ *  reported once: a later clg_context_finish, or another thread's
+ *  clg_context_finish_queue or clg_context_finish_events, does not
+ *  report them again (and their retained indices buffers, events and
+ *  records are released). This is how each thread of a program that
+ *  shares one context gets its own errors: a thread that enqueues on a
+ *  queue of its own and finishes that queue never sees another thread's
+ *  bad index, and never takes one from it. A queue through which nothing
+ *  is pending (or that is not a queue of the context) gives OK at once.
+ *  Finishes run one at a time (see clg_context_finish): one waits while
+ *  another waits for its operations. Thread-safe.
+ *  Errors: NULL_POINTER (ctx NULL), INDEX_OUT_OF_RANGE (deferred),
+ *  OPENCL_ERROR (an operation that did not run, or a wait or the reading
+ *  of error records failed), OUT_OF_MEMORY, INVALID_ARGUMENT (a context
+ *  of the parent's in a forked child, see "Processes" at the top). */
+CLG_API clg_status clg_context_finish_queue(clg_context *ctx,
+                                            cl_command_queue queue);
+
+/** clg_context_finish for the operations whose output events are
+ *  listed: `events[0 .. num_events-1]` are events a clg_enqueue_* call
+ *  returned in its `event` argument. Waits for those operations, returns
+ *  the first deferred error among them in enqueue order (as
+ *  clg_context_finish) and reports them once, like
+ *  clg_context_finish_queue; every other operation stays pending with its
+ *  errors. An event that names no pending operation of `ctx` (one already
+ *  reported by an earlier finish, or one the library did not return) is
+ *  ignored, and neither waited for nor retained; num_events 0 gives OK.
+ *  The events stay the caller's (not released). Thread-safe.
+ *  Errors: NULL_POINTER (ctx NULL, or events NULL with num_events > 0),
+ *  INVALID_ARGUMENT (an entry of events is NULL; a context of the
+ *  parent's in a forked child), INDEX_OUT_OF_RANGE (deferred),
+ *  OPENCL_ERROR, OUT_OF_MEMORY (as clg_context_finish_queue). */
+CLG_API clg_status clg_context_finish_events(clg_context *ctx,
+                                             cl_uint num_events,
+                                             const cl_event *events);
 
 /* ======================================================================
  * 7. Diagnostics

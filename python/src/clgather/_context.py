@@ -357,12 +357,26 @@ class Context:
         return self._op("gather_elements", data, indices, axis, out, oob,
                         events, sync)
 
-    def finish(self):
+    def finish(self, queue=None):
         """Waits for every operation enqueued through this context and
         raises the first deferred error among them (an out-of-range index
-        found on the device)."""
+        found on the device). With a pyopencl.CommandQueue: only the
+        operations enqueued on that queue (clg_context_finish_queue);
+        those of other queues, and their errors, stay pending."""
         with self._hold() as ptr:
-            _errors.check(lib.clg_context_finish(ptr), ptr)
+            if queue is None:
+                _errors.check(lib.clg_context_finish(ptr), ptr)
+            else:
+                _errors.check(lib.clg_context_finish_queue(
+                    ptr, queue.int_ptr), ptr)
+
+    def _finish_event(self, event):
+        """Waits for the one operation whose event handle is `event` and
+        raises its deferred error (clg_context_finish_events)."""
+        handle = ctypes.c_void_p(event)
+        with self._hold() as ptr:
+            _errors.check(lib.clg_context_finish_events(
+                ptr, 1, ctypes.byref(handle)), ptr)
 
     def _op(self, op, data, indices, axis, out, oob, events, sync):
         options = _host.call_options(oob)
@@ -386,6 +400,20 @@ class Context:
 
 _defaults = {}
 _defaults_lock = threading.Lock()
+
+
+def _forget_defaults_after_fork():
+    """In a forked child: the parent's contexts refuse every call there
+    (the library names the process that made them), so the module-level
+    functions drop them and make the child's own on first use; the lock
+    may have been held by a parent thread the child does not have."""
+    global _defaults_lock
+    _defaults_lock = threading.Lock()
+    _defaults.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_defaults_after_fork)
 
 
 def default_context(device):

@@ -162,6 +162,8 @@ _PROTOTYPES = {
                                                ctypes.c_int64, CT, c_cl_uint,
                                                P(c_handle), P(c_handle)]),
     "clg_context_finish": (c_status, [c_ctx]),
+    "clg_context_finish_queue": (c_status, [c_ctx, c_handle]),
+    "clg_context_finish_events": (c_status, [c_ctx, c_cl_uint, P(c_handle)]),
     "clg_context_last_error": (ctypes.c_char_p, [c_ctx]),
     "clg_context_last_cl_error": (c_cl_int, [c_ctx]),
     "clg_cl_error_name": (ctypes.c_char_p, [c_cl_int]),

@@ -11,6 +11,7 @@ layer (_context) calls in here; nothing here imports it.
 """
 
 import ctypes
+import os
 import sys
 import threading
 
@@ -28,6 +29,17 @@ _contexts = {}
 _contexts_lock = threading.Lock()
 
 
+def _forget_contexts_after_fork():
+    """In a forked child: see _context._forget_defaults_after_fork."""
+    global _contexts_lock
+    _contexts_lock = threading.Lock()
+    _contexts.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_contexts_after_fork)
+
+
 def queue_context(queue, make):
     """The Context kept for a pyopencl.CommandQueue's context and device
     (by the module-level functions): make(queue) on first use."""
@@ -40,14 +52,15 @@ def queue_context(queue, make):
 
 
 def finish(queue):
-    """Context.finish() of the context the module-level functions keep for
-    a pyopencl.CommandQueue's context and device: waits for the calls made
-    with sync=False on it and raises their first deferred error."""
+    """Context.finish(queue) of the context the module-level functions
+    keep for a pyopencl.CommandQueue's context and device: waits for the
+    calls made with sync=False on that queue and raises their first
+    deferred error; calls on other queues stay pending."""
     key = (queue.context.int_ptr, queue.device.int_ptr)
     with _contexts_lock:
         ctx = _contexts.get(key)
     if ctx is not None:
-        ctx.finish()
+        ctx.finish(queue)
 
 
 def queue_of(data):
@@ -164,5 +177,7 @@ def enqueue(ctx, op, data, indices, axis, out, events, sync, options):
     # The library's reference to the event passes to PyOpenCL.
     out.add_event(cl.Event.from_int_ptr(event.value, retain=False))
     if sync:
-        ctx.finish()
+        # This call's own errors only: another thread's pending calls keep
+        # theirs (clg_context_finish_events).
+        ctx._finish_event(event.value)
     return out
