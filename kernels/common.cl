@@ -140,10 +140,15 @@ typedef uint clg_off;
 #endif
 
 /* norm(v) = v < 0 ? v + s : v; returns s (an invalid position) when v is
- * outside [-s, s-1]. Computed in 64 bits so that INT64_MIN cannot wrap. */
-inline ulong clg_normalize(long v, ulong s)
+ * outside [-s, s-1]. The sign is tested in the index's own width, before
+ * widening: Mesa's Rusticl 22.3 compiles a compare of a sign-extended int
+ * with zero as false for every negative value, so that `long w = v;
+ * w < 0` can never be written here (tests/device/test_oob.c checks every
+ * mode with negative INT32 indices). The sum is unsigned, so INT64_MIN
+ * cannot wrap: a value below -s gives a sum above 2^63, not below s. */
+inline ulong clg_normalize(clg_index v, ulong s)
 {
-    ulong n = (ulong)(v < 0 ? v + (long)s : v);
+    ulong n = (ulong)(long)v + (v < 0 ? s : (ulong)0);
     return n < s ? n : s;
 }
 
@@ -151,15 +156,18 @@ inline ulong clg_normalize(long v, ulong s)
  * (docs/design.md, "Out-of-range modes"); s when it selects none (raise,
  * fill: v outside [-s, s-1]). Wrap and clip need s > 0, which the host
  * guarantees (an empty axis is refused before any launch). 64-bit, so
- * INT64_MIN and INT64_MAX cannot overflow. */
-inline ulong clg_position(long v, ulong s)
+ * INT64_MIN and INT64_MAX cannot overflow; the sign of v is tested in its
+ * own width (see clg_normalize). */
+inline ulong clg_position(clg_index v, ulong s)
 {
 #if CLG_OOB == 1
-    long r = v % (long)s; /* truncates toward zero: r in (-s, s) */
+    long r = (long)v % (long)s; /* truncates toward zero: r in (-s, s) */
     return (ulong)(r < 0 ? r + (long)s : r);
 #elif CLG_OOB == 2
-    long t = v < -(long)s ? -(long)s : v >= (long)s ? (long)s - 1 : v;
-    return (ulong)(t < 0 ? t + (long)s : t);
+    long w = (long)v;
+    long t = w < -(long)s ? -(long)s : w >= (long)s ? (long)s - 1 : w;
+    /* t < 0 exactly when v < 0: the clamp keeps the sign (s > 0). */
+    return (ulong)t + (v < 0 ? s : (ulong)0);
 #else
     return clg_normalize(v, s);
 #endif
