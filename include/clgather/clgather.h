@@ -454,14 +454,19 @@ typedef struct clg_params {
 
 /** A row of the parameter table: a device of `type` whose vendor or
  *  CL_DEVICE_VERSION contains `match` (case-insensitive; "" matches all)
- *  gets `params`; `builtins`: its compiler takes clang's built-ins. The
- *  table's own strings, static. */
+ *  gets `params`; `builtins`: its compiler takes clang's built-ins;
+ *  `map_wait`: a host-memory call whose output is mapped in place waits
+ *  for the map to complete before it enqueues the unmap (OpenCL 1.2 allows
+ *  the unmap at once, and POCL and Intel's CPU runtime take it; Mesa's
+ *  Rusticl 22.3 refuses it with CL_INVALID_VALUE, so every row but those
+ *  two waits). The table's own strings, static. */
 typedef struct clg_params_entry {
     const char *name;
     clg_device_type type;
     const char *match;
     int builtins;
     clg_params params;
+    int map_wait;
 } clg_params_entry;
 
 /** The row of ctx's device (under CLGATHER_TEST_PLAN=gpu, the GPU row),
