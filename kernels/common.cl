@@ -141,11 +141,12 @@ typedef uint clg_off;
 
 /* norm(v) = v < 0 ? v + s : v; returns s (an invalid position) when v is
  * outside [-s, s-1]. The sign is tested in the index's own width, before
- * widening: Mesa's Rusticl 22.3 compiles a compare of a sign-extended int
- * with zero as false for every negative value, so that `long w = v;
- * w < 0` can never be written here (tests/device/test_oob.c checks every
- * mode with negative INT32 indices). The sum is unsigned, so INT64_MIN
- * cannot wrap: a value below -s gives a sum above 2^63, not below s. */
+ * any widening, and the range as unsigned: Mesa's Rusticl 22.3 compiles a
+ * compare with zero of an int sign-extended to long as false for every
+ * negative value, so no kernel compares a widened index with anything
+ * (tests/device/test_oob.c checks every mode with negative INT32
+ * indices). The sum is unsigned, so INT64_MIN cannot wrap: a value below
+ * -s gives a sum above 2^63, not below s. */
 inline ulong clg_normalize(clg_index v, ulong s)
 {
     ulong n = (ulong)(long)v + (v < 0 ? s : (ulong)0);
@@ -156,18 +157,18 @@ inline ulong clg_normalize(clg_index v, ulong s)
  * (docs/design.md, "Out-of-range modes"); s when it selects none (raise,
  * fill: v outside [-s, s-1]). Wrap and clip need s > 0, which the host
  * guarantees (an empty axis is refused before any launch). 64-bit, so
- * INT64_MIN and INT64_MAX cannot overflow; the sign of v is tested in its
- * own width (see clg_normalize). */
+ * INT64_MIN and INT64_MAX cannot overflow; signs as in clg_normalize. */
 inline ulong clg_position(clg_index v, ulong s)
 {
 #if CLG_OOB == 1
     long r = (long)v % (long)s; /* truncates toward zero: r in (-s, s) */
-    return (ulong)(r < 0 ? r + (long)s : r);
+    /* r < 0 exactly where v < 0 and r != 0. */
+    return (ulong)r + (v < 0 && r != 0 ? s : (ulong)0);
 #elif CLG_OOB == 2
-    long w = (long)v;
-    long t = w < -(long)s ? -(long)s : w >= (long)s ? (long)s - 1 : w;
-    /* t < 0 exactly when v < 0: the clamp keeps the sign (s > 0). */
-    return (ulong)t + (v < 0 ? s : (ulong)0);
+    /* v clamped to [-s, s-1], then normalised: below -s is position 0,
+     * above s - 1 is s - 1. */
+    ulong n = clg_normalize(v, s);
+    return n < s ? n : v < 0 ? (ulong)0 : s - 1;
 #else
     return clg_normalize(v, s);
 #endif

@@ -352,25 +352,24 @@ typedef long16 clg_index16;
 
 /* The positions clg_position gives, sixteen at a time; *bad: -1 in the
  * lanes whose value selects none (raise, fill). As in clg_position, the
- * sign of an index is tested in its own width (x < 0), never on its
- * widened value. */
+ * sign of an index is tested in its own width (x < 0) and the range as
+ * unsigned, never by comparing its widened value. */
 inline long16 clg_positions16(clg_index16 x, long s, long16 *bad)
 {
     long16 v = convert_long16(x);
-    /* s in the lanes whose index is negative, else 0. */
-    long16 neg = convert_long16(x < 0) & (long16)(s);
+    long16 neg = convert_long16(x < 0); /* -1 where the index is negative */
 #if CLG_OOB == 1
-    long16 r = v % s;
+    long16 r = v % s; /* r < 0 exactly where v < 0 and r != 0 */
     *bad = (long16)(0);
-    return r + select((long16)(0), (long16)(s), r < 0);
+    return r + (neg & (r != (long16)(0)) & (long16)(s));
 #elif CLG_OOB == 2
-    /* Vector bounds: Oclgrind 21.10 computes clamp with scalar bounds on
-     * a long16 wrongly (OpenCL C allows both forms). */
-    long16 t = clamp(v, (long16)(-s), (long16)(s - 1));
+    long16 n = v + (neg & (long16)(s));
+    long16 out = as_ulong16(n) >= (ulong16)((ulong)s);
     *bad = (long16)(0);
-    return t + neg; /* the clamp keeps the sign (s > 0) */
+    /* Outside [-s, s-1]: 0 below, s - 1 above. */
+    return select(n, ~neg & (long16)(s - 1), out);
 #else
-    long16 n = v + neg;
+    long16 n = v + (neg & (long16)(s));
     *bad = as_ulong16(n) >= (ulong16)((ulong)s);
     return select(n, (long16)(0), *bad);
 #endif

@@ -336,7 +336,8 @@ static void test_modes_match_oracle(void **state)
 static void test_modes_under_parameters(void **state)
 {
     fixture *f = *state;
-    static const char *const settings[] = {"norm=1", "strip=8,chunk=3,norm=1",
+    static const char *const settings[] = {"norm=1",
+                                           "strip=8,chunk=3,pack=1,norm=1",
                                            "strip=4,pack=0,wg=7"};
     clg_params saved;
     CLG_ASSERT_OK(f->ctx, clg_context_get_params(f->ctx, &saved));
