@@ -52,9 +52,11 @@ default_platform="$(awk '/\(default\)$/ { on = 1; next }
   on && /^ +platform:/ { sub(/^ +platform: /, ""); print; exit }' <<<"$devices")"
 [ "$default_platform" = "$platform" ] ||
   fail "the default device is on platform \"$default_platform\", not \"$platform\""
-rusticl_version="$(awk '/\(default\)$/ { on = 1; sub(/ +\(default\)$/, ""); print; next }
-  on && /^ +version:/ { sub(/^ +version: /, ""); print; exit }' <<<"$devices" |
-  paste -sd ',' -)"
+# "llvmpipe (LLVM 15.0.6, 256 bits), OpenCL 3.0": its name and version.
+rusticl_version="$(awk '/\(default\)$/ { on = 1; sub(/ +\(default\)$/, "");
+    sub(/^[0-9]+:[0-9]+ +[A-Z]+ +/, ""); name = $0; next }
+  on && /^ +version:/ { sub(/^ +version: /, ""); print name ", " $0; exit }' \
+  <<<"$devices")"
 
 logs="$build_dir/rusticl-logs"
 mkdir -p "$logs"
