@@ -9,7 +9,9 @@
 # (ci/python.sh), then run the fuzzing lane
 # (ci/fuzz.sh), the sanitizer lane (ci/sanitize.sh), the
 # ThreadSanitizer lane (ci/tsan.sh), the Intel CPU runtime lane
-# (ci/intel.sh) and the Oclgrind lane (ci/oclgrind.sh). Fails
+# (ci/intel.sh), the Rusticl lane (ci/rusticl.sh: Mesa's OpenCL on
+# llvmpipe, a second compiler stack) and the Oclgrind lane
+# (ci/oclgrind.sh). Fails
 # when a test fails, when no test ran, or when any test was skipped: a test
 # binary skips (exit 77) only when no OpenCL device exists, and CI installs
 # POCL, so a skip here means the device is broken.
@@ -112,6 +114,13 @@ echo "ci/test.sh: the ThreadSanitizer lane passed"
 echo "--- Intel CPU runtime"
 bash ci/intel.sh
 echo "ci/test.sh: the Intel CPU runtime lane passed"
+
+# The device, conformance and cli tests, and the GPU plan, on Mesa's
+# Rusticl 22.3 (Debian's mesa-opencl-icd, unpacked privately) on llvmpipe:
+# clang to SPIR-V to Mesa's NIR, a compiler stack of its own.
+echo "--- Rusticl"
+bash ci/rusticl.sh
+echo "ci/test.sh: the Rusticl lane passed"
 
 # The device tests and the ONNX node tests under Oclgrind's checks
 # (bounds, API, data races, uninitialised values); fails on any report.

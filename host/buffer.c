@@ -74,7 +74,8 @@ clg_status clg_rt_download(clg_rt_call *c, cl_mem buf, void *host,
     return clg_rt_call_enqueued(c, ev, "clEnqueueReadBuffer");
 }
 
-clg_status clg_rt_publish(clg_rt_call *c, cl_mem buf, size_t bytes)
+clg_status clg_rt_publish(clg_rt_call *c, cl_mem buf, size_t bytes,
+                          int map_wait)
 {
     cl_int err;
     cl_uint nw;
@@ -92,6 +93,13 @@ clg_status clg_rt_publish(clg_rt_call *c, cl_mem buf, size_t bytes)
         clEnqueueUnmapMemObject(c->queue, buf, m, 0, NULL, NULL);
         return st;
     }
+    /* With map_wait the unmap is enqueued once the map has run: OpenCL 1.2
+     * lets an unmap name the pointer of a map still queued, but Mesa's
+     * Rusticl 22.3 refuses it (CL_INVALID_VALUE) until the map's event has
+     * completed. A failed map is reported by the call's wait, which checks
+     * every command's status. */
+    if (map_wait)
+        clWaitForEvents(1, &ev);
     evp = clg_rt_call_next(c, &nw, &w, &ev);
     err = clEnqueueUnmapMemObject(c->queue, buf, m, nw, w, evp);
     /* A buffer left mapped is never freed by some implementations (POCL

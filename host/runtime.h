@@ -331,8 +331,11 @@ clg_status clg_rt_download(clg_rt_call *c, cl_mem buf, void *host,
                            size_t bytes, int blocking);
 /* Makes what the device wrote into a wrapped buffer visible in the
  * caller's memory (a map and unmap: a no-op where memory is truly shared,
- * a copy on implementations that keep a device copy). */
-clg_status clg_rt_publish(clg_rt_call *c, cl_mem buf, size_t bytes);
+ * a copy on implementations that keep a device copy). `map_wait`: wait
+ * for the map to complete before enqueueing the unmap (the row's
+ * map_wait, clgather.h). */
+clg_status clg_rt_publish(clg_rt_call *c, cl_mem buf, size_t bytes,
+                          int map_wait);
 
 /* The alignment, in bytes (a power of two, at most 4096), that the
  * kernels see for the memory a launch takes: `svm`'s where it is not NULL,

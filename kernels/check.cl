@@ -39,7 +39,7 @@ __kernel void clg_check_indices(__global const clg_index *restrict indices,
         bad = any(v < -s) | any(v >= s);
     } else {
         for (ulong k = first; k < count; k++)
-            bad |= clg_normalize((long)indices[k], axis_size) == axis_size;
+            bad |= clg_normalize(indices[k], axis_size) == axis_size;
     }
     if (bad)
         *err = 1;
@@ -60,14 +60,14 @@ __kernel void clg_normalize_indices(__global const clg_index *restrict indices,
     if (i >= count)
         return;
 #if CLG_OOB == 0
-    ulong v = clg_normalize((long)indices[i], axis_size);
+    ulong v = clg_normalize(indices[i], axis_size);
     if (v == axis_size) {
         *err = 1;
         v = 0;
     }
     normed[i] = (int)v;
 #else
-    ulong v = clg_position((long)indices[i], axis_size);
+    ulong v = clg_position(indices[i], axis_size);
     normed[i] = v == axis_size ? -1 : (int)v;
 #endif
 }

@@ -140,8 +140,14 @@ typedef uint clg_off;
 #endif
 
 /* norm(v) = v < 0 ? v + s : v; returns s (an invalid position) when v is
- * outside [-s, s-1]. Computed in 64 bits so that INT64_MIN cannot wrap. */
-inline ulong clg_normalize(long v, ulong s)
+ * outside [-s, s-1]. The sign is tested in the index's own width, before
+ * any widening, and the range as unsigned: Mesa's Rusticl 22.3 compiles a
+ * compare with zero of an int sign-extended to long as false for every
+ * negative value, so no kernel compares a widened index with anything
+ * (tests/device/test_oob.c checks every mode with negative INT32
+ * indices). The sum is unsigned, so INT64_MIN cannot wrap: a value below
+ * -s gives a sum above 2^63, not below s. */
+inline ulong clg_normalize(clg_index v, ulong s)
 {
 #ifdef CLG_TEST_MISCOMPILE
     /* Test-only (CLGATHER_TEST_MISCOMPILE=1, host/env.c): -1 selects none,
@@ -149,7 +155,7 @@ inline ulong clg_normalize(long v, ulong s)
     if (v == -1)
         return s;
 #endif
-    ulong n = (ulong)(v < 0 ? v + (long)s : v);
+    ulong n = (ulong)(long)v + (v < 0 ? s : (ulong)0);
     return n < s ? n : s;
 }
 
@@ -157,19 +163,22 @@ inline ulong clg_normalize(long v, ulong s)
  * (docs/design.md, "Out-of-range modes"); s when it selects none (raise,
  * fill: v outside [-s, s-1]). Wrap and clip need s > 0, which the host
  * guarantees (an empty axis is refused before any launch). 64-bit, so
- * INT64_MIN and INT64_MAX cannot overflow. */
-inline ulong clg_position(long v, ulong s)
+ * INT64_MIN and INT64_MAX cannot overflow; signs as in clg_normalize. */
+inline ulong clg_position(clg_index v, ulong s)
 {
 #if defined(CLG_TEST_MISCOMPILE) && (CLG_OOB == 1 || CLG_OOB == 2)
     if (v == -1) /* test-only, as in clg_normalize: position 0 */
         return 0;
 #endif
 #if CLG_OOB == 1
-    long r = v % (long)s; /* truncates toward zero: r in (-s, s) */
-    return (ulong)(r < 0 ? r + (long)s : r);
+    long r = (long)v % (long)s; /* truncates toward zero: r in (-s, s) */
+    /* r < 0 exactly where v < 0 and r != 0. */
+    return (ulong)r + (v < 0 && r != 0 ? s : (ulong)0);
 #elif CLG_OOB == 2
-    long t = v < -(long)s ? -(long)s : v >= (long)s ? (long)s - 1 : v;
-    return (ulong)(t < 0 ? t + (long)s : t);
+    /* v clamped to [-s, s-1], then normalised: below -s is position 0,
+     * above s - 1 is s - 1. */
+    ulong n = clg_normalize(v, s);
+    return n < s ? n : v < 0 ? (ulong)0 : s - 1;
 #else
     return clg_normalize(v, s);
 #endif

@@ -79,7 +79,7 @@ inline void clg_gather_move(clg_off c, clg_off j, clg_off o,
     if (dst >= (clg_off)out_len)
         return;
 #endif
-    ulong v = clg_position((long)indices[ij], axis_size);
+    ulong v = clg_position(indices[ij], axis_size);
 #if CLG_OOB == 0
     if (v == axis_size) {
         *err = 1;
@@ -163,7 +163,7 @@ CLG_SPAN_HINT __kernel void clg_gather_lean(CLG_GATHER_PARAMS)
     clg_off c = (clg_off)get_global_id(0);
     clg_off j = min((clg_off)get_global_id(1), (clg_off)n - 1);
     clg_off o = (clg_off)get_global_id(2);
-    ulong v = clg_position((long)indices[j], axis_size);
+    ulong v = clg_position(indices[j], axis_size);
 #if CLG_OOB == 0 || CLG_OOB == 3
     int bad = v == axis_size;
 #if CLG_OOB == 0
@@ -174,7 +174,7 @@ CLG_SPAN_HINT __kernel void clg_gather_lean(CLG_GATHER_PARAMS)
     clg_off in_row = (clg_off)(o * (clg_off)axis_size);
 #if CLG_PREFETCH
     clg_off jp = min(j + (clg_off)prefetch, (clg_off)n - 1);
-    ulong vp = clg_position((long)indices[jp], axis_size);
+    ulong vp = clg_position(indices[jp], axis_size);
     vp = vp == axis_size ? 0 : vp;
     clg_prefetch(data + (in_row + (clg_off)vp) * (clg_off)inner +
                  c * CLG_SPAN);
@@ -202,7 +202,7 @@ __kernel void clg_gather_units_lean(CLG_GATHER_PARAMS)
                                 line,
                             (clg_off)data_len - 1));
 #endif
-    ulong v = clg_position((long)indices[j], axis_size);
+    ulong v = clg_position(indices[j], axis_size);
 #if CLG_OOB == 0
     if (v == axis_size) {
         *err = 1;

@@ -92,7 +92,7 @@ inline clg_off clg_ragged_offset(__global const ulong *geom, clg_off pos)
  * sets the error slot: a plain store, not volatile, so that the compilers
  * can vectorise the work-item loop around it. CLG_FILLED(bad, u) is the
  * element such a body stores: zero where *bad under fill, else u. */
-inline ulong clg_read_position(long v, ulong s, __global int *err, int *bad)
+inline ulong clg_read_position(clg_index v, ulong s, __global int *err, int *bad)
 {
     ulong p = clg_position(v, s);
 #if CLG_OOB == 0 || CLG_OOB == 3
@@ -153,7 +153,7 @@ inline void clg_gather_elements_move(clg_off c, clg_off a, clg_off o,
     if (dst >= (clg_off)out_len)
         return;
 #endif
-    ulong v = clg_position((long)indices[ip], axis_size);
+    ulong v = clg_position(indices[ip], axis_size);
 #if CLG_OOB == 0
     if (v == axis_size) {
         *err = 1;
@@ -267,7 +267,7 @@ __kernel void clg_gather_elements_packed(CLG_ELEMENTS_PARAMS, ulong z0)
     int v = clg_read_position_int(indices[pos], (int)axis_size,
                                   (__global int *)err, &bad);
 #else
-    ulong v = clg_read_position((long)indices[pos], axis_size,
+    ulong v = clg_read_position(indices[pos], axis_size,
                                 (__global int *)err, &bad);
 #endif
     __global const clg_unit *strip_base =
@@ -297,7 +297,7 @@ __kernel void clg_gather_elements_lean(CLG_ELEMENTS_PARAMS)
     clg_off o = min((clg_off)get_global_id(1), (clg_off)(out_len / n) - 1);
     clg_off pos = o * (clg_off)n + a;
     int bad;
-    ulong v = clg_read_position((long)indices[pos], axis_size,
+    ulong v = clg_read_position(indices[pos], axis_size,
                                 (__global int *)err, &bad);
 #if CLG_PREFETCH
     /* Line a of the data row `prefetch` outer rows ahead, in the tensor. */
@@ -344,22 +344,32 @@ __kernel void clg_gather_elements_lean(CLG_ELEMENTS_PARAMS)
 #define CLG_UNIT16 CLG_CAT(CLG_UNIT_SCALAR, 16)
 typedef CLG_UNIT16 clg_unit16;
 
-/* The positions clg_position gives, sixteen at a time; *bad: -1 in the
- * lanes whose value selects none (raise, fill). */
-inline long16 clg_positions16(long16 v, long s, long16 *bad)
-{
-#if CLG_OOB == 1
-    long16 r = v % s;
-    *bad = (long16)(0);
-    return r + select((long16)(0), (long16)(s), r < 0);
-#elif CLG_OOB == 2
-    /* Vector bounds: Oclgrind 21.10 computes clamp with scalar bounds on
-     * a long16 wrongly (OpenCL C allows both forms). */
-    long16 t = clamp(v, (long16)(-s), (long16)(s - 1));
-    *bad = (long16)(0);
-    return t + select((long16)(0), (long16)(s), t < 0);
+#if CLG_INDEX_BYTES == 4
+typedef int16 clg_index16;
 #else
-    long16 n = v + select((long16)(0), (long16)(s), v < 0);
+typedef long16 clg_index16;
+#endif
+
+/* The positions clg_position gives, sixteen at a time; *bad: -1 in the
+ * lanes whose value selects none (raise, fill). As in clg_position, the
+ * sign of an index is tested in its own width (x < 0) and the range as
+ * unsigned, never by comparing its widened value. */
+inline long16 clg_positions16(clg_index16 x, long s, long16 *bad)
+{
+    long16 v = convert_long16(x);
+    long16 neg = convert_long16(x < 0); /* -1 where the index is negative */
+#if CLG_OOB == 1
+    long16 r = v % s; /* r < 0 exactly where v < 0 and r != 0 */
+    *bad = (long16)(0);
+    return r + (neg & (r != (long16)(0)) & (long16)(s));
+#elif CLG_OOB == 2
+    long16 n = v + (neg & (long16)(s));
+    long16 out = as_ulong16(n) >= (ulong16)((ulong)s);
+    *bad = (long16)(0);
+    /* Outside [-s, s-1]: 0 below, s - 1 above. */
+    return select(n, ~neg & (long16)(s - 1), out);
+#else
+    long16 n = v + (neg & (long16)(s));
     *bad = as_ulong16(n) >= (ulong16)((ulong)s);
     return select(n, (long16)(0), *bad);
 #endif
@@ -393,11 +403,7 @@ __kernel void clg_gather_elements_lanes(CLG_ELEMENTS_PARAMS)
 #if CLG_UNIT <= 8 /* the host keeps 16-byte elements off this body */
     if (a + CLG_LANES <= (clg_off)n) {
         long16 bad;
-#if CLG_INDEX_BYTES == 4
-        long16 v = convert_long16(vload16(0, indices + pos + a));
-#else
-        long16 v = vload16(0, indices + pos + a);
-#endif
+        clg_index16 v = vload16(0, indices + pos + a);
         int16 w = convert_int16(clg_positions16(v, (long)axis_size, &bad));
 #if CLG_OOB == 0
         if (any(bad))
@@ -422,7 +428,7 @@ __kernel void clg_gather_elements_lanes(CLG_ELEMENTS_PARAMS)
 #endif
     for (clg_off end = min(a + CLG_LANES, (clg_off)n); a < end; a++) {
         int bad;
-        ulong v = clg_read_position((long)indices[pos + a], axis_size,
+        ulong v = clg_read_position(indices[pos + a], axis_size,
                                     (__global int *)err, &bad);
         out[pos + a] = CLG_FILLED(bad, row[(int)v]);
     }

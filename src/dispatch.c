@@ -334,8 +334,10 @@ static clg_status commit_piece(host_call *hc, const clg_windows *w)
     if (hc->call.dry)
         return CLG_STATUS_OK;
     if (wraps(hc, CLG_SCRATCH_OUTPUT))
-        return hc->svm ? CLG_STATUS_OK
-                       : clg_rt_publish(&hc->call, w->output, bytes);
+        return hc->svm
+                   ? CLG_STATUS_OK
+                   : clg_rt_publish(&hc->call, w->output, bytes,
+                                    clg_params_entry_of(hc->ctx)->map_wait);
     if (!hc->whole)
         return clg_rt_download(&hc->call, w->output, dst, bytes, 0);
     return CLG_STATUS_OK;

@@ -16,11 +16,12 @@
 /* Each row's value of a field: CLG_PARAM_ROW_<index>_ picks column
  * <index> of its `rows` (a field whose `rows` has another length fails to
  * compile here). */
-#define CLG_PARAM_PICK0_(a, b, c, d, e) a
-#define CLG_PARAM_PICK1_(a, b, c, d, e) b
-#define CLG_PARAM_PICK2_(a, b, c, d, e) c
-#define CLG_PARAM_PICK3_(a, b, c, d, e) d
-#define CLG_PARAM_PICK4_(a, b, c, d, e) e
+#define CLG_PARAM_PICK0_(a, b, c, d, e, f) a
+#define CLG_PARAM_PICK1_(a, b, c, d, e, f) b
+#define CLG_PARAM_PICK2_(a, b, c, d, e, f) c
+#define CLG_PARAM_PICK3_(a, b, c, d, e, f) d
+#define CLG_PARAM_PICK4_(a, b, c, d, e, f) e
+#define CLG_PARAM_PICK5_(a, b, c, d, e, f) f
 #define CLG_PARAM_ROW_0_(ID, id, name, lo, hi, plain, pow2, rows, cand)       \
     CLG_PARAM_PICK0_ rows,
 #define CLG_PARAM_ROW_1_(ID, id, name, lo, hi, plain, pow2, rows, cand)       \
@@ -31,19 +32,22 @@
     CLG_PARAM_PICK3_ rows,
 #define CLG_PARAM_ROW_4_(ID, id, name, lo, hi, plain, pow2, rows, cand)       \
     CLG_PARAM_PICK4_ rows,
+#define CLG_PARAM_ROW_5_(ID, id, name, lo, hi, plain, pow2, rows, cand)       \
+    CLG_PARAM_PICK5_ rows,
 
-#define CLG_PARAM_ENTRY_(index, name, type, match, builtins)                  \
+#define CLG_PARAM_ENTRY_(index, name, type, match, builtins, map_wait)        \
     {name,                                                                    \
      type,                                                                    \
      match,                                                                   \
      builtins,                                                                \
-     {CLG_PARAM_STRUCT_FIELDS(CLG_PARAM_ROW_##index##_)}},
+     {CLG_PARAM_STRUCT_FIELDS(CLG_PARAM_ROW_##index##_)},                     \
+     map_wait},
 const clg_params_entry clg_params_table[] = {CLG_PARAM_ROWS(CLG_PARAM_ENTRY_)};
 #undef CLG_PARAM_ENTRY_
 const size_t clg_params_table_size = sizeof clg_params_table /
                                      sizeof clg_params_table[0];
 
-#define CLG_PARAM_VALUES_(index, name, type, match, builtins)                 \
+#define CLG_PARAM_VALUES_(index, name, type, match, builtins, map_wait)       \
     {CLG_PARAM_TABLE(CLG_PARAM_ROW_##index##_)},
 const clg_param_values clg_params_rows[] = {CLG_PARAM_ROWS(CLG_PARAM_VALUES_)};
 #undef CLG_PARAM_VALUES_

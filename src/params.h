@@ -29,21 +29,26 @@ _Static_assert(sizeof(clg_param_values) == CLG_PARAM_N * sizeof(unsigned),
                "clg_param_values holds one unsigned per field");
 
 /* The rows of the parameter table, in the order of CLG_PARAM_TABLE's
- * `rows` column: X(index, name, type, match, builtins) (clg_params_entry;
- * the last row matches every device). Measured on POCL 3.1's CPU device
+ * `rows` column: X(index, name, type, match, builtins, map_wait)
+ * (clg_params_entry; the last row matches every device). Measured on POCL 3.1's CPU device
  * (docs/design.md, "Measured choices"); other CPU devices get the same
  * values without the clang built-ins. The Intel row is measured on
  * Intel's CPU runtime 2026.2 (its vendor string: POCL names the CPU's
  * vendor, GenuineIntel, and matches the row above first), whose compiler
- * is clang's and takes the built-ins too. The GPU rows are portable
- * code. A new row is a line here, a value in every field's `rows` and a
+ * is clang's and takes the built-ins too. The Rusticl row is Mesa's
+ * Rusticl 22.3 on llvmpipe (vendor "Mesa/X.org"; no clang built-ins): the
+ * CPU row but strips of 1024 bytes, not packed (docs/decisions.md,
+ * "Rusticl's row"). map_wait is 0 only on the two runtimes measured to
+ * take the unmap of a map still queued (POCL, Intel's). The GPU rows are
+ * portable code. A new row is a line here, a value in every field's `rows` and a
  * CLG_PARAM_ROW_<index>_ pick in src/params.c. */
 #define CLG_PARAM_ROWS(X)                                                     \
-    X(0, "pocl-cpu", CLG_DEVICE_TYPE_CPU, "pocl", 1)                          \
-    X(1, "intel-cpu", CLG_DEVICE_TYPE_CPU, "Intel(R) Corporation", 1)         \
-    X(2, "cpu", CLG_DEVICE_TYPE_CPU, "", 0)                                   \
-    X(3, "gpu", CLG_DEVICE_TYPE_GPU, "", 0)                                   \
-    X(4, "default", CLG_DEVICE_TYPE_OTHER, "", 0)
+    X(0, "pocl-cpu", CLG_DEVICE_TYPE_CPU, "pocl", 1, 0)                       \
+    X(1, "intel-cpu", CLG_DEVICE_TYPE_CPU, "Intel(R) Corporation", 1, 0)      \
+    X(2, "rusticl-cpu", CLG_DEVICE_TYPE_CPU, "Mesa", 0, 1)                    \
+    X(3, "cpu", CLG_DEVICE_TYPE_CPU, "", 0, 1)                                \
+    X(4, "gpu", CLG_DEVICE_TYPE_GPU, "", 0, 1)                                \
+    X(5, "default", CLG_DEVICE_TYPE_OTHER, "", 0, 1)
 
 extern const clg_params_entry clg_params_table[];
 extern const size_t clg_params_table_size;

@@ -502,8 +502,8 @@ CLG_API clg_status clg_environment_check(void);
  *  candidates), one row per field: CLG_PARAM_<ID> = id is the field
  *  `name`, an integer in [lo, hi]; values above `plain` need a row with
  *  clang's built-ins; pow2 1: a power of two; `rows`: its value in each
- *  row of the parameter table, in the order pocl-cpu, intel-cpu, cpu, gpu,
- *  default (clg_params_entry); `candidates`: the values `clgather tune`
+ *  row of the parameter table, in the order pocl-cpu, intel-cpu,
+ *  rusticl-cpu, cpu, gpu, default (clg_params_entry); `candidates`: the values `clgather tune`
  *  tries (clg_param_candidates). The first part, CLG_PARAM_STRUCT_FIELDS,
  *  holds the members of clg_params in order; that struct never grows, so
  *  fields added later go to CLG_PARAM_NAMED_FIELDS and are reachable only
@@ -511,18 +511,20 @@ CLG_API clg_status clg_environment_check(void);
  *  calls). Ids are never reused or renumbered; a program asks the library
  *  it runs with how many fields it has (clg_param_count). */
 #define CLG_PARAM_STRUCT_FIELDS(X)                                            \
-    X(WG, 0, wg, 1, 4096, 4096, 0, (4096, 4096, 4096, 256, 256),              \
+    X(WG, 0, wg, 1, 4096, 4096, 0, (4096, 4096, 4096, 4096, 256, 256),        \
       (256, 1024, 4096))                                                      \
-    X(STRIP, 1, strip, 0, 65536, 65536, 0, (256, 256, 256, 256, 0),           \
+    X(STRIP, 1, strip, 0, 65536, 65536, 0, (256, 256, 1024, 256, 256, 0),     \
       (0, 128, 256, 512, 1024))                                               \
-    X(PACK, 2, pack, 0, 2, 1, 0, (1, 2, 1, 0, 0), (0, 1, 2))                  \
-    X(CHUNK, 3, chunk, 0, 4096, 4096, 0, (4, 4, 4, 0, 0), (0, 1, 2, 4, 8))    \
-    X(UNIT, 4, unit, 1, 64, 64, 1, (4, 4, 4, 16, 16), (4, 16, 64))            \
-    X(PREFETCH, 5, prefetch, 0, 64, 0, 0, (0, 0, 0, 0, 0), (0, 1, 2, 4, 16))  \
-    X(NT, 6, nt, 0, 3, 0, 0, (3, 3, 0, 0, 0), (0, 1, 2, 3))                   \
-    X(NORM, 7, norm, 0, 999999, 999999, 0, (1024, 1024, 1024, 0, 0),          \
+    X(PACK, 2, pack, 0, 2, 1, 0, (1, 2, 0, 1, 0, 0), (0, 1, 2))               \
+    X(CHUNK, 3, chunk, 0, 4096, 4096, 0, (4, 4, 4, 4, 0, 0), (0, 1, 2, 4, 8)) \
+    X(UNIT, 4, unit, 1, 64, 64, 1, (4, 4, 4, 4, 16, 16), (4, 16, 64))         \
+    X(PREFETCH, 5, prefetch, 0, 64, 0, 0, (0, 0, 0, 0, 0, 0),                 \
+      (0, 1, 2, 4, 16))                                                       \
+    X(NT, 6, nt, 0, 3, 0, 0, (3, 3, 0, 0, 0, 0), (0, 1, 2, 3))                \
+    X(NORM, 7, norm, 0, 999999, 999999, 0, (1024, 1024, 1024, 1024, 0, 0),    \
       (0, 1, 1024, 16384))                                                    \
-    X(SMALL, 8, small, 0, 1024, 1024, 0, (64, 0, 64, 64, 64), (0, 16, 64, 256))
+    X(SMALL, 8, small, 0, 1024, 1024, 0, (64, 0, 64, 64, 64, 64),             \
+      (0, 16, 64, 256))
 #define CLG_PARAM_NAMED_FIELDS(X) /* none yet */
 #define CLG_PARAM_TABLE(X) CLG_PARAM_STRUCT_FIELDS(X) CLG_PARAM_NAMED_FIELDS(X)
 
@@ -540,14 +542,19 @@ typedef struct clg_params {
 
 /** A row of the parameter table: a device of `type` whose vendor or
  *  CL_DEVICE_VERSION contains `match` (case-insensitive; "" matches all)
- *  gets `params`; `builtins`: its compiler takes clang's built-ins. The
- *  table's own strings, static. */
+ *  gets `params`; `builtins`: its compiler takes clang's built-ins;
+ *  `map_wait`: a host-memory call whose output is mapped in place waits
+ *  for the map to complete before it enqueues the unmap (OpenCL 1.2 allows
+ *  the unmap at once, and POCL and Intel's CPU runtime take it; Mesa's
+ *  Rusticl 22.3 refuses it with CL_INVALID_VALUE, so every row but those
+ *  two waits). The table's own strings, static. */
 typedef struct clg_params_entry {
     const char *name;
     clg_device_type type;
     const char *match;
     int builtins;
     clg_params params;
+    int map_wait;
 } clg_params_entry;
 
 /** The row of ctx's device (under CLGATHER_TEST_PLAN=gpu, the GPU row),

@@ -352,6 +352,63 @@ static void test_layouts_with_bad_index(void **state)
     }
 }
 
+/* Host-memory Gather whose output goes through the map path: 6 MiB
+ * (above every row's `small`), then 4 KiB under small=0 (every output
+ * mapped), page-aligned so that every device takes them in place. The
+ * output is wrapped, then mapped and unmapped after the launch; Mesa's
+ * Rusticl 22.3 refuses the unmap of a map that has not run yet, so its
+ * row waits for the map first (clgather.h, clg_params_entry). Rows of
+ * float data [1024, 256], each element row * 1000 + column, picked by a
+ * fixed permutation; expected values from that formula. */
+static void run_mapped_output(clg_context *ctx, int64_t n, const char *what)
+{
+    enum { ROWS = 1024, COLS = 256 };
+    int64_t dshape[2] = {ROWS, COLS}, ishape[1] = {n}, oshape[2] = {n, COLS};
+    /* Page-aligned, so that every device takes them in place. */
+    float *data = aligned_alloc(4096, (size_t)ROWS * COLS * sizeof *data);
+    int64_t *idx =
+        aligned_alloc(4096, ((size_t)n * sizeof *idx + 4095) / 4096 * 4096);
+    float *out = aligned_alloc(4096, (size_t)n * COLS * sizeof *out);
+    assert_non_null(data);
+    assert_non_null(idx);
+    assert_non_null(out);
+    for (int64_t r = 0; r < ROWS; r++)
+        for (int64_t c = 0; c < COLS; c++)
+            data[r * COLS + c] = (float)(r * 1000 + c);
+    for (int64_t j = 0; j < n; j++)
+        idx[j] = (j * 7919) % ROWS - (j % 2 ? ROWS : 0); /* half negative */
+    memset(out, 0xEE, (size_t)n * COLS * sizeof *out);
+    clg_tensor d = {CLG_DTYPE_FLOAT, 2, dshape, data};
+    clg_tensor i = {CLG_DTYPE_INT64, 1, ishape, idx};
+    clg_tensor o = {CLG_DTYPE_FLOAT, 2, oshape, out};
+    CLG_ASSERT_OK(ctx, clg_gather(ctx, &d, &i, 0, &o));
+    for (int64_t j = 0; j < n; j++) {
+        int64_t r = (j * 7919) % ROWS;
+        for (int64_t c = 0; c < COLS; c++)
+            if (out[j * COLS + c] != (float)(r * 1000 + c))
+                fail_msg("%s: output[%" PRId64 ", %" PRId64 "] = %g, expected "
+                         "%g",
+                         what, j, c, (double)out[j * COLS + c],
+                         (double)(r * 1000 + c));
+    }
+    free(out);
+    free(idx);
+    free(data);
+}
+
+static void test_host_output_mapped(void **state)
+{
+    clg_context *ctx = *state;
+    const clg_params_entry *e = clg_context_params_entry(ctx);
+    clg_params p = e->params;
+    run_mapped_output(ctx, 6144, "6 MiB output, the device's row");
+    CLG_ASSERT_OK(ctx, clg_context_parse_params(ctx, "small=0", &p));
+    CLG_ASSERT_OK(ctx, clg_context_set_params(ctx, &p));
+    run_mapped_output(ctx, 4, "4 KiB output, small=0");
+    run_mapped_output(ctx, 6144, "6 MiB output, small=0");
+    CLG_ASSERT_OK(ctx, clg_context_set_params(ctx, &e->params));
+}
+
 int main(void)
 {
     seed = clg_test_seed(DEFAULT_SEED);
@@ -363,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_gather_span_outputs),
         cmocka_unit_test(test_elements_lanes_modes),
         cmocka_unit_test(test_layouts_with_bad_index),
+        cmocka_unit_test(test_host_output_mapped),
     };
     return CLG_RUN_DEVICE_TESTS(tests);
 }

@@ -336,7 +336,8 @@ static void test_modes_match_oracle(void **state)
 static void test_modes_under_parameters(void **state)
 {
     fixture *f = *state;
-    static const char *const settings[] = {"norm=1", "strip=8,chunk=3,norm=1",
+    static const char *const settings[] = {"norm=1",
+                                           "strip=8,chunk=3,pack=1,norm=1",
                                            "strip=4,pack=0,wg=7"};
     clg_params saved;
     CLG_ASSERT_OK(f->ctx, clg_context_get_params(f->ctx, &saved));
@@ -501,6 +502,120 @@ static void test_empty_axis_and_bad_mode(void **state)
     clg_test_tensor_free(&oo);
 }
 
+/* Negative INT32 indices, written out: every mode, both ops, host memory
+ * and device buffers, against values computed here. A device compiler
+ * that tests the sign of an index after widening it to 64 bits can get it
+ * wrong (Mesa's Rusticl 22.3 takes `(long)v < 0` as false for every
+ * negative int): fill then gives zeros with status OK, raise a false
+ * error. 24 indices per row, so that the 16-lane bodies run too. */
+#define NEG_S 8
+#define NEG_ROWS 4
+#define NEG_N 24
+static int32_t neg_expected(int64_t v, clg_oob_mode mode, const int32_t *row)
+{
+    int64_t s = NEG_S, p;
+    if (mode == CLG_OOB_WRAP)
+        p = ((v % s) + s) % s;
+    else if (mode == CLG_OOB_CLIP)
+        p = v < -s ? 0 : v >= s ? s - 1 : v < 0 ? v + s : v;
+    else if (v < -s || v >= s)
+        return 0; /* fill; raise has no such value here */
+    else
+        p = v < 0 ? v + s : v;
+    return row[0] + (int32_t)p;
+}
+
+static void test_negative_int32_every_mode(void **state)
+{
+    fixture *f = *state;
+    /* In range (raise too), then out of range on the negative side. */
+    static const int64_t in_range[NEG_N] = {-1, -2, -8, -5, 0,  7,  -1, -3,
+                                            -7, -4, -6, -1, -8, 3,  -2, -1,
+                                            -5, -1, 6,  -3, -8, -1, 2,  -7};
+    static const int64_t outside[NEG_N] = {-1, -9,  -8, -17,   -2147483647 - 1,
+                                           7,  -16, -3, -1000, -4,
+                                           9,  -1,  -8, -10,   -2,
+                                           -1, -5,  -1, 6,     -24,
+                                           -8, -9,  2,  -7};
+    int64_t dshape[2] = {NEG_ROWS, NEG_S}, gshape[1] = {NEG_N};
+    int64_t eshape[2] = {NEG_ROWS, NEG_N}, goshape[2] = {NEG_ROWS, NEG_N};
+    clg_test_tensor d;
+    clg_test_tensor_init(&d, CLG_DTYPE_INT32, 2, dshape, 0, 0);
+    int32_t *dv = d.t.data;
+    for (int r = 0; r < NEG_ROWS; r++)
+        for (int c = 0; c < NEG_S; c++)
+            dv[r * NEG_S + c] = 100 * (r + 1) + c; /* never 0 */
+    cl_command_queue q = clg_context_cl_queue(f->ctx);
+    for (size_t m = 0; m < 4; m++)
+        for (int set = 0; set < 2; set++)
+            for (int op = 0; op < 2; op++)
+                for (int dev = 0; dev < 2; dev++) {
+                    const int64_t *vals = set ? outside : in_range;
+                    int raise_bad = modes[m] == CLG_OOB_RAISE && set;
+                    clg_call_options opt = {.oob = modes[m]};
+                    clg_test_tensor i, o;
+                    clg_test_tensor_init(&i, CLG_DTYPE_INT32, op ? 2 : 1,
+                                         op ? eshape : gshape, 0, 0);
+                    /* GatherElements: the same values on every row. */
+                    int32_t *iv = i.t.data;
+                    for (int r = 0; r < (op ? NEG_ROWS : 1); r++)
+                        for (int j = 0; j < NEG_N; j++)
+                            iv[r * NEG_N + j] = (int32_t)vals[j];
+                    clg_test_tensor_init(&o, CLG_DTYPE_INT32, 2, goshape, 0,
+                                         0xEE);
+                    clg_status st;
+                    if (!dev) {
+                        st = op ? clg_gather_elements_ex(f->ctx, &d.t, &i.t, 1,
+                                                         &o.t, &opt)
+                                : clg_gather_ex(f->ctx, &d.t, &i.t, 1, &o.t,
+                                                &opt);
+                    } else {
+                        clg_cl_tensor cd = {CLG_DTYPE_INT32, 2, dshape,
+                                            clg_test_buffer(f->ctx, d.t.data,
+                                                            d.bytes)};
+                        clg_cl_tensor ci = {CLG_DTYPE_INT32, i.t.rank,
+                                            i.t.shape,
+                                            clg_test_buffer(f->ctx, i.t.data,
+                                                            i.bytes)};
+                        clg_cl_tensor co = {CLG_DTYPE_INT32, 2, goshape,
+                                            clg_test_buffer(f->ctx, o.t.data,
+                                                            o.bytes)};
+                        st = op ? clg_gather_elements_cl_ex(f->ctx, &cd, &ci,
+                                                            1, &co, &opt)
+                                : clg_gather_cl_ex(f->ctx, &cd, &ci, 1, &co,
+                                                   &opt);
+                        assert_int_equal(clEnqueueReadBuffer(q, co.buffer,
+                                                             CL_TRUE, 0,
+                                                             o.bytes, o.t.data,
+                                                             0, NULL, NULL),
+                                         CL_SUCCESS);
+                        clReleaseMemObject(cd.buffer);
+                        clReleaseMemObject(ci.buffer);
+                        clReleaseMemObject(co.buffer);
+                    }
+                    if (raise_bad) {
+                        CLG_ASSERT_STATUS(f->ctx, st,
+                                          CLG_STATUS_INDEX_OUT_OF_RANGE);
+                        CLG_ASSERT_CONTAINS(clg_context_last_error(f->ctx),
+                                            "] = -9 is out of range [-8, 7]");
+                    } else {
+                        CLG_ASSERT_OK(f->ctx, st);
+                        int32_t want[NEG_ROWS * NEG_N];
+                        for (int r = 0; r < NEG_ROWS; r++)
+                            for (int j = 0; j < NEG_N; j++)
+                                want[r * NEG_N + j] =
+                                    neg_expected(vals[j], modes[m],
+                                                 &dv[r * NEG_S]);
+                        CLG_ASSERT_BYTES(o.t.data, want, sizeof want, 4,
+                                         op ? "GatherElements output"
+                                            : "Gather output");
+                    }
+                    clg_test_tensor_free(&i);
+                    clg_test_tensor_free(&o);
+                }
+    clg_test_tensor_free(&d);
+}
+
 /* The mode words, both ways. */
 static void test_mode_words(void **state)
 {
@@ -554,6 +669,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mode_words),
         cmocka_unit_test(test_empty_axis_and_bad_mode),
+        cmocka_unit_test(test_negative_int32_every_mode),
         cmocka_unit_test(test_modes_match_oracle),
         cmocka_unit_test(test_modes_under_parameters),
         cmocka_unit_test(test_raise_checks_once),

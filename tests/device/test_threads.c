@@ -276,7 +276,8 @@ static void run_cl(worker *w, const clg_test_random_case *rc, size_t case_no)
 
 /* Non-blocking writes of the inputs on the thread's queue; their events go
  * to the enqueue's wait list (so on another queue, or on an out-of-order
- * one, they are its only ordering). Returns the number of events. */
+ * one, they are its only ordering), and the queue is flushed. Returns the
+ * number of events. */
 static cl_uint write_inputs(worker *w, const clg_test_random_case *rc,
                             const buffers *b, cl_event ev[2])
 {
@@ -294,6 +295,13 @@ static cl_uint write_inputs(worker *w, const clg_test_random_case *rc,
         else
             n++;
     }
+    /* Events of one queue in the wait list of a command of another need
+     * their queue flushed first (OpenCL 1.2, section 5.13): Mesa's Rusticl
+     * submits nothing before a flush, and an operation waiting on the
+     * writes would then wait forever. */
+    cl_int err = n ? clFlush(w->io) : CL_SUCCESS;
+    if (err != CL_SUCCESS)
+        failure(w, "clFlush: %s", clg_cl_error_name(err));
     return n;
 }
 

@@ -28,7 +28,7 @@ static void test_tuner_searches_every_row_value(void **state)
     (void)state;
     char msg[256];
     assert_int_equal(clg_param_count(), 9);
-    assert_int_equal(clg_params_table_size, 5);
+    assert_int_equal(clg_params_table_size, 6);
     for (int f = 0; f < clg_param_count(); f++) {
         const int64_t *values;
         size_t n;
@@ -78,12 +78,21 @@ static void test_rows_as_clg_params(void **state)
     assert_int_equal(pocl->strip, 256);
     assert_int_equal(pocl->nt, 3);
     assert_int_equal(pocl->small, 64);
-    assert_string_equal(clg_params_table[3].name, "gpu");
-    assert_int_equal(clg_params_table[3].params.wg, 256);
-    assert_int_equal(clg_params_table[3].params.unit, 16);
-    assert_string_equal(clg_params_table[4].name, "default");
-    assert_int_equal(clg_params_table[4].params.strip, 0);
-    assert_int_equal(clg_params_table[4].type, CLG_DEVICE_TYPE_OTHER);
+    const clg_params_entry *rusticl = &clg_params_table[2];
+    assert_string_equal(rusticl->name, "rusticl-cpu");
+    assert_int_equal(rusticl->params.strip, 1024);
+    assert_int_equal(rusticl->params.pack, 0);
+    assert_int_equal(rusticl->builtins, 0);
+    assert_int_equal(rusticl->map_wait, 1);
+    assert_int_equal(clg_params_table[0].map_wait, 0);
+    assert_int_equal(clg_params_table[1].map_wait, 0);
+    assert_string_equal(clg_params_table[4].name, "gpu");
+    assert_int_equal(clg_params_table[4].params.wg, 256);
+    assert_int_equal(clg_params_table[4].params.unit, 16);
+    assert_int_equal(clg_params_table[4].map_wait, 1);
+    assert_string_equal(clg_params_table[5].name, "default");
+    assert_int_equal(clg_params_table[5].params.strip, 0);
+    assert_int_equal(clg_params_table[5].type, CLG_DEVICE_TYPE_OTHER);
 }
 
 /* Names, parsing from names, and bounds. */

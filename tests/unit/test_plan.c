@@ -406,6 +406,30 @@ static void test_params_table_and_syntax(void **state)
     assert_string_equal(
         clg_params_lookup(CLG_DEVICE_TYPE_ACCELERATOR, "X", "Y")->name,
         "default");
+    /* Mesa's Rusticl on llvmpipe: its own row, no built-ins; it and every
+     * row but POCL's and Intel's wait for a map before its unmap. */
+    const clg_params_entry *rusticl =
+        clg_params_lookup(CLG_DEVICE_TYPE_CPU, "Mesa/X.org", "OpenCL 3.0 ");
+    assert_string_equal(rusticl->name, "rusticl-cpu");
+    assert_int_equal(rusticl->builtins, 0);
+    assert_int_equal(rusticl->map_wait, 1);
+    assert_int_equal(clg_params_lookup(CLG_DEVICE_TYPE_CPU, "GenuineIntel",
+                                       "OpenCL 3.0 PoCL HSTR")
+                         ->map_wait,
+                     0);
+    assert_int_equal(clg_params_lookup(CLG_DEVICE_TYPE_CPU,
+                                       "Intel(R) Corporation",
+                                       "OpenCL 3.0 (Build 0)")
+                         ->map_wait,
+                     0);
+    assert_int_equal(clg_params_lookup(CLG_DEVICE_TYPE_CPU, "Intel",
+                                       "OpenCL 3.0")
+                         ->map_wait,
+                     1);
+    assert_int_equal(
+        clg_params_lookup(CLG_DEVICE_TYPE_GPU, "X", "Y")->map_wait, 1);
+    assert_int_equal(
+        clg_params_lookup(CLG_DEVICE_TYPE_ACCELERATOR, "X", "Y")->map_wait, 1);
     clg_params p = clg_params_table[0].params;
     assert_true(clg_params_parse("strip=64,prefetch=16,nt=1", 1, &p, msg,
                                  sizeof msg));
