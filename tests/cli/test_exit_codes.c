@@ -887,6 +887,37 @@ static void test_opencl_failure(void **state)
 /* CLGATHER_VALIDATE=1 compares every host-memory call with the CPU
  * reference: a device whose kernel never ran (a marker enqueued in its
  * place) differs, status 1 as for --check, not 3. */
+/* A kernel that fails its known-answer self-test is a runtime failure,
+ * status 4, and the message names the status and the kernel
+ * (CLGATHER_TEST_MISCOMPILE=1 builds every kernel wrong on purpose; the
+ * cache off, so that every program is compiled and tested). */
+static void test_miscompiled_kernel(void **state)
+{
+    case_options o = good();
+    char *dir = make_case("miscompiled", &o);
+    char *set = cli_path(dir, "test_data_set_0");
+    char *data = cli_path(set, "input_0.pb"),
+         *indices = cli_path(set, "input_1.pb");
+    const char *run[] = {"run",   "gather", "--data", data, "--indices",
+                         indices, "--axis", "1",      NULL};
+    cli_result r;
+    (void)state;
+
+    assert_int_equal(setenv("CLGATHER_CACHE", "0", 1), 0);
+    assert_int_equal(cli_run_env(&r, "CLGATHER_TEST_MISCOMPILE", "1", run), 0);
+    unsetenv("CLGATHER_CACHE");
+    assert_int_equal(r.status, 4);
+    assert_string_equal(r.out, "");
+    assert_true(cli_has_line_prefix(r.err, "clgather run: "
+                                           "DEVICE_MISCOMPILED: "));
+    assert_non_null(strstr(r.err, "clg_gather"));
+    cli_result_free(&r);
+    free(data);
+    free(indices);
+    free(set);
+    free(dir);
+}
+
 static void test_validation_mismatch(void **state)
 {
     case_options o = good();
@@ -1047,6 +1078,7 @@ int main(void)
         cmocka_unit_test(test_no_such_device),
         cmocka_unit_test(test_no_device_at_all),
         cmocka_unit_test(test_opencl_failure),
+        cmocka_unit_test(test_miscompiled_kernel),
         cmocka_unit_test(test_validation_mismatch),
         cmocka_unit_test(test_help_exit_statuses),
         cmocka_unit_test(test_worst_status_wins),
