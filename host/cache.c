@@ -232,6 +232,9 @@ static const char R_PARENT_OWNER[] = "not used: a folder above it is owned by "
                                      "another user";
 static const char R_PARENT_WRITABLE[] = "not used: a folder above it is "
                                         "writable by group or others";
+static const char R_PARENT_UNTRUSTED[] = "not used: a folder on its path is "
+                                         "owned by another user or "
+                                         "writable by others";
 static const char R_ENTRY_ABSENT[] = "entry not used: no such file";
 static const char R_ENTRY_NAME[] = "entry not used: not an entry's name";
 static const char R_ENTRY_OPEN[] = "entry not used: cannot be read";
@@ -532,6 +535,9 @@ static int make_dirs(const char *dir)
     struct stat st;
     if (stat(dir, &st) == 0)
         return S_ISDIR(st.st_mode);
+    /* Nothing is created inside a folder another user controls. */
+    if (!clg_rt_trusted_folder(dir))
+        return 0;
     snprintf(path, sizeof path, "%s", dir);
     for (char *p = path + 1; *p; p++)
         if (*p == '/') {
@@ -748,8 +754,12 @@ void clg_disk_store(clg_context *ctx, const char *key, cl_program program)
     int dfd = -1;
     if (!whole)
         return;
-    if (make_dirs(ctx->disk.set.dir) &&
-        (dfd = open_folder(ctx->disk.set.dir, &why)) >= 0) {
+    struct stat st;
+    if (stat(ctx->disk.set.dir, &st) != 0 &&
+        !clg_rt_trusted_folder(ctx->disk.set.dir))
+        why = R_PARENT_UNTRUSTED; /* not to be created there */
+    else if (make_dirs(ctx->disk.set.dir) &&
+             (dfd = open_folder(ctx->disk.set.dir, &why)) >= 0) {
         write_entry(ctx, dfd, name, whole, program);
         evict(dfd, ctx->disk.set.max_bytes);
         close(dfd);

@@ -251,6 +251,17 @@ clg_device_type clg_device_type_from_cl(cl_device_type type);
  * `env_spec` (CLGATHER_DEVICE as read at creation) when spec is NULL or
  * empty; host/devices.c. On failure writes the reason to msg and the raw
  * OpenCL code, if an OpenCL call failed, to *code (else CL_SUCCESS). */
+/* Points the OpenCL implementations' own caches of compiled code (POCL's,
+ * Mesa's) away from folders another user controls; once per process,
+ * before the first clGetPlatformIDs (host/runtime_caches.c). */
+void clg_rt_guard_runtime_caches(void);
+
+/* 1 when folder `path` (it need not exist yet) is one that no one but the
+ * effective user or root could have written: its nearest existing folder,
+ * links resolved, and every folder above it owned by one of them and
+ * writable by neither group nor others, unless sticky. */
+int clg_rt_trusted_folder(const char *path);
+
 clg_status clg_devices_select(const char *spec, const char *env_spec,
                               cl_platform_id *platform, cl_device_id *device,
                               char *msg, size_t cap, cl_int *code);

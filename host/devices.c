@@ -31,6 +31,7 @@ static cl_int enumerate_locked(device_table *t)
     cl_platform_id platforms[CLG_MAX_PLATFORMS];
     cl_uint np = 0;
     t->count = 0;
+    clg_rt_guard_runtime_caches();
     cl_int err = clGetPlatformIDs(CLG_MAX_PLATFORMS, platforms, &np);
     if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR: ICD loader, none */)
         return CL_SUCCESS;

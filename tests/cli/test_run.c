@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <dirent.h>
 
 #include "cli_harness.h"
 #include "compare.h"
@@ -225,6 +226,68 @@ static void test_program_cache_trust(void **state)
     free(foreign);
     free(log);
     free(fifo);
+}
+
+/* The number of names in folder `dir` besides "." and "..". */
+static int folder_size(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+/* Root with another user's HOME (sudo -E, a service whose HOME is a
+ * user's folder) neither reads nor writes that user's caches: clgather's
+ * own (not created: a folder on its path is another user's), and the
+ * OpenCL implementation's, which the library points at root's own before
+ * the first OpenCL call (POCL's kernel cache holds the shared objects it
+ * dlopen()s, Mesa's its compiled shaders). */
+static void test_caches_under_another_users_home(void **state)
+{
+    static const float data[6] = {1.0f, 1.2f, 2.3f, 3.4f, 4.5f, 5.7f};
+    static const int64_t data_shape[2] = {3, 2}, index_shape[1] = {2};
+    static const int64_t indices[2] = {2, -3};
+    char *d = cli_tmp("h_data.npy"), *i = cli_tmp("h_indices.npy");
+    char *home = cli_tmp("other-home");
+    char *dot = cli_path(home, ".cache");
+    char *pocl = cli_path(dot, "pocl"),
+         *mesa = cli_path(dot, "mesa_shader_cache");
+    const char *run[] = {"run", "gather", "--data", d, "--indices", i, NULL};
+    const char *const folders[] = {home, dot, pocl, mesa};
+    cli_result r;
+    (void)state;
+
+    cli_write_npy(d, CLG_DTYPE_FLOAT, 2, data_shape, data);
+    cli_write_npy(i, CLG_DTYPE_INT64, 1, index_shape, indices);
+    for (size_t k = 0; k < 4; k++) {
+        assert_int_equal(mkdir(folders[k], 0755), 0);
+        assert_int_equal(chown(folders[k], 12345, 12345), 0);
+    }
+    unsetenv("XDG_CACHE_HOME");
+    unsetenv("POCL_CACHE_DIR");
+    unsetenv("MESA_SHADER_CACHE_DIR");
+    unsetenv("CLGATHER_CACHE_DIR");
+    assert_int_equal(cli_run_env(&r, "HOME", home, run), 0);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "output: FLOAT [2, 2]\n"));
+    assert_non_null(strstr(r.out, "not used: a folder on its path is owned "
+                                  "by another user or writable by others)\n"));
+    cli_result_free(&r);
+    assert_int_equal(folder_size(home), 1);
+    assert_int_equal(folder_size(dot), 2); /* pocl, mesa_shader_cache */
+    assert_int_equal(folder_size(pocl), 0);
+    assert_int_equal(folder_size(mesa), 0);
+    cli_rmtree(home);
+    free(d);
+    free(i);
+    free(home);
+    free(dot);
+    free(pocl);
+    free(mesa);
 }
 
 /* ONNX GatherElements, Example 2, as TensorProto files, int32 data and
@@ -459,6 +522,7 @@ int main(void)
         cmocka_unit_test(test_gather_check_npy),
         cmocka_unit_test(test_first_call_and_program_cache),
         cmocka_unit_test(test_program_cache_trust),
+        cmocka_unit_test(test_caches_under_another_users_home),
         cmocka_unit_test(test_gather_elements_check_pb),
         cmocka_unit_test(test_strings_and_float16),
         cmocka_unit_test(test_run_exit_statuses),

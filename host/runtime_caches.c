@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The OpenCL implementations' own caches of compiled code, pointed away
+ * from folders that another user controls before the first OpenCL call
+ * of the process (docs/guide.md, "Program cache"; docs/design.md,
+ * "Program cache").
+ *
+ * POCL keeps the shared objects it dlopen()s in $POCL_CACHE_DIR, else
+ * $XDG_CACHE_HOME/pocl, else $HOME/.cache/pocl, and Mesa (Rusticl) its
+ * compiled shaders in $MESA_SHADER_CACHE_DIR, else
+ * $XDG_CACHE_HOME/mesa_shader_cache, else $HOME/.cache/mesa_shader_cache.
+ * Neither checks who owns the folder, so root with a user's HOME (sudo -E,
+ * a service whose HOME is a user's folder) would run that user's code. So
+ * before the first clGetPlatformIDs, each such folder is checked as the
+ * program cache checks its own: its nearest existing folder and every
+ * folder above it owned by the effective user or root, writable by
+ * neither group nor others (sticky folders excepted). A folder that fails
+ * is replaced, through the implementation's own variable, by the same
+ * folder under the effective user's home from the password database, or,
+ * when that fails too, by a new private folder under /tmp. The process
+ * environment is changed only then, once, before any runtime reads it. */
+#define _GNU_SOURCE
+#include "context.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct runtime_cache {
+    const char *variable; /* the implementation's own setting */
+    const char *folder;   /* its name under the cache base */
+} runtime_cache;
+
+static const runtime_cache runtime_caches[] = {
+    {"POCL_CACHE_DIR", "pocl"},
+    {"MESA_SHADER_CACHE_DIR", "mesa_shader_cache"},
+};
+
+/* 1 when `st` could have been written by no one but the effective user
+ * or root (a sticky folder: no one else may remove or rename what is in
+ * it). */
+static int trusted(const struct stat *st)
+{
+    if (st->st_uid != geteuid() && st->st_uid != 0)
+        return 0;
+    return !(st->st_mode & (S_IWGRP | S_IWOTH)) || (st->st_mode & S_ISVTX);
+}
+
+/* 1 when folder `path` (it need not exist) is one that only the effective
+ * user or root controls: its nearest existing folder, resolved through
+ * every link, and each folder above that (a sticky one, as /tmp, too). */
+int clg_rt_trusted_folder(const char *path)
+{
+    char probe[PATH_MAX], real[PATH_MAX];
+    struct stat st;
+    if (path[0] != '/' || strlen(path) >= sizeof probe)
+        return 0;
+    strcpy(probe, path);
+    while (stat(probe, &st) != 0) {
+        char *slash = strrchr(probe, '/');
+        if (slash == NULL)
+            return 0;
+        if (slash == probe) {
+            probe[1] = '\0';
+            break;
+        }
+        *slash = '\0';
+    }
+    if (realpath(probe, real) == NULL)
+        return 0;
+    for (;;) {
+        if (lstat(real, &st) != 0 || !S_ISDIR(st.st_mode) || !trusted(&st))
+            return 0;
+        char *slash = strrchr(real, '/');
+        if (slash == NULL || strcmp(real, "/") == 0)
+            return 1;
+        slash == real ? (void)(real[1] = '\0') : (void)(*slash = '\0');
+    }
+}
+
+/* The folder the implementation uses today: its variable, else under
+ * $XDG_CACHE_HOME (absolute only) or $HOME/.cache; 0 when none can be
+ * named (the implementation then has no folder either). */
+static int current_folder(const runtime_cache *c, char *out, size_t cap)
+{
+    const char *set = getenv(c->variable);
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    int n = -1;
+    if (set != NULL && set[0] != '\0')
+        n = snprintf(out, cap, "%s", set);
+    else if (xdg != NULL && xdg[0] == '/')
+        n = snprintf(out, cap, "%s/%s", xdg, c->folder);
+    else if (home != NULL && home[0] != '\0')
+        n = snprintf(out, cap, "%s/.cache/%s", home, c->folder);
+    return n > 0 && (size_t)n < cap;
+}
+
+/* A folder for `c` that the effective user controls: under its home
+ * from the password database, else a new one under /tmp; 0 when neither
+ * can be had. */
+static int own_folder(const runtime_cache *c, char *out, size_t cap)
+{
+    struct passwd pw, *found = NULL;
+    char buf[4096];
+    if (getpwuid_r(geteuid(), &pw, buf, sizeof buf, &found) == 0 &&
+        found != NULL && found->pw_dir != NULL && found->pw_dir[0] == '/') {
+        int n = snprintf(out, cap, "%s/.cache/%s", found->pw_dir, c->folder);
+        if (n > 0 && (size_t)n < cap && clg_rt_trusted_folder(out))
+            return 1;
+    }
+    int n = snprintf(out, cap, "/tmp/clgather-%s-XXXXXX", c->folder);
+    return n > 0 && (size_t)n < cap && mkdtemp(out) != NULL;
+}
+
+static void guard_once(void)
+{
+    for (size_t i = 0; i < sizeof runtime_caches / sizeof runtime_caches[0];
+         i++) {
+        const runtime_cache *c = &runtime_caches[i];
+        char now[PATH_MAX], own[PATH_MAX];
+        if (!current_folder(c, now, sizeof now) || clg_rt_trusted_folder(now))
+            continue;
+        if (own_folder(c, own, sizeof own))
+            setenv(c->variable, own, 1);
+    }
+}
+
+void clg_rt_guard_runtime_caches(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, guard_once);
+}
