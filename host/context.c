@@ -33,30 +33,31 @@ static void watch_fork(void)
     pthread_atfork(NULL, NULL, at_fork_child);
 }
 
-/* The name POCL's platform reports (CL_PLATFORM_NAME). */
-#define POCL_PLATFORM "Portable Computing Language"
+/* The platform (CL_PLATFORM_NAME) known to run in a forked child:
+ * Intel's CPU runtime. */
+#define FORK_SAFE_PLATFORM "Intel(R) OpenCL"
 
-/* Refuses a context on POCL in a forked child of a process that had used
- * OpenCL: POCL's device threads are not in the child, so its first
- * command would wait for ever (other implementations, e.g. Intel's CPU
- * runtime, run in the child). */
+/* Refuses a context in a forked child of a process that had used OpenCL,
+ * on every implementation but the one known to run there: POCL's device
+ * threads and llvmpipe's (Mesa's Rusticl) are not in the child, so the
+ * first command would wait for ever. */
 static clg_status check_fork_platform(cl_platform_id platform)
 {
     char name[256] = "";
     if (!atomic_load(&forked_child) ||
-        clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name, name,
-                          NULL) != CL_SUCCESS ||
-        strstr(name, POCL_PLATFORM) == NULL)
+        (clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name, name,
+                           NULL) == CL_SUCCESS &&
+         strstr(name, FORK_SAFE_PLATFORM) != NULL))
         return CLG_STATUS_OK;
     return clg_fail(NULL, CLG_STATUS_DEVICE_NOT_FOUND,
                     "this process (%ld) was forked from one that had "
-                    "already used OpenCL, and POCL's device threads do not "
+                    "already used OpenCL, and the threads of %s do not "
                     "survive fork: a context on it would hang at its first "
                     "command. Create contexts in a process started afresh "
                     "(Python: multiprocessing's 'spawn' or 'forkserver' "
                     "start method; C: fork then exec) or before any "
                     "OpenCL use in the parent",
-                    (long)getpid());
+                    (long)getpid(), name[0] ? name : "this implementation");
 }
 
 clg_status clg_rt_check_process(const clg_context *ctx)

@@ -31,8 +31,9 @@
  * (POCL's device threads are not in the child), and clg_context_destroy
  * forgets it without touching it. In a child forked after the parent
  * created a context, clg_context_create and clg_context_create_from_cl
- * refuse a POCL device with DEVICE_NOT_FOUND saying why; other
- * implementations are allowed. Create contexts in processes started
+ * refuse a device with DEVICE_NOT_FOUND saying why on every
+ * implementation but Intel's CPU runtime (POCL's and Rusticl's threads
+ * are not in the child either). Create contexts in processes started
  * afresh (fork then exec; Python multiprocessing's 'spawn');
  * docs/guide.md, "Processes and fork".
  */
@@ -333,7 +334,8 @@ typedef struct clg_context clg_context;
  *  concerns the device, clg_context_last_error(NULL) on the same thread
  *  names the spec and the devices seen.
  *  Errors: NULL_POINTER, DEVICE_NOT_FOUND (no device or no match; a
- *  POCL device in a child forked after the parent created a context, see
+ *  device other than Intel's CPU runtime in a child forked after the
+ *  parent created a context, see
  *  "Processes" at the top of this header),
  *  INVALID_ARGUMENT (a malformed "P:D": digits, signs and colons that are
  *  not two unsigned numbers joined by one colon, a bare number included;

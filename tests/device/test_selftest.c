@@ -119,10 +119,13 @@ static void test_miscompiled_kernel_is_refused(void **state)
                 CLG_ASSERT_CONTAINS(msg, clg_context_device_name(ctx));
                 CLG_ASSERT_CONTAINS(msg, "INT32 indices {-1, ");
                 /* The variant's own mode: a raise call whose indices the
-                 * host checked runs the clip kernels. */
-                CLG_ASSERT_CONTAINS(msg, modes[m] == CLG_OOB_FILL
-                                             ? "under fill"
-                                             : "under clip");
+                 * host checked runs the clip kernels (the CPU plan), one
+                 * that checks as it gathers the raise kernels (the GPU
+                 * plan). */
+                if (modes[m] == CLG_OOB_FILL)
+                    CLG_ASSERT_CONTAINS(msg, "under fill");
+                else if (strstr(msg, "under raise") == NULL)
+                    CLG_ASSERT_CONTAINS(msg, "under clip");
                 CLG_ASSERT_CONTAINS(msg, "(build options \"-cl-std=CL1.2 ");
             }
         }
