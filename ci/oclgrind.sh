@@ -199,12 +199,12 @@ run_pass() {
   note "$name: $((SECONDS - t0)) s, $r report(s), $e expected"
 }
 
-device_tests=(-L '^device$' -E '^device_(threads|concurrent_create|disk_cache|own_errors|fork|guard_[a-z_]+)$')
+device_tests=(-L '^device$' -E '^device_(threads|concurrent_create|disk_cache|own_errors|fork|guard_[a-z0-9_]+)$')
 for plan in device cpu; do
   export CLGATHER_TEST_PLAN="$plan"
   echo "--- ctest -L device under Oclgrind, CLGATHER_TEST_PLAN=$plan"
   run_pass "device-$plan" "${checks[@]}" -- "${device_tests[@]}"
-  run_pass "guard-$plan" --check-api --data-races -- -R '^device_guard_[a-z_]+$'
+  run_pass "guard-$plan" --check-api --data-races -- -R '^device_guard_[a-z0-9_]+$'
 done
 
 # --- 3. the ONNX node tests
