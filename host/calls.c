@@ -970,7 +970,9 @@ static int selects(const clg_rt_select *sel, const cl_event *sorted,
         return 1;
     if (!sel->by_events)
         return rec->queue == sel->queue;
-    return rec->ev && bsearch(&rec->ev, sorted, sel->num_events,
+    /* No events named: nothing is taken (and bsearch needs a non-NULL base). */
+    return rec->ev && sel->num_events > 0 &&
+           bsearch(&rec->ev, sorted, sel->num_events,
                               sizeof *sorted, event_order) != NULL;
 }
 
