@@ -70,14 +70,14 @@ static const clg_desc *cl_desc(const clg_cl_tensor *t, clg_desc *d)
 }
 
 /* Descriptors, buffer sizes and contexts, and no output aliasing. */
-static clg_status check_cl_call(clg_context *ctx, clg_op op,
+static clg_status check_cl_call(clg_context *ctx, const clg_call *call,
                                 const clg_cl_tensor *data,
-                                const clg_cl_tensor *indices, int64_t axis,
+                                const clg_cl_tensor *indices,
                                 const clg_cl_tensor *output, clg_problem *p)
 {
     clg_desc dd, id, od;
-    clg_status st = clg_validate_call(ctx, op, cl_desc(data, &dd),
-                                      cl_desc(indices, &id), axis,
+    clg_status st = clg_validate_call(ctx, call, cl_desc(data, &dd),
+                                      cl_desc(indices, &id),
                                       cl_desc(output, &od), p);
     if (st != CLG_STATUS_OK ||
         (st = clg_rt_check_buffer(ctx, "data", data->buffer, data_bytes(p))) !=
@@ -136,14 +136,14 @@ static clg_status enqueue_problem(const clg_routine *r, clg_rt_call *c,
     return r->launch(c->ctx, p, &plan, &box, &w);
 }
 
-clg_status clg_dispatch_enqueue(const clg_routine *r, clg_context *ctx,
-                                cl_command_queue queue,
+clg_status clg_dispatch_enqueue(clg_context *ctx, cl_command_queue queue,
+                                const clg_call *call,
                                 const clg_cl_tensor *data,
-                                const clg_cl_tensor *indices, int64_t axis,
+                                const clg_cl_tensor *indices,
                                 const clg_cl_tensor *output, cl_uint num_wait,
-                                const cl_event *wait, cl_event *event,
-                                const clg_call_options *options)
+                                const cl_event *wait, cl_event *event)
 {
+    const clg_routine *r = clg_routine_of(call->op);
     clg_deferred_info info;
     clg_rt_call c;
     clg_status st;
@@ -154,9 +154,10 @@ clg_status clg_dispatch_enqueue(const clg_routine *r, clg_context *ctx,
                             "event points into event_wait_list (at [%u])",
                             (unsigned)i);
     if ((st = need_ctx(ctx)) != CLG_STATUS_OK ||
-        (st = check_cl_call(ctx, r->op, data, indices, axis, output,
-                            &info.p)) != CLG_STATUS_OK ||
-        (st = clg_validate_options(ctx, options, &info.p)) != CLG_STATUS_OK ||
+        (st = check_cl_call(ctx, call, data, indices, output, &info.p)) !=
+            CLG_STATUS_OK ||
+        (st = clg_validate_options(ctx, &call->options, &info.p)) !=
+            CLG_STATUS_OK ||
         (st = clg_rt_call_open(ctx, queue, num_wait, wait,
                                CLG_RT_CALL_DEFERRED, &c)) != CLG_STATUS_OK)
         return st;
@@ -172,20 +173,21 @@ clg_status clg_dispatch_enqueue(const clg_routine *r, clg_context *ctx,
     return st;
 }
 
-clg_status clg_dispatch_cl(const clg_routine *r, clg_context *ctx,
+clg_status clg_dispatch_cl(clg_context *ctx, const clg_call *call,
                            const clg_cl_tensor *data,
-                           const clg_cl_tensor *indices, int64_t axis,
-                           const clg_cl_tensor *output,
-                           const clg_call_options *options)
+                           const clg_cl_tensor *indices,
+                           const clg_cl_tensor *output)
 {
+    const clg_routine *r = clg_routine_of(call->op);
     clg_problem p;
     clg_rt_call c;
     clg_status st;
     int raised = 0;
     if ((st = need_ctx(ctx)) != CLG_STATUS_OK ||
-        (st = check_cl_call(ctx, r->op, data, indices, axis, output, &p)) !=
+        (st = check_cl_call(ctx, call, data, indices, output, &p)) !=
             CLG_STATUS_OK ||
-        (st = clg_validate_options(ctx, options, &p)) != CLG_STATUS_OK ||
+        (st = clg_validate_options(ctx, &call->options, &p)) !=
+            CLG_STATUS_OK ||
         (st = clg_rt_call_open(ctx, NULL, 0, NULL,
                                p.oob == CLG_OOB_RAISE ? CLG_RT_CALL_BLOCKING
                                                       : CLG_RT_CALL_UNCHECKED,
@@ -543,17 +545,17 @@ static clg_status host_launch(const clg_routine *r, clg_context *ctx,
     return run_host(&hc);
 }
 
-clg_status clg_dispatch_host(const clg_routine *r, clg_context *ctx,
+clg_status clg_dispatch_host(clg_context *ctx, const clg_call *call,
                              const clg_tensor *data, const clg_tensor *indices,
-                             int64_t axis, const clg_tensor *output,
-                             const clg_call_options *options)
+                             const clg_tensor *output)
 {
+    const clg_routine *r = clg_routine_of(call->op);
     clg_problem p;
     clg_status st;
     if ((st = need_ctx(ctx)) != CLG_STATUS_OK ||
-        (st = clg_validate_host(ctx, r->op, data, indices, axis, output,
-                                &p)) != CLG_STATUS_OK ||
-        (st = clg_validate_options(ctx, options, &p)) != CLG_STATUS_OK)
+        (st = clg_validate_host(ctx, call, data, indices, output, &p)) !=
+            CLG_STATUS_OK ||
+        (st = clg_validate_options(ctx, &call->options, &p)) != CLG_STATUS_OK)
         return st;
     void *ref = NULL;
     if ((st = clg_validate_reserve(ctx, &p, &ref)) != CLG_STATUS_OK)
@@ -568,7 +570,7 @@ clg_status clg_dispatch_host(const clg_routine *r, clg_context *ctx,
     else
         st = host_launch(r, ctx, &p, data, indices, output, 0);
     if (st == CLG_STATUS_OK && clg_rt_validation(ctx) != 0)
-        st = clg_validate_result(r, ctx, &p, data, indices, axis, output, ref);
+        st = clg_validate_result(ctx, call, &p, data, indices, output, ref);
     free(ref);
     if (st == CLG_STATUS_OK)
         clg_clear_error(ctx);
@@ -588,12 +590,10 @@ static const clg_desc *host_desc(const clg_tensor *t, clg_desc *d)
 
 /* The problem of a warm-up: its descriptors (output optional) checked as
  * the call checks them. */
-static clg_status warm_up_problem(clg_context *ctx, clg_op op,
+static clg_status warm_up_problem(clg_context *ctx, const clg_call *call,
                                   const clg_desc *data,
-                                  const clg_desc *indices, int64_t axis,
-                                  const clg_desc *output,
-                                  const clg_call_options *options,
-                                  clg_problem *p)
+                                  const clg_desc *indices,
+                                  const clg_desc *output, clg_problem *p)
 {
     clg_status st = need_ctx(ctx);
     if (st != CLG_STATUS_OK)
@@ -601,27 +601,27 @@ static clg_status warm_up_problem(clg_context *ctx, clg_op op,
     if (!data || !indices)
         return clg_fail(ctx, CLG_STATUS_NULL_POINTER, "%s is NULL",
                         !data ? "data" : "indices");
-    st = clg_validate(ctx, op, data->dtype, data->rank, data->shape,
-                      indices->dtype, indices->rank, indices->shape, axis, p);
+    st = clg_validate(ctx, call, data->dtype, data->rank, data->shape,
+                      indices->dtype, indices->rank, indices->shape, p);
     if (st == CLG_STATUS_OK && output)
         st = clg_validate_output(ctx, p, output->dtype, output->rank,
                                  output->shape);
     if (st == CLG_STATUS_OK)
-        st = clg_validate_options(ctx, options, p);
+        st = clg_validate_options(ctx, &call->options, p);
     return st;
 }
 
-clg_status clg_dispatch_warm_up_host(const clg_routine *r, clg_context *ctx,
+clg_status clg_dispatch_warm_up_host(clg_context *ctx, const clg_call *call,
                                      const clg_tensor *data,
-                                     const clg_tensor *indices, int64_t axis,
-                                     const clg_tensor *output,
-                                     const clg_call_options *options)
+                                     const clg_tensor *indices,
+                                     const clg_tensor *output)
 {
+    const clg_routine *r = clg_routine_of(call->op);
     clg_problem p;
     clg_desc dd, id, od;
-    clg_status st = warm_up_problem(ctx, r->op, host_desc(data, &dd),
-                                    host_desc(indices, &id), axis,
-                                    host_desc(output, &od), options, &p);
+    clg_status st = warm_up_problem(ctx, call, host_desc(data, &dd),
+                                    host_desc(indices, &id),
+                                    host_desc(output, &od), &p);
     /* An empty call launches nothing: its indices are checked on the
      * host. */
     if (st == CLG_STATUS_OK && p.out_count > 0 && p.data_count > 0)
@@ -631,18 +631,18 @@ clg_status clg_dispatch_warm_up_host(const clg_routine *r, clg_context *ctx,
     return st;
 }
 
-clg_status clg_dispatch_warm_up_cl(const clg_routine *r, clg_context *ctx,
+clg_status clg_dispatch_warm_up_cl(clg_context *ctx, const clg_call *call,
                                    const clg_cl_tensor *data,
-                                   const clg_cl_tensor *indices, int64_t axis,
-                                   const clg_cl_tensor *output,
-                                   const clg_call_options *options)
+                                   const clg_cl_tensor *indices,
+                                   const clg_cl_tensor *output)
 {
+    const clg_routine *r = clg_routine_of(call->op);
     clg_problem p;
     clg_desc dd, id, od;
     clg_cl_tensor none = {0};
-    clg_status st = warm_up_problem(ctx, r->op, cl_desc(data, &dd),
-                                    cl_desc(indices, &id), axis,
-                                    cl_desc(output, &od), options, &p);
+    clg_status st = warm_up_problem(ctx, call, cl_desc(data, &dd),
+                                    cl_desc(indices, &id),
+                                    cl_desc(output, &od), &p);
     if (st == CLG_STATUS_OK) {
         clg_rt_call c = {.ctx = ctx, .dry = 1};
         st = enqueue_problem(r, &c, &p, data, indices,

@@ -78,9 +78,9 @@ clg_status clg_validate_reserve(clg_context *ctx, const clg_problem *p,
     return CLG_STATUS_OK;
 }
 
-clg_status clg_validate_result(const clg_routine *r, clg_context *ctx,
+clg_status clg_validate_result(clg_context *ctx, const clg_call *call,
                                const clg_problem *p, const clg_tensor *data,
-                               const clg_tensor *indices, int64_t axis,
+                               const clg_tensor *indices,
                                const clg_tensor *output, void *ref)
 {
     unsigned mode = clg_rt_validation(ctx);
@@ -95,12 +95,9 @@ clg_status clg_validate_result(const clg_routine *r, clg_context *ctx,
         return CLG_STATUS_OK;
     clg_tensor rt = *output;
     rt.data = ref;
-    clg_call_options same = {.oob = p->oob};
-    clg_status st = r->op == CLG_OP_GATHER
-                        ? clg_reference_gather_ex(ctx, data, indices, axis,
-                                                  &rt, &same)
-                        : clg_reference_gather_elements_ex(ctx, data, indices,
-                                                           axis, &rt, &same);
+    clg_call same = *call;
+    same.options.oob = p->oob;
+    clg_status st = clg_reference_of(ctx, &same, data, indices, &rt);
     if (st == CLG_STATUS_OK)
         st = compare(ctx, p, output->data, ref);
     return st;

@@ -15,8 +15,6 @@
 
 /* ---------------------------------------------------------------- problem */
 
-typedef enum clg_op { CLG_OP_GATHER = 0, CLG_OP_GATHER_ELEMENTS = 1 } clg_op;
-
 /* Everything validation learns about one call, independent of any plan:
  * the normalised axis, element counts and the output shape. */
 typedef struct clg_problem {
@@ -36,8 +34,12 @@ typedef struct clg_problem {
                          by clg_validate_options */
 } clg_problem;
 
-/* "Gather" or "GatherElements". */
-const char *clg_op_name(clg_op op);
+/* src/operators.c. Copies the caller's `call` into *out, whole: the
+ * fields its size does not cover at their defaults (zero), out->size
+ * sizeof(clg_call). NULL_POINTER for NULL, INVALID_ARGUMENT for a size or
+ * an operator clg_call's contract refuses (include/clgather/clgather.h). */
+clg_status clg_call_read(clg_context *ctx, const clg_call *call,
+                         clg_call *out);
 
 /* Appends "[a, b, c]" for a shape to buf (size cap), always terminated. */
 void clg_format_shape(char *buf, size_t cap, const int64_t *shape,
@@ -49,13 +51,14 @@ clg_status clg_check_shape(clg_context *ctx, const char *what,
                            const int64_t *shape, size_t rank, int64_t *count);
 
 /* src/validate.c. Validates the descriptors of one call (not the index
- * values, not data pointers) and fills *p. Shapes are read from
+ * values, not data pointers) for the operator and attributes of `call`
+ * (read whole, clg_call_read) and fills *p. Shapes are read from
  * `data_shape`/`index_shape` with their ranks and dtypes, so host and
  * device tensors share it. */
-clg_status clg_validate(clg_context *ctx, clg_op op, clg_dtype data_dtype,
-                        size_t data_rank, const int64_t *data_shape,
-                        clg_dtype index_dtype, size_t index_rank,
-                        const int64_t *index_shape, int64_t axis,
+clg_status clg_validate(clg_context *ctx, const clg_call *call,
+                        clg_dtype data_dtype, size_t data_rank,
+                        const int64_t *data_shape, clg_dtype index_dtype,
+                        size_t index_rank, const int64_t *index_shape,
                         clg_problem *p);
 
 /* Checks an output descriptor against the validated problem. */
@@ -81,17 +84,26 @@ typedef struct clg_desc {
 
 /* The checks every call makes of its descriptors (NULL: a NULL tensor):
  * clg_validate and clg_validate_output. Fills *p. */
-clg_status clg_validate_call(clg_context *ctx, clg_op op, const clg_desc *data,
-                             const clg_desc *indices, int64_t axis,
+clg_status clg_validate_call(clg_context *ctx, const clg_call *call,
+                             const clg_desc *data, const clg_desc *indices,
                              const clg_desc *output, clg_problem *p);
 
 /* All the checks of a host-memory call (clg_gather and friends, and the
  * reference): descriptors present, clg_validate, the output descriptor,
  * the data pointers and no overlap of output and inputs. Fills *p. */
-clg_status clg_validate_host(clg_context *ctx, clg_op op,
+clg_status clg_validate_host(clg_context *ctx, const clg_call *call,
                              const clg_tensor *data, const clg_tensor *indices,
-                             int64_t axis, const clg_tensor *output,
-                             clg_problem *p);
+                             const clg_tensor *output, clg_problem *p);
+
+/* clg_output_shape for a call read whole (src/validate.c). */
+clg_status clg_output_shape_of(const clg_call *call, const clg_tensor *data,
+                               const clg_tensor *indices, int64_t *shape,
+                               size_t capacity, size_t *rank);
+
+/* The CPU reference for a call read whole (src/reference.c). */
+clg_status clg_reference_of(clg_context *ctx, const clg_call *call,
+                            const clg_tensor *data, const clg_tensor *indices,
+                            const clg_tensor *output);
 
 /* Each operator's own shape rules and output shape (src/shape.c, below
  * the operators), called by clg_validate once the common checks passed;
@@ -322,40 +334,39 @@ int clg_gather_span(const clg_plan *plan, const clg_param_values *prm);
 extern const clg_routine clg_gather_routine;
 extern const clg_routine clg_gather_elements_routine;
 
-/* src/dispatch.c: the device-buffer and host-memory paths shared by both
- * operators; the enqueue is the core of all three. */
-clg_status clg_dispatch_enqueue(const clg_routine *r, clg_context *ctx,
-                                cl_command_queue queue,
+/* The routine of an operator of CLG_OP_TABLE (src/operators.c). */
+const clg_routine *clg_routine_of(clg_op op);
+
+/* src/dispatch.c: the device-buffer and host-memory paths shared by every
+ * operator, for a call read whole (clg_call_read); the enqueue is the
+ * core of all three. */
+clg_status clg_dispatch_enqueue(clg_context *ctx, cl_command_queue queue,
+                                const clg_call *call,
                                 const clg_cl_tensor *data,
-                                const clg_cl_tensor *indices, int64_t axis,
+                                const clg_cl_tensor *indices,
                                 const clg_cl_tensor *output, cl_uint num_wait,
-                                const cl_event *wait, cl_event *event,
-                                const clg_call_options *options);
-clg_status clg_dispatch_cl(const clg_routine *r, clg_context *ctx,
+                                const cl_event *wait, cl_event *event);
+clg_status clg_dispatch_cl(clg_context *ctx, const clg_call *call,
                            const clg_cl_tensor *data,
-                           const clg_cl_tensor *indices, int64_t axis,
-                           const clg_cl_tensor *output,
-                           const clg_call_options *options);
-clg_status clg_dispatch_host(const clg_routine *r, clg_context *ctx,
+                           const clg_cl_tensor *indices,
+                           const clg_cl_tensor *output);
+clg_status clg_dispatch_host(clg_context *ctx, const clg_call *call,
                              const clg_tensor *data, const clg_tensor *indices,
-                             int64_t axis, const clg_tensor *output,
-                             const clg_call_options *options);
+                             const clg_tensor *output);
 /* Warm-ups (docs/design.md, "Program cache"): the host-memory call's and
  * the device-buffer call's paths in a dry call, which builds every kernel
  * the call would launch and enqueues nothing. Descriptors only: data
  * pointers and buffers are not read (pointers only for their alignment);
  * output may be NULL; options as the call's (the out-of-range mode picks
  * the kernels). */
-clg_status clg_dispatch_warm_up_host(const clg_routine *r, clg_context *ctx,
+clg_status clg_dispatch_warm_up_host(clg_context *ctx, const clg_call *call,
                                      const clg_tensor *data,
-                                     const clg_tensor *indices, int64_t axis,
-                                     const clg_tensor *output,
-                                     const clg_call_options *options);
-clg_status clg_dispatch_warm_up_cl(const clg_routine *r, clg_context *ctx,
+                                     const clg_tensor *indices,
+                                     const clg_tensor *output);
+clg_status clg_dispatch_warm_up_cl(clg_context *ctx, const clg_call *call,
                                    const clg_cl_tensor *data,
-                                   const clg_cl_tensor *indices, int64_t axis,
-                                   const clg_cl_tensor *output,
-                                   const clg_call_options *options);
+                                   const clg_cl_tensor *indices,
+                                   const clg_cl_tensor *output);
 
 /* src/finish.c: what a deferred call records for its report, and the
  * report of the first raised one. */
@@ -382,9 +393,9 @@ void clg_info_unpack(const void *buf, clg_deferred_info *info);
  * and both values. The caller frees ref. */
 clg_status clg_validate_reserve(clg_context *ctx, const clg_problem *p,
                                 void **ref);
-clg_status clg_validate_result(const clg_routine *r, clg_context *ctx,
+clg_status clg_validate_result(clg_context *ctx, const clg_call *call,
                                const clg_problem *p, const clg_tensor *data,
-                               const clg_tensor *indices, int64_t axis,
+                               const clg_tensor *indices,
                                const clg_tensor *output, void *ref);
 
 /* ---------------------------------------------------------------- pieces */

@@ -70,16 +70,16 @@ static int64_t resolve(int64_t v, int64_t s, clg_oob_mode mode)
     }
 }
 
-static clg_status reference(clg_context *ctx, clg_op op,
+clg_status clg_reference_of(clg_context *ctx, const clg_call *call,
                             const clg_tensor *data, const clg_tensor *indices,
-                            int64_t axis, const clg_tensor *output,
-                            const clg_call_options *options)
+                            const clg_tensor *output)
 {
     clg_problem p;
     clg_status st;
-    if ((st = clg_validate_host(ctx, op, data, indices, axis, output, &p)) !=
+    clg_op op = call->op;
+    if ((st = clg_validate_host(ctx, call, data, indices, output, &p)) !=
             CLG_STATUS_OK ||
-        (st = clg_validate_options(ctx, options, &p)) != CLG_STATUS_OK)
+        (st = clg_validate_options(ctx, &call->options, &p)) != CLG_STATUS_OK)
         return st;
 
     /* "It is an error if any of the index values are out of bounds":
@@ -129,40 +129,4 @@ static clg_status reference(clg_context *ctx, clg_op op,
     }
     clg_clear_error(ctx);
     return CLG_STATUS_OK;
-}
-
-clg_status clg_reference_gather_ex(clg_context *ctx, const clg_tensor *data,
-                                   const clg_tensor *indices, int64_t axis,
-                                   const clg_tensor *output,
-                                   const clg_call_options *options)
-{
-    return reference(ctx, CLG_OP_GATHER, data, indices, axis, output, options);
-}
-
-clg_status clg_reference_gather_elements_ex(clg_context *ctx,
-                                            const clg_tensor *data,
-                                            const clg_tensor *indices,
-                                            int64_t axis,
-                                            const clg_tensor *output,
-                                            const clg_call_options *options)
-{
-    return reference(ctx, CLG_OP_GATHER_ELEMENTS, data, indices, axis, output,
-                     options);
-}
-
-clg_status clg_reference_gather(clg_context *ctx, const clg_tensor *data,
-                                const clg_tensor *indices, int64_t axis,
-                                const clg_tensor *output)
-{
-    return reference(ctx, CLG_OP_GATHER, data, indices, axis, output, NULL);
-}
-
-clg_status clg_reference_gather_elements(clg_context *ctx,
-                                         const clg_tensor *data,
-                                         const clg_tensor *indices,
-                                         int64_t axis,
-                                         const clg_tensor *output)
-{
-    return reference(ctx, CLG_OP_GATHER_ELEMENTS, data, indices, axis, output,
-                     NULL);
 }

@@ -304,20 +304,20 @@ static void tensors_free(st_tensors *t)
  * positions (the trusted bodies'). */
 static clg_status tensors_make(const st_run *r, clg_op op, const st_case *c,
                                size_t rank, const int64_t *dshape,
-                               const int64_t *ishape, size_t axis,
-                               int positions, st_tensors *t)
+                               size_t index_rank, const int64_t *ishape,
+                               size_t axis, int positions, st_tensors *t)
 {
     unsigned isz = r->v->value[CLG_OPT_INDEX_BYTES];
     clg_dtype dt = dtype_of_size(r->v->value[CLG_OPT_UNIT]);
     clg_dtype it = isz == 4 ? CLG_DTYPE_INT32 : CLG_DTYPE_INT64;
     cl_int flag[2] = {0, 0};
-    clg_call_options o = {(clg_oob_mode)r->v->value[CLG_OPT_OOB]};
-    clg_status st = clg_validate(r->ctx, op, dt, rank, dshape, it,
-                                 op == CLG_OP_GATHER ? 1 : rank, ishape,
-                                 (int64_t)axis, &t->p);
+    clg_call call = {.size = sizeof call, .op = op, .axis = (int64_t)axis};
+    call.options.oob = (clg_oob_mode)r->v->value[CLG_OPT_OOB];
+    clg_status st = clg_validate(r->ctx, &call, dt, rank, dshape, it,
+                                 index_rank, ishape, &t->p);
     if (st != CLG_STATUS_OK)
         return st;
-    t->p.oob = o.oob;
+    t->p.oob = call.options.oob;
     t->data_bytes = (size_t)t->p.data_count * t->p.elem_size;
     t->out_bytes = (size_t)t->p.out_count * t->p.elem_size;
     size_t n = (size_t)t->p.index_count;
@@ -332,14 +332,10 @@ static clg_status tensors_make(const st_run *r, clg_op op, const st_case *c,
     fill_pattern(t->got, t->out_bytes, 0xa5);
     fill_indices(t->idx, isz, c, n);
     clg_tensor d = {dt, rank, dshape, t->data};
-    clg_tensor x = {it, op == CLG_OP_GATHER ? 1 : rank, ishape, t->idx};
+    clg_tensor x = {it, index_rank, ishape, t->idx};
     clg_tensor y = {dt, t->p.out_rank, t->p.out_shape, t->want};
-    if (o.oob != CLG_OOB_RAISE || !c->with_bad)
-        st = op == CLG_OP_GATHER
-                 ? clg_reference_gather_ex(r->ctx, &d, &x, (int64_t)axis, &y,
-                                           &o)
-                 : clg_reference_gather_elements_ex(r->ctx, &d, &x,
-                                                    (int64_t)axis, &y, &o);
+    if (call.options.oob != CLG_OOB_RAISE || !c->with_bad)
+        st = clg_reference_of(r->ctx, &call, &d, &x, &y);
     if (st == CLG_STATUS_OK && positions) {
         /* The trusted bodies read int positions (raise: valid only). */
         int32_t *pos = malloc(n * sizeof *pos);
@@ -420,8 +416,8 @@ static clg_status test_gather(const st_run *r, clg_entry entry,
     if (c->with_bad && !cs.with_bad)
         return CLG_STATUS_OK; /* the valid case covers it */
     int64_t dshape[3] = {2, AXIS, inner}, ishape[1] = {(int64_t)cs.count};
-    clg_status st = tensors_make(r, CLG_OP_GATHER, &cs, 3, dshape, ishape, 1,
-                                 normed, &t);
+    clg_status st = tensors_make(r, CLG_OP_GATHER, &cs, 3, dshape, 1, ishape,
+                                 1, normed, &t);
     if (st != CLG_STATUS_OK)
         goto cleanup;
     plan.unit = r->v->value[CLG_OPT_UNIT];
@@ -505,7 +501,7 @@ static clg_status test_elements(const st_run *r, clg_entry entry,
         ishape[rank] = part_index[id][k];
     }
     clg_status st = tensors_make(r, CLG_OP_GATHER_ELEMENTS, c, rank, dshape,
-                                 ishape, axis, 0, &t);
+                                 rank, ishape, axis, 0, &t);
     if (st != CLG_STATUS_OK)
         goto cleanup;
     clg_gather_elements_routine.plan(&t.p, dev, CLG_MAX_ELEMENT_SIZE, &plan);

@@ -7,11 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *clg_op_name(clg_op op)
-{
-    return op == CLG_OP_GATHER ? "Gather" : "GatherElements";
-}
-
 clg_status clg_check_shape(clg_context *ctx, const char *what,
                            const int64_t *shape, size_t rank, int64_t *count)
 {
@@ -56,13 +51,15 @@ static clg_status check_dtypes(clg_context *ctx, clg_dtype data_dtype,
     return CLG_STATUS_OK;
 }
 
-clg_status clg_validate(clg_context *ctx, clg_op op, clg_dtype data_dtype,
-                        size_t data_rank, const int64_t *data_shape,
-                        clg_dtype index_dtype, size_t index_rank,
-                        const int64_t *index_shape, int64_t axis,
+clg_status clg_validate(clg_context *ctx, const clg_call *call,
+                        clg_dtype data_dtype, size_t data_rank,
+                        const int64_t *data_shape, clg_dtype index_dtype,
+                        size_t index_rank, const int64_t *index_shape,
                         clg_problem *p)
 {
     clg_status st;
+    clg_op op = call->op;
+    int64_t axis = call->axis;
     memset(p, 0, sizeof *p);
     p->op = op;
     if ((st = check_dtypes(ctx, data_dtype, index_dtype, p)) != CLG_STATUS_OK)
@@ -154,8 +151,8 @@ static clg_status validate_pointer(clg_context *ctx, const char *what,
     return CLG_STATUS_OK;
 }
 
-clg_status clg_validate_call(clg_context *ctx, clg_op op, const clg_desc *data,
-                             const clg_desc *indices, int64_t axis,
+clg_status clg_validate_call(clg_context *ctx, const clg_call *call,
+                             const clg_desc *data, const clg_desc *indices,
                              const clg_desc *output, clg_problem *p)
 {
     clg_status st;
@@ -164,8 +161,8 @@ clg_status clg_validate_call(clg_context *ctx, clg_op op, const clg_desc *data,
                         !data      ? "data"
                         : !indices ? "indices"
                                    : "output");
-    if ((st = clg_validate(ctx, op, data->dtype, data->rank, data->shape,
-                           indices->dtype, indices->rank, indices->shape, axis,
+    if ((st = clg_validate(ctx, call, data->dtype, data->rank, data->shape,
+                           indices->dtype, indices->rank, indices->shape,
                            p)) != CLG_STATUS_OK)
         return st;
     return clg_validate_output(ctx, p, output->dtype, output->rank,
@@ -181,14 +178,13 @@ static const clg_desc *host_desc(const clg_tensor *t, clg_desc *d)
     return d;
 }
 
-clg_status clg_validate_host(clg_context *ctx, clg_op op,
+clg_status clg_validate_host(clg_context *ctx, const clg_call *call,
                              const clg_tensor *data, const clg_tensor *indices,
-                             int64_t axis, const clg_tensor *output,
-                             clg_problem *p)
+                             const clg_tensor *output, clg_problem *p)
 {
     clg_desc dd, id, od;
-    clg_status st = clg_validate_call(ctx, op, host_desc(data, &dd),
-                                      host_desc(indices, &id), axis,
+    clg_status st = clg_validate_call(ctx, call, host_desc(data, &dd),
+                                      host_desc(indices, &id),
                                       host_desc(output, &od), p);
     if (st != CLG_STATUS_OK ||
         (st = validate_pointer(ctx, "data->data", data->data,
@@ -216,9 +212,9 @@ clg_status clg_validate_host(clg_context *ctx, clg_op op,
 
 /* ------------------------------------------------------------ public */
 
-static clg_status output_shape(clg_op op, const clg_tensor *data,
-                               const clg_tensor *indices, int64_t axis,
-                               int64_t *shape, size_t capacity, size_t *rank)
+clg_status clg_output_shape_of(const clg_call *call, const clg_tensor *data,
+                               const clg_tensor *indices, int64_t *shape,
+                               size_t capacity, size_t *rank)
 {
     clg_problem p;
     if (!data || !indices || !rank || (!shape && capacity > 0))
@@ -227,9 +223,9 @@ static clg_status output_shape(clg_op op, const clg_tensor *data,
                         : !indices ? "indices"
                         : !rank    ? "rank"
                                    : "shape");
-    clg_status st = clg_validate(NULL, op, data->dtype, data->rank,
+    clg_status st = clg_validate(NULL, call, data->dtype, data->rank,
                                  data->shape, indices->dtype, indices->rank,
-                                 indices->shape, axis, &p);
+                                 indices->shape, &p);
     if (st != CLG_STATUS_OK)
         return st;
     if (capacity < p.out_rank)
@@ -240,22 +236,4 @@ static clg_status output_shape(clg_op op, const clg_tensor *data,
         memcpy(shape, p.out_shape, p.out_rank * sizeof(int64_t));
     *rank = p.out_rank;
     return CLG_STATUS_OK;
-}
-
-clg_status clg_gather_output_shape(const clg_tensor *data,
-                                   const clg_tensor *indices, int64_t axis,
-                                   int64_t *shape, size_t capacity,
-                                   size_t *rank)
-{
-    return output_shape(CLG_OP_GATHER, data, indices, axis, shape, capacity,
-                        rank);
-}
-
-clg_status clg_gather_elements_output_shape(const clg_tensor *data,
-                                            const clg_tensor *indices,
-                                            int64_t axis, int64_t *shape,
-                                            size_t capacity, size_t *rank)
-{
-    return output_shape(CLG_OP_GATHER_ELEMENTS, data, indices, axis, shape,
-                        capacity, rank);
 }

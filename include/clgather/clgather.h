@@ -7,14 +7,16 @@
  *   2. Status codes
  *   3. Data types and tensors
  *   4. Devices and contexts
- *   5. Operators (host memory, device buffers, CPU reference)
+ *   5. Operators: the operator table, calls as data (clg_call), the
+ *      generic calls on host memory, device buffers and the CPU reference
  *   6. Enqueue: operators inside an OpenCL pipeline
  *   7. Diagnostics
  *   8. Program cache and warm-up
+ *   9. Named operator functions (clg_gather, clg_gather_elements, ...)
  *
- * Semantics follow the ONNX operator pages Gather (opsets 1, 11, 13) and
- * GatherElements (opsets 11, 13), with the index range [-s, s-1] accepted
- * for every opset. Results are bit-exact: the operators only move bytes.
+ * Semantics follow the ONNX operator pages of the operators of
+ * CLG_OP_TABLE: Gather (opsets 1, 11, 13) and GatherElements (opsets 11,
+ * 13), with the index range [-s, s-1] accepted for every opset. Results are bit-exact: the operators only move bytes.
  *
  * Threading: any number of threads may call any function on one
  * clg_context at once (except clg_context_destroy, which must be the last
@@ -368,7 +370,7 @@ CLG_API clg_status clg_context_create_from_cl(clg_context **ctx,
  *  then releases everything the context holds. Accepts NULL. Must be the
  *  last call on the context, from any thread. It does not hang on a
  *  failed event: an operation behind an event that failed before its
- *  enqueue was refused (see clg_enqueue_gather), and one behind an event
+ *  enqueue was refused (see clg_enqueue), and one behind an event
  *  that failed later ended without running. In a forked child, on a
  *  context of the parent's, it returns at once and touches nothing (see
  *  "Processes" at the top of this header). */
@@ -427,8 +429,8 @@ CLG_API cl_context clg_context_cl_context(const clg_context *ctx);
 CLG_API cl_device_id clg_context_cl_device(const clg_context *ctx);
 CLG_API cl_command_queue clg_context_cl_queue(const clg_context *ctx);
 
-/** Validation mode: while on, every host-memory operator call (clg_gather,
- *  clg_gather_elements) also runs the CPU reference on the same inputs and
+/** Validation mode: while on, every host-memory operator call (clg_run
+ *  and its named forms, clg_gather, ...) also runs the CPU reference on the same inputs and
  *  compares the two outputs bit for bit. A difference returns
  *  DEVICE_MISMATCH; the message names the op, the first differing output
  *  position and the device's and the reference's bytes there, and the
@@ -700,7 +702,7 @@ typedef enum clg_index_check {
 } clg_index_check;
 
 /** Runs on host `indices` (INT32 or INT64) the index check that a
- *  host-memory call (clg_gather, clg_gather_elements) with these indices
+ *  host-memory call (clg_run, clg_gather, ...) with these indices
  *  runs before a kernel may write the caller's memory, and writes to *ran
  *  which one it ran, so that a benchmark can time it apart:
  *  - on a context that uses host memory (clg_context_uses_host_memory):
@@ -725,32 +727,80 @@ CLG_API clg_status clg_check_indices(clg_context *ctx,
  * 5. Operators
  * ==================================================================== */
 
-/** Output shape of Gather (ONNX Gather, "Outputs"):
- *  data.shape[:axis] + indices.shape + data.shape[axis+1:], rank q + r - 1.
- *  Writes the rank to *rank and the dimensions to shape[0 .. rank-1]
- *  (`capacity` entries available; CLG_MAX_RANK always suffices).
- *  Validates everything but the index values and the data pointers. Takes
- *  no context: on failure the message is in clg_context_last_error(NULL)
- *  of the calling thread.
- *  Errors: NULL_POINTER, INVALID_RANK (data rank 0, or a rank above
- *  CLG_MAX_RANK), INVALID_AXIS, INVALID_SHAPE, UNSUPPORTED_DTYPE (data
- *  dtype unknown, indices not INT32/INT64), INVALID_ARGUMENT (capacity
- *  below the output rank), TENSOR_TOO_LARGE. */
-CLG_API clg_status clg_gather_output_shape(const clg_tensor *data,
-                                           const clg_tensor *indices,
-                                           int64_t axis, int64_t *shape,
-                                           size_t capacity, size_t *rank);
+/** The one table of operators: X(ID, value, name, op_type, first_opset,
+ *  attribute), where
+ *  - ID gives the enum value CLG_OP_<ID>;
+ *  - value is its number, the row's position from 0 (pinned: operators
+ *    are only ever appended);
+ *  - name is its C name: the named functions clg_<name>, clg_<name>_ex,
+ *    ... (section 9) and, with each '_' written '-', the tool's word for
+ *    it (clg_op_word, e.g. "gather-elements");
+ *  - op_type is its ONNX op_type (clg_op_name);
+ *  - first_opset is the first opset of the ONNX default domain that has
+ *    it (clg_op_first_opset);
+ *  - attribute is its int64 attribute: the clg_call field that the named
+ *    functions take as their fourth argument.
+ *  With r the rank of data, q that of indices, s = data.shape[axis] and
+ *  norm(v) = v < 0 ? v + s : v, each index value lies in [-s, s-1] (for
+ *  every opset, Gather-1 included; negative counts from the end) unless
+ *  the call chose another out-of-range mode (CLG_OOB_TABLE):
+ *  - GATHER: ONNX Gather (opsets 1, 11, 13),
+ *      output[o..., i..., k...] = data[o..., norm(indices[i...]), k...]
+ *    data: any dtype, rank r >= 1; indices: INT32 or INT64, any rank
+ *    q >= 0 (rank 0: a scalar); axis in [-r, r-1], negative counting from
+ *    the back; output: data's dtype, shape data.shape[:axis] +
+ *    indices.shape + data.shape[axis+1:] (rank q + r - 1). On CPU devices
+ *    a call with at least 1 MiB of output (the `norm` device parameter)
+ *    also needs a device temporary of 4 bytes per index for the
+ *    normalised indices.
+ *  - GATHER_ELEMENTS: ONNX GatherElements (opsets 11, 13),
+ *      output[p] = data[p with p[axis] replaced by norm(indices[p])]
+ *    data: any dtype, rank r >= 1; indices: INT32 or INT64, rank r
+ *    (RANK_MISMATCH otherwise), indices.shape[d] <= data.shape[d] for
+ *    every d != axis (indices.shape[axis] is free; SHAPE_MISMATCH
+ *    otherwise); axis as Gather's; output: data's dtype, indices' shape.
+ *    On CPU devices, off the last axis, it may pack strips of data into a
+ *    device temporary of at most one allocation.
+ *  A blocking call takes its temporaries from the context's scratch pool,
+ *  which keeps them for later calls until clg_context_destroy; an
+ *  enqueued call's own are released once its kernels are done
+ *  (docs/design.md, "Kernels"). */
+#define CLG_OP_TABLE(X)                                                       \
+    X(GATHER, 0, gather, "Gather", 1, axis)                                   \
+    X(GATHER_ELEMENTS, 1, gather_elements, "GatherElements", 11, axis)
 
-/** Output shape of GatherElements: indices.shape (rank r). Same contract as
- *  clg_gather_output_shape, plus RANK_MISMATCH (indices rank != data rank)
- *  and SHAPE_MISMATCH (indices.shape[d] > data.shape[d] for some d != axis).
- */
-CLG_API clg_status clg_gather_elements_output_shape(const clg_tensor *data,
-                                                    const clg_tensor *indices,
-                                                    int64_t axis,
-                                                    int64_t *shape,
-                                                    size_t capacity,
-                                                    size_t *rank);
+#define CLG_OP_ENUM_ENTRY_(ID, value, name, op_type, opset, attribute)        \
+    CLG_OP_##ID = value,
+/** The operators, numbered as CLG_OP_TABLE's rows. */
+typedef enum clg_op { CLG_OP_TABLE(CLG_OP_ENUM_ENTRY_) } clg_op;
+#undef CLG_OP_ENUM_ENTRY_
+
+/** The number of operators of the library loaded: its clg_op values are 0
+ *  to clg_op_count() - 1 (a program built against an older header may see
+ *  more than it names). Thread-safe. */
+CLG_API int clg_op_count(void);
+
+/** The ONNX op_type of an operator, e.g. "GatherElements". Static, never
+ *  NULL; "unknown" for a value outside CLG_OP_TABLE. */
+CLG_API const char *clg_op_name(clg_op op);
+
+/** The tool's word for an operator: its C name with each '_' written '-',
+ *  e.g. "gather-elements". Static, never NULL; "unknown" for a value
+ *  outside CLG_OP_TABLE. */
+CLG_API const char *clg_op_word(clg_op op);
+
+/** Parses an operator into *op: its ONNX op_type ("GatherElements"), its
+ *  word ("gather-elements") or its C name ("gather_elements"), exact and
+ *  case-sensitive. Thread-safe. On failure clg_context_last_error(NULL)
+ *  on the same thread names the text and the operators.
+ *  Errors: NULL_POINTER, INVALID_ARGUMENT (no operator has that name;
+ *  *op unchanged). */
+CLG_API clg_status clg_op_parse(const char *text, clg_op *op);
+
+/** The first opset of the ONNX default domain that has the operator (1
+ *  for Gather, 11 for GatherElements); 0 for a value outside
+ *  CLG_OP_TABLE. */
+CLG_API int clg_op_first_opset(clg_op op);
 
 /** The out-of-range modes: X(name, value, word), the value pinned (0, the
  *  default, is raise), the word the one the tool's --oob takes. With s =
@@ -796,10 +846,10 @@ CLG_API const char *clg_oob_mode_name(clg_oob_mode mode);
  *  *mode unchanged). */
 CLG_API clg_status clg_oob_mode_parse(const char *word, clg_oob_mode *mode);
 
-/** Options of one operator call, taken by the _ex functions below. A
- *  zero-initialised struct (or a NULL pointer) gives the behaviour of the
- *  functions without _ex, so options added later (appended, their zero
- *  the old behaviour) leave callers that zero it unchanged. Borrowed for
+/** Options of one operator call, taken by the _ex functions (section 9)
+ *  and held in clg_call. A zero-initialised struct (or a NULL pointer)
+ *  gives the behaviour of the functions without _ex. Its layout is fixed:
+ *  options added later are appended to clg_call, not here. Borrowed for
  *  the call; per call, not per context, so threads sharing a context may
  *  use different modes at once.
  *  - oob: the out-of-range mode (CLG_OOB_TABLE). */
@@ -807,15 +857,65 @@ typedef struct clg_call_options {
     clg_oob_mode oob;
 } clg_call_options;
 
-/** ONNX Gather (opsets 1, 11, 13) on the context's device, host memory in
- *  and out:
- *    output[o..., i..., k...] = data[o..., norm(indices[i...]), k...]
- *  with norm(v) = v < 0 ? v + s : v and s = data.shape[axis].
- *  - data: any dtype, rank r >= 1.
- *  - indices: INT32 or INT64, any rank q >= 0 (rank 0: a scalar).
- *  - axis: in [-r, r-1]; negative counts from the back.
+/** One operator call, as data: the operator, its attributes and its
+ *  options, taken by the generic calls (clg_run, clg_run_cl, clg_enqueue,
+ *  clg_reference, clg_warm_up, clg_warm_up_cl, clg_output_shape).
+ *  A zero-initialised struct is Gather on axis 0 with the default options.
+ *  - size: sizeof(clg_call) as the caller compiled it, or 0. The struct
+ *    only grows at its end (fields appended, their zero the old
+ *    behaviour), and the library reads the caller's `size` bytes: 0 stands
+ *    for the first layout (size, op, axis, options; CLG_CALL_SIZE_1), so
+ *    a caller that zeroes the struct and sets only those fields works with
+ *    every later library. To use a field appended later, set size =
+ *    sizeof(clg_call). A size larger than this library's clg_call is
+ *    accepted when every byte past it is zero (the fields this library
+ *    does not know then keep their defaults), as Linux's extensible
+ *    system-call structs do.
+ *  - op: the operator (CLG_OP_TABLE).
+ *  - axis: Gather's and GatherElements' axis, in [-r, r-1].
+ *  - options: the per-call options (clg_call_options).
+ *  Borrowed for the call; the library keeps no pointer to it.
+ *  Every generic call checks it first: NULL_POINTER (call NULL),
+ *  INVALID_ARGUMENT (op outside CLG_OP_TABLE; size neither 0 nor at least
+ *  CLG_CALL_SIZE_1; a nonzero byte past this library's clg_call), the
+ *  message naming the field and its value. */
+typedef struct clg_call {
+    uint32_t size;
+    clg_op op;
+    int64_t axis;
+    clg_call_options options;
+} clg_call;
+
+/** The bytes of clg_call's first layout (size, op, axis, options): the
+ *  least nonzero `size` a library accepts. */
+#define CLG_CALL_SIZE_1                                                       \
+    (offsetof(clg_call, options) + sizeof(clg_call_options))
+
+/** Output shape of the call's operator (CLG_OP_TABLE gives each one's
+ *  shape) on these data and indices descriptors. Writes the rank to *rank
+ *  and the dimensions to shape[0 .. rank-1] (`capacity` entries
+ *  available; CLG_MAX_RANK always suffices).
+ *  Validates everything but the index values and the data pointers. Takes
+ *  no context: on failure the message is in clg_context_last_error(NULL)
+ *  of the calling thread.
+ *  Errors: those of clg_call (see there), NULL_POINTER, INVALID_RANK (data
+ *  rank 0, or a rank above CLG_MAX_RANK), INVALID_AXIS, INVALID_SHAPE,
+ *  UNSUPPORTED_DTYPE (data dtype unknown, indices not INT32/INT64),
+ *  INVALID_ARGUMENT (capacity below the output rank), TENSOR_TOO_LARGE,
+ *  and the operator's own (GatherElements: RANK_MISMATCH when the indices'
+ *  rank differs from the data's, SHAPE_MISMATCH when indices.shape[d] >
+ *  data.shape[d] for some d != axis). */
+CLG_API clg_status clg_output_shape(const clg_call *call,
+                                    const clg_tensor *data,
+                                    const clg_tensor *indices, int64_t *shape,
+                                    size_t capacity, size_t *rank);
+
+/** Runs the call's operator on the context's device, host memory in and
+ *  out.
+ *  - call: the operator, its attributes and options (clg_call).
+ *  - data, indices: as the operator asks (CLG_OP_TABLE).
  *  - output: caller-allocated; its dtype must equal data's and its shape
- *    the one clg_gather_output_shape gives; it must not overlap data or
+ *    the one clg_output_shape gives; it must not overlap data or
  *    indices. Written only on success: on any error the output memory is
  *    left exactly as it was (a call split into pieces writes a staging
  *    copy, committed only when every piece succeeded). One failure no host
@@ -824,17 +924,23 @@ typedef struct clg_call_options {
  *    map that delivers the result, fails, or one of the call's commands
  *    ends with a negative execution status), each output byte holds
  *    either its old value or its result, never anything else.
+ *  - Options: under a mode other than CLG_OOB_RAISE an index value out of
+ *    range is not an error but is resolved as CLG_OOB_TABLE says.
+ *    Validation mode (clg_context_set_validate) compares with the
+ *    reference under the same options.
  *  - Queue: host-memory calls run on a queue of the library's own, never
  *    behind commands the caller enqueued (on the context's queue or any
  *    other), so a caller's failed event never stops them.
  *  - data, indices, output memory: any address (no alignment required).
  *  Empty tensors are valid; no kernel is launched for them.
- *  Errors: every one of clg_gather_output_shape, plus NULL_POINTER (a data
+ *  Errors: those of clg_output_shape, plus NULL_POINTER (ctx NULL; a data
  *  pointer NULL for a non-empty tensor), INVALID_ARGUMENT (output memory
- *  overlapping an input; a malformed CLGATHER_PARAMS), SHAPE_MISMATCH or
- *  UNSUPPORTED_DTYPE (output descriptor differs from the expected one),
- *  INDEX_OUT_OF_RANGE (a value outside [-s, s-1]; the message names the
- *  first such position, its value and the valid range), OPENCL_ERROR (e.g.
+ *  overlapping an input; a malformed CLGATHER_PARAMS; call->options.oob
+ *  outside CLG_OOB_TABLE), SHAPE_MISMATCH or UNSUPPORTED_DTYPE (output
+ *  descriptor differs from the expected one), INDEX_OUT_OF_RANGE (under
+ *  raise, a value outside [-s, s-1]: the message names the first such
+ *  position, its value and the valid range; under every mode, an axis of
+ *  size 0 and a non-empty output), OPENCL_ERROR (e.g.
  *  CL_MEM_OBJECT_ALLOCATION_FAILURE when the device cannot hold a piece of
  *  output and a window of data at once; or a command of the call that
  *  ended with a negative execution status: the message names the command
@@ -842,46 +948,26 @@ typedef struct clg_call_options {
  *  CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST and
  *  clg_context_last_exec_status the status), BUILD_FAILED,
  *  DEVICE_MISCOMPILED (a kernel the call needs failed its known-answer
- *  self-test on this device; see CLG_STATUS_TABLE). Every blocking
- *  call checks the execution status of each command it waited for before
- *  it returns OK.
+ *  self-test on this device; see CLG_STATUS_TABLE), DEVICE_MISMATCH
+ *  (validation mode). Every blocking call checks the execution status of
+ *  each command it waited for before it returns OK.
  *  Size: tensors of any element count (2^31 and beyond) are supported; a
  *  tensor larger than clg_context_max_alloc_size() is processed in pieces:
  *  the output in contiguous pieces that each fit one buffer, the data each
- *  piece reads in windows that each fit one buffer. On CPU devices a
- *  call with at least 1 MiB of output (the `norm` device parameter) also
- *  needs a device temporary of 4 bytes per index for the normalised
- *  indices. A blocking call takes it from the context's scratch pool,
- *  which keeps it for later calls until clg_context_destroy; an enqueued
- *  call's own is released once its kernels are done (docs/design.md,
- *  "Kernels"). The message is in clg_context_last_error(ctx). */
-CLG_API clg_status clg_gather(clg_context *ctx, const clg_tensor *data,
-                              const clg_tensor *indices, int64_t axis,
-                              const clg_tensor *output);
+ *  piece reads in windows that each fit one buffer. Temporaries: see
+ *  CLG_OP_TABLE. The message is in clg_context_last_error(ctx).
+ *  Threading: any thread, any number at once on one context. */
+CLG_API clg_status clg_run(clg_context *ctx, const clg_call *call,
+                           const clg_tensor *data, const clg_tensor *indices,
+                           const clg_tensor *output);
 
-/** ONNX GatherElements (opsets 11, 13) on the context's device:
- *    output[p] = data[p with p[axis] replaced by norm(indices[p])]
- *  - data: any dtype, rank r >= 1.
- *  - indices: INT32 or INT64, rank r; indices.shape[d] <= data.shape[d]
- *    for every d != axis (indices.shape[axis] is free).
- *  - output: caller-allocated, data's dtype, indices' shape; untouched on
- *    error.
- *  On CPU devices, GatherElements off the last axis may pack strips of data
- *  into a device temporary of at most one allocation, kept in the
- *  context's scratch pool as clg_gather's (docs/design.md, "Kernels").
- *  Errors: as clg_gather, plus RANK_MISMATCH and SHAPE_MISMATCH. */
-CLG_API clg_status clg_gather_elements(clg_context *ctx,
-                                       const clg_tensor *data,
-                                       const clg_tensor *indices, int64_t axis,
-                                       const clg_tensor *output);
-
-/** Gather on device-resident buffers of the context's cl_context; blocks
- *  until the result is in `output->buffer`: clg_enqueue_gather on the
+/** The call on device-resident buffers of the context's cl_context;
+ *  blocks until the result is in `output->buffer`: clg_enqueue on the
  *  context's queue, then a wait for this call (on the in-order queue, so
  *  also for the commands enqueued there before it). Same semantics and
- *  errors as clg_gather, except that after INDEX_OUT_OF_RANGE or
- *  OPENCL_ERROR the output buffer's contents are unspecified (no byte
- *  outside it is ever written).
+ *  errors as clg_run (no validation mode), except that after
+ *  INDEX_OUT_OF_RANGE or OPENCL_ERROR the output buffer's contents are
+ *  unspecified (no byte outside it is ever written).
  *  Poisoning: because the call runs on the context's queue after what is
  *  already there, a command there that fails also stops this call; for
  *  instance an operation another thread enqueued on the context's queue
@@ -896,85 +982,29 @@ CLG_API clg_status clg_gather_elements(clg_context *ctx,
  *  (INVALID_ARGUMENT otherwise; overlapping sub-buffers are not detected
  *  and give unspecified output). STRING descriptors are moved as 16-byte
  *  elements. */
-CLG_API clg_status clg_gather_cl(clg_context *ctx, const clg_cl_tensor *data,
-                                 const clg_cl_tensor *indices, int64_t axis,
-                                 const clg_cl_tensor *output);
+CLG_API clg_status clg_run_cl(clg_context *ctx, const clg_call *call,
+                              const clg_cl_tensor *data,
+                              const clg_cl_tensor *indices,
+                              const clg_cl_tensor *output);
 
-/** GatherElements on device-resident buffers; as clg_gather_cl. */
-CLG_API clg_status clg_gather_elements_cl(clg_context *ctx,
-                                          const clg_cl_tensor *data,
-                                          const clg_cl_tensor *indices,
-                                          int64_t axis,
-                                          const clg_cl_tensor *output);
-
-/** CPU reference of Gather, written straight from the ONNX formula and
- *  independent of the device path. Same arguments, semantics and errors as
- *  clg_gather (no OpenCL errors). `ctx` may be NULL: the message then goes
- *  to clg_context_last_error(NULL) of the calling thread. */
-CLG_API clg_status clg_reference_gather(clg_context *ctx,
-                                        const clg_tensor *data,
-                                        const clg_tensor *indices,
-                                        int64_t axis,
-                                        const clg_tensor *output);
-
-/** CPU reference of GatherElements; as clg_reference_gather. */
-CLG_API clg_status clg_reference_gather_elements(clg_context *ctx,
-                                                 const clg_tensor *data,
-                                                 const clg_tensor *indices,
-                                                 int64_t axis,
-                                                 const clg_tensor *output);
-
-/** The operators with per-call options (clg_call_options; NULL: the
- *  defaults, i.e. exactly the call without _ex). Each takes the arguments
- *  of its plain form and has its contract, except that under a mode other
- *  than CLG_OOB_RAISE an index value out of range is not an error but is
- *  resolved as CLG_OOB_TABLE says. Extra errors: INVALID_ARGUMENT (an
- *  options->oob outside CLG_OOB_TABLE); INDEX_OUT_OF_RANGE under every mode
- *  when the axis has size 0 and the output is not empty. Validation mode
- *  (clg_context_set_validate) compares with the reference under the same
- *  options. */
-CLG_API clg_status clg_gather_ex(clg_context *ctx, const clg_tensor *data,
-                                 const clg_tensor *indices, int64_t axis,
-                                 const clg_tensor *output,
-                                 const clg_call_options *options);
-CLG_API clg_status clg_gather_elements_ex(clg_context *ctx,
-                                          const clg_tensor *data,
-                                          const clg_tensor *indices,
-                                          int64_t axis,
-                                          const clg_tensor *output,
-                                          const clg_call_options *options);
-CLG_API clg_status clg_gather_cl_ex(clg_context *ctx,
-                                    const clg_cl_tensor *data,
-                                    const clg_cl_tensor *indices, int64_t axis,
-                                    const clg_cl_tensor *output,
-                                    const clg_call_options *options);
-CLG_API clg_status clg_gather_elements_cl_ex(clg_context *ctx,
-                                             const clg_cl_tensor *data,
-                                             const clg_cl_tensor *indices,
-                                             int64_t axis,
-                                             const clg_cl_tensor *output,
-                                             const clg_call_options *options);
-/** The reference's forms; `ctx` may be NULL as for clg_reference_gather. */
-CLG_API clg_status clg_reference_gather_ex(clg_context *ctx,
-                                           const clg_tensor *data,
-                                           const clg_tensor *indices,
-                                           int64_t axis,
-                                           const clg_tensor *output,
-                                           const clg_call_options *options);
-CLG_API clg_status
-clg_reference_gather_elements_ex(clg_context *ctx, const clg_tensor *data,
-                                 const clg_tensor *indices, int64_t axis,
-                                 const clg_tensor *output,
-                                 const clg_call_options *options);
+/** CPU reference of the call's operator, written straight from the ONNX
+ *  formula (CLG_OP_TABLE) and independent of the device path. Same
+ *  arguments, semantics and errors as clg_run (no OpenCL errors, no
+ *  validation mode). `ctx` may be NULL: the message then goes to
+ *  clg_context_last_error(NULL) of the calling thread. */
+CLG_API clg_status clg_reference(clg_context *ctx, const clg_call *call,
+                                 const clg_tensor *data,
+                                 const clg_tensor *indices,
+                                 const clg_tensor *output);
 
 /* ======================================================================
  * 6. Enqueue: operators inside an OpenCL pipeline
  * ==================================================================== */
 
-/** Enqueues ONNX Gather on device buffers and returns without waiting for
- *  the device (no clFinish, no blocking read, write or map; the first call
- *  of a kernel variant builds its program on the host). Semantics as
- *  clg_gather_cl.
+/** Enqueues the call's operator on device buffers and returns without
+ *  waiting for the device (no clFinish, no blocking read, write or map;
+ *  the first call of a kernel variant builds its program on the host).
+ *  Semantics as clg_run_cl.
  *  - queue: NULL for the context's queue, or any command queue of the
  *    context's cl_context and device, in order or out of order.
  *  - num_events_in_wait_list, event_wait_list: as for
@@ -989,14 +1019,17 @@ clg_reference_gather_elements_ex(clg_context *ctx, const clg_tensor *data,
  *    output is written; the caller releases it (clReleaseEvent). On an
  *    out-of-order queue it is the only ordering against later commands.
  *    It must not point into event_wait_list (INVALID_ARGUMENT).
- *  Checked before anything is enqueued, and returned at once: descriptors
- *  (shapes, dtypes, axis: as clg_gather), buffers (NULL, another
- *  cl_context, too small: NULL_POINTER or INVALID_ARGUMENT), the output
- *  buffer being an input's (INVALID_ARGUMENT), the queue and the wait list
- *  (INVALID_ARGUMENT), an event of the wait list that has already failed
- *  (OPENCL_ERROR naming it, e.g. "event_wait_list[0] has already failed
- *  (its execution status is -7, an error)"; clg_context_last_exec_status
- *  gives the status), and the pending limit (PENDING_LIMIT: 262,144
+ *  Checked before anything is enqueued, and returned at once: the call
+ *  (clg_call), descriptors (shapes, dtypes, attributes: as clg_run),
+ *  buffers (NULL, another cl_context, too small: NULL_POINTER or
+ *  INVALID_ARGUMENT), the output buffer being an input's
+ *  (INVALID_ARGUMENT), the queue and the wait list (INVALID_ARGUMENT), an
+ *  event of the wait list that has already failed (OPENCL_ERROR naming
+ *  it, e.g. "event_wait_list[0] has already failed (its execution status
+ *  is -7, an error)"; clg_context_last_exec_status gives the status), the
+ *  options (INVALID_ARGUMENT for an oob outside CLG_OOB_TABLE; under a
+ *  mode other than raise, an axis of size 0 with a non-empty output is
+ *  INDEX_OUT_OF_RANGE) and the pending limit (PENDING_LIMIT: 262,144
  *  operations enqueued through the context since the last
  *  clg_context_finish; call it and enqueue again). Nothing is enqueued
  *  after such an error, *event is left unset and no operation number is
@@ -1006,25 +1039,27 @@ clg_reference_gather_elements_ex(clg_context *ctx, const clg_tensor *data,
  *  so (see there). Failing it from another thread while the enqueue call
  *  runs is a race: on POCL 3.1 the operation may then stay queued for
  *  ever, and the finish and clg_context_destroy wait for it.
- *  Index values are checked on the device, and an error there is
- *  deferred: the operation completes (its event too), its output buffer's
- *  contents are unspecified, and no byte outside its buffers is written,
- *  whatever the indices. The error surfaces from the next
+ *  Index values are checked on the device, and under raise an error there
+ *  is deferred: the operation completes (its event too), its output
+ *  buffer's contents are unspecified, and no byte outside its buffers is
+ *  written, whatever the indices. The error surfaces from the next
  *  clg_context_finish(ctx), which names this operation (its sequence
  *  number, op, shapes and dtypes), the first bad position and its value.
- *  The indices buffer is retained until then, to name them.
+ *  The indices buffer is retained until then, to name them. Under the
+ *  other modes no index value raises a deferred error.
  *  Threading: any thread. On an in-order queue, operations run in the
  *  order their calls returned; on an out-of-order queue only the events
  *  order them.
- *  Errors (immediate): those of clg_gather_cl except INDEX_OUT_OF_RANGE;
- *  INVALID_ARGUMENT for a queue or event the runtime reports as invalid
- *  (CL_INVALID_COMMAND_QUEUE, CL_INVALID_EVENT); OPENCL_ERROR when the
- *  runtime fails otherwise to describe them, an event of the wait list
- *  has already failed, or an enqueue fails (commands already enqueued by
- *  the call still run; the output is then unspecified); PENDING_LIMIT;
- *  BUILD_FAILED; DEVICE_MISCOMPILED (nothing enqueued for its kernel).
- *  Invalid handles: clgather detects a NULL context, tensor, shape or
- *  buffer pointer (NULL_POINTER), a NULL event in the wait list, and
+ *  Errors (immediate): those of clg_run_cl except INDEX_OUT_OF_RANGE under
+ *  raise; INVALID_ARGUMENT for a queue or event the runtime reports as
+ *  invalid (CL_INVALID_COMMAND_QUEUE, CL_INVALID_EVENT); OPENCL_ERROR when
+ *  the runtime fails otherwise to describe them, an event of the wait
+ *  list has already failed, or an enqueue fails (commands already
+ *  enqueued by the call still run; the output is then unspecified);
+ *  PENDING_LIMIT; BUILD_FAILED; DEVICE_MISCOMPILED (nothing enqueued for
+ *  its kernel).
+ *  Invalid handles: clgather detects a NULL context, call, tensor, shape
+ *  or buffer pointer (NULL_POINTER), a NULL event in the wait list, and
  *  handles that are valid OpenCL objects of the wrong context or device
  *  where the runtime says so: a queue or event of another cl_context or
  *  device, a buffer too small or of another cl_context (INVALID_ARGUMENT).
@@ -1034,43 +1069,13 @@ clg_reference_gather_elements_ex(clg_context *ctx, const clg_tensor *data,
  *  event: POCL accepts it and the finish may then never return), a
  *  context used after clg_context_destroy, and a pointer to fewer
  *  elements than its shape says. */
-CLG_API clg_status clg_enqueue_gather(clg_context *ctx, cl_command_queue queue,
-                                      const clg_cl_tensor *data,
-                                      const clg_cl_tensor *indices,
-                                      int64_t axis,
-                                      const clg_cl_tensor *output,
-                                      cl_uint num_events_in_wait_list,
-                                      const cl_event *event_wait_list,
-                                      cl_event *event);
-
-/** Enqueues ONNX GatherElements on device buffers; as clg_enqueue_gather,
- *  with the semantics of clg_gather_elements_cl. */
-CLG_API clg_status clg_enqueue_gather_elements(clg_context *ctx,
-                                               cl_command_queue queue,
-                                               const clg_cl_tensor *data,
-                                               const clg_cl_tensor *indices,
-                                               int64_t axis,
-                                               const clg_cl_tensor *output,
-                                               cl_uint num_events_in_wait_list,
-                                               const cl_event *event_wait_list,
-                                               cl_event *event);
-
-/** The enqueue forms with per-call options (see clg_gather_ex). Under a
- *  mode other than CLG_OOB_RAISE no index value raises a deferred error;
- *  an axis of size 0 with a non-empty output is refused at once with
- *  INDEX_OUT_OF_RANGE (nothing enqueued). */
-CLG_API clg_status
-clg_enqueue_gather_ex(clg_context *ctx, cl_command_queue queue,
-                      const clg_cl_tensor *data, const clg_cl_tensor *indices,
-                      int64_t axis, const clg_cl_tensor *output,
-                      cl_uint num_events_in_wait_list,
-                      const cl_event *event_wait_list, cl_event *event,
-                      const clg_call_options *options);
-CLG_API clg_status clg_enqueue_gather_elements_ex(
-    clg_context *ctx, cl_command_queue queue, const clg_cl_tensor *data,
-    const clg_cl_tensor *indices, int64_t axis, const clg_cl_tensor *output,
-    cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
-    cl_event *event, const clg_call_options *options);
+CLG_API clg_status clg_enqueue(clg_context *ctx, cl_command_queue queue,
+                               const clg_call *call, const clg_cl_tensor *data,
+                               const clg_cl_tensor *indices,
+                               const clg_cl_tensor *output,
+                               cl_uint num_events_in_wait_list,
+                               const cl_event *event_wait_list,
+                               cl_event *event);
 
 /** Waits for every operation enqueued through `ctx` (clg_enqueue_*), on
  *  every queue they used, that no earlier finish (this function,
@@ -1094,8 +1099,8 @@ CLG_API clg_status clg_enqueue_gather_elements_ex(
  *  operation (410 MB) of where it started. Until
  *  its kernels have run, a Gather on a CPU device with 1 MiB of output or
  *  more also holds a device temporary of 4 bytes per index (see
- *  clg_gather), and a GatherElements off the last axis its packed strips
- *  (see clg_gather_elements).
+ *  CLG_OP_TABLE), and a GatherElements off the last axis its packed strips
+ *  (see there).
  *  INDEX_OUT_OF_RANGE's message (clg_context_last_error on the calling
  *  thread) reads e.g. "Gather #12 (data FLOAT[3, 4], indices INT64[2],
  *  axis 0): indices[1] = 7 is out of range [-3, 2] for axis 0 of size 3".
@@ -1120,7 +1125,7 @@ CLG_API clg_status clg_enqueue_gather_elements_ex(
  *  operations that did not run are not written. Other errors of later
  *  operations in the same batch are dropped. Finishing concurrently from
  *  several threads is allowed: each finish waits for the batch it took and
- *  any earlier one. Blocking calls (clg_gather, clg_gather_cl, ...) report
+ *  any earlier one. Blocking calls (clg_run, clg_run_cl, clg_gather, ...) report
  *  their own errors and never appear here.
  *  Errors: NULL_POINTER, INDEX_OUT_OF_RANGE (deferred), OPENCL_ERROR (a
  *  wait failed, or reading or clearing the operations' error records, or
@@ -1372,83 +1377,147 @@ CLG_API clg_status clg_cache_list(const char *dir, clg_cache_entry *entries,
 CLG_API clg_status clg_cache_clear(const char *dir, size_t *removed);
 
 /** Warm-up: builds, without running anything, every kernel that the same
- *  call of clg_gather would use (its plan, variants, pieces and index
- *  check, chosen by the code the call itself runs), so that the call
- *  itself pays no build; with the program cache enabled it also fills the
- *  cache (a packager can fill it ahead of users). Takes the operator's
- *  arguments:
- *  - data, indices: descriptors as for clg_gather. Their data pointers are
+ *  clg_run call would use (its plan, variants, pieces and index check,
+ *  chosen by the code the call itself runs), so that the call itself pays
+ *  no build; with the program cache enabled it also fills the cache (a
+ *  packager can fill it ahead of users). Takes the call's arguments:
+ *  - call: as for clg_run, options included: the out-of-range mode
+ *    selects the kernels (each mode has its own bodies), so a caller that
+ *    will run with options.oob = CLG_OOB_CLIP warms up with the same
+ *    options.
+ *  - data, indices: descriptors as for clg_run. Their data pointers are
  *    not read and may be NULL, but the call's kernels can depend on their
  *    alignment: pass the memory the call will use, or NULL for memory
  *    aligned to 16 bytes or more (as malloc gives).
- *  - output: as for clg_gather, or NULL (then its shape is not checked
- *    and its memory is taken as aligned to 16 bytes).
+ *  - output: as for clg_run, or NULL (then its shape is not checked and
+ *    its memory is taken as aligned to 16 bytes).
  *  Index values are not read and not checked. Environment and parameters
  *  (CLGATHER_PARAMS, CLGATHER_MAX_ALLOC, ...) count as for the call.
- *  Errors: those of clg_gather_output_shape, NULL_POINTER (ctx, data or
- *  indices NULL), SHAPE_MISMATCH or UNSUPPORTED_DTYPE (output descriptor),
- *  INVALID_ARGUMENT (malformed CLGATHER_PARAMS), BUILD_FAILED,
- *  DEVICE_MISCOMPILED (a warm-up also runs the self-test of every program
- *  it builds), OPENCL_ERROR. */
-CLG_API clg_status clg_warm_up_gather(clg_context *ctx, const clg_tensor *data,
-                                      const clg_tensor *indices, int64_t axis,
-                                      const clg_tensor *output);
+ *  Errors: those of clg_output_shape, NULL_POINTER (ctx, data or indices
+ *  NULL), SHAPE_MISMATCH or UNSUPPORTED_DTYPE (output descriptor),
+ *  INVALID_ARGUMENT (malformed CLGATHER_PARAMS; options.oob not a mode),
+ *  INDEX_OUT_OF_RANGE (a mode other than raise, an axis of size 0 and a
+ *  non-empty output: the call refuses it whatever the index values),
+ *  BUILD_FAILED, DEVICE_MISCOMPILED (a warm-up also runs the self-test of
+ *  every program it builds), OPENCL_ERROR. */
+CLG_API clg_status clg_warm_up(clg_context *ctx, const clg_call *call,
+                               const clg_tensor *data,
+                               const clg_tensor *indices,
+                               const clg_tensor *output);
 
-/** Warm-up for clg_gather_elements; as clg_warm_up_gather. */
-CLG_API clg_status clg_warm_up_gather_elements(clg_context *ctx,
-                                               const clg_tensor *data,
-                                               const clg_tensor *indices,
-                                               int64_t axis,
-                                               const clg_tensor *output);
+/** Warm-up for clg_run_cl and clg_enqueue (which use the same kernels):
+ *  as clg_warm_up, on device tensor descriptors whose buffers are not used
+ *  and may be NULL; output may be NULL. */
+CLG_API clg_status clg_warm_up_cl(clg_context *ctx, const clg_call *call,
+                                  const clg_cl_tensor *data,
+                                  const clg_cl_tensor *indices,
+                                  const clg_cl_tensor *output);
 
-/** Warm-up for clg_gather_cl and clg_enqueue_gather (which use the same
- *  kernels): as clg_warm_up_gather, on device tensor descriptors whose
- *  buffers are not used and may be NULL; output may be NULL. */
-CLG_API clg_status clg_warm_up_gather_cl(clg_context *ctx,
-                                         const clg_cl_tensor *data,
-                                         const clg_cl_tensor *indices,
-                                         int64_t axis,
-                                         const clg_cl_tensor *output);
+/* ======================================================================
+ * 9. Named operator functions
+ * ==================================================================== */
 
-/** Warm-up for clg_gather_elements_cl and clg_enqueue_gather_elements; as
- *  clg_warm_up_gather_cl. */
-CLG_API clg_status clg_warm_up_gather_elements_cl(clg_context *ctx,
-                                                  const clg_cl_tensor *data,
-                                                  const clg_cl_tensor *indices,
-                                                  int64_t axis,
-                                                  const clg_cl_tensor *output);
-
-/** The warm-ups with per-call options (see clg_call_options): they build
- *  the kernels of the same call made with the same options. The
- *  out-of-range mode selects the kernels (each mode has its own bodies),
- *  so a caller that will call clg_gather_ex with options.oob = CLG_OOB_CLIP
- *  warms up with the same options; the warm-ups without _ex build those of
- *  raise. NULL options: as the functions without _ex. Errors: those of the
- *  warm-up without _ex, plus INVALID_ARGUMENT (options->oob not a mode)
- *  and INDEX_OUT_OF_RANGE (a mode other than raise, an axis of size 0 and
- *  a non-empty output: the call refuses it whatever the index values). */
-CLG_API clg_status clg_warm_up_gather_ex(clg_context *ctx,
-                                         const clg_tensor *data,
-                                         const clg_tensor *indices,
-                                         int64_t axis,
-                                         const clg_tensor *output,
-                                         const clg_call_options *options);
-CLG_API clg_status
-clg_warm_up_gather_elements_ex(clg_context *ctx, const clg_tensor *data,
-                               const clg_tensor *indices, int64_t axis,
-                               const clg_tensor *output,
-                               const clg_call_options *options);
-CLG_API clg_status clg_warm_up_gather_cl_ex(clg_context *ctx,
-                                            const clg_cl_tensor *data,
-                                            const clg_cl_tensor *indices,
-                                            int64_t axis,
-                                            const clg_cl_tensor *output,
-                                            const clg_call_options *options);
-CLG_API clg_status
-clg_warm_up_gather_elements_cl_ex(clg_context *ctx, const clg_cl_tensor *data,
-                                  const clg_cl_tensor *indices, int64_t axis,
-                                  const clg_cl_tensor *output,
-                                  const clg_call_options *options);
+/** Each operator of CLG_OP_TABLE has thirteen named functions, generated
+ *  from its row: `clg_<op>(...)` is clg_run(...) with that operator, its
+ *  int64 attribute (`axis`) passed as the fourth argument and, in the
+ *  _ex forms, `options` (NULL: the defaults, i.e. exactly the form
+ *  without _ex) as call->options. Each has the contract and errors of the
+ *  generic call it stands for. For Gather (name gather, attribute axis):
+ *    clg_gather(ctx, data, indices, axis, output)             clg_run
+ *    clg_gather_ex(ctx, data, indices, axis, output, options)  clg_run
+ *    clg_gather_cl(ctx, data, indices, axis, output)           clg_run_cl
+ *    clg_gather_cl_ex(..., options)                            clg_run_cl
+ *    clg_enqueue_gather(ctx, queue, data, indices, axis, output,
+ *                       num_events_in_wait_list, event_wait_list,
+ *                       event)                                 clg_enqueue
+ *    clg_enqueue_gather_ex(..., event, options)                clg_enqueue
+ *    clg_reference_gather(ctx, data, indices, axis, output)    clg_reference
+ *    clg_reference_gather_ex(..., options)                     clg_reference
+ *    clg_warm_up_gather(ctx, data, indices, axis, output)      clg_warm_up
+ *    clg_warm_up_gather_ex(..., options)                       clg_warm_up
+ *    clg_warm_up_gather_cl(ctx, data, indices, axis, output)   clg_warm_up_cl
+ *    clg_warm_up_gather_cl_ex(..., options)                    clg_warm_up_cl
+ *    clg_gather_output_shape(data, indices, axis, shape, capacity,
+ *                            rank)                             clg_output_shape
+ *  and likewise clg_gather_elements, clg_gather_elements_ex, ...,
+ *  clg_gather_elements_output_shape. The host-memory and device-buffer
+ *  forms take clg_tensor and clg_cl_tensor descriptors as the generic
+ *  calls do. */
+#define CLG_OP_DECLARE_(ID, value, name, op_type, opset, attribute)           \
+    CLG_API clg_status clg_##name(clg_context *ctx, const clg_tensor *data,   \
+                                  const clg_tensor *indices,                  \
+                                  int64_t attribute,                          \
+                                  const clg_tensor *output);                  \
+    CLG_API clg_status clg_##name##_ex(clg_context *ctx,                      \
+                                       const clg_tensor *data,                \
+                                       const clg_tensor *indices,             \
+                                       int64_t attribute,                     \
+                                       const clg_tensor *output,              \
+                                       const clg_call_options *options);      \
+    CLG_API clg_status clg_##name##_cl(clg_context *ctx,                      \
+                                       const clg_cl_tensor *data,             \
+                                       const clg_cl_tensor *indices,          \
+                                       int64_t attribute,                     \
+                                       const clg_cl_tensor *output);          \
+    CLG_API clg_status clg_##name##_cl_ex(clg_context *ctx,                   \
+                                          const clg_cl_tensor *data,          \
+                                          const clg_cl_tensor *indices,       \
+                                          int64_t attribute,                  \
+                                          const clg_cl_tensor *output,        \
+                                          const clg_call_options *options);   \
+    CLG_API clg_status clg_enqueue_##name(clg_context *ctx,                   \
+                                          cl_command_queue queue,             \
+                                          const clg_cl_tensor *data,          \
+                                          const clg_cl_tensor *indices,       \
+                                          int64_t attribute,                  \
+                                          const clg_cl_tensor *output,        \
+                                          cl_uint num_events_in_wait_list,    \
+                                          const cl_event *event_wait_list,    \
+                                          cl_event *event);                   \
+    CLG_API clg_status clg_enqueue_##name##_ex(                               \
+        clg_context *ctx, cl_command_queue queue, const clg_cl_tensor *data,  \
+        const clg_cl_tensor *indices, int64_t attribute,                      \
+        const clg_cl_tensor *output, cl_uint num_events_in_wait_list,         \
+        const cl_event *event_wait_list, cl_event *event,                     \
+        const clg_call_options *options);                                     \
+    CLG_API clg_status clg_reference_##name(clg_context *ctx,                 \
+                                            const clg_tensor *data,           \
+                                            const clg_tensor *indices,        \
+                                            int64_t attribute,                \
+                                            const clg_tensor *output);        \
+    CLG_API clg_status                                                        \
+        clg_reference_##name##_ex(clg_context *ctx, const clg_tensor *data,   \
+                                  const clg_tensor *indices,                  \
+                                  int64_t attribute,                          \
+                                  const clg_tensor *output,                   \
+                                  const clg_call_options *options);           \
+    CLG_API clg_status clg_warm_up_##name(clg_context *ctx,                   \
+                                          const clg_tensor *data,             \
+                                          const clg_tensor *indices,          \
+                                          int64_t attribute,                  \
+                                          const clg_tensor *output);          \
+    CLG_API clg_status                                                        \
+        clg_warm_up_##name##_ex(clg_context *ctx, const clg_tensor *data,     \
+                                const clg_tensor *indices, int64_t attribute, \
+                                const clg_tensor *output,                     \
+                                const clg_call_options *options);             \
+    CLG_API clg_status clg_warm_up_##name##_cl(clg_context *ctx,              \
+                                               const clg_cl_tensor *data,     \
+                                               const clg_cl_tensor *indices,  \
+                                               int64_t attribute,             \
+                                               const clg_cl_tensor *output);  \
+    CLG_API clg_status clg_warm_up_##name##_cl_ex(                            \
+        clg_context *ctx, const clg_cl_tensor *data,                          \
+        const clg_cl_tensor *indices, int64_t attribute,                      \
+        const clg_cl_tensor *output, const clg_call_options *options);        \
+    CLG_API clg_status clg_##name##_output_shape(const clg_tensor *data,      \
+                                                 const clg_tensor *indices,   \
+                                                 int64_t attribute,           \
+                                                 int64_t *shape,              \
+                                                 size_t capacity,             \
+                                                 size_t *rank);
+CLG_OP_TABLE(CLG_OP_DECLARE_)
+#undef CLG_OP_DECLARE_
 
 #ifdef __cplusplus
 }

@@ -29,8 +29,9 @@ static clg_problem problem(clg_op op, clg_dtype dtype, size_t rank,
                            size_t irank, const int64_t *ishape, int64_t axis)
 {
     clg_problem p;
-    CLG_ASSERT_OK(NULL, clg_validate(NULL, op, dtype, rank, dshape, itype,
-                                     irank, ishape, axis, &p));
+    clg_call call = {.size = sizeof call, .op = op, .axis = axis};
+    CLG_ASSERT_OK(NULL, clg_validate(NULL, &call, dtype, rank, dshape, itype,
+                                     irank, ishape, &p));
     return p;
 }
 
