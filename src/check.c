@@ -70,7 +70,15 @@ clg_status clg_fail_index(clg_context *ctx, const clg_problem *p, int64_t pos,
             len += (size_t)snprintf(where + len, sizeof where - len, "[%lld]",
                                     (long long)coord[d]);
     }
-    int64_t s = p->axis_size;
+    int64_t s = clg_index_range(p, pos);
+    if (p->components > 1) /* a tuple: its component's own data dim */
+        return clg_fail(ctx, CLG_STATUS_INDEX_OUT_OF_RANGE,
+                        "indices%s = %lld is out of range [%lld, %lld] for "
+                        "data dim %zu of size %lld",
+                        where, (long long)value, (long long)-s,
+                        (long long)(s - 1),
+                        p->axis + (size_t)(pos % (int64_t)p->components),
+                        (long long)s);
     if (s == 0)
         return clg_fail(ctx, CLG_STATUS_INDEX_OUT_OF_RANGE,
                         "indices%s = %lld is out of range: axis %zu of data "
@@ -83,12 +91,40 @@ clg_status clg_fail_index(clg_context *ctx, const clg_problem *p, int64_t pos,
                     p->axis, (long long)s);
 }
 
+/* The first value outside its component's range (clg_index_range), for
+ * indices whose index is a tuple: a plain loop, as the tuples' ranges
+ * differ. */
+static int64_t find_bad_component(const clg_problem *p, const void *indices,
+                                  int64_t *value)
+{
+    const char *ix = (const char *)indices;
+    for (int64_t i = 0; i < p->index_count; i++) {
+        int64_t v;
+        if (p->index_dtype == CLG_DTYPE_INT32) {
+            int32_t raw;
+            memcpy(&raw, ix + (size_t)i * sizeof raw, sizeof raw);
+            v = raw;
+        } else {
+            memcpy(&v, ix + (size_t)i * sizeof v, sizeof v);
+        }
+        int64_t s = clg_index_range(p, i);
+        if (v < -s || v >= s) {
+            *value = v;
+            return i;
+        }
+    }
+    return -1;
+}
+
 clg_status clg_check_indices_host(clg_context *ctx, const clg_problem *p,
                                   const void *indices)
 {
     int64_t value = 0;
-    int64_t pos = clg_find_bad_index(indices, p->index_dtype, p->index_count,
-                                     p->axis_size, &value);
+    int64_t pos = p->components > 1
+                      ? find_bad_component(p, indices, &value)
+                      : clg_find_bad_index(indices, p->index_dtype,
+                                           p->index_count, p->axis_size,
+                                           &value);
     return pos < 0 ? CLG_STATUS_OK : clg_fail_index(ctx, p, pos, value);
 }
 

@@ -143,7 +143,7 @@ clg_status clg_dispatch_enqueue(clg_context *ctx, cl_command_queue queue,
                                 const clg_cl_tensor *output, cl_uint num_wait,
                                 const cl_event *wait, cl_event *event)
 {
-    const clg_routine *r = clg_routine_of(call->op);
+    const clg_routine *r = clg_op_desc_of(call->op)->routine;
     clg_deferred_info info;
     clg_rt_call c;
     clg_status st;
@@ -178,7 +178,7 @@ clg_status clg_dispatch_cl(clg_context *ctx, const clg_call *call,
                            const clg_cl_tensor *indices,
                            const clg_cl_tensor *output)
 {
-    const clg_routine *r = clg_routine_of(call->op);
+    const clg_routine *r = clg_op_desc_of(call->op)->routine;
     clg_problem p;
     clg_rt_call c;
     clg_status st;
@@ -513,9 +513,11 @@ static clg_status host_launch(const clg_routine *r, clg_context *ctx,
                               const clg_tensor *indices,
                               const clg_tensor *output, int dry)
 {
-    /* In place needs element-aligned caller memory (GatherElements moves
-     * whole elements; indices are read as int32/int64). */
-    size_t need = r->op == CLG_OP_GATHER ? 1 : p->elem_size;
+    /* In place needs caller memory aligned as the operator's kernels read
+     * it (its row says; indices are read as int32/int64). */
+    size_t need = clg_op_desc_of(p->op)->in_place_align == CLG_ALIGN_ELEMENT
+                      ? p->elem_size
+                      : 1;
     if (need > CLG_MAX_ELEMENT_SIZE)
         need = CLG_MAX_ELEMENT_SIZE;
     host_call hc = {.r = r,
@@ -549,7 +551,7 @@ clg_status clg_dispatch_host(clg_context *ctx, const clg_call *call,
                              const clg_tensor *data, const clg_tensor *indices,
                              const clg_tensor *output)
 {
-    const clg_routine *r = clg_routine_of(call->op);
+    const clg_routine *r = clg_op_desc_of(call->op)->routine;
     clg_problem p;
     clg_status st;
     if ((st = need_ctx(ctx)) != CLG_STATUS_OK ||
@@ -616,7 +618,7 @@ clg_status clg_dispatch_warm_up_host(clg_context *ctx, const clg_call *call,
                                      const clg_tensor *indices,
                                      const clg_tensor *output)
 {
-    const clg_routine *r = clg_routine_of(call->op);
+    const clg_routine *r = clg_op_desc_of(call->op)->routine;
     clg_problem p;
     clg_desc dd, id, od;
     clg_status st = warm_up_problem(ctx, call, host_desc(data, &dd),
@@ -636,7 +638,7 @@ clg_status clg_dispatch_warm_up_cl(clg_context *ctx, const clg_call *call,
                                    const clg_cl_tensor *indices,
                                    const clg_cl_tensor *output)
 {
-    const clg_routine *r = clg_routine_of(call->op);
+    const clg_routine *r = clg_op_desc_of(call->op)->routine;
     clg_problem p;
     clg_desc dd, id, od;
     clg_cl_tensor none = {0};

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* ONNX Gather (opsets 1, 11, 13): plan, kernel choice and launch, and the
- * public entry points (docs/design.md, "Kernels"); its shape rules are in
- * src/shape.c. */
+/* ONNX Gather (opsets 1, 11, 13): plan, kernel choice and launch
+ * (docs/design.md, "Kernels"), and its row of the operator descriptors;
+ * its shape rules are in src/shape.c, its reference rule in
+ * src/reference.c. */
 #include "op.h"
 #include "variant.h"
 
@@ -222,5 +223,17 @@ static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
     return st;
 }
 
-const clg_routine clg_gather_routine = {CLG_OP_GATHER, gather_plan,
-                                        gather_footprint, gather_launch};
+const clg_routine clg_gather_routine = {gather_plan, gather_footprint,
+                                        gather_launch};
+
+/* Gather's row (docs/design.md, "Adding an operator"). */
+const clg_op_desc clg_gather_desc = {
+    .attributes = clg_axis_rule,
+    .infer = clg_gather_infer,
+    .components = clg_one_component,
+    .ref_index = clg_gather_ref_index,
+    .ref_data = clg_gather_ref_data,
+    .index_window = CLG_WINDOW_POSITIONS,
+    .in_place_align = CLG_ALIGN_ANY,
+    .routine = &clg_gather_routine,
+};

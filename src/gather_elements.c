@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* ONNX GatherElements (opsets 11, 13): plan, kernel choice and launch, and
- * the public entry points (docs/design.md, "Kernels"); its shape rules are
- * in src/shape.c. */
+/* ONNX GatherElements (opsets 11, 13): plan, kernel choice and launch
+ * (docs/design.md, "Kernels"), and its row of the operator descriptors;
+ * its shape rules are in src/shape.c, its reference rule in
+ * src/reference.c. */
 #include "op.h"
 #include "variant.h"
 
@@ -379,7 +380,18 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
     return st;
 }
 
-const clg_routine clg_gather_elements_routine = {CLG_OP_GATHER_ELEMENTS,
-                                                 elements_plan,
+const clg_routine clg_gather_elements_routine = {elements_plan,
                                                  elements_footprint,
                                                  elements_launch};
+
+/* GatherElements' row (docs/design.md, "Adding an operator"). */
+const clg_op_desc clg_gather_elements_desc = {
+    .attributes = clg_axis_rule,
+    .infer = clg_gather_elements_infer,
+    .components = clg_one_component,
+    .ref_index = clg_gather_elements_ref_index,
+    .ref_data = clg_gather_elements_ref_data,
+    .index_window = CLG_WINDOW_OUTPUT,
+    .in_place_align = CLG_ALIGN_ELEMENT,
+    .routine = &clg_gather_elements_routine,
+};

@@ -8,7 +8,9 @@ int clg_check_indices_on_device(clg_context *ctx, const clg_problem *p,
                                 int in_place)
 {
     uint64_t bytes = (uint64_t)p->index_count * p->index_size;
-    return in_place && p->index_count > CLG_HOST_CHECK_LIMIT &&
+    /* The check kernel knows one range: tuples are checked on the host. */
+    return in_place && p->components <= 1 &&
+           p->index_count > CLG_HOST_CHECK_LIMIT &&
            bytes <= clg_rt_facts(ctx)->max_alloc;
 }
 
@@ -65,6 +67,7 @@ clg_status clg_check_indices(clg_context *ctx, const clg_tensor *indices,
         p.index_shape[d] = indices->shape[d];
     p.axis = axis;
     p.axis_size = axis_size;
+    p.components = 1;
     if (p.index_count == 0)
         return CLG_STATUS_OK;
     st = clg_check_indices_first(ctx, &p, indices->data,

@@ -23,11 +23,14 @@ typedef struct clg_problem {
     clg_dtype index_dtype; /* INT32 or INT64 */
     size_t elem_size;      /* bytes per data element */
     size_t index_size;     /* 4 or 8 */
+    size_t components;     /* index values that make one index (the
+                              operator's index rule, clg_op_desc) */
     size_t data_rank, index_rank, out_rank;
     int64_t data_shape[CLG_MAX_RANK];
     int64_t index_shape[CLG_MAX_RANK];
     int64_t out_shape[CLG_MAX_RANK];
-    size_t axis;       /* normalised, in [0, data_rank) */
+    size_t axis;       /* normalised, in [0, data_rank): the first data
+                          dim an index addresses */
     int64_t axis_size; /* s = data.shape[axis] */
     int64_t data_count, index_count, out_count;
     clg_oob_mode oob; /* the call's out-of-range mode; 0 (raise) unless set
@@ -105,11 +108,45 @@ clg_status clg_reference_of(clg_context *ctx, const clg_call *call,
                             const clg_tensor *data, const clg_tensor *indices,
                             const clg_tensor *output);
 
+/* The range of the index value at flat position `pos` of the indices:
+ * values lie in [-s, s-1] for s the size of the data dim its component
+ * addresses (the index rule, clg_op_desc): p->axis_size for an index of
+ * one value, else data dim p->axis + pos % components. */
+static inline int64_t clg_index_range(const clg_problem *p, int64_t pos)
+{
+    if (p->components <= 1)
+        return p->axis_size;
+    return p->data_shape[p->axis + (size_t)(pos % (int64_t)p->components)];
+}
+
+/* The attribute rule of the operators that take an axis (src/validate.c):
+ * call->axis in [-r, r-1], normalised into p->axis; p->axis_size. Needs
+ * p->data_rank and p->data_shape. */
+clg_status clg_axis_rule(clg_context *ctx, const clg_call *call,
+                         clg_problem *p);
+
 /* Each operator's own shape rules and output shape (src/shape.c, below
  * the operators), called by clg_validate once the common checks passed;
  * fills p->out_rank and p->out_shape. */
 clg_status clg_gather_infer(clg_context *ctx, clg_problem *p);
 clg_status clg_gather_elements_infer(clg_context *ctx, clg_problem *p);
+
+/* Each operator's offset rule in the CPU reference (src/reference.c),
+ * straight from its formula: the flat position in the indices of the
+ * first value of the index that output element `pos` (a multi-index over
+ * the output shape) uses, and the data element it copies once that
+ * index's components select positions at[0 .. components-1] (normalised,
+ * in range). `istride` and `dstride` are the row-major strides of indices
+ * and data. */
+int64_t clg_gather_ref_index(const clg_problem *p, const int64_t *pos,
+                             const int64_t *istride);
+int64_t clg_gather_ref_data(const clg_problem *p, const int64_t *pos,
+                            const int64_t *at, const int64_t *dstride);
+int64_t clg_gather_elements_ref_index(const clg_problem *p, const int64_t *pos,
+                                      const int64_t *istride);
+int64_t clg_gather_elements_ref_data(const clg_problem *p, const int64_t *pos,
+                                     const int64_t *at,
+                                     const int64_t *dstride);
 
 /* ---------------------------------------------------------------- indices */
 
@@ -262,7 +299,6 @@ void clg_geometry_make_wg(const clg_device_facts *dev, size_t wg,
  * src/pieces.c): its plan, the data footprint of a box, and the launch of
  * its kernel over a box. */
 typedef struct clg_routine {
-    clg_op op;
     /* Builds the plan; `align` is the alignment (bytes, power of two)
      * shared by the data and output addresses the device will see. */
     void (*plan)(const clg_problem *p, const clg_device_facts *dev,
@@ -334,8 +370,66 @@ int clg_gather_span(const clg_plan *plan, const clg_param_values *prm);
 extern const clg_routine clg_gather_routine;
 extern const clg_routine clg_gather_elements_routine;
 
-/* The routine of an operator of CLG_OP_TABLE (src/operators.c). */
-const clg_routine *clg_routine_of(clg_op op);
+/* ---------------------------------------------------------------- operators */
+
+/* Which indices a box of the plan reads (src/pieces.c): */
+typedef enum clg_index_window {
+    /* one index per plan position j, shared by every outer row: a box
+     * reads the indices of its positions [j0, j1) (Gather) */
+    CLG_WINDOW_POSITIONS,
+    /* one index per output element, in output order: a box reads the
+     * indices of its output window (GatherElements) */
+    CLG_WINDOW_OUTPUT
+} clg_index_window;
+
+/* What caller memory a host-memory call needs to run in place
+ * (src/dispatch.c): */
+typedef enum clg_align_need {
+    /* any address: the plan picks a unit the addresses allow (Gather) */
+    CLG_ALIGN_ANY,
+    /* aligned to the element (to CLG_MAX_ELEMENT_SIZE at most): the
+     * kernels move whole elements (GatherElements) */
+    CLG_ALIGN_ELEMENT
+} clg_align_need;
+
+/* One row per operator of CLG_OP_TABLE: everything the shared paths
+ * (validation, pieces, dispatch, the reference, validation mode) ask of
+ * an operator, so that none of them branches on which operator it is
+ * (docs/design.md, "Adding an operator"). Each operator's file defines its
+ * row, clg_<name>_desc; src/operators.c indexes them by clg_op. */
+typedef struct clg_op_desc {
+    /* The attribute rule: checks the call's attributes against the data
+     * and sets p->axis, the first data dim an index addresses, and
+     * p->axis_size (src/validate.c). */
+    clg_status (*attributes)(clg_context *ctx, const clg_call *call,
+                             clg_problem *p);
+    /* Shape inference: the operator's shape rules and its output shape
+     * (src/shape.c). */
+    clg_status (*infer)(clg_context *ctx, clg_problem *p);
+    /* The index rule: how many index values make one index. 1: a value,
+     * the position along data dim p->axis; k > 1: a tuple whose component
+     * c is the position along data dim p->axis + c, each with the range
+     * of its own dim (clg_index_range), stored last in the indices. */
+    size_t (*components)(const clg_problem *p);
+    /* The reference's offset rule (clg_gather_ref_index and friends). */
+    int64_t (*ref_index)(const clg_problem *p, const int64_t *pos,
+                         const int64_t *istride);
+    int64_t (*ref_data)(const clg_problem *p, const int64_t *pos,
+                        const int64_t *at, const int64_t *dstride);
+    clg_index_window index_window; /* the index-window rule */
+    clg_align_need in_place_align; /* the in-place alignment need */
+    const clg_routine *routine;    /* plan, footprint, launch */
+} clg_op_desc;
+
+extern const clg_op_desc clg_gather_desc;
+extern const clg_op_desc clg_gather_elements_desc;
+
+/* The row of an operator of CLG_OP_TABLE (src/operators.c); `op` must be
+ * one (clg_call_read checks a caller's). */
+const clg_op_desc *clg_op_desc_of(clg_op op);
+
+/* The index rule of the operators whose index is one value. */
+size_t clg_one_component(const clg_problem *p);
 
 /* src/dispatch.c: the device-buffer and host-memory paths shared by every
  * operator, for a call read whole (clg_call_read); the enqueue is the

@@ -25,11 +25,13 @@ static const op_names op_rows[] = {
 };
 #define OP_COUNT (sizeof op_rows / sizeof op_rows[0])
 
-static const clg_routine *const op_routines[] = {
-#define CLG_OP_ROUTINE_(ID, value, name, op_type, opset, attribute)           \
-    [value] = &clg_##name##_routine,
-    CLG_OP_TABLE(CLG_OP_ROUTINE_)
-#undef CLG_OP_ROUTINE_
+/* Each row's descriptor, clg_<name>_desc: a row without one does not
+ * link. */
+static const clg_op_desc *const op_descs[] = {
+#define CLG_OP_DESC_(ID, value, name, op_type, opset, attribute)              \
+    [value] = &clg_##name##_desc,
+    CLG_OP_TABLE(CLG_OP_DESC_)
+#undef CLG_OP_DESC_
 };
 
 #define WORD_MAX 32
@@ -103,9 +105,9 @@ clg_status clg_op_parse(const char *text, clg_op *op)
                     "\"%s\" is not an operator: %s", text, ops);
 }
 
-const clg_routine *clg_routine_of(clg_op op)
+const clg_op_desc *clg_op_desc_of(clg_op op)
 {
-    return op_routines[op];
+    return op_descs[op];
 }
 
 /* ------------------------------------------------------------ clg_call */

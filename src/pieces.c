@@ -12,17 +12,19 @@ void clg_pieces_cut(const clg_problem *p, const clg_plan *plan,
                     uint64_t max_bytes, clg_pieces *pc)
 {
     int64_t units = (int64_t)(max_bytes / plan->unit);
-    int64_t idx_cap = (int64_t)(max_bytes / p->index_size);
+    /* Indices per buffer: in index positions (of `components` values). */
+    int64_t idx_cap = (int64_t)(max_bytes / (p->index_size * p->components));
     int64_t row = plan->n * plan->inner;
-    int gather = p->op == CLG_OP_GATHER;
+    int positions = clg_op_desc_of(p->op)->index_window ==
+                    CLG_WINDOW_POSITIONS;
     if (units < 1)
         units = 1;
     if (idx_cap < 1)
         idx_cap = 1;
     pc->units = units;
-    /* GatherElements indices share output positions: cap both alike. */
-    int64_t out_cap = gather ? units : (units < idx_cap ? units : idx_cap);
-    if (row <= out_cap && (!gather || plan->n <= idx_cap)) {
+    /* Indices in output order share output positions: cap both alike. */
+    int64_t out_cap = positions ? units : (units < idx_cap ? units : idx_cap);
+    if (row <= out_cap && (!positions || plan->n <= idx_cap)) {
         pc->kind = CLG_PIECE_ROWS;
         pc->per = out_cap / row;
         if (pc->per > plan->outer)
@@ -31,7 +33,7 @@ void clg_pieces_cut(const clg_problem *p, const clg_plan *plan,
     } else if (plan->inner <= out_cap) {
         pc->kind = CLG_PIECE_INDICES;
         pc->per = out_cap / plan->inner;
-        if (gather && pc->per > idx_cap)
+        if (positions && pc->per > idx_cap)
             pc->per = idx_cap;
         pc->count = plan->outer * ceil_div(plan->n, pc->per);
     } else {
@@ -76,9 +78,10 @@ void clg_piece_at(const clg_routine *r, const clg_problem *p,
     int64_t hi = ((b.o1 - 1) * plan->n + (b.j1 - 1)) * plan->inner + b.c1 - 1;
     w->out_base = lo;
     w->out_len = hi - lo + 1;
-    if (p->op == CLG_OP_GATHER) {
-        w->index_base = b.j0;
-        w->index_len = b.j1 - b.j0;
+    if (clg_op_desc_of(p->op)->index_window == CLG_WINDOW_POSITIONS) {
+        int64_t values = (int64_t)p->components; /* per index */
+        w->index_base = b.j0 * values;
+        w->index_len = (b.j1 - b.j0) * values;
     } else {
         w->index_base = w->out_base;
         w->index_len = w->out_len;

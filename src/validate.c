@@ -51,29 +51,10 @@ static clg_status check_dtypes(clg_context *ctx, clg_dtype data_dtype,
     return CLG_STATUS_OK;
 }
 
-clg_status clg_validate(clg_context *ctx, const clg_call *call,
-                        clg_dtype data_dtype, size_t data_rank,
-                        const int64_t *data_shape, clg_dtype index_dtype,
-                        size_t index_rank, const int64_t *index_shape,
-                        clg_problem *p)
+clg_status clg_axis_rule(clg_context *ctx, const clg_call *call,
+                         clg_problem *p)
 {
-    clg_status st;
-    clg_op op = call->op;
-    int64_t axis = call->axis;
-    memset(p, 0, sizeof *p);
-    p->op = op;
-    if ((st = check_dtypes(ctx, data_dtype, index_dtype, p)) != CLG_STATUS_OK)
-        return st;
-    if (data_rank == 0)
-        return clg_fail(ctx, CLG_STATUS_INVALID_RANK,
-                        "data has rank 0; %s needs data of rank >= 1",
-                        clg_op_name(op));
-    if ((st = clg_check_shape(ctx, "data", data_shape, data_rank,
-                              &p->data_count)) != CLG_STATUS_OK ||
-        (st = clg_check_shape(ctx, "indices", index_shape, index_rank,
-                              &p->index_count)) != CLG_STATUS_OK)
-        return st;
-    int64_t r = (int64_t)data_rank;
+    int64_t axis = call->axis, r = (int64_t)p->data_rank;
     if (axis < -r || axis > r - 1)
         return clg_fail(ctx, CLG_STATUS_INVALID_AXIS,
                         "axis %lld is out of range [%lld, %lld] for data of "
@@ -81,17 +62,46 @@ clg_status clg_validate(clg_context *ctx, const clg_call *call,
                         (long long)axis, (long long)-r, (long long)(r - 1),
                         (long long)r);
     p->axis = (size_t)(axis < 0 ? axis + r : axis);
+    p->axis_size = p->data_shape[p->axis];
+    return CLG_STATUS_OK;
+}
+
+size_t clg_one_component(const clg_problem *p)
+{
+    (void)p;
+    return 1;
+}
+
+clg_status clg_validate(clg_context *ctx, const clg_call *call,
+                        clg_dtype data_dtype, size_t data_rank,
+                        const int64_t *data_shape, clg_dtype index_dtype,
+                        size_t index_rank, const int64_t *index_shape,
+                        clg_problem *p)
+{
+    const clg_op_desc *row = clg_op_desc_of(call->op);
+    clg_status st;
+    memset(p, 0, sizeof *p);
+    p->op = call->op;
+    if ((st = check_dtypes(ctx, data_dtype, index_dtype, p)) != CLG_STATUS_OK)
+        return st;
+    if (data_rank == 0)
+        return clg_fail(ctx, CLG_STATUS_INVALID_RANK,
+                        "data has rank 0; %s needs data of rank >= 1",
+                        clg_op_name(p->op));
+    if ((st = clg_check_shape(ctx, "data", data_shape, data_rank,
+                              &p->data_count)) != CLG_STATUS_OK ||
+        (st = clg_check_shape(ctx, "indices", index_shape, index_rank,
+                              &p->index_count)) != CLG_STATUS_OK)
+        return st;
     p->data_rank = data_rank;
     p->index_rank = index_rank;
     memcpy(p->data_shape, data_shape, data_rank * sizeof(int64_t));
     if (index_rank)
         memcpy(p->index_shape, index_shape, index_rank * sizeof(int64_t));
-    p->axis_size = data_shape[p->axis];
-
-    st = op == CLG_OP_GATHER ? clg_gather_infer(ctx, p)
-                             : clg_gather_elements_infer(ctx, p);
-    if (st != CLG_STATUS_OK)
+    if ((st = row->attributes(ctx, call, p)) != CLG_STATUS_OK ||
+        (st = row->infer(ctx, p)) != CLG_STATUS_OK)
         return st;
+    p->components = row->components(p);
     if ((st = clg_check_shape(ctx, "output", p->out_shape, p->out_rank,
                               &p->out_count)) != CLG_STATUS_OK)
         return st;
@@ -210,7 +220,7 @@ clg_status clg_validate_host(clg_context *ctx, const clg_call *call,
     return CLG_STATUS_OK;
 }
 
-/* ------------------------------------------------------------ public */
+/* ------------------------------------------------------------ output shape */
 
 clg_status clg_output_shape_of(const clg_call *call, const clg_tensor *data,
                                const clg_tensor *indices, int64_t *shape,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Planning internals (src/plan.c, src/pieces.c and the operators' plans):
  * coalescing, units and offset widths, pieces that cover the output once,
- * work-group shapes. No device needed: plans are made from device facts
+ * work-group shapes; the operators' descriptor rows and the index rule. No device needed: plans are made from device facts
  * written here. */
 #include "clg_test.h"
 
@@ -548,6 +548,94 @@ static void test_work_group_shapes(void **state)
     assert_int_equal(g.global[2], 1);
 }
 
+/* Every operator of CLG_OP_TABLE has its descriptor row, whole, and the
+ * rows say what the shared paths decided by operator before. */
+static void test_operator_rows(void **state)
+{
+    (void)state;
+    for (int i = 0; i < clg_op_count(); i++) {
+        const clg_op_desc *row = clg_op_desc_of((clg_op)i);
+        assert_non_null(row);
+        assert_non_null(row->attributes);
+        assert_non_null(row->infer);
+        assert_non_null(row->components);
+        assert_non_null(row->ref_index);
+        assert_non_null(row->ref_data);
+        assert_non_null(row->routine);
+        assert_non_null(row->routine->plan);
+        assert_non_null(row->routine->footprint);
+        assert_non_null(row->routine->launch);
+    }
+    const clg_op_desc *g = clg_op_desc_of(CLG_OP_GATHER);
+    const clg_op_desc *e = clg_op_desc_of(CLG_OP_GATHER_ELEMENTS);
+    assert_ptr_equal(g->routine, &clg_gather_routine);
+    assert_ptr_equal(e->routine, &clg_gather_elements_routine);
+    assert_int_equal(g->index_window, CLG_WINDOW_POSITIONS);
+    assert_int_equal(e->index_window, CLG_WINDOW_OUTPUT);
+    assert_int_equal(g->in_place_align, CLG_ALIGN_ANY);
+    assert_int_equal(e->in_place_align, CLG_ALIGN_ELEMENT);
+    int64_t d[2] = {3, 4}, i1[1] = {5}, i2[2] = {3, 4};
+    clg_problem p = problem(CLG_OP_GATHER, CLG_DTYPE_FLOAT, 2, d,
+                            CLG_DTYPE_INT32, 1, i1, 1);
+    assert_int_equal(p.components, 1);
+    assert_int_equal(clg_index_range(&p, 3), 4);
+    p = problem(CLG_OP_GATHER_ELEMENTS, CLG_DTYPE_FLOAT, 2, d, CLG_DTYPE_INT32,
+                2, i2, 0);
+    assert_int_equal(p.components, 1);
+    assert_int_equal(clg_index_range(&p, 7), 3);
+}
+
+/* The index rule with tuples (an index of several values, each against
+ * its own data dim): the ranges, the host check and its message, and the
+ * index windows of pieces, on a problem made by hand, as an operator with
+ * tuples would have it. */
+static void test_tuple_index_rule(void **state)
+{
+    (void)state;
+    int64_t d[3] = {3, 4, 5}, q[1] = {6};
+    clg_problem p = problem(CLG_OP_GATHER, CLG_DTYPE_FLOAT, 3, d,
+                            CLG_DTYPE_INT64, 1, q, 0);
+    /* Three indices of two values: positions along dims 0 and 1. */
+    p.components = 2;
+    p.index_rank = 2;
+    p.index_shape[0] = 3;
+    p.index_shape[1] = 2;
+    assert_int_equal(clg_index_range(&p, 0), 3);
+    assert_int_equal(clg_index_range(&p, 1), 4);
+    assert_int_equal(clg_index_range(&p, 4), 3);
+    const int64_t good[6] = {2, 3, -3, -4, 0, 0};
+    CLG_ASSERT_OK(NULL, clg_check_indices_host(NULL, &p, good));
+    /* 3 is valid for dim 1 (size 4) but not for dim 0 (size 3). */
+    const int64_t bad[6] = {2, 3, 0, -4, 3, 0};
+    CLG_ASSERT_STATUS(NULL, clg_check_indices_host(NULL, &p, bad),
+                      CLG_STATUS_INDEX_OUT_OF_RANGE);
+    assert_string_equal(clg_context_last_error(NULL),
+                        "indices[2][0] = 3 is out of range [-3, 2] for data "
+                        "dim 0 of size 3");
+    const int64_t bad1[6] = {2, 4, 0, 0, 0, 0};
+    CLG_ASSERT_STATUS(NULL, clg_check_indices_host(NULL, &p, bad1),
+                      CLG_STATUS_INDEX_OUT_OF_RANGE);
+    assert_string_equal(clg_context_last_error(NULL),
+                        "indices[0][1] = 4 is out of range [-4, 3] for data "
+                        "dim 1 of size 4");
+    /* A piece of index positions [j0, j1) reads their values. */
+    clg_plan plan = {.unit = 4,
+                     .outer = 1,
+                     .n = 3,
+                     .inner = 5,
+                     .axis_size = 3,
+                     .index_count = 6};
+    clg_pieces pc = {CLG_PIECE_INDICES, 1, 3, 1 << 20};
+    clg_box box;
+    clg_windows w = {0};
+    int64_t first, end;
+    clg_piece_at(&clg_gather_routine, &p, &plan, &pc, 2, &box, &w, &first,
+                 &end);
+    assert_int_equal(box.j0, 2);
+    assert_int_equal(w.index_base, 4);
+    assert_int_equal(w.index_len, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -561,6 +649,8 @@ int main(void)
         cmocka_unit_test(test_params_table_and_syntax),
         cmocka_unit_test(test_pieces_cover_the_output_once),
         cmocka_unit_test(test_work_group_shapes),
+        cmocka_unit_test(test_operator_rows),
+        cmocka_unit_test(test_tuple_index_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
