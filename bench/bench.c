@@ -81,7 +81,7 @@ static void list_workloads(void)
         const bench_workload *w = &bench_workloads[i];
         char ds[64], is[64];
         printf("%-20s %-15s %-8s %-18s %-6s %-14s %lld\n", w->name,
-               bench_op_name(w->op), clg_dtype_name(w->data_dtype),
+               clg_op_name(w->op), clg_dtype_name(w->data_dtype),
                clg_io_format_shape(ds, sizeof ds, w->data_shape, w->data_rank),
                clg_dtype_name(w->index_dtype),
                clg_io_format_shape(is, sizeof is, w->index_shape,

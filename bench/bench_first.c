@@ -34,16 +34,15 @@
 /* One operator's first-call problem: small, so that the figures are the
  * build (or load) and not the work. */
 typedef struct first_case {
-    const char *name;
-    int elements;
+    clg_op op;
     int64_t data_shape[2], index_shape[2];
     size_t index_rank;
     int64_t axis;
 } first_case;
 
 static const first_case first_cases[] = {
-    {"Gather", 0, {1000, 64}, {500, 0}, 1, 0},
-    {"GatherElements", 1, {256, 256}, {256, 256}, 2, 1},
+    {CLG_OP_GATHER, {1000, 64}, {500, 0}, 1, 0},
+    {CLG_OP_GATHER_ELEMENTS, {256, 256}, {256, 256}, 2, 1},
 };
 
 /* The tensors of a case: data, indices (valid), two outputs. */
@@ -60,8 +59,15 @@ static int tensors_make(const first_case *c, first_tensors *t)
     size_t in = (size_t)c->index_shape[0] *
                 (size_t)(c->index_rank == 2 ? c->index_shape[1] : 1);
     int64_t s = c->data_shape[c->axis];
-    t->out_shape[0] = c->index_shape[0];
-    t->out_shape[1] = c->elements ? c->index_shape[1] : c->data_shape[1];
+    clg_call call = {.size = sizeof call, .op = c->op, .axis = c->axis};
+    clg_tensor dd = {CLG_DTYPE_FLOAT, 2, c->data_shape, NULL};
+    clg_tensor id = {CLG_DTYPE_INT64, c->index_rank, c->index_shape, NULL};
+    size_t rank = 0;
+    /* Every case's output is 2-D. */
+    if (clg_output_shape(&call, &dd, &id, t->out_shape, 2, &rank) !=
+            CLG_STATUS_OK ||
+        rank != 2)
+        return -1;
     size_t on = (size_t)(t->out_shape[0] * t->out_shape[1]);
     t->data = malloc(dn * sizeof(float));
     t->idx = malloc(in * sizeof(int64_t));
@@ -92,9 +98,8 @@ static void tensors_free(first_tensors *t)
 static clg_status call(clg_context *ctx, const first_case *c, first_tensors *t,
                        int k)
 {
-    return c->elements
-               ? clg_gather_elements(ctx, &t->d, &t->i, c->axis, &t->o[k])
-               : clg_gather(ctx, &t->d, &t->i, c->axis, &t->o[k]);
+    clg_call cl = {.size = sizeof cl, .op = c->op, .axis = c->axis};
+    return clg_run(ctx, &cl, &t->d, &t->i, &t->o[k]);
 }
 
 static int by_value(const void *a, const void *b)
@@ -127,7 +132,8 @@ static int first_call(const bench_options *opt, const char *dir,
         st = call(ctx, c, t, k);
     double t3 = clg_cli_now();
     if (st != CLG_STATUS_OK) {
-        fprintf(stderr, "clgather bench: first call of %s: %s\n", c->name,
+        fprintf(stderr, "clgather bench: first call of %s: %s\n",
+                clg_op_name(c->op),
                 clg_cli_describe(msg, sizeof msg, ctx, st));
         clg_context_destroy(ctx);
         return clg_cli_exit_for_status(st) == CLG_EXIT_RUNTIME
@@ -177,16 +183,16 @@ static int run_case(const bench_options *opt, const char *dir,
                     "clgather bench: %s: the call with programs loaded from "
                     "the cache gave other bytes than the one that built "
                     "them\n",
-                    c->name);
+                    clg_op_name(c->op));
             rc = CLG_EXIT_DIFFER;
         }
     }
     if (rc == CLG_EXIT_OK) {
         double e = median(empty, BENCH_FIRST_ROUNDS);
         double f = median(filled, BENCH_FIRST_ROUNDS);
-        printf("%-15s %10.2f %14.2f %15.2f %13.3f %12.3f\n", c->name,
-               median(ctx_ms, BENCH_FIRST_ROUNDS), e, f, e > 0 ? f / e : 0,
-               median(warm, BENCH_FIRST_ROUNDS));
+        printf("%-15s %10.2f %14.2f %15.2f %13.3f %12.3f\n",
+               clg_op_name(c->op), median(ctx_ms, BENCH_FIRST_ROUNDS), e, f,
+               e > 0 ? f / e : 0, median(warm, BENCH_FIRST_ROUNDS));
     }
     tensors_free(&t);
     return rc;

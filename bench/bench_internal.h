@@ -32,11 +32,9 @@
 
 /* ------------------------------------------------------------ workloads */
 
-typedef enum bench_op { BENCH_GATHER, BENCH_GATHER_ELEMENTS } bench_op;
-
 typedef struct bench_workload {
     const char *name;
-    bench_op op;
+    clg_op op; /* its axis is the operator's attribute (clg_op_attribute) */
     clg_dtype data_dtype;
     size_t data_rank;
     int64_t data_shape[3];
@@ -52,8 +50,9 @@ typedef struct bench_workload {
 /* The table; names and shapes are a contract (see bench_workloads.c). */
 extern const bench_workload bench_workloads[BENCH_WORKLOAD_COUNT];
 
-/* "Gather" or "GatherElements". */
-const char *bench_op_name(bench_op op);
+/* The library's call of a workload (its operator and axis) under an
+ * out-of-range mode. */
+clg_call bench_call_of(const bench_workload *w, clg_oob_mode oob);
 
 /* ------------------------------------------------------------ options */
 

@@ -21,9 +21,9 @@
  *       check     the index check the host-memory call runs before a
  *                 kernel may write the caller's memory (where it runs
  *                 one, see check_kind);
- *       kernel    clg_gather_cl / clg_gather_elements_cl on device buffers
+ *       kernel    clg_run_cl (clg_gather_cl, ...) on device buffers
  *                 uploaded once (the call returns when the result is there);
- *       e2e       clg_gather / clg_gather_elements on host memory (4096-byte
+ *       e2e       clg_run (clg_gather, ...) on host memory (4096-byte
  *                 aligned, so devices sharing host memory use it in place);
  *   - for workloads marked `micro` (`small`), max(100, 20 x repeat) calls
  *     of a trivial kernel (global size 1) enqueued + clFinish (launch_us),
@@ -200,11 +200,8 @@ clg_status bench_call_cl(clg_context *ctx, const bench_workload *w,
                          const clg_cl_tensor *indices,
                          const clg_cl_tensor *output, clg_oob_mode oob)
 {
-    clg_call_options o = {.oob = oob};
-    return w->op == BENCH_GATHER
-               ? clg_gather_cl_ex(ctx, data, indices, w->axis, output, &o)
-               : clg_gather_elements_cl_ex(ctx, data, indices, w->axis, output,
-                                           &o);
+    clg_call call = bench_call_of(w, oob);
+    return clg_run_cl(ctx, &call, data, indices, output);
 }
 
 clg_status bench_call_reference(clg_context *ctx, const bench_workload *w,
@@ -212,23 +209,16 @@ clg_status bench_call_reference(clg_context *ctx, const bench_workload *w,
                                 const clg_tensor *indices,
                                 const clg_tensor *output, clg_oob_mode oob)
 {
-    clg_call_options o = {.oob = oob};
-    return w->op == BENCH_GATHER
-               ? clg_reference_gather_ex(ctx, data, indices, w->axis, output,
-                                         &o)
-               : clg_reference_gather_elements_ex(ctx, data, indices, w->axis,
-                                                  output, &o);
+    clg_call call = bench_call_of(w, oob);
+    return clg_reference(ctx, &call, data, indices, output);
 }
 
 static clg_status call_host(clg_context *ctx, const bench_workload *w,
                             const clg_tensor *data, const clg_tensor *indices,
                             const clg_tensor *output, clg_oob_mode oob)
 {
-    clg_call_options o = {.oob = oob};
-    return w->op == BENCH_GATHER
-               ? clg_gather_ex(ctx, data, indices, w->axis, output, &o)
-               : clg_gather_elements_ex(ctx, data, indices, w->axis, output,
-                                        &o);
+    clg_call call = bench_call_of(w, oob);
+    return clg_run(ctx, &call, data, indices, output);
 }
 
 /* A failure that means "this size does not fit", not a broken device. */
@@ -645,15 +635,9 @@ static int timed_launch(bench_run *run, double *t)
 static clg_status enqueue_cl(clg_context *ctx, const bench_workload *w,
                              const bench_run *run)
 {
-    clg_call_options o = {.oob = run->opt->oob};
-    return w->op == BENCH_GATHER
-               ? clg_enqueue_gather_ex(ctx, NULL, &run->ddata, &run->dindices,
-                                       w->axis, &run->doutput, 0, NULL, NULL,
-                                       &o)
-               : clg_enqueue_gather_elements_ex(ctx, NULL, &run->ddata,
-                                                &run->dindices, w->axis,
-                                                &run->doutput, 0, NULL, NULL,
-                                                &o);
+    clg_call call = bench_call_of(w, run->opt->oob);
+    return clg_enqueue(ctx, NULL, &call, &run->ddata, &run->dindices,
+                       &run->doutput, 0, NULL, NULL);
 }
 
 /* One enqueue, host time only; the finish after it is not timed. */

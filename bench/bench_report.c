@@ -453,7 +453,7 @@ static void json_setup(FILE *f, const bench_result *r)
     fprintf(f,
             ",\n     \"scale\": %.6g, \"op\": \"%s\", \"axis\": %lld, "
             "\"data_dtype\": \"%s\", \"data_shape\": ",
-            r->scale, bench_op_name(w->op), (long long)w->axis,
+            r->scale, clg_op_name(w->op), (long long)w->axis,
             clg_dtype_name(w->data_dtype));
     clg_json_write_shape(f, r->data_shape, w->data_rank);
     fprintf(f, ", \"indices_dtype\": \"%s\", \"indices_shape\": ",

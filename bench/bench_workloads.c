@@ -25,7 +25,7 @@
  *     streamed whole at every scale. */
 const bench_workload bench_workloads[] = {
     {"embedding",
-     BENCH_GATHER,
+     CLG_OP_GATHER,
      CLG_DTYPE_FLOAT,
      2,
      {50257, 768, 0},
@@ -37,7 +37,7 @@ const bench_workload bench_workloads[] = {
      0,
      0},
     {"gather-last-axis",
-     BENCH_GATHER,
+     CLG_OP_GATHER,
      CLG_DTYPE_FLOAT,
      2,
      {16384, 1024, 0},
@@ -49,7 +49,7 @@ const bench_workload bench_workloads[] = {
      -1,
      0},
     {"gather-middle-axis",
-     BENCH_GATHER,
+     CLG_OP_GATHER,
      CLG_DTYPE_FLOAT16,
      3,
      {64, 4096, 64},
@@ -61,7 +61,7 @@ const bench_workload bench_workloads[] = {
      0,
      0},
     {"elements-last-axis",
-     BENCH_GATHER_ELEMENTS,
+     CLG_OP_GATHER_ELEMENTS,
      CLG_DTYPE_FLOAT,
      2,
      {16384, 1024, 0},
@@ -73,7 +73,7 @@ const bench_workload bench_workloads[] = {
      0,
      0},
     {"elements-axis0",
-     BENCH_GATHER_ELEMENTS,
+     CLG_OP_GATHER_ELEMENTS,
      CLG_DTYPE_FLOAT,
      2,
      {4096, 4096, 0},
@@ -85,7 +85,7 @@ const bench_workload bench_workloads[] = {
      1,
      0},
     {"small",
-     BENCH_GATHER,
+     CLG_OP_GATHER,
      CLG_DTYPE_FLOAT,
      2,
      {64, 64, 0},
@@ -101,9 +101,11 @@ _Static_assert(sizeof bench_workloads / sizeof bench_workloads[0] ==
                    BENCH_WORKLOAD_COUNT,
                "BENCH_WORKLOAD_COUNT is the number of entries of the table");
 
-const char *bench_op_name(bench_op op)
+clg_call bench_call_of(const bench_workload *w, clg_oob_mode oob)
 {
-    return op == BENCH_GATHER ? "Gather" : "GatherElements";
+    clg_call c = {.size = sizeof c, .op = w->op, .axis = w->axis};
+    c.options.oob = oob;
+    return c;
 }
 
 static uint64_t splitmix64(uint64_t *state)
@@ -145,12 +147,9 @@ clg_status bench_workload_size(const bench_workload *w, double scale,
     if (w->scale_index_dim >= 0)
         r->index_shape[w->scale_index_dim] =
             scaled_dim(w->index_shape[w->scale_index_dim], scale);
-    st = w->op == BENCH_GATHER
-             ? clg_gather_output_shape(&data, &indices, w->axis, r->out_shape,
-                                       CLG_MAX_RANK, &r->out_rank)
-             : clg_gather_elements_output_shape(&data, &indices, w->axis,
-                                                r->out_shape, CLG_MAX_RANK,
-                                                &r->out_rank);
+    clg_call call = bench_call_of(w, CLG_OOB_RAISE);
+    st = clg_output_shape(&call, &data, &indices, r->out_shape, CLG_MAX_RANK,
+                          &r->out_rank);
     if (st != CLG_STATUS_OK)
         return st;
     r->data_bytes = shape_count(r->data_shape, w->data_rank) * elem;

@@ -116,6 +116,15 @@ const char *clg_cli_describe(char *buf, size_t cap, const clg_context *ctx,
  * returns -1, else 0. */
 int clg_cli_parse_oob(const char *cmd, const char *text, clg_oob_mode *mode);
 
+/* The tool's words for the operators of CLG_OP_TABLE (clg_op_word),
+ * "gather or gather-elements", into buf (size cap). */
+void clg_cli_op_words(char *buf, size_t cap);
+
+/* Parses an operator as the tool names it: its word ("gather-elements")
+ * or its C name ("gather_elements"), into *op; -1 for any other text
+ * (an ONNX op_type included), else 0. Prints nothing. */
+int clg_cli_parse_op(const char *text, clg_op *op);
+
 /* --oob in a command's usage. */
 #define CLG_CLI_OOB_USAGE                                                     \
     "  --oob MODE         out-of-range indices: raise (default, an error), "  \

@@ -335,6 +335,32 @@ const char *clg_cli_device_type_name(clg_device_type t)
     }
 }
 
+void clg_cli_op_words(char *buf, size_t cap)
+{
+    size_t at = 0;
+    int n = clg_op_count();
+    if (cap > 0)
+        buf[0] = '\0';
+    for (int i = 0; i < n && at < cap; i++)
+        at += (size_t)snprintf(buf + at, cap - at, "%s%s",
+                               i == 0       ? ""
+                               : i == n - 1 ? " or "
+                                            : ", ",
+                               clg_op_word((clg_op)i));
+}
+
+int clg_cli_parse_op(const char *text, clg_op *op)
+{
+    clg_op found;
+    /* The library also takes the ONNX op_type ("GatherElements"); the
+     * tool's words are lower case. */
+    if (clg_op_parse(text, &found) != CLG_STATUS_OK ||
+        strcmp(text, clg_op_name(found)) == 0)
+        return -1;
+    *op = found;
+    return 0;
+}
+
 int clg_cli_parse_oob(const char *cmd, const char *text, clg_oob_mode *mode)
 {
     if (clg_oob_mode_parse(text, mode) != CLG_STATUS_OK) {

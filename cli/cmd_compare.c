@@ -88,7 +88,7 @@ typedef struct compare_options {
     const char **specs; /* --device, in order; none: every device */
     size_t nspecs;
     int64_t repeat; /* timed calls per device, best shown */
-    int elements;   /* --op gather-elements */
+    clg_op op;      /* --op (default gather) */
     int64_t axis;
     const char *data_path, *indices_path, *expected_path;
     int json;              /* --json */
@@ -125,17 +125,6 @@ typedef struct compare_case {
     int64_t data_shape[CLG_MAX_RANK]; /* of a reduced call */
 } compare_case;
 
-/* --op's value; -1 for none of them. */
-static int parse_op(const char *text)
-{
-    if (strcmp(text, "gather") == 0)
-        return 0;
-    if (strcmp(text, "gather-elements") == 0 ||
-        strcmp(text, "gather_elements") == 0)
-        return 1;
-    return -1;
-}
-
 /* "clgather compare: OPTION 'VALUE' is not WHAT"; returns -1. */
 static int bad_value(const char *option, const char *what)
 {
@@ -161,9 +150,11 @@ static int parse_value(int c, compare_options *opt)
         opt->expected_path = optarg;
         return clg_cli_once("compare", "--expected", &opt->seen[c]);
     case OPT_OP:
-        opt->elements = parse_op(optarg);
-        if (opt->elements < 0)
-            return bad_value("--op", "gather or gather-elements");
+        if (clg_cli_parse_op(optarg, &opt->op) != 0) {
+            char words[256];
+            clg_cli_op_words(words, sizeof words);
+            return bad_value("--op", words);
+        }
         return clg_cli_once("compare", "--op", &opt->seen[c]);
     case OPT_AXIS:
         if (clg_cli_parse_int64(optarg, &opt->axis) != 0)
@@ -546,8 +537,7 @@ static void json_case_begin(compare_run *run, const compare_case *c,
         return;
     clg_json_begin_object(j, NULL);
     clg_json_string(j, "name", c->name);
-    clg_json_string(j, "operator",
-                    c->call.elements ? "GatherElements" : "Gather");
+    clg_json_string(j, "operator", clg_op_name(c->call.op));
     clg_json_int(j, "axis", c->call.axis);
     clg_json_begin_object(j, "data");
     clg_json_string(j, "dtype", clg_dtype_name(full->data.dtype));
@@ -692,9 +682,8 @@ static int run_files(compare_run *run)
     clg_io_tensor_init(&data);
     clg_io_tensor_init(&indices);
     clg_io_tensor_init(&expected);
-    snprintf(name, sizeof name, "%s(%s,%s,axis=%lld)",
-             opt->elements ? "GatherElements" : "Gather", opt->data_path,
-             opt->indices_path, (long long)opt->axis);
+    snprintf(name, sizeof name, "%s(%s,%s,axis=%lld)", clg_op_name(opt->op),
+             opt->data_path, opt->indices_path, (long long)opt->axis);
     c.name = name;
     run->cases++;
     if (clg_io_read_tensor_file(opt->data_path, &data, &err) != CLG_IO_OK ||
@@ -705,7 +694,7 @@ static int run_files(compare_run *run)
              CLG_IO_OK)) {
         rc = case_failed(run, name, err.message, CLG_EXIT_ERROR);
     } else {
-        c.call.elements = opt->elements;
+        c.call.op = opt->op;
         c.call.axis = opt->axis;
         c.call.oob = opt->oob;
         c.call.data = clg_io_tensor_view(&data);

@@ -69,7 +69,7 @@ enum { OPT_DATA = 256, OPT_INDICES, OPT_AXIS, OPT_JSON, OPT_OOB };
 
 /* What `clgather run` was asked to do. */
 typedef struct run_options {
-    int elements;          /* GatherElements, else Gather */
+    clg_op op;             /* the operator (the one argument) */
     const char *data_path; /* --data */
     const char *indices_path;
     const char *output_path; /* --output, or NULL */
@@ -155,22 +155,18 @@ static int parse_option(int c, run_options *opt)
 /* The operator name, the one argument left after the options. */
 static int parse_operator(int argc, char **argv, run_options *opt)
 {
+    char words[256];
+    clg_cli_op_words(words, sizeof words);
     if (optind + 1 != argc) {
-        fprintf(stderr, "clgather run: %s\n",
-                optind >= argc ? "which operator? gather or gather-elements"
-                               : "one operator name only");
+        if (optind >= argc)
+            fprintf(stderr, "clgather run: which operator? %s\n", words);
+        else
+            fprintf(stderr, "clgather run: one operator name only\n");
         return -1;
     }
-    if (strcmp(argv[optind], "gather") == 0)
-        opt->elements = 0;
-    else if (strcmp(argv[optind], "gather-elements") == 0 ||
-             strcmp(argv[optind], "gather_elements") == 0)
-        opt->elements = 1;
-    else {
-        fprintf(stderr,
-                "clgather run: unknown operator '%s' (gather or "
-                "gather-elements)\n",
-                argv[optind]);
+    if (clg_cli_parse_op(argv[optind], &opt->op) != 0) {
+        fprintf(stderr, "clgather run: unknown operator '%s' (%s)\n",
+                argv[optind], words);
         return -1;
     }
     return 0;
@@ -271,7 +267,7 @@ static int load_tensors(const run_options *opt, run_tensors *t)
         return CLG_EXIT_ERROR;
     }
     t->loaded = 1;
-    t->call.elements = opt->elements;
+    t->call.op = opt->op;
     t->call.axis = opt->axis;
     t->call.oob = opt->oob;
     t->call.data = clg_io_tensor_view(&t->data);
@@ -427,8 +423,7 @@ static void json_run(const clg_context *ctx, const run_options *opt,
 {
     clg_json j;
     clg_cli_json_begin(&j, "run");
-    clg_json_string(&j, "operator",
-                    opt->elements ? "GatherElements" : "Gather");
+    clg_json_string(&j, "operator", clg_op_name(opt->op));
     clg_json_int(&j, "axis", opt->axis);
     clg_json_string(&j, "oob", clg_oob_mode_name(opt->oob));
     json_tensor(&j, "data", opt->data_path, &t->data, t->loaded);

@@ -12,15 +12,20 @@
 
 #include "cli.h"
 
+/* The library's description of the call. */
+static clg_call as_call(const clg_cli_call *call)
+{
+    clg_call c = {.size = sizeof c, .op = call->op, .axis = call->axis};
+    c.options.oob = call->oob;
+    return c;
+}
+
 clg_status clg_cli_call_output_shape(const clg_cli_call *call, int64_t *shape,
                                      size_t *rank)
 {
-    if (call->elements)
-        return clg_gather_elements_output_shape(&call->data, &call->indices,
-                                                call->axis, shape,
-                                                CLG_MAX_RANK, rank);
-    return clg_gather_output_shape(&call->data, &call->indices, call->axis,
-                                   shape, CLG_MAX_RANK, rank);
+    clg_call c = as_call(call);
+    return clg_output_shape(&c, &call->data, &call->indices, shape,
+                            CLG_MAX_RANK, rank);
 }
 
 /* Gather's call with data's dimensions other than the axis set to 1, its
@@ -50,8 +55,9 @@ clg_status clg_cli_call_prepare(clg_cli_call *call, int64_t *data_shape,
     clg_cli_call probe;
     clg_status st = clg_cli_call_output_shape(call, shape, rank);
 
-    /* Validated: both counts fit. */
-    if (st != CLG_STATUS_OK || call->elements ||
+    /* Validated: both counts fit. Only an output larger than the indices
+     * (Gather's) is probed. */
+    if (st != CLG_STATUS_OK ||
         clg_shape_count(shape, *rank, &out_count) != CLG_STATUS_OK ||
         clg_shape_count(call->indices.shape, call->indices.rank,
                         &index_count) != CLG_STATUS_OK ||
@@ -78,24 +84,15 @@ clg_status clg_cli_call_prepare(clg_cli_call *call, int64_t *data_shape,
 clg_status clg_cli_call_device(clg_context *ctx, const clg_cli_call *call,
                                const clg_tensor *out)
 {
-    clg_call_options o = {.oob = call->oob};
-    if (call->elements)
-        return clg_gather_elements_ex(ctx, &call->data, &call->indices,
-                                      call->axis, out, &o);
-    return clg_gather_ex(ctx, &call->data, &call->indices, call->axis, out,
-                         &o);
+    clg_call c = as_call(call);
+    return clg_run(ctx, &c, &call->data, &call->indices, out);
 }
 
 clg_status clg_cli_call_reference(clg_context *ctx, const clg_cli_call *call,
                                   const clg_tensor *out)
 {
-    clg_call_options o = {.oob = call->oob};
-    if (call->elements)
-        return clg_reference_gather_elements_ex(ctx, &call->data,
-                                                &call->indices, call->axis,
-                                                out, &o);
-    return clg_reference_gather_ex(ctx, &call->data, &call->indices,
-                                   call->axis, out, &o);
+    clg_call c = as_call(call);
+    return clg_reference(ctx, &c, &call->data, &call->indices, out);
 }
 
 static int is_directory(const char *path)
@@ -361,7 +358,7 @@ clg_cli_call clg_node_set_call(const clg_onnx_model *m, const clg_node_set *s)
 {
     clg_cli_call call;
     call.oob = CLG_OOB_RAISE;
-    call.elements = m->op == CLG_ONNX_OP_GATHER_ELEMENTS;
+    call.op = m->op;
     call.axis = m->axis;
     call.data = clg_io_tensor_view(m->data.input_index >= 0
                                        ? &s->inputs[m->data.input_index]

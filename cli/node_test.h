@@ -21,17 +21,17 @@
  * file). */
 #define CLG_NODE_PATH_CAP 4096
 
-/* One Gather or GatherElements call: the operator, its axis and its
- * operands (borrowed views). */
+/* One operator call: the operator, its attribute and its operands
+ * (borrowed views). */
 typedef struct clg_cli_call {
-    int elements; /* GatherElements, else Gather */
-    int64_t axis;
+    clg_op op;
+    int64_t axis; /* the operator's int64 attribute (clg_op_attribute) */
     clg_tensor data, indices;
     clg_oob_mode oob; /* out-of-range mode (--oob; raise by default) */
 } clg_cli_call;
 
-/* The output shape of the call (clg_gather_output_shape or
- * clg_gather_elements_output_shape), at most CLG_MAX_RANK dimensions. */
+/* The output shape of the call (clg_output_shape), at most CLG_MAX_RANK
+ * dimensions. */
 clg_status clg_cli_call_output_shape(const clg_cli_call *call, int64_t *shape,
                                      size_t *rank);
 

@@ -993,23 +993,54 @@ static clg_io_status read_opset(const Onnx__ModelProto *model,
     return CLG_IO_OK;
 }
 
+/* The operators of CLG_OP_TABLE by their op_type, joined with `last`
+ * before the last: "Gather or GatherElements". */
+static void op_types(char *buf, size_t cap, const char *last)
+{
+    size_t at = 0;
+    int n = clg_op_count();
+    buf[0] = '\0';
+    for (int i = 0; i < n && at < cap; i++)
+        at += (size_t)snprintf(buf + at, cap - at, "%s%s",
+                               i == 0       ? ""
+                               : i == n - 1 ? last
+                                            : ", ",
+                               clg_op_name((clg_op)i));
+}
+
+/* The operator of CLG_OP_TABLE whose ONNX op_type is `op_type`; 0 when
+ * none is. */
+static int op_of_type(const char *op_type, clg_op *op)
+{
+    for (int i = 0; i < clg_op_count(); i++)
+        if (strcmp(op_type, clg_op_name((clg_op)i)) == 0) {
+            *op = (clg_op)i;
+            return 1;
+        }
+    return 0;
+}
+
 /* The graph's only node, which must be of the default domain. */
 static clg_io_status only_node(const Onnx__GraphProto *g, const char *name,
                                const Onnx__NodeProto **node, clg_io_error *err)
 {
+    char ops[256];
     if (g->n_node != 1 || g->node[0] == NULL) {
+        op_types(ops, sizeof ops, " or ");
         clg_io_error_set(err,
                          "%s: the graph has %zu nodes; clgather runs models "
-                         "of exactly one Gather or GatherElements node",
-                         name, g->n_node);
+                         "of exactly one %s node",
+                         name, g->n_node, ops);
         return CLG_IO_UNSUPPORTED;
     }
     *node = g->node[0];
     if (!is_default_domain((*node)->domain)) {
+        op_types(ops, sizeof ops, " and ");
         clg_io_error_set(err,
                          "%s: node '%s' is in domain '%s'; clgather runs "
-                         "Gather and GatherElements of the default domain",
-                         name, safe((*node)->op_type), safe((*node)->domain));
+                         "%s of the default domain",
+                         name, safe((*node)->op_type), safe((*node)->domain),
+                         ops);
         return CLG_IO_UNSUPPORTED;
     }
     return CLG_IO_OK;
@@ -1019,45 +1050,34 @@ static clg_io_status only_node(const Onnx__GraphProto *g, const char *name,
 static clg_io_status node_operator(const char *op_type, const char *name,
                                    clg_onnx_model *m, clg_io_error *err)
 {
-    if (strcmp(op_type, "Gather") == 0) {
-        m->op = CLG_ONNX_OP_GATHER;
-        m->op_type = "Gather";
-        if (m->opset < 1) {
-            clg_io_error_set(err,
-                             "%s: Gather needs opset >= 1; the model "
-                             "imports opset %lld",
-                             name, (long long)m->opset);
-            return CLG_IO_UNSUPPORTED;
-        }
-        m->op_version = m->opset >= 13 ? 13 : m->opset >= 11 ? 11 : 1;
-    } else if (strcmp(op_type, "GatherElements") == 0) {
-        m->op = CLG_ONNX_OP_GATHER_ELEMENTS;
-        m->op_type = "GatherElements";
-        if (m->opset < 11) {
-            clg_io_error_set(err,
-                             "%s: GatherElements needs opset >= 11; the "
-                             "model imports opset %lld",
-                             name, (long long)m->opset);
-            return CLG_IO_UNSUPPORTED;
-        }
-        m->op_version = m->opset >= 13 ? 13 : 11;
-    } else {
-        clg_io_error_set(err,
-                         "%s: the node is '%s', not Gather or "
-                         "GatherElements",
-                         name, op_type);
+    if (!op_of_type(op_type, &m->op)) {
+        char ops[256];
+        op_types(ops, sizeof ops, " or ");
+        clg_io_error_set(err, "%s: the node is '%s', not %s", name, op_type,
+                         ops);
         return CLG_IO_UNSUPPORTED;
     }
+    m->op_type = clg_op_name(m->op);
+    if (m->opset < clg_op_first_opset(m->op)) {
+        clg_io_error_set(err,
+                         "%s: %s needs opset >= %d; the model imports opset "
+                         "%lld",
+                         name, m->op_type, clg_op_first_opset(m->op),
+                         (long long)m->opset);
+        return CLG_IO_UNSUPPORTED;
+    }
+    m->op_version = clg_op_version(m->op, m->opset);
     return CLG_IO_OK;
 }
 
-/* Two inputs, one output, and at most the integer attribute 'axis'
- * (m->axis, default 0). */
+/* Two inputs, one output, and at most the operator's integer attribute
+ * (clg_op_attribute: 'axis'; m->axis, default 0). */
 static clg_io_status node_signature(const Onnx__NodeProto *node,
                                     const char *name, clg_onnx_model *m,
                                     clg_io_error *err)
 {
     const char *op_type = safe(node->op_type);
+    const char *attribute = clg_op_attribute(m->op);
     if (node->n_input != 2 || node->n_output != 1) {
         clg_io_error_set(err,
                          "%s: %s node has %zu inputs and %zu outputs "
@@ -1069,7 +1089,7 @@ static clg_io_status node_signature(const Onnx__NodeProto *node,
     for (size_t i = 0; i < node->n_attribute; i++) {
         const Onnx__AttributeProto *a = node->attribute[i];
         const char *an = a != NULL ? safe(a->name) : "";
-        if (strcmp(an, "axis") != 0) {
+        if (strcmp(an, attribute) != 0) {
             clg_io_error_set(err, "%s: %s node has unsupported attribute '%s'",
                              name, op_type, an);
             return CLG_IO_UNSUPPORTED;
@@ -1078,8 +1098,8 @@ static clg_io_status node_signature(const Onnx__NodeProto *node,
              a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT) ||
             (!a->has_type && !a->has_i) ||
             (a->ref_attr_name != NULL && a->ref_attr_name[0] != '\0')) {
-            clg_io_error_set(err, "%s: %s attribute 'axis' is not an integer",
-                             name, op_type);
+            clg_io_error_set(err, "%s: %s attribute '%s' is not an integer",
+                             name, op_type, attribute);
             return CLG_IO_FORMAT_ERROR;
         }
         m->axis = a->i;
@@ -1223,12 +1243,16 @@ int clg_onnx_model_other_operator(const char *path, char *what, size_t cap)
                                                &st, NULL);
     g = model != NULL ? model->graph : NULL;
     for (size_t i = 0; g != NULL && i < g->n_node && !other; i++) {
-        const char *op = g->node[i] != NULL ? safe(g->node[i]->op_type) : "";
-        other = strcmp(op, "Gather") != 0 && strcmp(op, "GatherElements") != 0;
+        clg_op op;
+        other = !op_of_type(g->node[i] != NULL ? safe(g->node[i]->op_type)
+                                               : "",
+                            &op);
     }
+    char ops[256];
+    op_types(ops, sizeof ops, " or ");
     if (other && g->n_node == 1) {
-        snprintf(what, cap, "the node is '%s', not Gather or GatherElements",
-                 g->node[0] != NULL ? safe(g->node[0]->op_type) : "");
+        snprintf(what, cap, "the node is '%s', not %s",
+                 g->node[0] != NULL ? safe(g->node[0]->op_type) : "", ops);
     } else if (other) {
         /* "the graph has 3 nodes (Gather, Relu, ...), not one ..." */
         size_t at = (size_t)snprintf(what, cap, "the graph has %zu nodes (",
@@ -1238,9 +1262,8 @@ int clg_onnx_model_other_operator(const char *path, char *what, size_t cap)
                 snprintf(what + at, cap - at, "%s%s", i > 0 ? ", " : "",
                          g->node[i] != NULL ? safe(g->node[i]->op_type) : "");
         if (at < cap)
-            snprintf(what + at, cap - at,
-                     "%s), not one Gather or GatherElements node",
-                     g->n_node > 4 ? ", ..." : "");
+            snprintf(what + at, cap - at, "%s), not one %s node",
+                     g->n_node > 4 ? ", ..." : "", ops);
     }
     if (model != NULL)
         onnx__model_proto__free_unpacked(model, NULL);

@@ -68,12 +68,6 @@ clg_io_status clg_onnx_write_tensor(const char *path, const clg_tensor *t,
                                     const char *tensor_name,
                                     clg_io_error *err);
 
-/** The operator of a single-node model. */
-typedef enum clg_onnx_op {
-    CLG_ONNX_OP_GATHER = 0,
-    CLG_ONNX_OP_GATHER_ELEMENTS = 1
-} clg_onnx_op;
-
 /** Where one operand of the node comes from. */
 typedef struct clg_onnx_operand {
     char name[256];      /* the node's input name */
@@ -89,16 +83,16 @@ typedef struct clg_onnx_operand {
     int64_t declared_shape[CLG_MAX_RANK];
 } clg_onnx_operand;
 
-/** A model reduced to what clgather runs: one Gather or GatherElements
- *  node of the default domain. */
+/** A model reduced to what clgather runs: one node of the default domain
+ *  whose op_type is an operator of clgather's table (CLG_OP_TABLE). */
 typedef struct clg_onnx_model {
-    clg_onnx_op op;
-    const char *op_type;      /* "Gather" or "GatherElements" (static) */
+    clg_op op;
+    const char *op_type;      /* clg_op_name(op) (static) */
     int64_t opset;            /* opset_import version of "" / "ai.onnx" */
-    int op_version;           /* operator version that opset selects:
-                                Gather 1, 11 or 13; GatherElements 11 or
-                                13 */
-    int64_t axis;             /* the axis attribute, 0 when absent */
+    int op_version;           /* operator version that opset selects
+                                (clg_op_version) */
+    int64_t axis;             /* the operator's int64 attribute
+                                (clg_op_attribute: axis), 0 when absent */
     size_t input_count;       /* graph inputs that are not initializers,
                                 matched to input_0.pb, input_1.pb, ... */
     clg_onnx_operand data;    /* node input 0 */
@@ -112,9 +106,10 @@ void clg_onnx_model_init(clg_onnx_model *m);
 /** Releases what a model owns and re-initialises it. Accepts NULL. */
 void clg_onnx_model_free(clg_onnx_model *m);
 
-/** Reads model.onnx: exactly one node, Gather (opset >= 1) or
- *  GatherElements (opset >= 11) of the default domain, two inputs, one
- *  output, at most an integer `axis` attribute. Anything else is
+/** Reads model.onnx: exactly one node of the default domain, an operator
+ *  of CLG_OP_TABLE at an opset that has it (clg_op_first_opset: Gather
+ *  1, GatherElements 11), two inputs, one output, at most the operator's
+ *  integer attribute (clg_op_attribute: `axis`). Anything else is
  *  CLG_IO_UNSUPPORTED (or FORMAT_ERROR for a malformed file) with a
  *  message naming the file. *m is freed first. */
 clg_io_status clg_onnx_read_model(const char *path, clg_onnx_model *m,
@@ -136,14 +131,14 @@ clg_io_status clg_onnx_check_input(const clg_onnx_operand *op,
                                    clg_io_error *err);
 
 /** 1 when the file at path is a model whose graph holds a node of
- *  another operator than Gather and GatherElements (another operator's
- *  node test, its function expanded into several nodes included, which
- *  `clgather onnx-test` skips), with what it is into `what`: "the node
- *  is 'Relu', not Gather or GatherElements", or, for a graph of several
- *  nodes, "the graph has 2 nodes (Gather, Relu), not one Gather or
- *  GatherElements node"; 0 otherwise: a graph of Gather and
- *  GatherElements nodes alone (whatever else is wrong with it), or a file
- *  that cannot be read or decoded. */
+ *  an operator outside CLG_OP_TABLE (another operator's node test, its
+ *  function expanded into several nodes included, which `clgather
+ *  onnx-test` skips), with what it is into `what`: "the node is 'Relu',
+ *  not Gather or GatherElements", or, for a graph of several nodes, "the
+ *  graph has 2 nodes (Gather, Relu), not one Gather or GatherElements
+ *  node" (the operators named from the table); 0 otherwise: a graph of
+ *  the table's operators alone (whatever else is wrong with it), or a
+ *  file that cannot be read or decoded. */
 int clg_onnx_model_other_operator(const char *path, char *what, size_t cap);
 
 #ifdef __cplusplus

@@ -9,17 +9,22 @@
 #include <stdio.h>
 #include <string.h>
 
-/* One row's names: the ONNX op_type, the C name and the tool's word (the
- * C name with '-' for '_', made once). */
+/* Most versions an operator's page lists. */
+#define VERSIONS_MAX 8
+
+/* One row's names and versions (the tool's word is the C name with '-'
+ * for '_', made once below). */
 typedef struct op_names {
     const char *op_type;
     const char *c_name;
-    int first_opset;
+    const char *attribute;
+    int versions[VERSIONS_MAX]; /* ascending; 0 after the last */
 } op_names;
 
+#define CLG_OP_UNPAREN_(...) __VA_ARGS__
 static const op_names op_rows[] = {
-#define CLG_OP_NAMES_(ID, value, name, op_type, opset, attribute)             \
-    [value] = {op_type, #name, opset},
+#define CLG_OP_NAMES_(ID, value, name, op_type, versions, attribute)          \
+    [value] = {op_type, #name, #attribute, {CLG_OP_UNPAREN_ versions}},
     CLG_OP_TABLE(CLG_OP_NAMES_)
 #undef CLG_OP_NAMES_
 };
@@ -28,7 +33,7 @@ static const op_names op_rows[] = {
 /* Each row's descriptor, clg_<name>_desc: a row without one does not
  * link. */
 static const clg_op_desc *const op_descs[] = {
-#define CLG_OP_DESC_(ID, value, name, op_type, opset, attribute)              \
+#define CLG_OP_DESC_(ID, value, name, op_type, versions, attribute)           \
     [value] = &clg_##name##_desc,
     CLG_OP_TABLE(CLG_OP_DESC_)
 #undef CLG_OP_DESC_
@@ -73,7 +78,21 @@ const char *clg_op_word(clg_op op)
 
 int clg_op_first_opset(clg_op op)
 {
-    return known(op) ? op_rows[op].first_opset : 0;
+    return known(op) ? op_rows[op].versions[0] : 0;
+}
+
+int clg_op_version(clg_op op, int64_t opset)
+{
+    int version = 0;
+    for (size_t i = 0; known(op) && i < VERSIONS_MAX; i++)
+        if (op_rows[op].versions[i] > 0 && op_rows[op].versions[i] <= opset)
+            version = op_rows[op].versions[i];
+    return version;
+}
+
+const char *clg_op_attribute(clg_op op)
+{
+    return known(op) ? op_rows[op].attribute : "unknown";
 }
 
 /* "Gather (gather) 0, GatherElements (gather-elements) 1" into buf. */
@@ -247,7 +266,7 @@ static clg_call named_call(clg_op op, const clg_call_options *options)
  * section 9), each `clg_<op>...(...)` the generic call with that
  * operator and its attribute. */
 /* clang-format off */
-#define CLG_OP_DEFINE_(ID, value, name, op_type, opset, attribute)            \
+#define CLG_OP_DEFINE_(ID, value, name, op_type, versions, attribute)         \
 clg_status clg_##name##_ex(clg_context *ctx, const clg_tensor *data,          \
                            const clg_tensor *indices, int64_t attribute,      \
                            const clg_tensor *output,                          \

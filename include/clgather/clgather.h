@@ -727,7 +727,7 @@ CLG_API clg_status clg_check_indices(clg_context *ctx,
  * 5. Operators
  * ==================================================================== */
 
-/** The one table of operators: X(ID, value, name, op_type, first_opset,
+/** The one table of operators: X(ID, value, name, op_type, versions,
  *  attribute), where
  *  - ID gives the enum value CLG_OP_<ID>;
  *  - value is its number, the row's position from 0 (pinned: operators
@@ -736,10 +736,13 @@ CLG_API clg_status clg_check_indices(clg_context *ctx,
  *    ... (section 9) and, with each '_' written '-', the tool's word for
  *    it (clg_op_word, e.g. "gather-elements");
  *  - op_type is its ONNX op_type (clg_op_name);
- *  - first_opset is the first opset of the ONNX default domain that has
- *    it (clg_op_first_opset);
+ *  - versions are the opsets of the ONNX default domain in which its
+ *    page changed, in parentheses: the first is the first opset that has
+ *    it (clg_op_first_opset); clg_op_version gives the one an opset
+ *    selects;
  *  - attribute is its int64 attribute: the clg_call field that the named
- *    functions take as their fourth argument.
+ *    functions take as their fourth argument, and its ONNX name
+ *    (clg_op_attribute).
  *  With r the rank of data, q that of indices, s = data.shape[axis] and
  *  norm(v) = v < 0 ? v + s : v, each index value lies in [-s, s-1] (for
  *  every opset, Gather-1 included; negative counts from the end) unless
@@ -766,10 +769,10 @@ CLG_API clg_status clg_check_indices(clg_context *ctx,
  *  enqueued call's own are released once its kernels are done
  *  (docs/design.md, "Kernels"). */
 #define CLG_OP_TABLE(X)                                                       \
-    X(GATHER, 0, gather, "Gather", 1, axis)                                   \
-    X(GATHER_ELEMENTS, 1, gather_elements, "GatherElements", 11, axis)
+    X(GATHER, 0, gather, "Gather", (1, 11, 13), axis)                         \
+    X(GATHER_ELEMENTS, 1, gather_elements, "GatherElements", (11, 13), axis)
 
-#define CLG_OP_ENUM_ENTRY_(ID, value, name, op_type, opset, attribute)        \
+#define CLG_OP_ENUM_ENTRY_(ID, value, name, op_type, versions, attribute)     \
     CLG_OP_##ID = value,
 /** The operators, numbered as CLG_OP_TABLE's rows. */
 typedef enum clg_op { CLG_OP_TABLE(CLG_OP_ENUM_ENTRY_) } clg_op;
@@ -801,6 +804,17 @@ CLG_API clg_status clg_op_parse(const char *text, clg_op *op);
  *  for Gather, 11 for GatherElements); 0 for a value outside
  *  CLG_OP_TABLE. */
 CLG_API int clg_op_first_opset(clg_op op);
+
+/** The version of the operator that a model importing `opset` of the
+ *  ONNX default domain runs: the largest of its versions (CLG_OP_TABLE)
+ *  not above opset, e.g. 11 for Gather at opset 12; 0 when opset is below
+ *  its first or op is outside CLG_OP_TABLE. */
+CLG_API int clg_op_version(clg_op op, int64_t opset);
+
+/** The ONNX name of the operator's int64 attribute (CLG_OP_TABLE), e.g.
+ *  "axis". Static, never NULL; "unknown" for a value outside
+ *  CLG_OP_TABLE. */
+CLG_API const char *clg_op_attribute(clg_op op);
 
 /** The out-of-range modes: X(name, value, word), the value pinned (0, the
  *  default, is raise), the word the one the tool's --oob takes. With s =
@@ -1443,7 +1457,7 @@ CLG_API clg_status clg_warm_up_cl(clg_context *ctx, const clg_call *call,
  *  clg_gather_elements_output_shape. The host-memory and device-buffer
  *  forms take clg_tensor and clg_cl_tensor descriptors as the generic
  *  calls do. */
-#define CLG_OP_DECLARE_(ID, value, name, op_type, opset, attribute)           \
+#define CLG_OP_DECLARE_(ID, value, name, op_type, versions, attribute)        \
     CLG_API clg_status clg_##name(clg_context *ctx, const clg_tensor *data,   \
                                   const clg_tensor *indices,                  \
                                   int64_t attribute,                          \

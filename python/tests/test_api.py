@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import clgather
-from clgather import _context, _errors, _lib
+from clgather import _context, _errors, _host, _lib
 
 DATA = np.arange(12, dtype=np.float32).reshape(3, 4)
 
@@ -107,6 +107,25 @@ def test_oob_modes_are_the_librarys():
         assert _lib.text(_lib.lib.clg_oob_mode_name(value)) == word
     assert _lib.text(_lib.lib.clg_oob_mode_name(4)) == "unknown"
     assert ctypes.sizeof(_lib.CallOptions) == ctypes.sizeof(ctypes.c_int)
+
+
+def test_operators_are_the_librarys():
+    # The binding asks the library for its operator table and its call
+    # layout; it mirrors neither.
+    assert _lib.HAS_CALLS
+    assert _lib.operators() == {"Gather": 0, "GatherElements": 1}
+    assert _host.op_code("gather") == 0
+    assert _host.op_code("gather_elements") == 1
+    assert ctypes.sizeof(_lib.Call) == 24
+    with pytest.raises(clgather.InvalidArgumentError):
+        _host.op_code("gather_nd")
+    # Each generic call answers as the named function it stands for.
+    idx = np.array([[0, 2], [1, 0]], np.int64)
+    want = np.take_along_axis(DATA[:2], idx, axis=1)
+    assert clgather.reference.gather_elements(DATA[:2], idx, 1).tolist() \
+        == want.tolist()
+    assert clgather.gather_elements(DATA[:2], idx, 1).tolist() == \
+        want.tolist()
 
 
 # Index values around and far outside [-3, 2] on axis 0 of DATA (3 rows),

@@ -493,7 +493,7 @@ static void test_model_gather(void **state)
     kit_init(&k);
     clg_onnx_model_init(&m);
     kit_ok(&k, &m);
-    assert_int_equal(m.op, CLG_ONNX_OP_GATHER);
+    assert_int_equal(m.op, CLG_OP_GATHER);
     assert_string_equal(m.op_type, "Gather");
     assert_int_equal(m.opset, 13);
     assert_int_equal(m.op_version, 13);
@@ -520,7 +520,7 @@ static void test_model_gather(void **state)
     k.node.op_type = "GatherElements";
     k.opset.version = 11;
     kit_ok(&k, &m);
-    assert_int_equal(m.op, CLG_ONNX_OP_GATHER_ELEMENTS);
+    assert_int_equal(m.op, CLG_OP_GATHER_ELEMENTS);
     assert_int_equal(m.op_version, 11);
     clg_onnx_model_free(&m);
 }

@@ -328,18 +328,13 @@ int64_t clg_test_index_at(const clg_tensor *t, int64_t i)
 
 /* ------------------------------------------------------------ oracle */
 
-const char *clg_test_op_name(clg_test_op op)
-{
-    return op == CLG_TEST_GATHER ? "Gather" : "GatherElements";
-}
-
-size_t clg_test_output_shape(clg_test_op op, const clg_tensor *data,
+size_t clg_test_output_shape(clg_op op, const clg_tensor *data,
                              const clg_tensor *indices, int64_t axis,
                              int64_t *shape)
 {
     size_t r = data->rank;
     size_t a = (size_t)(axis < 0 ? axis + (int64_t)r : axis);
-    if (op == CLG_TEST_GATHER_ELEMENTS) {
+    if (op == CLG_OP_GATHER_ELEMENTS) {
         for (size_t d = 0; d < indices->rank; d++) {
             shape[d] = indices->shape[d];
         }
@@ -385,7 +380,7 @@ static int next_index(int64_t *mi, const int64_t *shape, size_t rank)
     return 0;
 }
 
-clg_status clg_test_oracle(clg_test_op op, const clg_tensor *data,
+clg_status clg_test_oracle(clg_op op, const clg_tensor *data,
                            const clg_tensor *indices, int64_t axis, void *out,
                            clg_test_bad_index *bad)
 {
@@ -429,7 +424,7 @@ clg_status clg_test_oracle(clg_test_op op, const clg_tensor *data,
     int64_t pos = 0;
     do {
         int64_t off = 0;
-        if (op == CLG_TEST_GATHER) {
+        if (op == CLG_OP_GATHER) {
             /* out[o..., i..., k...] = data[o..., norm(idx[i...]), k...] */
             int64_t ilin = 0;
             for (size_t d = 0; d < q; d++) {
@@ -459,17 +454,17 @@ clg_status clg_test_oracle(clg_test_op op, const clg_tensor *data,
     return CLG_STATUS_OK;
 }
 
-clg_status clg_test_call(clg_test_op op, clg_context *ctx, int reference,
+clg_status clg_test_call(clg_op op, clg_context *ctx, int reference,
                          const clg_tensor *data, const clg_tensor *indices,
                          int64_t axis, const clg_tensor *output)
 {
     if (reference) {
-        return op == CLG_TEST_GATHER
+        return op == CLG_OP_GATHER
                    ? clg_reference_gather(ctx, data, indices, axis, output)
                    : clg_reference_gather_elements(ctx, data, indices, axis,
                                                    output);
     }
-    return op == CLG_TEST_GATHER
+    return op == CLG_OP_GATHER
                ? clg_gather(ctx, data, indices, axis, output)
                : clg_gather_elements(ctx, data, indices, axis, output);
 }

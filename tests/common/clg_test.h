@@ -133,12 +133,7 @@ int64_t clg_test_index_at(const clg_tensor *t, int64_t i);
 
 /* ------------------------------------------------------------ oracle */
 
-typedef enum clg_test_op {
-    CLG_TEST_GATHER = 0,
-    CLG_TEST_GATHER_ELEMENTS = 1
-} clg_test_op;
-
-const char *clg_test_op_name(clg_test_op op);
+/* The operators are the library's clg_op (CLG_OP_TABLE). */
 
 /* The position index value v selects on an axis of size s > 0 under an
  * out-of-range mode, or -1 for none, straight from the formulas of the
@@ -155,19 +150,19 @@ typedef struct clg_test_bad_index {
 } clg_test_bad_index;
 
 /* Output shape of an op on valid inputs (axis in range). Returns the rank. */
-size_t clg_test_output_shape(clg_test_op op, const clg_tensor *data,
+size_t clg_test_output_shape(clg_op op, const clg_tensor *data,
                              const clg_tensor *indices, int64_t axis,
                              int64_t *shape);
 
 /* Naive op on inputs whose shapes, dtypes and axis are valid: returns OK
  * and writes the output (count(output) * size bytes into out), or returns
  * INDEX_OUT_OF_RANGE, fills *bad and writes nothing. */
-clg_status clg_test_oracle(clg_test_op op, const clg_tensor *data,
+clg_status clg_test_oracle(clg_op op, const clg_tensor *data,
                            const clg_tensor *indices, int64_t axis, void *out,
                            clg_test_bad_index *bad);
 
 /* Calls the library: device (ctx non-NULL, reference 0), reference. */
-clg_status clg_test_call(clg_test_op op, clg_context *ctx, int reference,
+clg_status clg_test_call(clg_op op, clg_context *ctx, int reference,
                          const clg_tensor *data, const clg_tensor *indices,
                          int64_t axis, const clg_tensor *output);
 

@@ -15,7 +15,7 @@
  * fits, with INT32 indices too. */
 typedef struct clg_test_case {
     const char *name;
-    clg_test_op op;
+    clg_op op;
     clg_dtype dtype;
     size_t rank;
     const int64_t *shape;
@@ -51,7 +51,7 @@ typedef enum clg_test_mutation {
  * Data elements are filled with a byte pattern; index values as listed. */
 typedef struct clg_test_error_case {
     const char *name;
-    clg_test_op op;
+    clg_op op;
     clg_dtype dtype;
     size_t rank;
     const int64_t *shape;

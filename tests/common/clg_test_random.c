@@ -29,7 +29,7 @@ static size_t misalign_for(clg_test_rng *rng, size_t elem)
 void clg_test_random_spec(clg_test_rng *rng, size_t i, clg_test_spec *spec)
 {
     memset(spec, 0, sizeof *spec);
-    spec->op = (clg_test_op)(i % 2);
+    spec->op = (clg_op)(i % 2);
     spec->dtype = clg_test_all_dtypes[(i / 2) % 16];
     spec->idx_dtype = (i / 32) % 2 ? CLG_DTYPE_INT32 : CLG_DTYPE_INT64;
     size_t r = 1 + (i / 64) % 8;
@@ -44,7 +44,7 @@ void clg_test_random_spec(clg_test_rng *rng, size_t i, clg_test_spec *spec)
     size_t a = (size_t)(spec->axis < 0 ? spec->axis + (int64_t)r : spec->axis);
     int64_t s = spec->shape[a];
 
-    if (spec->op == CLG_TEST_GATHER) {
+    if (spec->op == CLG_OP_GATHER) {
         size_t q = rng_range(rng, 0, 4) == 0 ? 0
                                              : (size_t)rng_range(rng, 1, 3);
         spec->idx_rank = q;
@@ -270,7 +270,7 @@ void clg_test_random_case_make(clg_test_rng *rng, const clg_test_spec *spec,
     snprintf(rc->desc, sizeof rc->desc,
              "%s %s data %s axis %" PRId64 ", %s indices %s -> %s; offsets "
              "data %zu indices %zu output %zu; %d bad index value(s)",
-             clg_test_op_name(spec->op), clg_dtype_name(spec->dtype),
+             clg_op_name(spec->op), clg_dtype_name(spec->dtype),
              clg_test_shape_str(spec->shape, r, ds, sizeof ds), spec->axis,
              clg_dtype_name(spec->idx_dtype),
              clg_test_shape_str(spec->idx_shape, spec->idx_rank, is,

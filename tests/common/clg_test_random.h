@@ -14,7 +14,7 @@
 #define CLG_TEST_RANDOM_MAX_RANK 8
 
 typedef struct clg_test_spec {
-    clg_test_op op;
+    clg_op op;
     clg_dtype dtype;
     clg_dtype idx_dtype;
     size_t rank;

@@ -21,7 +21,7 @@ static void run_variant(clg_context *ctx, clg_test_rng *rng, size_t v)
                                        CLG_DTYPE_COMPLEX128, CLG_DTYPE_STRING};
     clg_test_spec spec;
     memset(&spec, 0, sizeof spec);
-    spec.op = (clg_test_op)(v % 2);
+    spec.op = (clg_op)(v % 2);
     spec.dtype = widths[(v / 2) % CLG_TEST_ARRAY_LEN(widths)];
     spec.idx_dtype = (v / 12) % 2 ? CLG_DTYPE_INT32 : CLG_DTYPE_INT64;
     spec.rank = 3;
@@ -29,7 +29,7 @@ static void run_variant(clg_context *ctx, clg_test_rng *rng, size_t v)
     spec.shape[1] = 4;
     spec.shape[2] = (v / 24) % 2 ? 16 : 5;
     spec.axis = (int64_t)(v % 3) - 1; /* -1, 0, 1 */
-    if (spec.op == CLG_TEST_GATHER) {
+    if (spec.op == CLG_OP_GATHER) {
         spec.idx_rank = 2;
         spec.idx_shape[0] = 2;
         spec.idx_shape[1] = 3;

@@ -55,7 +55,7 @@ static void check_cl(clg_context *ctx, clg_test_random_case *rc)
     clg_cl_tensor cd = {spec->dtype, spec->rank, spec->shape, d};
     clg_cl_tensor ci = {spec->idx_dtype, spec->idx_rank, spec->idx_shape, i};
     clg_cl_tensor co = {spec->dtype, rc->out_rank, rc->out_shape, o};
-    clg_status st = spec->op == CLG_TEST_GATHER
+    clg_status st = spec->op == CLG_OP_GATHER
                         ? clg_gather_cl(ctx, &cd, &ci, spec->axis, &co)
                         : clg_gather_elements_cl(ctx, &cd, &ci, spec->axis,
                                                  &co);

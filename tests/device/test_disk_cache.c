@@ -126,7 +126,7 @@ static const clg_dtype variant_index[VARIANTS] = {CLG_DTYPE_INT64,
 
 /* Runs variant v of `op` on ctx and compares it with the reference;
  * returns 0 when the call succeeded with the reference's bytes. */
-static int run_variant(clg_context *ctx, clg_test_op op, int v)
+static int run_variant(clg_context *ctx, clg_op op, int v)
 {
     static const int64_t dshape[2] = {4, 8}, gshape[1] = {3};
     static const int64_t eshape[2] = {3, 8};
@@ -140,7 +140,7 @@ static int run_variant(clg_context *ctx, clg_test_op op, int v)
         idx32[k] = (int32_t)(idx[k] = (k * 5) % 4 - (k % 3 == 0 ? 4 : 0));
     void *ip = variant_index[v] == CLG_DTYPE_INT64 ? (void *)idx : idx32;
     clg_tensor d = {variant_dtype[v], 2, dshape, data};
-    clg_tensor i = op == CLG_TEST_GATHER
+    clg_tensor i = op == CLG_OP_GATHER
                        ? (clg_tensor){variant_index[v], 1, gshape, ip}
                        : (clg_tensor){variant_index[v], 2, eshape, ip};
     clg_tensor o = {variant_dtype[v], 2, oshape, out}; /* both: [3, 8] */
@@ -169,7 +169,7 @@ static clg_cache_info run_new(const char *dir, int v)
     clg_cache_info info;
     clg_context *ctx = context_on(dir);
     clg_test_set_case("variant %d in a new context on %s", v, dir);
-    assert_int_equal(run_variant(ctx, CLG_TEST_GATHER, v), 0);
+    assert_int_equal(run_variant(ctx, CLG_OP_GATHER, v), 0);
     CLG_ASSERT_OK(ctx, clg_context_cache_info(ctx, &info));
     clg_context_destroy(ctx);
     return info;
@@ -182,7 +182,7 @@ static clg_cache_info run_why(const char *dir, int v, char *why, size_t cap)
     clg_cache_info info;
     clg_context *ctx = context_on(dir);
     clg_test_set_case("variant %d in a new context on %s", v, dir);
-    assert_int_equal(run_variant(ctx, CLG_TEST_GATHER, v), 0);
+    assert_int_equal(run_variant(ctx, CLG_OP_GATHER, v), 0);
     CLG_ASSERT_OK(ctx, clg_context_cache_info(ctx, &info));
     snprintf(why, cap, "%s", clg_context_cache_refusal(ctx));
     clg_context_destroy(ctx);
@@ -416,14 +416,14 @@ static void test_switches(void **state)
     CLG_ASSERT_OK(ctx, clg_context_cache_info(ctx, &info));
     assert_int_equal(info.enabled, 0);
     assert_string_equal(info.directory, "");
-    assert_int_equal(run_variant(ctx, CLG_TEST_GATHER, 0), 0);
+    assert_int_equal(run_variant(ctx, CLG_OP_GATHER, 0), 0);
     CLG_ASSERT_OK(ctx, clg_context_cache_info(ctx, &info));
     assert_counts(&info, 0, 0, 0);
     assert_int_equal(count_files(dir, ""), 0);
     /* The API overrides the environment, both ways. */
     CLG_ASSERT_OK(ctx, clg_context_set_cache_dir(ctx, dir));
     CLG_ASSERT_OK(ctx, clg_context_set_cache_max(ctx, 1 << 30));
-    assert_int_equal(run_variant(ctx, CLG_TEST_GATHER, 3), 0);
+    assert_int_equal(run_variant(ctx, CLG_OP_GATHER, 3), 0);
     CLG_ASSERT_OK(ctx, clg_context_cache_info(ctx, &info));
     assert_int_equal(info.enabled, 1);
     assert_int_equal(info.max_bytes, 1 << 30);
@@ -547,7 +547,7 @@ static void test_full_disk(void **state)
     assert_int_equal(removed, n);
     clg_context *ctx = context_on(NULL);
     CLG_ASSERT_OK(ctx, clg_context_set_cache_dir(ctx, NULL));
-    assert_int_equal(run_variant(ctx, CLG_TEST_GATHER, 3), 0);
+    assert_int_equal(run_variant(ctx, CLG_OP_GATHER, 3), 0);
     CLG_ASSERT_OK(ctx, clg_context_set_cache_dir(ctx, dir));
     assert_true(ctx->program_count >= 1);
     assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
@@ -569,7 +569,7 @@ static void test_full_disk(void **state)
     assert_int_equal(full.stores, 1);
     assert_int_equal(count_files(dir, ""), 1);
     /* Calls still succeed on the context. */
-    assert_int_equal(run_variant(ctx, CLG_TEST_GATHER, 3), 0);
+    assert_int_equal(run_variant(ctx, CLG_OP_GATHER, 3), 0);
     clg_context_destroy(ctx);
     remove_dir(dir);
 }
@@ -780,7 +780,7 @@ static void test_fifo_at_entry_does_not_block(void **state)
     assert_int_equal(mkfifo(path, 0600), 0);
     clg_context *ctx = context_on(dir);
     CLG_ASSERT_OK(ctx, clg_context_set_cache_max(ctx, 1));
-    assert_int_equal(run_variant(ctx, CLG_TEST_GATHER, 3), 0);
+    assert_int_equal(run_variant(ctx, CLG_OP_GATHER, 3), 0);
     clg_context_destroy(ctx);
     run_new(dir, 2);
     CLG_ASSERT_OK(NULL, clg_cache_clear(dir, &removed));
@@ -869,7 +869,7 @@ static void test_foreign_files_survive(void **state)
     /* A store with a cap of 1 byte evicts every entry. */
     clg_context *ctx = context_on(dir);
     CLG_ASSERT_OK(ctx, clg_context_set_cache_max(ctx, 1));
-    assert_int_equal(run_variant(ctx, CLG_TEST_GATHER, 3), 0);
+    assert_int_equal(run_variant(ctx, CLG_OP_GATHER, 3), 0);
     clg_context_destroy(ctx);
     assert_int_equal(count_files(dir, ""), 3);
     for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(foreign); k++)
@@ -964,7 +964,7 @@ static int as_user(const char *dir, const char *home, const char *hits,
     }
     if (clg_context_create(&ctx, NULL) != CLG_STATUS_OK ||
         clg_context_set_cache_dir(ctx, dir) != CLG_STATUS_OK ||
-        run_variant(ctx, CLG_TEST_GATHER, 0) != 0 ||
+        run_variant(ctx, CLG_OP_GATHER, 0) != 0 ||
         clg_context_cache_info(ctx, &info) != CLG_STATUS_OK) {
         fprintf(stderr, "as uid %d: the call failed: %s\n", OTHER_UID,
                 clg_context_last_error(ctx));
@@ -1061,7 +1061,7 @@ static void *fill_thread(void *p)
     }
     for (int k = 0; k < 2 * VARIANTS; k++) {
         int j = (k + a->thread) % (2 * VARIANTS);
-        a->failures += run_variant(ctx, (clg_test_op)(j % 2), j / 2);
+        a->failures += run_variant(ctx, (clg_op)(j % 2), j / 2);
     }
     clg_context_destroy(ctx);
     return NULL;
@@ -1134,7 +1134,7 @@ static void test_two_processes_fill_one_folder(void **state)
     clg_context *ctx = context_on(dir);
     clg_cache_info info;
     for (int j = 0; j < 2 * VARIANTS; j++)
-        assert_int_equal(run_variant(ctx, (clg_test_op)(j % 2), j / 2), 0);
+        assert_int_equal(run_variant(ctx, (clg_op)(j % 2), j / 2), 0);
     CLG_ASSERT_OK(ctx, clg_context_cache_info(ctx, &info));
     assert_counts(&info, count, 0, 0);
     clg_context_destroy(ctx);
@@ -1199,7 +1199,7 @@ static void test_cap_evicts_least_recently_used(void **state)
      * recently used, goes; nothing else. */
     clg_context *ctx = context_on(dir);
     CLG_ASSERT_OK(ctx, clg_context_set_cache_max(ctx, total + bytes[3] - 1));
-    assert_int_equal(run_variant(ctx, CLG_TEST_GATHER, 3), 0);
+    assert_int_equal(run_variant(ctx, CLG_OP_GATHER, 3), 0);
     clg_context_destroy(ctx);
     size_t m = list(dir, e3);
     for (int v = 0; v < VARIANTS; v++)
@@ -1212,7 +1212,7 @@ static void test_cap_evicts_least_recently_used(void **state)
     /* A cap below one entry keeps none. */
     ctx = context_on(dir);
     CLG_ASSERT_OK(ctx, clg_context_set_cache_max(ctx, 1));
-    assert_int_equal(run_variant(ctx, CLG_TEST_GATHER_ELEMENTS, 0), 0);
+    assert_int_equal(run_variant(ctx, CLG_OP_GATHER_ELEMENTS, 0), 0);
     clg_context_destroy(ctx);
     assert_int_equal(count_files(dir, ""), 0);
     remove_dir(dir);
@@ -1233,7 +1233,7 @@ static size_t kernels_built(const clg_context *ctx)
  * (GatherElements: indices [rows, cols]), CLGATHER_MAX_ALLOC when split. */
 typedef struct warm_case {
     const char *name;
-    clg_test_op op;
+    clg_op op;
     int64_t rows, cols, n;
     const char *max_alloc;
 } warm_case;
@@ -1242,7 +1242,7 @@ static clg_status warm_up(const warm_case *c, clg_context *ctx,
                           const clg_tensor *d, const clg_tensor *i,
                           const clg_tensor *o, const clg_call_options *opt)
 {
-    return c->op == CLG_TEST_GATHER
+    return c->op == CLG_OP_GATHER
                ? clg_warm_up_gather_ex(ctx, d, i, 0, o, opt)
                : clg_warm_up_gather_elements_ex(ctx, d, i, 0, o, opt);
 }
@@ -1251,7 +1251,7 @@ static clg_status call_host(const warm_case *c, clg_context *ctx,
                             const clg_tensor *d, const clg_tensor *i,
                             const clg_tensor *o, const clg_call_options *opt)
 {
-    return c->op == CLG_TEST_GATHER
+    return c->op == CLG_OP_GATHER
                ? clg_gather_ex(ctx, d, i, 0, o, opt)
                : clg_gather_elements_ex(ctx, d, i, 0, o, opt);
 }
@@ -1265,8 +1265,8 @@ static void warm_one(const warm_case *c, clg_oob_mode mode, const char *dir)
     clg_context *ctx = NULL;
     clg_call_options opt = {.oob = mode};
     int64_t dshape[2] = {c->rows, c->cols};
-    int64_t ishape[2] = {c->op == CLG_TEST_GATHER ? c->n : c->rows, c->cols};
-    size_t irank = c->op == CLG_TEST_GATHER ? 1 : 2;
+    int64_t ishape[2] = {c->op == CLG_OP_GATHER ? c->n : c->rows, c->cols};
+    size_t irank = c->op == CLG_OP_GATHER ? 1 : 2;
     int64_t icount = irank == 1 ? ishape[0] : ishape[0] * ishape[1];
     int64_t oshape[2] = {ishape[0], c->cols};
     size_t dcount = (size_t)(c->rows * c->cols),
@@ -1296,7 +1296,7 @@ static void warm_one(const warm_case *c, clg_oob_mode mode, const char *dir)
     assert_true(built >= 2);
     CLG_ASSERT_OK(ctx, call_host(c, ctx, &d, &i, &o, &opt));
     CLG_ASSERT_OK(NULL,
-                  c->op == CLG_TEST_GATHER
+                  c->op == CLG_OP_GATHER
                       ? clg_reference_gather_ex(NULL, &d, &i, 0, &r, &opt)
                       : clg_reference_gather_elements_ex(NULL, &d, &i, 0, &r,
                                                          &opt));
@@ -1318,7 +1318,7 @@ static void warm_one(const warm_case *c, clg_oob_mode mode, const char *dir)
     clg_cl_tensor I = {CLG_DTYPE_INT64, irank, ishape, NULL};
     clg_cl_tensor O = {CLG_DTYPE_FLOAT, 2, oshape, bo};
     CLG_ASSERT_OK(ctx,
-                  c->op == CLG_TEST_GATHER
+                  c->op == CLG_OP_GATHER
                       ? clg_warm_up_gather_cl_ex(ctx, &D, &I, 0, NULL, &opt)
                       : clg_warm_up_gather_elements_cl_ex(ctx, &D, &I, 0, NULL,
                                                           &opt));
@@ -1326,7 +1326,7 @@ static void warm_one(const warm_case *c, clg_oob_mode mode, const char *dir)
     D.buffer = bd;
     I.buffer = bi;
     CLG_ASSERT_OK(ctx,
-                  c->op == CLG_TEST_GATHER
+                  c->op == CLG_OP_GATHER
                       ? clg_gather_cl_ex(ctx, &D, &I, 0, &O, &opt)
                       : clg_gather_elements_cl_ex(ctx, &D, &I, 0, &O, &opt));
     assert_int_equal(kernels_built(ctx), built);
@@ -1358,12 +1358,12 @@ static void test_warm_up_builds_every_kernel(void **state)
 {
     (void)state;
     static const warm_case cases[] = {
-        {"Gather, small", CLG_TEST_GATHER, 40, 16, 10, NULL},
+        {"Gather, small", CLG_OP_GATHER, 40, 16, 10, NULL},
         {"Gather, 100000 indices (check kernel, normalising pass)",
-         CLG_TEST_GATHER, 300, 4, 100000, NULL},
-        {"GatherElements", CLG_TEST_GATHER_ELEMENTS, 30, 20, 0, NULL},
-        {"Gather, split into pieces", CLG_TEST_GATHER, 40, 7, 40, "1024"},
-        {"GatherElements, split into pieces", CLG_TEST_GATHER_ELEMENTS, 16, 20,
+         CLG_OP_GATHER, 300, 4, 100000, NULL},
+        {"GatherElements", CLG_OP_GATHER_ELEMENTS, 30, 20, 0, NULL},
+        {"Gather, split into pieces", CLG_OP_GATHER, 40, 7, 40, "1024"},
+        {"GatherElements, split into pieces", CLG_OP_GATHER_ELEMENTS, 16, 20,
          0, "1024"},
     };
     char dir[512];

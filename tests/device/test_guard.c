@@ -246,7 +246,7 @@ static void guarded_check_slack(const guarded *g, const char *what)
 
 /* A call's dtypes and shapes. */
 typedef struct shape_case {
-    clg_test_op op;
+    clg_op op;
     clg_dtype dtype;
     size_t rank;
     int64_t shape[MAX_DIMS];
@@ -279,7 +279,7 @@ static size_t data_bytes_of(const shape_case *sc)
 static size_t out_bytes_of(const shape_case *sc)
 {
     int64_t n = clg_test_count(sc->idx_shape, sc->idx_rank);
-    if (sc->op == CLG_TEST_GATHER) {
+    if (sc->op == CLG_OP_GATHER) {
         for (size_t d = 0; d < sc->rank; d++) {
             n *= d == axis_of(sc) ? 1 : sc->shape[d];
         }
@@ -290,7 +290,7 @@ static size_t out_bytes_of(const shape_case *sc)
 /* Data dims 1..4 (the axis 1..5); Gather indices of rank n % 3;
  * GatherElements indices ragged on every odd n (where the rank is above
  * 1). */
-static void random_shape(clg_test_rng *rng, clg_test_op op, clg_dtype dtype,
+static void random_shape(clg_test_rng *rng, clg_op op, clg_dtype dtype,
                          size_t rank, int64_t axis, size_t n, shape_case *sc)
 {
     memset(sc, 0, sizeof *sc);
@@ -304,7 +304,7 @@ static void random_shape(clg_test_rng *rng, clg_test_op op, clg_dtype dtype,
         sc->shape[d] = clg_test_rng_range(rng, 1, 4);
     }
     sc->shape[a] = clg_test_rng_range(rng, 1, 5);
-    if (op == CLG_TEST_GATHER) {
+    if (op == CLG_OP_GATHER) {
         sc->idx_rank = n % 3;
         for (size_t d = 0; d < sc->idx_rank; d++) {
             sc->idx_shape[d] = clg_test_rng_range(rng, 1, 4);
@@ -333,7 +333,7 @@ static void random_shape(clg_test_rng *rng, clg_test_op op, clg_dtype dtype,
 static void grow_for_split(clg_test_rng *rng, shape_case *sc)
 {
     size_t a = axis_of(sc);
-    int out_fixed = sc->op == CLG_TEST_GATHER && sc->idx_rank == 0 &&
+    int out_fixed = sc->op == CLG_OP_GATHER && sc->idx_rank == 0 &&
                     sc->rank == 1;
     while (data_bytes_of(sc) < SPLIT_MIN ||
            (!out_fixed && out_bytes_of(sc) < SPLIT_MIN)) {
@@ -342,7 +342,7 @@ static void grow_for_split(clg_test_rng *rng, shape_case *sc)
             sc->shape[d] += 1 + sc->shape[d] / 2;
             continue;
         }
-        if (sc->op == CLG_TEST_GATHER) {
+        if (sc->op == CLG_OP_GATHER) {
             if (sc->idx_rank > 0 && (d == a || sc->rank == 1)) {
                 size_t k =
                     (size_t)clg_test_rng_range(rng, 0,
@@ -366,7 +366,7 @@ static void unit_shape(clg_dtype dtype, int64_t k, int64_t outer, int64_t n,
                        int flip, shape_case *sc)
 {
     memset(sc, 0, sizeof *sc);
-    sc->op = CLG_TEST_GATHER;
+    sc->op = CLG_OP_GATHER;
     sc->dtype = dtype;
     sc->rank = 3;
     sc->shape[0] = outer;
@@ -518,7 +518,7 @@ static void describe(const guard_case *gc, path pth)
     snprintf(fault_case, sizeof fault_case,
              "%s [%s], %s, %s data %s axis %" PRId64 ", %s indices %s, "
              "%s; tensors %s; --oob %s (CLG_TEST_SEED=%" PRIu64 ")",
-             path_names[pth], sc->kind, clg_test_op_name(sc->op),
+             path_names[pth], sc->kind, clg_op_name(sc->op),
              clg_dtype_name(sc->dtype),
              clg_test_shape_str(sc->shape, sc->rank, ds, sizeof ds), sc->axis,
              clg_dtype_name(gc->idt),
@@ -531,7 +531,7 @@ static void describe(const guard_case *gc, path pth)
 static clg_status call_host(clg_context *ctx, const guard_case *gc)
 {
     clg_call_options o = {.oob = mode};
-    return gc->sc->op == CLG_TEST_GATHER
+    return gc->sc->op == CLG_OP_GATHER
                ? clg_gather_ex(ctx, &gc->D, &gc->I, gc->sc->axis, &gc->O, &o)
                : clg_gather_elements_ex(ctx, &gc->D, &gc->I, gc->sc->axis,
                                         &gc->O, &o);
@@ -631,7 +631,7 @@ static void run_buffers(clg_context *ctx, guard_case *gc)
     clg_cl_tensor co = {sc->dtype, gc->out_rank, gc->out_shape, o};
     describe(gc, PATH_BUFFERS);
     clg_call_options opt = {.oob = mode};
-    clg_status st = sc->op == CLG_TEST_GATHER
+    clg_status st = sc->op == CLG_OP_GATHER
                         ? clg_gather_cl_ex(ctx, &cd, &ci, sc->axis, &co, &opt)
                         : clg_gather_elements_cl_ex(ctx, &cd, &ci, sc->axis,
                                                     &co, &opt);
@@ -671,7 +671,7 @@ static void expect_reference(clg_context *ctx, guard_case *gc)
     W.data = gc->want;
     clg_test_set_case("reference: %s", fault_case);
     clg_call_options o = {.oob = mode};
-    gc->expect = sc->op == CLG_TEST_GATHER
+    gc->expect = sc->op == CLG_OP_GATHER
                      ? clg_reference_gather_ex(ctx, &gc->D, &gc->I, sc->axis,
                                                &W, &o)
                      : clg_reference_gather_elements_ex(ctx, &gc->D, &gc->I,
@@ -831,16 +831,16 @@ static void run_shape(clg_context *ctx, clg_test_rng *rng,
  * the split path doubled this binary's cold run, to about 4 minutes).
  * GatherElements keeps them all: its variants multiply the unit by the
  * offset lists of ragged shapes. */
-static int split_skips(int split, clg_test_op op, size_t e, size_t turn)
+static int split_skips(int split, clg_op op, size_t e, size_t turn)
 {
-    return split && op == CLG_TEST_GATHER &&
+    return split && op == CLG_OP_GATHER &&
            e != turn % CLG_TEST_ARRAY_LEN(dtypes);
 }
 
 /* Ranks r_lo..r_hi (of 1..4) and every axis, with every element size (on the split path,
  * Gather, and under CLG_TEST_QUICK=1: one size per axis, in turn), each
  * shape random; on the split path grown until the cap cuts it. */
-static void run_rank_axis(clg_context *ctx, clg_test_rng *rng, clg_test_op op,
+static void run_rank_axis(clg_context *ctx, clg_test_rng *rng, clg_op op,
                           const path *paths, size_t npaths, int split,
                           size_t r_lo, size_t r_hi)
 {
@@ -916,7 +916,7 @@ static void run_elements_special(clg_context *ctx, clg_test_rng *rng,
     for (size_t i = 0; i < CLG_TEST_ARRAY_LEN(cases); i++) {
         shape_case sc;
         memset(&sc, 0, sizeof sc);
-        sc.op = CLG_TEST_GATHER_ELEMENTS;
+        sc.op = CLG_OP_GATHER_ELEMENTS;
         sc.dtype = cases[i].dtype;
         sc.rank = sc.idx_rank = cases[i].rank;
         sc.axis = cases[i].axis;
@@ -935,7 +935,7 @@ static void run_many_indices(clg_context *ctx, clg_test_rng *rng,
 {
     shape_case g, e;
     memset(&g, 0, sizeof g);
-    g.op = CLG_TEST_GATHER;
+    g.op = CLG_OP_GATHER;
     g.dtype = CLG_DTYPE_UINT8;
     g.rank = 1;
     g.shape[0] = 5;
@@ -944,7 +944,7 @@ static void run_many_indices(clg_context *ctx, clg_test_rng *rng,
     g.kind = "many indices";
     run_shape(ctx, rng, &g, paths, npaths, max_patterns);
     memset(&e, 0, sizeof e);
-    e.op = CLG_TEST_GATHER_ELEMENTS;
+    e.op = CLG_OP_GATHER_ELEMENTS;
     e.dtype = CLG_DTYPE_FLOAT16;
     e.rank = e.idx_rank = 2;
     e.axis = 0;
@@ -962,14 +962,14 @@ static void run_empty(clg_context *ctx, clg_test_rng *rng, const path *paths,
                       size_t npaths)
 {
     /* clang-format off */
-    static const struct { clg_test_op op; size_t rank, idx_rank;
+    static const struct { clg_op op; size_t rank, idx_rank;
                           int64_t axis, shape[2], idx[2]; } cases[] = {
-        {CLG_TEST_GATHER, 2, 1, 1, {3, 4}, {0}},
-        {CLG_TEST_GATHER, 2, 1, 1, {0, 4}, {3}},
-        {CLG_TEST_GATHER, 2, 1, -1, {3, 0}, {2}},
-        {CLG_TEST_GATHER, 1, 0, 0, {0}, {0}},
-        {CLG_TEST_GATHER_ELEMENTS, 2, 2, 0, {3, 4}, {0, 4}},
-        {CLG_TEST_GATHER_ELEMENTS, 2, 2, 1, {3, 0}, {2, 3}},
+        {CLG_OP_GATHER, 2, 1, 1, {3, 4}, {0}},
+        {CLG_OP_GATHER, 2, 1, 1, {0, 4}, {3}},
+        {CLG_OP_GATHER, 2, 1, -1, {3, 0}, {2}},
+        {CLG_OP_GATHER, 1, 0, 0, {0}, {0}},
+        {CLG_OP_GATHER_ELEMENTS, 2, 2, 0, {3, 4}, {0, 4}},
+        {CLG_OP_GATHER_ELEMENTS, 2, 2, 1, {3, 0}, {2, 3}},
     };
     /* clang-format on */
     for (size_t i = 0; i < CLG_TEST_ARRAY_LEN(cases); i++) {
@@ -999,7 +999,7 @@ static void test_gather(void **state)
     if (!(parts & PART_GATHER))
         return;
     install_fault_handler();
-    run_rank_axis(ctx, &rng, CLG_TEST_GATHER, whole_paths, 2, 0, 1, 3);
+    run_rank_axis(ctx, &rng, CLG_OP_GATHER, whole_paths, 2, 0, 1, 3);
 }
 
 /* Gather, data rank 4 with every axis, and the inner blocks. */
@@ -1010,7 +1010,7 @@ static void test_gather_rank4(void **state)
     if (!(parts & PART_GATHER_RANK4))
         return;
     install_fault_handler();
-    run_rank_axis(ctx, &rng, CLG_TEST_GATHER, whole_paths, 2, 0, 4, 4);
+    run_rank_axis(ctx, &rng, CLG_OP_GATHER, whole_paths, 2, 0, 4, 4);
     run_inner_blocks(ctx, &rng, whole_paths, 2, 0);
 }
 
@@ -1022,8 +1022,7 @@ static void test_gather_elements(void **state)
     if (!(parts & PART_ELEMENTS))
         return;
     install_fault_handler();
-    run_rank_axis(ctx, &rng, CLG_TEST_GATHER_ELEMENTS, whole_paths, 2, 0, 1,
-                  3);
+    run_rank_axis(ctx, &rng, CLG_OP_GATHER_ELEMENTS, whole_paths, 2, 0, 1, 3);
 }
 
 /* GatherElements, data rank 4 with every axis, and the special rows. */
@@ -1034,8 +1033,7 @@ static void test_gather_elements_rank4(void **state)
     if (!(parts & PART_ELEMENTS_RANK4))
         return;
     install_fault_handler();
-    run_rank_axis(ctx, &rng, CLG_TEST_GATHER_ELEMENTS, whole_paths, 2, 0, 4,
-                  4);
+    run_rank_axis(ctx, &rng, CLG_OP_GATHER_ELEMENTS, whole_paths, 2, 0, 4, 4);
     run_elements_special(ctx, &rng, whole_paths, 2);
 }
 
@@ -1072,7 +1070,7 @@ static void test_split_gather(void **state)
         return;
     clg_context *ctx = split_context();
     clg_test_rng rng = {seed ^ 0x5b117};
-    run_rank_axis(ctx, &rng, CLG_TEST_GATHER, split_path, 1, 1, 1, 4);
+    run_rank_axis(ctx, &rng, CLG_OP_GATHER, split_path, 1, 1, 1, 4);
     run_inner_blocks(ctx, &rng, split_path, 1, 1);
     clg_context_destroy(ctx);
 }
@@ -1087,7 +1085,7 @@ static void test_split_elements(void **state)
         return;
     clg_context *ctx = split_context();
     clg_test_rng rng = {seed ^ 0x5b11e};
-    run_rank_axis(ctx, &rng, CLG_TEST_GATHER_ELEMENTS, split_path, 1, 1, 1, 4);
+    run_rank_axis(ctx, &rng, CLG_OP_GATHER_ELEMENTS, split_path, 1, 1, 1, 4);
     run_elements_special(ctx, &rng, split_path, 1);
     run_many_indices(ctx, &rng, split_path, 1, 3);
     run_empty(ctx, &rng, split_path, 1);
@@ -1099,11 +1097,11 @@ static int covered(int p, int op)
 {
     if (p == PATH_SPLIT)
         return (parts & PART_SPLIT_ELEMENTS) ||
-               (op == CLG_TEST_GATHER && (parts & PART_SPLIT_GATHER));
+               (op == CLG_OP_GATHER && (parts & PART_SPLIT_GATHER));
     return (parts & PART_MANY) ||
            (parts &
-            (op == CLG_TEST_GATHER ? PART_GATHER | PART_GATHER_RANK4
-                                   : PART_ELEMENTS | PART_ELEMENTS_RANK4));
+            (op == CLG_OP_GATHER ? PART_GATHER | PART_GATHER_RANK4
+                                 : PART_ELEMENTS | PART_ELEMENTS_RANK4));
 }
 
 /* Reached only if no call faulted: prints the count and checks that every
@@ -1116,8 +1114,8 @@ static void test_summary(void **state)
     for (int p = 0; p < 3; p++) {
         for (int op = 0; op < 2; op++) {
             print_message("%s, %s: %zu calls, %zu of them failing\n",
-                          path_names[p], clg_test_op_name((clg_test_op)op),
-                          calls[p][op], failing[p][op]);
+                          path_names[p], clg_op_name((clg_op)op), calls[p][op],
+                          failing[p][op]);
             if (!covered(p, op)) {
                 assert_int_equal(calls[p][op], 0);
                 continue;

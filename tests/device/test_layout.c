@@ -16,7 +16,7 @@
 #define DEFAULT_SEED UINT64_C(0x1a70075eed)
 
 typedef struct layout {
-    clg_test_op op;
+    clg_op op;
     clg_dtype dtype;
     size_t rank;
     int64_t shape[4];
@@ -25,8 +25,8 @@ typedef struct layout {
     int64_t idx_shape[4];
 } layout;
 
-#define G CLG_TEST_GATHER
-#define GE CLG_TEST_GATHER_ELEMENTS
+#define G CLG_OP_GATHER
+#define GE CLG_OP_GATHER_ELEMENTS
 
 static const layout layouts[] = {
     /* Gather: inner block a multiple of 16 bytes */

@@ -39,9 +39,8 @@ typedef struct fixture {
 
 /* Gather over [outer, s, inner] and GatherElements by coordinates; 0 when
  * raise meets a value out of range (out untouched), else 1. */
-static int oracle(clg_test_op op, const clg_tensor *data,
-                  const clg_tensor *idx, size_t axis, clg_oob_mode mode,
-                  unsigned char *out)
+static int oracle(clg_op op, const clg_tensor *data, const clg_tensor *idx,
+                  size_t axis, clg_oob_mode mode, unsigned char *out)
 {
     size_t es = clg_test_dtype_size(data->dtype);
     int64_t s = data->shape[axis];
@@ -50,7 +49,7 @@ static int oracle(clg_test_op op, const clg_tensor *data,
         if (clg_test_oob_position(clg_test_index_at(idx, j), s, mode) < 0)
             return 0;
     const unsigned char *src = data->data;
-    if (op == CLG_TEST_GATHER) {
+    if (op == CLG_OP_GATHER) {
         int64_t outer = clg_test_count(data->shape, axis);
         int64_t inner = clg_test_count(data->shape + axis + 1,
                                        data->rank - axis - 1);
@@ -91,7 +90,7 @@ static int oracle(clg_test_op op, const clg_tensor *data,
 /* ------------------------------------------------------------ cases */
 
 typedef struct oob_case {
-    clg_test_op op;
+    clg_op op;
     clg_oob_mode mode;
     int64_t axis; /* as passed (may be negative) */
     size_t axis_n;
@@ -122,7 +121,7 @@ static int64_t random_index(clg_test_rng *rng, int64_t s, clg_dtype type,
     return extremes[clg_test_rng_range(rng, 0, 3)];
 }
 
-static void case_make(clg_test_rng *rng, clg_test_op op, clg_oob_mode mode,
+static void case_make(clg_test_rng *rng, clg_op op, clg_oob_mode mode,
                       clg_dtype dtype, clg_dtype itype, oob_case *c)
 {
     memset(c, 0, sizeof *c);
@@ -137,7 +136,7 @@ static void case_make(clg_test_rng *rng, clg_test_op op, clg_oob_mode mode,
                   : (int64_t)c->axis_n - (int64_t)rank;
     for (size_t d = 0; d < rank; d++)
         shape[d] = clg_test_rng_range(rng, 1, d + 1 == rank ? 24 : 6);
-    if (op == CLG_TEST_GATHER) {
+    if (op == CLG_OP_GATHER) {
         irank = (size_t)clg_test_rng_range(rng, 0, 2);
         for (size_t d = 0; d < irank; d++)
             ishape[d] = clg_test_rng_range(rng, 1, 8);
@@ -179,8 +178,7 @@ static void case_make(clg_test_rng *rng, clg_test_op op, clg_oob_mode mode,
     snprintf(c->desc, sizeof c->desc,
              "%s %s data %s %s, indices %s %s, "
              "axis %lld",
-             clg_oob_mode_name(mode), clg_test_op_name(op),
-             clg_dtype_name(dtype),
+             clg_oob_mode_name(mode), clg_op_name(op), clg_dtype_name(dtype),
              clg_test_shape_str(shape, rank, ds, sizeof ds),
              clg_dtype_name(itype),
              clg_test_shape_str(ishape, irank, is, sizeof is),
@@ -202,13 +200,13 @@ static clg_status host_call(clg_context *ctx, const oob_case *c, int ref,
 {
     clg_call_options o = {.oob = c->mode};
     if (ref)
-        return c->op == CLG_TEST_GATHER
+        return c->op == CLG_OP_GATHER
                    ? clg_reference_gather_ex(ctx, &c->data.t, &c->idx.t,
                                              c->axis, out, &o)
                    : clg_reference_gather_elements_ex(ctx, &c->data.t,
                                                       &c->idx.t, c->axis, out,
                                                       &o);
-    return c->op == CLG_TEST_GATHER
+    return c->op == CLG_OP_GATHER
                ? clg_gather_ex(ctx, &c->data.t, &c->idx.t, c->axis, out, &o)
                : clg_gather_elements_ex(ctx, &c->data.t, &c->idx.t, c->axis,
                                         out, &o);
@@ -244,7 +242,7 @@ static void check_device(clg_context *ctx, oob_case *c, int enqueue)
                          clg_test_buffer(ctx, NULL, c->out_bytes)};
     clg_status st;
     if (enqueue) {
-        st = c->op == CLG_TEST_GATHER
+        st = c->op == CLG_OP_GATHER
                  ? clg_enqueue_gather_ex(ctx, NULL, &d, &i, c->axis, &out, 0,
                                          NULL, NULL, &o)
                  : clg_enqueue_gather_elements_ex(ctx, NULL, &d, &i, c->axis,
@@ -252,7 +250,7 @@ static void check_device(clg_context *ctx, oob_case *c, int enqueue)
         CLG_ASSERT_OK(ctx, st);
         st = clg_context_finish(ctx);
     } else {
-        st = c->op == CLG_TEST_GATHER
+        st = c->op == CLG_OP_GATHER
                  ? clg_gather_cl_ex(ctx, &d, &i, c->axis, &out, &o)
                  : clg_gather_elements_cl_ex(ctx, &d, &i, c->axis, &out, &o);
     }
@@ -297,7 +295,7 @@ static void run_cases(fixture *f, clg_test_rng *rng, int per)
                 for (size_t t = 0; t < CLG_TEST_ARRAY_LEN(index_types); t++)
                     for (int k = 0; k < per; k++) {
                         oob_case c;
-                        case_make(rng, (clg_test_op)op, modes[m], widths[w],
+                        case_make(rng, (clg_op)op, modes[m], widths[w],
                                   index_types[t], &c);
                         clg_test_set_case("CLG_TEST_SEED=%" PRIu64 ": %s",
                                           f->seed, c.desc);
@@ -394,7 +392,7 @@ static void test_raise_checks_once(void **state)
     for (size_t k = 0; k < d.bytes; k++)
         ((unsigned char *)d.t.data)[k] = (unsigned char)(k * 29 + 3);
     for (int op = 0; op < 2; op++) {
-        clg_test_op which = op ? CLG_TEST_GATHER_ELEMENTS : CLG_TEST_GATHER;
+        clg_op which = op ? CLG_OP_GATHER_ELEMENTS : CLG_OP_GATHER;
         clg_test_tensor_init(&i, CLG_DTYPE_INT64, op ? 2 : 1,
                              op ? eshape : gshape, 0, 0);
         clg_test_tensor_init(&o, CLG_DTYPE_FLOAT, 2, eshape, 0, 0xEE);

@@ -40,13 +40,13 @@ static void test_device_matches_reference(void **state)
         clg_test_check_random(ctx, 1, &rc);
 
         errors += rc.expect != CLG_STATUS_OK;
-        scalars += spec.op == CLG_TEST_GATHER && spec.idx_rank == 0;
+        scalars += spec.op == CLG_OP_GATHER && spec.idx_rank == 0;
         empties += rc.out_bytes == 0;
         misaligned += spec.data_misalign || spec.idx_misalign ||
                       spec.out_misalign;
         per_rank[spec.rank]++;
         negative_axis += spec.axis < 0;
-        if (spec.op == CLG_TEST_GATHER_ELEMENTS) {
+        if (spec.op == CLG_OP_GATHER_ELEMENTS) {
             for (size_t d = 0; d < spec.rank; d++) {
                 size_t a = (size_t)(spec.axis < 0
                                         ? spec.axis + (int64_t)spec.rank

@@ -261,7 +261,7 @@ static void run_cl(worker *w, const clg_test_random_case *rc, size_t case_no)
     buffers b;
     unsigned char *out = malloc(rc->out_bytes + 1);
     if (out && buffers_make(w, rc, 1, &b)) {
-        clg_status st = s->op == CLG_TEST_GATHER
+        clg_status st = s->op == CLG_OP_GATHER
                             ? clg_gather_cl(w->ctx, &b.d, &b.i, s->axis, &b.o)
                             : clg_gather_elements_cl(w->ctx, &b.d, &b.i,
                                                      s->axis, &b.o);
@@ -316,7 +316,7 @@ static void run_enqueue(worker *w, const clg_test_random_case *rc,
     if (out && buffers_make(w, rc, 0, &b)) {
         nwait = write_inputs(w, rc, &b, wait);
         clg_status st =
-            s->op == CLG_TEST_GATHER
+            s->op == CLG_OP_GATHER
                 ? clg_enqueue_gather(w->ctx, w->queue, &b.d, &b.i, s->axis,
                                      &b.o, nwait, nwait ? wait : NULL, &done)
                 : clg_enqueue_gather_elements(w->ctx, w->queue, &b.d, &b.i,

@@ -67,25 +67,25 @@ typedef struct plan {
     const char *test_plan; /* CLGATHER_TEST_PLAN, or NULL */
     const char *params;    /* CLGATHER_PARAMS, or NULL */
     const char *max_alloc; /* CLGATHER_MAX_ALLOC, or NULL */
-    clg_test_op op;
+    clg_op op;
     int64_t rows, cols, n; /* data [rows, cols]; n index rows */
     int64_t host_rows;     /* rows of the blocking host call's data */
     const char *kernel;    /* part of a kernel name the plan must build */
 } plan;
 
 static const plan plans[] = {
-    {"Gather, one launch", NULL, NULL, NULL, CLG_TEST_GATHER, 50, 12, 33, 50,
+    {"Gather, one launch", NULL, NULL, NULL, CLG_OP_GATHER, 50, 12, 33, 50,
      "clg_gather"},
     /* [40, 1024] on axis 0: packed strips, 4 passes of pack + gather. */
-    {"GatherElements, packed strips", NULL, NULL, NULL,
-     CLG_TEST_GATHER_ELEMENTS, 40, 1024, 40, 40, "clg_pack_strips"},
+    {"GatherElements, packed strips", NULL, NULL, NULL, CLG_OP_GATHER_ELEMENTS,
+     40, 1024, 40, 40, "clg_pack_strips"},
     /* norm=1: outputs of 1 KiB or more take the normalising pass. */
-    {"Gather, normalising pass", NULL, "norm=1", NULL, CLG_TEST_GATHER, 50, 12,
+    {"Gather, normalising pass", NULL, "norm=1", NULL, CLG_OP_GATHER, 50, 12,
      33, 50, "_normed"},
-    {"GatherElements, GPU plan", "gpu", NULL, NULL, CLG_TEST_GATHER_ELEMENTS,
-     20, 30, 20, 20, "clg_gather_elements"},
+    {"GatherElements, GPU plan", "gpu", NULL, NULL, CLG_OP_GATHER_ELEMENTS, 20,
+     30, 20, 20, "clg_gather_elements"},
     /* Buffers of 1 KiB: the host call (64 x 12 floats) runs in pieces. */
-    {"Gather, pieces", NULL, NULL, "1024", CLG_TEST_GATHER, 20, 12, 16, 64,
+    {"Gather, pieces", NULL, NULL, "1024", CLG_OP_GATHER, 20, 12, 16, 64,
      "clg_gather"},
 };
 
@@ -104,7 +104,7 @@ static void on_alarm(int sig)
 
 /* The host tensors of one operation and their expected output. */
 typedef struct tensors {
-    clg_test_op op;
+    clg_op op;
     int64_t dshape[2], ishape[2], oshape[2];
     size_t irank, orank;
     float *data, *want;
@@ -112,17 +112,17 @@ typedef struct tensors {
     size_t dbytes, ibytes, obytes;
 } tensors;
 
-static void tensors_make(tensors *t, clg_test_op op, int64_t rows,
-                         int64_t cols, int64_t n)
+static void tensors_make(tensors *t, clg_op op, int64_t rows, int64_t cols,
+                         int64_t n)
 {
     memset(t, 0, sizeof *t);
     t->op = op;
     t->dshape[0] = rows;
     t->dshape[1] = cols;
-    int64_t icount = op == CLG_TEST_GATHER ? n : n * cols;
+    int64_t icount = op == CLG_OP_GATHER ? n : n * cols;
     t->ishape[0] = n;
     t->ishape[1] = cols;
-    t->irank = op == CLG_TEST_GATHER ? 1 : 2;
+    t->irank = op == CLG_OP_GATHER ? 1 : 2;
     t->oshape[0] = n;
     t->oshape[1] = cols;
     t->orank = 2;
@@ -199,7 +199,7 @@ static clg_status enqueue(clg_context *ctx, cl_command_queue q,
                           const tensors *t, const bufs *b, cl_uint nw,
                           const cl_event *w, cl_event *ev)
 {
-    return t->op == CLG_TEST_GATHER
+    return t->op == CLG_OP_GATHER
                ? clg_enqueue_gather(ctx, q, &b->td, &b->ti, 0, &b->to, nw, w,
                                     ev)
                : clg_enqueue_gather_elements(ctx, q, &b->td, &b->ti, 0, &b->to,
@@ -228,7 +228,7 @@ static void *blocker_run(void *arg)
         clg_tensor ho = {CLG_DTYPE_FLOAT, t->orank, t->oshape, k->out};
         k->st = clg_test_call(t->op, k->ctx, 0, &hd, &hi, 0, &ho);
     } else {
-        k->st = t->op == CLG_TEST_GATHER
+        k->st = t->op == CLG_OP_GATHER
                     ? clg_gather_cl(k->ctx, &k->b.td, &k->b.ti, 0, &k->b.to)
                     : clg_gather_elements_cl(k->ctx, &k->b.td, &k->b.ti, 0,
                                              &k->b.to);

@@ -45,7 +45,7 @@ typedef enum queue_kind {
 typedef struct scenario {
     const char *name;
     path path;
-    clg_test_op op;
+    clg_op op;
     int gpu_plan;          /* CLGATHER_TEST_PLAN=gpu: the copy path on POCL */
     int split;             /* CLGATHER_MAX_ALLOC=1024 */
     int64_t rows, cols, n; /* data [rows, cols]; Gather: n indices */
@@ -59,64 +59,62 @@ typedef struct scenario {
 } scenario;
 
 static const scenario scenarios[] = {
-    {"host, in place", HOST_IN_PLACE, CLG_TEST_GATHER, 0, 0, 64, 16, 10,
+    {"host, in place", HOST_IN_PLACE, CLG_OP_GATHER, 0, 0, 64, 16, 10,
      CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
-    {"host, in place, check kernel", HOST_CHECK_KERNEL,
-     CLG_TEST_GATHER_ELEMENTS, 0, 0, 300, 300, 0, CONTEXT_QUEUE, 0, NULL,
-     CACHE_OFF, CLG_OOB_RAISE},
-    {"host, copied", HOST_COPY, CLG_TEST_GATHER_ELEMENTS, 1, 0, 20, 30, 0,
+    {"host, in place, check kernel", HOST_CHECK_KERNEL, CLG_OP_GATHER_ELEMENTS,
+     0, 0, 300, 300, 0, CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
+    {"host, copied", HOST_COPY, CLG_OP_GATHER_ELEMENTS, 1, 0, 20, 30, 0,
      CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     /* Split with 1 KiB buffers: 2 runs of indices x 2 data windows; 2
      * pieces of rows x 2 data windows. */
-    {"host, split, in place", HOST_SPLIT_IN_PLACE, CLG_TEST_GATHER, 0, 1, 40,
-     7, 40, CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
-    {"host, split, copied", HOST_SPLIT_COPY, CLG_TEST_GATHER_ELEMENTS, 1, 1,
-     16, 20, 0, CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
-    {"device buffers", DEVICE_BUFFERS, CLG_TEST_GATHER, 0, 0, 50, 12, 33,
+    {"host, split, in place", HOST_SPLIT_IN_PLACE, CLG_OP_GATHER, 0, 1, 40, 7,
+     40, CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
+    {"host, split, copied", HOST_SPLIT_COPY, CLG_OP_GATHER_ELEMENTS, 1, 1, 16,
+     20, 0, CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
+    {"device buffers", DEVICE_BUFFERS, CLG_OP_GATHER, 0, 0, 50, 12, 33,
      CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     /* Enqueued with a wait list (a pending user event and a marker) and
      * an event, then finished. */
-    {"enqueue, context queue", ENQUEUE, CLG_TEST_GATHER, 0, 0, 50, 12, 33,
+    {"enqueue, context queue", ENQUEUE, CLG_OP_GATHER, 0, 0, 50, 12, 33,
      CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
-    {"enqueue, own queue", ENQUEUE, CLG_TEST_GATHER_ELEMENTS, 0, 0, 20, 30, 0,
+    {"enqueue, own queue", ENQUEUE, CLG_OP_GATHER_ELEMENTS, 0, 0, 20, 30, 0,
      OWN_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
-    {"enqueue, out-of-order queue, GPU plan", ENQUEUE, CLG_TEST_GATHER, 1, 0,
-     50, 12, 33, OUT_OF_ORDER, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
-    {"enqueue, nothing to launch (a marker)", ENQUEUE, CLG_TEST_GATHER, 0, 0,
-     8, 4, 0, OWN_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
-    {"enqueue, deferred index error", ENQUEUE, CLG_TEST_GATHER, 0, 0, 50, 12,
-     33, OWN_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_RAISE},
+    {"enqueue, out-of-order queue, GPU plan", ENQUEUE, CLG_OP_GATHER, 1, 0, 50,
+     12, 33, OUT_OF_ORDER, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
+    {"enqueue, nothing to launch (a marker)", ENQUEUE, CLG_OP_GATHER, 0, 0, 8,
+     4, 0, OWN_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
+    {"enqueue, deferred index error", ENQUEUE, CLG_OP_GATHER, 0, 0, 50, 12, 33,
+     OWN_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_RAISE},
     /* Outputs of 1 KiB or more with norm=1: the normalising pass, its
      * temporary and the trusted body (docs/design.md, "Kernels"). */
-    {"host, in place, normalising pass", HOST_IN_PLACE, CLG_TEST_GATHER, 0, 0,
+    {"host, in place, normalising pass", HOST_IN_PLACE, CLG_OP_GATHER, 0, 0,
      50, 12, 33, CONTEXT_QUEUE, 0, "norm=1", CACHE_OFF, CLG_OOB_RAISE},
-    {"device buffers, normalising pass", DEVICE_BUFFERS, CLG_TEST_GATHER, 0, 0,
+    {"device buffers, normalising pass", DEVICE_BUFFERS, CLG_OP_GATHER, 0, 0,
      50, 12, 33, CONTEXT_QUEUE, 0, "norm=1", CACHE_OFF, CLG_OOB_RAISE},
-    {"enqueue, deferred index error, normalising pass", ENQUEUE,
-     CLG_TEST_GATHER, 0, 0, 50, 12, 33, OWN_QUEUE, 1, "norm=1", CACHE_OFF,
-     CLG_OOB_RAISE},
+    {"enqueue, deferred index error, normalising pass", ENQUEUE, CLG_OP_GATHER,
+     0, 0, 50, 12, 33, OWN_QUEUE, 1, "norm=1", CACHE_OFF, CLG_OOB_RAISE},
     /* The program cache: every call's build stored, or loaded. */
-    {"host, in place, program cache empty", HOST_IN_PLACE, CLG_TEST_GATHER, 0,
-     0, 64, 16, 10, CONTEXT_QUEUE, 0, NULL, CACHE_EMPTY, CLG_OOB_RAISE},
-    {"host, in place, program cache filled", HOST_IN_PLACE, CLG_TEST_GATHER, 0,
+    {"host, in place, program cache empty", HOST_IN_PLACE, CLG_OP_GATHER, 0, 0,
+     64, 16, 10, CONTEXT_QUEUE, 0, NULL, CACHE_EMPTY, CLG_OOB_RAISE},
+    {"host, in place, program cache filled", HOST_IN_PLACE, CLG_OP_GATHER, 0,
      0, 64, 16, 10, CONTEXT_QUEUE, 0, NULL, CACHE_FILLED, CLG_OOB_RAISE},
     {"device buffers, GPU plan, program cache filled", DEVICE_BUFFERS,
-     CLG_TEST_GATHER_ELEMENTS, 1, 0, 20, 30, 0, CONTEXT_QUEUE, 0, NULL,
+     CLG_OP_GATHER_ELEMENTS, 1, 0, 20, 30, 0, CONTEXT_QUEUE, 0, NULL,
      CACHE_FILLED, CLG_OOB_RAISE},
     /* The other out-of-range modes, values out of range resolved. */
-    {"host, in place, fill", HOST_IN_PLACE, CLG_TEST_GATHER, 0, 0, 64, 16, 10,
+    {"host, in place, fill", HOST_IN_PLACE, CLG_OP_GATHER, 0, 0, 64, 16, 10,
      CONTEXT_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_FILL},
-    {"host, in place, normalising pass, fill", HOST_IN_PLACE, CLG_TEST_GATHER,
-     0, 0, 50, 12, 33, CONTEXT_QUEUE, 1, "norm=1", CACHE_OFF, CLG_OOB_FILL},
-    {"host, copied, clip", HOST_COPY, CLG_TEST_GATHER_ELEMENTS, 1, 0, 20, 30,
-     0, CONTEXT_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_CLIP},
-    {"host, split, copied, wrap", HOST_SPLIT_COPY, CLG_TEST_GATHER_ELEMENTS, 1,
+    {"host, in place, normalising pass, fill", HOST_IN_PLACE, CLG_OP_GATHER, 0,
+     0, 50, 12, 33, CONTEXT_QUEUE, 1, "norm=1", CACHE_OFF, CLG_OOB_FILL},
+    {"host, copied, clip", HOST_COPY, CLG_OP_GATHER_ELEMENTS, 1, 0, 20, 30, 0,
+     CONTEXT_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_CLIP},
+    {"host, split, copied, wrap", HOST_SPLIT_COPY, CLG_OP_GATHER_ELEMENTS, 1,
      1, 16, 20, 0, CONTEXT_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_WRAP},
-    {"device buffers, normalising pass, clip", DEVICE_BUFFERS, CLG_TEST_GATHER,
+    {"device buffers, normalising pass, clip", DEVICE_BUFFERS, CLG_OP_GATHER,
      0, 0, 50, 12, 33, CONTEXT_QUEUE, 1, "norm=1", CACHE_OFF, CLG_OOB_CLIP},
-    {"enqueue, own queue, wrap", ENQUEUE, CLG_TEST_GATHER_ELEMENTS, 0, 0, 20,
-     30, 0, OWN_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_WRAP},
-    {"enqueue, GPU plan, fill", ENQUEUE, CLG_TEST_GATHER, 1, 0, 50, 12, 33,
+    {"enqueue, own queue, wrap", ENQUEUE, CLG_OP_GATHER_ELEMENTS, 0, 0, 20, 30,
+     0, OWN_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_WRAP},
+    {"enqueue, GPU plan, fill", ENQUEUE, CLG_OP_GATHER, 1, 0, 50, 12, 33,
      CONTEXT_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_FILL},
 };
 
@@ -127,10 +125,10 @@ static clg_status call_host(const scenario *s, clg_context *ctx,
 {
     clg_call_options opt = {.oob = s->oob};
     if (!ctx)
-        return s->op == CLG_TEST_GATHER
+        return s->op == CLG_OP_GATHER
                    ? clg_reference_gather_ex(NULL, d, i, 0, o, &opt)
                    : clg_reference_gather_elements_ex(NULL, d, i, 0, o, &opt);
-    return s->op == CLG_TEST_GATHER
+    return s->op == CLG_OP_GATHER
                ? clg_gather_ex(ctx, d, i, 0, o, &opt)
                : clg_gather_elements_ex(ctx, d, i, 0, o, &opt);
 }
@@ -163,8 +161,8 @@ static void tensors_make(const scenario *s, tensors *t)
     memset(t, 0, sizeof *t);
     t->dshape[0] = s->rows;
     t->dshape[1] = s->cols;
-    size_t irank = s->op == CLG_TEST_GATHER ? 1 : 2;
-    t->ishape[0] = s->op == CLG_TEST_GATHER ? s->n : s->rows;
+    size_t irank = s->op == CLG_OP_GATHER ? 1 : 2;
+    t->ishape[0] = s->op == CLG_OP_GATHER ? s->n : s->rows;
     t->ishape[1] = s->cols;
     int64_t icount = irank == 1 ? t->ishape[0] : t->ishape[0] * t->ishape[1];
     t->oshape[0] = irank == 1 ? s->n : s->rows;
@@ -286,7 +284,7 @@ static clg_status run_enqueue(const scenario *s, clg_context *ctx, tensors *t,
     if (arm)
         cl_fault_arm(n);
     clg_call_options opt = {.oob = s->oob};
-    clg_status st = s->op == CLG_TEST_GATHER
+    clg_status st = s->op == CLG_OP_GATHER
                         ? clg_enqueue_gather_ex(ctx, q, D, I, 0, O, 2, wait,
                                                 &done, &opt)
                         : clg_enqueue_gather_elements_ex(ctx, q, D, I, 0, O, 2,
@@ -348,7 +346,7 @@ static clg_status run_op(const scenario *s, clg_context *ctx, tensors *t,
             if (arm)
                 cl_fault_arm(n);
             clg_call_options opt = {.oob = s->oob};
-            st = s->op == CLG_TEST_GATHER
+            st = s->op == CLG_OP_GATHER
                      ? clg_gather_cl_ex(ctx, &D, &I, 0, &O, &opt)
                      : clg_gather_elements_cl_ex(ctx, &D, &I, 0, &O, &opt);
             if (arm)

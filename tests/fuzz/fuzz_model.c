@@ -250,8 +250,7 @@ static void check_model(const expect *e, const clg_onnx_model *m)
     int gather = strcmp(n->op_type, "Gather") == 0;
     int version = op_version(gather, e->opset);
     size_t inputs = 0;
-    FUZZ_CHECK(m->op == (gather ? CLG_ONNX_OP_GATHER
-                                : CLG_ONNX_OP_GATHER_ELEMENTS) &&
+    FUZZ_CHECK(m->op == (gather ? CLG_OP_GATHER : CLG_OP_GATHER_ELEMENTS) &&
                    strcmp(m->op_type, n->op_type) == 0,
                "op %d '%s' read from a '%s' node", (int)m->op, m->op_type,
                n->op_type);
@@ -288,7 +287,7 @@ static void run_reference(const clg_onnx_model *m)
     clg_tensor ix = clg_io_tensor_view(&m->indices.value);
     int64_t shape[CLG_MAX_RANK], count;
     size_t rank = 0;
-    int gather = m->op == CLG_ONNX_OP_GATHER;
+    int gather = m->op == CLG_OP_GATHER;
     clg_status st;
     if (gather)
         st = clg_gather_output_shape(&d, &ix, m->axis, shape, CLG_MAX_RANK,

@@ -26,6 +26,23 @@ static void test_op_names(void **state)
     assert_int_equal(clg_op_first_opset(CLG_OP_GATHER), 1);
     assert_int_equal(clg_op_first_opset(CLG_OP_GATHER_ELEMENTS), 11);
     assert_int_equal(clg_op_first_opset((clg_op)2), 0);
+    /* The version an opset selects: Gather 1, 11, 13; GatherElements 11,
+     * 13. */
+    assert_int_equal(clg_op_version(CLG_OP_GATHER, 0), 0);
+    assert_int_equal(clg_op_version(CLG_OP_GATHER, 1), 1);
+    assert_int_equal(clg_op_version(CLG_OP_GATHER, 10), 1);
+    assert_int_equal(clg_op_version(CLG_OP_GATHER, 11), 11);
+    assert_int_equal(clg_op_version(CLG_OP_GATHER, 12), 11);
+    assert_int_equal(clg_op_version(CLG_OP_GATHER, 13), 13);
+    assert_int_equal(clg_op_version(CLG_OP_GATHER, 21), 13);
+    assert_int_equal(clg_op_version(CLG_OP_GATHER_ELEMENTS, 10), 0);
+    assert_int_equal(clg_op_version(CLG_OP_GATHER_ELEMENTS, 11), 11);
+    assert_int_equal(clg_op_version(CLG_OP_GATHER_ELEMENTS, 12), 11);
+    assert_int_equal(clg_op_version(CLG_OP_GATHER_ELEMENTS, 18), 13);
+    assert_int_equal(clg_op_version((clg_op)2, 13), 0);
+    assert_string_equal(clg_op_attribute(CLG_OP_GATHER), "axis");
+    assert_string_equal(clg_op_attribute(CLG_OP_GATHER_ELEMENTS), "axis");
+    assert_string_equal(clg_op_attribute((clg_op)2), "unknown");
 }
 
 static void test_op_parse(void **state)

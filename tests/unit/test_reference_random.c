@@ -26,7 +26,7 @@ static void test_reference_matches_oracle(void **state)
                           seed, rc.desc);
         clg_test_check_random(NULL, 0, &rc);
         errors += rc.expect != CLG_STATUS_OK;
-        scalars += spec.op == CLG_TEST_GATHER && spec.idx_rank == 0;
+        scalars += spec.op == CLG_OP_GATHER && spec.idx_rank == 0;
         empties += rc.out_bytes == 0;
         clg_test_random_case_free(&rc);
     }

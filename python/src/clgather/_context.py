@@ -390,8 +390,8 @@ class Context:
         if not sync:
             raise TypeError("sync=False applies to PyOpenCL arrays only: a "
                             "call on NumPy arrays returns its result")
-        call = _host.operator_call("clg_" + op, options)
-        shape_fn = getattr(lib, "clg_%s_output_shape" % op)
+        call = _host.operation("run", op, options)
+        shape_fn = _host.shape_function(op)
         with self._hold() as ptr:
             return _host.run(call, ptr, shape_fn, data, indices, axis, out)
 

@@ -58,14 +58,77 @@ def call_options(oob):
 
 
 def operator_call(name, options):
-    """The library's operator `name` ("clg_gather", "clg_enqueue_gather",
-    ...) with a call's options (call_options) bound: its _ex form, taking
-    the plain form's arguments; the plain form for a library without the
-    modes."""
+    """The library's named function `name` ("clg_gather",
+    "clg_enqueue_gather", ...) with a call's options (call_options) bound:
+    its _ex form, taking the plain form's arguments; the plain form for a
+    library without the modes."""
     if options is None:
         return getattr(_lib.lib, name)
     function = getattr(_lib.lib, name + "_ex")
     return lambda *args: function(*args, ctypes.byref(options))
+
+
+_op_codes = {}
+
+
+def op_code(op):
+    """The library's clg_op for an operator named as the package names it
+    (its C name, "gather_elements"), parsed by the library
+    (clg_op_parse)."""
+    code = _op_codes.get(op)
+    if code is None:
+        value = ctypes.c_int()
+        _errors.check(_lib.lib.clg_op_parse(op.encode(), ctypes.byref(value)))
+        code = _op_codes[op] = value.value
+    return code
+
+
+def _call(op, axis, options):
+    """The clg_call of operator `op` on `axis` with options (None: the
+    defaults)."""
+    return _lib.Call(ctypes.sizeof(_lib.Call), op_code(op), axis,
+                     options if options is not None else _lib.CallOptions())
+
+
+def operation(kind, op, options):
+    """The library's call of `kind` for operator `op` (its C name,
+    "gather") with a call's options (call_options) bound, taking the
+    arguments of the named function it stands for: kind "run" as
+    clg_gather (ctx, data, indices, axis, output), "reference" as
+    clg_reference_gather, "enqueue" as clg_enqueue_gather (ctx, queue,
+    data, indices, axis, output, num_events, wait_list, event). Through the
+    generic calls (clg_run, clg_reference, clg_enqueue) on a clg_call, or,
+    for a library without them, the named functions."""
+    if not _lib.HAS_CALLS:
+        name = {"run": "clg_%s", "reference": "clg_reference_%s",
+                "enqueue": "clg_enqueue_%s"}[kind] % op
+        return operator_call(name, options)
+    function = getattr(_lib.lib, "clg_" + kind)
+    if kind == "enqueue":
+        def enqueue(ctx, queue, data, indices, axis, output, *events):
+            call = _call(op, axis, options)
+            return function(ctx, queue, ctypes.byref(call), data, indices,
+                            output, *events)
+        return enqueue
+
+    def host(ctx, data, indices, axis, output):
+        call = _call(op, axis, options)
+        return function(ctx, ctypes.byref(call), data, indices, output)
+    return host
+
+
+def shape_function(op):
+    """The output shape of operator `op` (its C name), taking the
+    arguments of clg_<op>_output_shape: clg_output_shape on a clg_call, or
+    the named function for a library without it."""
+    if not _lib.HAS_CALLS:
+        return getattr(_lib.lib, "clg_%s_output_shape" % op)
+
+    def shape(data, indices, axis, dims, capacity, rank):
+        call = _call(op, axis, None)
+        return _lib.lib.clg_output_shape(ctypes.byref(call), data, indices,
+                                         dims, capacity, rank)
+    return shape
 
 
 def check_axis(axis):
@@ -195,8 +258,8 @@ def aligned_empty(shape, dtype):
 
 def run(call, ctx, shape_fn, data, indices, axis, out):
     """One host-memory operator call: call(ctx, data, indices, axis,
-    output) with `ctx` a clg_context pointer or None (reference) and
-    `call` from operator_call."""
+    output) with `ctx` a clg_context pointer or None (reference), `call`
+    from operation and `shape_fn` from shape_function."""
     data, indices, axis = prepare(data, indices, axis)
     shape = output_shape(shape_fn, data, indices, axis)
     if out is not None:

@@ -103,6 +103,14 @@ class CallOptions(ctypes.Structure):
     _fields_ = [("oob", ctypes.c_int)]
 
 
+class Call(ctypes.Structure):
+    """clg_call in its first layout. The library reads `size` bytes (set
+    to ctypes.sizeof(Call)), so fields it appended later keep their
+    defaults."""
+    _fields_ = [("size", ctypes.c_uint32), ("op", ctypes.c_int),
+                ("axis", ctypes.c_int64), ("options", CallOptions)]
+
+
 P = ctypes.POINTER
 c_ctx = ctypes.c_void_p  # clg_context *
 T = P(Tensor)
@@ -208,6 +216,25 @@ HAS_OOB = all(hasattr(lib, name) for name in _OOB_PROTOTYPES)
 if HAS_OOB:
     _PROTOTYPES.update(_OOB_PROTOTYPES)
 
+# Functions of libraries that have the operator table and the generic
+# calls (clg_op, clg_call); bound when the library loaded has them
+# (HAS_CALLS). The operators are the library's, asked for (operators()),
+# never mirrored; without them the named functions serve.
+_CALL_PROTOTYPES = {
+    "clg_op_count": (ctypes.c_int, []),
+    "clg_op_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "clg_op_parse": (c_status, [ctypes.c_char_p, P(ctypes.c_int)]),
+    "clg_output_shape": (c_status, [P(Call), T, T, P(ctypes.c_int64),
+                                    ctypes.c_size_t, P(ctypes.c_size_t)]),
+    "clg_run": (c_status, [c_ctx, P(Call), T, T, T]),
+    "clg_reference": (c_status, [c_ctx, P(Call), T, T, T]),
+    "clg_enqueue": (c_status, [c_ctx, c_handle, P(Call), CT, CT, CT,
+                               c_cl_uint, P(c_handle), P(c_handle)]),
+}
+HAS_CALLS = HAS_OOB and all(hasattr(lib, name) for name in _CALL_PROTOTYPES)
+if HAS_CALLS:
+    _PROTOTYPES.update(_CALL_PROTOTYPES)
+
 for _name, (_restype, _argtypes) in _PROTOTYPES.items():
     _fn = getattr(lib, _name)
     _fn.restype = _restype
@@ -217,6 +244,15 @@ for _name, (_restype, _argtypes) in _PROTOTYPES.items():
 def text(raw):
     """A static or library-owned C string as str (None as "")."""
     return raw.decode("utf-8", "replace") if raw else ""
+
+
+def operators():
+    """The operators of the library loaded, as its table has them
+    (clg_op_count, clg_op_name): {ONNX op_type: clg_op value}; empty for a
+    library without the table."""
+    if not HAS_CALLS:
+        return {}
+    return {text(lib.clg_op_name(i)): i for i in range(lib.clg_op_count())}
 
 
 def param_names():

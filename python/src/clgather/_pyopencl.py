@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The device-buffer path: pyopencl.array.Array in, pyopencl.array.Array out.
 
-The operator is enqueued (clg_enqueue_gather_ex,
-clg_enqueue_gather_elements_ex, with the call's out-of-range mode)
+The operator is enqueued (clg_enqueue on a clg_call with the call's
+out-of-range mode; clg_enqueue_gather_ex and friends on older libraries)
 on the data array's own queue, after the arrays' pending events (for an
 array at an offset, its copy's) and the caller's, and its event is added
 to the output array's events: the data never leaves the device. PyOpenCL
@@ -145,7 +145,7 @@ def enqueue(ctx, op, data, indices, axis, out, events, sync, options):
                         _dtypes.index_code(indices))
     axis = _host.check_axis(axis)
     shape = _host.output_shape(
-        getattr(_lib.lib, "clg_%s_output_shape" % op),
+        _host.shape_function(op),
         _host.Descriptor(data.shape, code),
         _host.Descriptor(indices.shape, index_t.tensor.dtype), axis)
     if out is None:
@@ -168,7 +168,7 @@ def enqueue(ctx, op, data, indices, axis, out, events, sync, options):
         *[e.int_ptr for e in waits])
     event = _lib.c_handle()
     ptr = ctx.handle
-    call = _host.operator_call("clg_enqueue_" + op, options)
+    call = _host.operation("enqueue", op, options)
     _errors.check(call(ptr, queue.int_ptr, ctypes.byref(data_t.tensor),
                        ctypes.byref(index_t.tensor), axis,
                        ctypes.byref(out_t.tensor), len(waits),
