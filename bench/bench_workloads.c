@@ -103,8 +103,9 @@ _Static_assert(sizeof bench_workloads / sizeof bench_workloads[0] ==
 
 clg_call bench_call_of(const bench_workload *w, clg_oob_mode oob)
 {
-    clg_call c = {.size = sizeof c, .op = w->op, .axis = w->axis};
+    clg_call c = {.size = sizeof c, .op = w->op};
     c.options.oob = oob;
+    clg_call_set_attribute(&c, w->axis); /* op is one of the table's */
     return c;
 }
 

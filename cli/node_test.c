@@ -15,8 +15,9 @@
 /* The library's description of the call. */
 static clg_call as_call(const clg_cli_call *call)
 {
-    clg_call c = {.size = sizeof c, .op = call->op, .axis = call->axis};
+    clg_call c = {.size = sizeof c, .op = call->op};
     c.options.oob = call->oob;
+    clg_call_set_attribute(&c, call->axis); /* op is one of the table's */
     return c;
 }
 

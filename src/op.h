@@ -367,8 +367,13 @@ int clg_elements_lanes_nt(int builtins, unsigned nt, uint64_t out_bytes,
  * span * unit within the device's `unit` bytes; 1 off the lean bodies. */
 int clg_gather_span(const clg_plan *plan, const clg_param_values *prm);
 
-extern const clg_routine clg_gather_routine;
-extern const clg_routine clg_gather_elements_routine;
+/* Each row of CLG_OP_TABLE's routine, clg_<name>_routine, defined in its
+ * file (src/<name>.c) beside its descriptor. */
+#define CLG_OP_ROUTINE_DECLARE_(ID, value, name, op_type, versions,           \
+                                attribute)                                    \
+    extern const clg_routine clg_##name##_routine;
+CLG_OP_TABLE(CLG_OP_ROUTINE_DECLARE_)
+#undef CLG_OP_ROUTINE_DECLARE_
 
 /* ---------------------------------------------------------------- operators */
 
@@ -421,8 +426,11 @@ typedef struct clg_op_desc {
     const clg_routine *routine;    /* plan, footprint, launch */
 } clg_op_desc;
 
-extern const clg_op_desc clg_gather_desc;
-extern const clg_op_desc clg_gather_elements_desc;
+/* Each row of CLG_OP_TABLE's descriptor, clg_<name>_desc. */
+#define CLG_OP_DESC_DECLARE_(ID, value, name, op_type, versions, attribute)   \
+    extern const clg_op_desc clg_##name##_desc;
+CLG_OP_TABLE(CLG_OP_DESC_DECLARE_)
+#undef CLG_OP_DESC_DECLARE_
 
 /* The row of an operator of CLG_OP_TABLE (src/operators.c); `op` must be
  * one (clg_call_read checks a caller's). */

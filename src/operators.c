@@ -165,6 +165,25 @@ clg_status clg_call_read(clg_context *ctx, const clg_call *call, clg_call *out)
     return CLG_STATUS_OK;
 }
 
+clg_status clg_call_set_attribute(clg_call *call, int64_t value)
+{
+    if (!call)
+        return clg_fail(NULL, CLG_STATUS_NULL_POINTER, "call is NULL");
+    switch (call->op) {
+#define CLG_OP_SET_(ID, row, name, op_type, versions, attribute)              \
+    case CLG_OP_##ID:                                                         \
+        call->attribute = value;                                              \
+        return CLG_STATUS_OK;
+        CLG_OP_TABLE(CLG_OP_SET_)
+#undef CLG_OP_SET_
+    }
+    char ops[256];
+    list_ops(ops, sizeof ops);
+    return clg_fail(NULL, CLG_STATUS_INVALID_ARGUMENT,
+                    "call->op = %d is not an operator of CLG_OP_TABLE (%s)",
+                    (int)call->op, ops);
+}
+
 /* ------------------------------------------------------------ generic calls */
 
 clg_status clg_output_shape(const clg_call *call, const clg_tensor *data,

@@ -905,6 +905,15 @@ typedef struct clg_call {
 #define CLG_CALL_SIZE_1                                                       \
     (offsetof(clg_call, options) + sizeof(clg_call_options))
 
+/** Sets the int64 attribute of call->op (CLG_OP_TABLE's attribute
+ *  column: call->axis for Gather and GatherElements) to `value`, so that a
+ *  program that reads operators from files or command lines need not know
+ *  each one's field. Touches no other field; the value is checked by the
+ *  call that takes it. Thread-safe.
+ *  Errors: NULL_POINTER, INVALID_ARGUMENT (call->op outside CLG_OP_TABLE;
+ *  the message in clg_context_last_error(NULL)). */
+CLG_API clg_status clg_call_set_attribute(clg_call *call, int64_t value);
+
 /** Output shape of the call's operator (CLG_OP_TABLE gives each one's
  *  shape) on these data and indices descriptors. Writes the rank to *rank
  *  and the dimensions to shape[0 .. rank-1] (`capacity` entries

@@ -147,6 +147,27 @@ static void test_call_size(void **state)
     assert_string_equal(clg_context_last_error(NULL), "call is NULL");
 }
 
+static void test_call_set_attribute(void **state)
+{
+    (void)state;
+    clg_call c = {.size = sizeof c, .op = CLG_OP_GATHER_ELEMENTS, .axis = 5};
+    c.options.oob = CLG_OOB_WRAP;
+    CLG_ASSERT_OK(NULL, clg_call_set_attribute(&c, -2));
+    assert_int_equal(c.axis, -2);
+    assert_int_equal(c.op, CLG_OP_GATHER_ELEMENTS);
+    assert_int_equal(c.options.oob, CLG_OOB_WRAP);
+    assert_int_equal(c.size, sizeof c);
+    c.op = CLG_OP_GATHER;
+    CLG_ASSERT_OK(NULL, clg_call_set_attribute(&c, 1));
+    assert_int_equal(c.axis, 1);
+    c.op = (clg_op)2;
+    CLG_ASSERT_STATUS(NULL, clg_call_set_attribute(&c, 7),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    assert_int_equal(c.axis, 1);
+    CLG_ASSERT_STATUS(NULL, clg_call_set_attribute(NULL, 7),
+                      CLG_STATUS_NULL_POINTER);
+}
+
 static void test_generic_output_shape(void **state)
 {
     (void)state;
@@ -253,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_op_names),
         cmocka_unit_test(test_op_parse),
         cmocka_unit_test(test_call_size),
+        cmocka_unit_test(test_call_set_attribute),
         cmocka_unit_test(test_generic_output_shape),
         cmocka_unit_test(test_generic_reference),
         cmocka_unit_test(test_generic_null_context),

@@ -83,11 +83,15 @@ def op_code(op):
     return code
 
 
-def _call(op, axis, options):
-    """The clg_call of operator `op` on `axis` with options (None: the
+def _call(op, attribute, options):
+    """The clg_call of operator `op` with its int64 attribute (Gather's
+    axis, set by clg_call_set_attribute) and options (None: the
     defaults)."""
-    return _lib.Call(ctypes.sizeof(_lib.Call), op_code(op), axis,
+    call = _lib.Call(ctypes.sizeof(_lib.Call), op_code(op), 0,
                      options if options is not None else _lib.CallOptions())
+    _errors.check(_lib.lib.clg_call_set_attribute(ctypes.byref(call),
+                                                  attribute))
+    return call
 
 
 def operation(kind, op, options):

@@ -224,6 +224,7 @@ _CALL_PROTOTYPES = {
     "clg_op_count": (ctypes.c_int, []),
     "clg_op_name": (ctypes.c_char_p, [ctypes.c_int]),
     "clg_op_parse": (c_status, [ctypes.c_char_p, P(ctypes.c_int)]),
+    "clg_call_set_attribute": (c_status, [P(Call), ctypes.c_int64]),
     "clg_output_shape": (c_status, [P(Call), T, T, P(ctypes.c_int64),
                                     ctypes.c_size_t, P(ctypes.c_size_t)]),
     "clg_run": (c_status, [c_ctx, P(Call), T, T, T]),
