@@ -972,8 +972,8 @@ static int selects(const clg_rt_select *sel, const cl_event *sorted,
         return rec->queue == sel->queue;
     /* No events named: nothing is taken (and bsearch needs a non-NULL base). */
     return rec->ev && sel->num_events > 0 &&
-           bsearch(&rec->ev, sorted, sel->num_events,
-                              sizeof *sorted, event_order) != NULL;
+           bsearch(&rec->ev, sorted, sel->num_events, sizeof *sorted,
+                   event_order) != NULL;
 }
 
 /* Moves the records `sel` takes out of the context's epoch into *mine, in
