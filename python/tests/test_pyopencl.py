@@ -274,6 +274,11 @@ def test_queue_of_the_callers(queue):
     with pytest.raises(TypeError, match="queue must be a "
                        "pyopencl.CommandQueue, not Context"):
         clgather.gather(data, idx, queue=queue.context)
+    # A queue of another cl_context than the arrays'.
+    other = cl.Context([queue.device])
+    with pytest.raises(clgather.InvalidArgumentError,
+                       match="another cl_context"):
+        clgather.gather(data, idx, queue=cl.CommandQueue(other))
     mine.finish()
 
 
