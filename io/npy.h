@@ -3,8 +3,10 @@
  * clgather I/O: NumPy .npy files.
  *
  * Reading: format versions 1.0, 2.0 and 3.0; little-endian ('<'), big-endian
- * ('>'), native ('=') and byte-order-free ('|') descriptors; C order only
- * (fortran_order True is a clear error). Dtypes:
+ * ('>'), native ('=') and byte-order-free ('|') descriptors; C order and
+ * Fortran order (fortran_order True: the first index moves fastest),
+ * whose elements are rearranged into C order as they are read, so that
+ * a tensor read is always C order. Dtypes:
  *   b1 (or ?) BOOL, i1 u1 i2 u2 i4 u4 i8 u8, f2 FLOAT16, f4 FLOAT,
  *   f8 DOUBLE, c8 COMPLEX64, c16 COMPLEX128, S<n> STRING.
  * Byte strings 'S<n>' become clg_string descriptors with their trailing NUL
@@ -49,7 +51,8 @@ size_t clg_npy_read_bound(const unsigned char *bytes, size_t len,
 clg_io_status clg_npy_read(const char *path, clg_io_tensor *out,
                            clg_io_error *err);
 
-/** Decodes .npy bytes held in memory; `name` names them in messages. */
+/** Decodes .npy bytes held in memory; `name` names them in messages.
+ *  A Fortran-order array comes out in C order. */
 clg_io_status clg_npy_decode(const void *bytes, size_t size, const char *name,
                              clg_io_tensor *out, clg_io_error *err);
 

@@ -3,7 +3,7 @@
  * `clgather run` on real cases: --check against the CPU reference, the
  * printed output description, --output in .npy and .pb read back and
  * compared bit for bit with the ONNX pages' examples, and its exit
- * statuses; `clgather devices`.
+ * statuses; a Fortran-order .npy input; `clgather devices`.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -501,6 +501,56 @@ static void test_zero_byte_strings_not_amplified(void **state)
     free(i);
 }
 
+/* A Fortran-order .npy (NumPy's np.asfortranarray) is read in C order:
+ * data [[1, 2, 3], [4, 5, 6]] stored 1 4 2 5 3 6, Gather axis 1 with
+ * indices [2, 0] gives [[3, 1], [6, 4]], written in C order. */
+static void test_fortran_order_input(void **state)
+{
+    static const char header[] = "{'descr': '<f4', 'fortran_order': True, "
+                                 "'shape': (2, 3), }";
+    static const float stored[6] = {1, 4, 2, 5, 3, 6};
+    static const int64_t idx[2] = {2, 0};
+    static const int64_t idx_shape[1] = {2};
+    static const float expected[4] = {3, 1, 6, 4};
+    static const int64_t out_shape[2] = {2, 2};
+    char *d = cli_tmp("f_data.npy"), *i = cli_tmp("f_indices.npy");
+    char *o = cli_tmp("f_out.npy");
+    const char *args[] = {"run",       "gather", "--data",  d,
+                          "--indices", i,        "--axis",  "1",
+                          "--output",  o,        "--check", NULL};
+    unsigned char file[128 + sizeof stored];
+    clg_tensor ev = cli_tensor(CLG_DTYPE_FLOAT, 2, out_shape, expected);
+    clg_io_tensor out;
+    clg_io_error err;
+    clg_tensor ov;
+    char detail[512];
+    size_t hlen = sizeof header - 1;
+    cli_result r;
+    (void)state;
+
+    memcpy(file, "\x93NUMPY\x01\x00", 8);
+    file[8] = (unsigned char)hlen;
+    file[9] = 0;
+    memcpy(file + 10, header, hlen);
+    memcpy(file + 10 + hlen, stored, sizeof stored);
+    assert_int_equal(cli_write_bytes(d, file, 10 + hlen + sizeof stored), 0);
+    cli_write_npy(i, CLG_DTYPE_INT64, 1, idx_shape, idx);
+    cli_expect_run(&r, 0, args);
+    assert_true(cli_has_line(r.out, "output: FLOAT [2, 2]"));
+    assert_true(cli_has_line(r.out, "device == reference"));
+    cli_result_free(&r);
+    clg_io_tensor_init(&out);
+    if (clg_npy_read(o, &out, &err) != CLG_IO_OK)
+        fail_msg("%s", err.message);
+    ov = clg_io_tensor_view(&out);
+    if (!clg_io_compare(&ev, &ov, detail, sizeof detail, NULL))
+        fail_msg("%s", detail);
+    clg_io_tensor_free(&out);
+    free(d);
+    free(i);
+    free(o);
+}
+
 static void test_devices(void **state)
 {
     const char *args[] = {"devices", NULL};
@@ -527,6 +577,7 @@ int main(void)
         cmocka_unit_test(test_strings_and_float16),
         cmocka_unit_test(test_run_exit_statuses),
         cmocka_unit_test(test_zero_byte_strings_not_amplified),
+        cmocka_unit_test(test_fortran_order_input),
         cmocka_unit_test(test_devices),
     };
     return CLI_RUN_TESTS("clgather-run", tests);
