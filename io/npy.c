@@ -15,6 +15,93 @@ int clg_npy_is_npy(const void *bytes, size_t size)
            memcmp(bytes, npy_magic, sizeof npy_magic) == 0;
 }
 
+/* ---------------------------------------------------------------- .npz */
+
+/* np.savez writes a zip archive: a local file header "PK\3\4" per array
+ * (its name at offset 30, the length of the name at 26), or only the end
+ * record "PK\5\6" when there is no array. */
+static const unsigned char zip_local[4] = {'P', 'K', 3, 4};
+static const unsigned char zip_empty[4] = {'P', 'K', 5, 6};
+
+int clg_npy_is_npz(const void *bytes, size_t size)
+{
+    return size >= 4 && (memcmp(bytes, zip_local, 4) == 0 ||
+                         memcmp(bytes, zip_empty, 4) == 0);
+}
+
+size_t clg_npz_read_bound(const unsigned char *bytes, size_t len,
+                          size_t *state)
+{
+    int local = len >= 4 && memcmp(bytes, zip_local, 4) == 0;
+    (void)state;
+    if (len < 30 && (len < 4 || local))
+        return 30; /* the first member's header is not all in yet */
+    if (!local)
+        return len; /* an empty archive, or no zip: nothing more needed */
+    return 30 + ((size_t)bytes[26] | (size_t)bytes[27] << 8);
+}
+
+/* The name of the archive's first member, printable ASCII only (another
+ * byte as '?'), at most cap - 1 bytes, into buf; 0 when the bytes end
+ * before it. */
+static int npz_first_name(const unsigned char *b, size_t size, char *buf,
+                          size_t cap)
+{
+    size_t n;
+    if (size < 30 || memcmp(b, zip_local, 4) != 0)
+        return 0;
+    n = (size_t)b[26] | (size_t)b[27] << 8;
+    if (n == 0 || n > size - 30)
+        return 0;
+    if (n > cap - 1)
+        n = cap - 1;
+    for (size_t i = 0; i < n; i++)
+        buf[i] = b[30 + i] >= 0x20 && b[30 + i] < 0x7f ? (char)b[30 + i] : '?';
+    buf[n] = '\0';
+    return 1;
+}
+
+void clg_npz_error(const void *bytes, size_t size, const char *name,
+                   clg_io_error *err)
+{
+    const char *file = strcmp(name, "-") == 0 ? "FILE.npz" : name;
+    char member[72];
+    size_t n;
+
+    if (size >= 4 && memcmp(bytes, zip_empty, 4) == 0) {
+        clg_io_error_set(err,
+                         "%s: an empty .npz archive (a zip of .npy files, "
+                         "here none), not a NumPy file of one array",
+                         name);
+        return;
+    }
+    if (!npz_first_name(bytes, size, member, sizeof member)) {
+        clg_io_error_set(err,
+                         "%s: an .npz archive (a zip of .npy files, one per "
+                         "array), not a NumPy file of one array: extract "
+                         "one ('unzip -l %s' lists them), e.g. 'unzip -p %s "
+                         "NAME.npy > NAME.npy'",
+                         name, file, file);
+        return;
+    }
+    n = strlen(member);
+    if (n <= 4 || strcmp(member + n - 4, ".npy") != 0) {
+        clg_io_error_set(err,
+                         "%s: a zip archive (its first member is '%s'), not "
+                         "a NumPy file of one array; an .npz holds one .npy "
+                         "file per array",
+                         name, member);
+        return;
+    }
+    clg_io_error_set(err,
+                     "%s: an .npz archive (a zip of .npy files, one per "
+                     "array; the first is '%.*s'), not a NumPy file of one "
+                     "array: extract one, e.g. 'unzip -p %s %s > %s', or in "
+                     "Python np.save('%s', np.load('%s')['%.*s'])",
+                     name, (int)(n - 4), member, file, member, member, member,
+                     file, (int)(n - 4), member);
+}
+
 const char *clg_npy_descr(clg_dtype dtype, char *buf, size_t cap)
 {
     char kind = clg_io_dtype_kind(dtype);
@@ -374,8 +461,11 @@ static clg_io_status read_preamble(const unsigned char *b, size_t size,
                                    size_t *header_at, clg_io_error *err)
 {
     if (!clg_npy_is_npy(b, size)) {
-        clg_io_error_set(err, "%s: not a NumPy file (no \\x93NUMPY magic)",
-                         name);
+        if (clg_npy_is_npz(b, size))
+            clg_npz_error(b, size, name, err);
+        else
+            clg_io_error_set(err, "%s: not a NumPy file (no \\x93NUMPY magic)",
+                             name);
         return CLG_IO_FORMAT_ERROR;
     }
     /* Version 1 has a 2-byte header length, versions 2 and 3 a 4-byte

@@ -3,7 +3,8 @@
  * NumPy .npy I/O of clgather_io: round trips for every supported dtype,
  * byte-for-byte agreement with files NumPy wrote (npy_samples.h), format
  * versions 1.0-3.0, big endian, Fortran order read into C order, and
- * clear errors for unsupported dtypes and malformed or truncated files. No device needed.
+ * clear errors for .npz archives, unsupported dtypes and malformed or
+ * truncated files. No device needed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -425,6 +426,85 @@ static void test_fortran_order(void **state)
     clg_io_tensor_free(&back);
 }
 
+/* np.savez's .npz (a zip of .npy files) where one array is expected: an
+ * error that says what it is and how to extract one array. */
+static void test_npz_refused(void **state)
+{
+    static const char empty[22] = {'P', 'K', 5, 6};
+    char dir[] = "/tmp/clgather-npz-XXXXXX", path[64];
+    const char *sample = npz_data_i4_2x3;
+    size_t size = sizeof npz_data_i4_2x3 - 1;
+    char expected[1024], other[64];
+    clg_io_tensor back;
+    clg_io_error err;
+    FILE *f;
+    (void)state;
+
+    assert_true(clg_npy_is_npz(sample, size));
+    assert_true(clg_npy_is_npz(empty, sizeof empty));
+    assert_false(clg_npy_is_npz(npy_i4_2x3, sizeof npy_i4_2x3 - 1));
+    assert_false(clg_npy_is_npz("PK", 2));
+    /* the reader reads up to the first member's name (30 + 8 bytes) */
+    assert_int_equal(clg_npz_read_bound((const unsigned char *)sample, 2,
+                                        NULL),
+                     30);
+    assert_int_equal(clg_npz_read_bound((const unsigned char *)sample, 29,
+                                        NULL),
+                     30);
+    assert_int_equal(clg_npz_read_bound((const unsigned char *)sample, 100,
+                                        NULL),
+                     38);
+    assert_int_equal(clg_npz_read_bound((const unsigned char *)empty, 22,
+                                        NULL),
+                     22);
+
+    /* as .npy bytes: FORMAT_ERROR, the archive named */
+    expect_error(sample, size, CLG_IO_FORMAT_ERROR,
+                 "bad.npy: an .npz archive (a zip of .npy files, one per "
+                 "array; the first is 'data'), not a NumPy file of one "
+                 "array: extract one, e.g. 'unzip -p bad.npy data.npy > "
+                 "data.npy', or in Python np.save('data.npy', "
+                 "np.load('bad.npy')['data'])");
+    expect_error(sample, 20, CLG_IO_FORMAT_ERROR,
+                 "bad.npy: an .npz archive (a zip of .npy files, one per "
+                 "array), not a NumPy file of one array: extract one "
+                 "('unzip -l bad.npy' lists them), e.g. 'unzip -p bad.npy "
+                 "NAME.npy > NAME.npy'");
+    expect_error(empty, sizeof empty, CLG_IO_FORMAT_ERROR,
+                 "bad.npy: an empty .npz archive (a zip of .npy files, here "
+                 "none), not a NumPy file of one array");
+    /* a zip of something else */
+    memcpy(other, sample, 30);
+    other[26] = 5;
+    memcpy(other + 30, "a.txt", 5);
+    expect_error(other, 35, CLG_IO_FORMAT_ERROR,
+                 "bad.npy: a zip archive (its first member is 'a.txt'), not "
+                 "a NumPy file of one array; an .npz holds one .npy file per "
+                 "array");
+
+    /* as a tensor file (.npy or ONNX .pb by its contents): UNSUPPORTED,
+     * once reported as a malformed ONNX TensorProto */
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/x.npz", dir);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(sample, 1, size, f), size);
+    assert_int_equal(fclose(f), 0);
+    clg_io_tensor_init(&back);
+    assert_int_equal(clg_io_read_tensor_file(path, &back, &err),
+                     CLG_IO_UNSUPPORTED);
+    snprintf(expected, sizeof expected,
+             "%s: an .npz archive (a zip of .npy files, one per array; the "
+             "first is 'data'), not a NumPy file of one array: extract one, "
+             "e.g. 'unzip -p %s data.npy > data.npy', or in Python "
+             "np.save('data.npy', np.load('%s')['data'])",
+             path, path, path);
+    assert_string_equal(err.message, expected);
+    assert_null(back.data);
+    remove(path);
+    rmdir(dir);
+}
+
 static void test_unsupported_layouts_and_dtypes(void **state)
 {
     (void)state;
@@ -672,6 +752,7 @@ int main(void)
         cmocka_unit_test(test_big_endian_and_versions),
         cmocka_unit_test(test_unsupported_layouts_and_dtypes),
         cmocka_unit_test(test_fortran_order),
+        cmocka_unit_test(test_npz_refused),
         cmocka_unit_test(test_header_variants),
         cmocka_unit_test(test_malformed_files),
         cmocka_unit_test(test_zero_byte_strings),

@@ -3,7 +3,8 @@
  * `clgather run` on real cases: --check against the CPU reference, the
  * printed output description, --output in .npy and .pb read back and
  * compared bit for bit with the ONNX pages' examples, and its exit
- * statuses; a Fortran-order .npy input; `clgather devices`.
+ * statuses; a Fortran-order .npy input and an .npz refused;
+ * `clgather devices`.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +23,7 @@
 #include "compare.h"
 #include "io_tensor.h"
 #include "npy.h"
+#include "npy_samples.h"
 #include "onnx_io.h"
 
 /* ONNX Gather, Example 2: axis 1, indices [[0, 2]]. */
@@ -551,6 +553,40 @@ static void test_fortran_order_input(void **state)
     free(o);
 }
 
+/* An .npz (np.savez's zip of .npy files) is refused, exit status 3, with
+ * what it is and how to extract an array; it once read as a malformed
+ * ONNX TensorProto. */
+static void test_npz_input_refused(void **state)
+{
+    static const int64_t idx[1] = {0};
+    static const int64_t idx_shape[1] = {1};
+    char *z = cli_tmp("z_data.npz"), *i = cli_tmp("z_indices.npy");
+    const char *args[] = {"run", "gather", "--data", z, "--indices", i, NULL};
+    char line[2048];
+    cli_result r;
+    (void)state;
+
+    cli_write_npy(i, CLG_DTYPE_INT64, 1, idx_shape, idx);
+    assert_int_equal(cli_write_bytes(z, npz_data_i4_2x3,
+                                     sizeof npz_data_i4_2x3 - 1),
+                     0);
+    cli_expect_run(&r, 3, args);
+    snprintf(line, sizeof line,
+             "clgather run: %s: an .npz archive (a zip of .npy files, one "
+             "per array; the first is 'data'), not a NumPy file of one "
+             "array: extract one, e.g. 'unzip -p %s data.npy > data.npy', "
+             "or in Python np.save('data.npy', np.load('%s')['data'])",
+             z, z, z);
+    if (!cli_has_line(r.err, line)) {
+        cli_result_dump(&r);
+        fail_msg("expected on stderr: %s", line);
+    }
+    assert_string_equal(r.out, "");
+    cli_result_free(&r);
+    free(z);
+    free(i);
+}
+
 static void test_devices(void **state)
 {
     const char *args[] = {"devices", NULL};
@@ -578,6 +614,7 @@ int main(void)
         cmocka_unit_test(test_run_exit_statuses),
         cmocka_unit_test(test_zero_byte_strings_not_amplified),
         cmocka_unit_test(test_fortran_order_input),
+        cmocka_unit_test(test_npz_input_refused),
         cmocka_unit_test(test_devices),
     };
     return CLI_RUN_TESTS("clgather-run", tests);
