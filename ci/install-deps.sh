@@ -7,7 +7,8 @@
 #                                    CMake, OpenCL headers and ICD loader,
 #                                    POCL (the CPU OpenCL device), xxHash
 #                                    (the program cache's hash), protobuf-c
-#                                    and ONNX (the tool), ONNX's node tests
+#                                    and ONNX (the tool), help2man (the
+#                                    tool's man pages), ONNX's node tests
 #   bash ci/install-deps.sh --tests  also what only the tests need
 #                                    (ci/test.sh): cmocka, json-c (the
 #                                    tool's --json tests), clinfo,
@@ -37,6 +38,7 @@ packages=(
   libprotobuf-c-dev
   libonnx-dev
   libonnx-testdata
+  help2man
 )
 test_packages=(
   clinfo
