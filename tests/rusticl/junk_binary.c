@@ -17,8 +17,10 @@
  * bytes with an error code as it should, 2 on any other outcome, 77 when
  * there is no OpenCL device.
  *
- *   cc tests/rusticl/junk_binary.c -o junk_binary -lOpenCL
+ *   cc tests/rusticl/junk_binary.c -o junk_binary -lOpenCL   (or the build's
+ *   tests/rusticl/rusticl_junk_binary)
  */
+#define _POSIX_C_SOURCE 200809L
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <signal.h>
