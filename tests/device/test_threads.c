@@ -258,8 +258,7 @@ static int read_output(worker *w, const buffers *b, size_t bytes, void *host)
     if (err != CL_SUCCESS)
         failure(w, "clEnqueueReadBuffer(output): %s", clg_cl_error_name(err));
     else if (ev && (err = clWaitForEvents(1, &ev)) != CL_SUCCESS)
-        failure(w, "clWaitForEvents(output read): %s",
-                clg_cl_error_name(err));
+        failure(w, "clWaitForEvents(output read): %s", clg_cl_error_name(err));
     if (ev)
         clReleaseEvent(ev);
     return err == CL_SUCCESS;
