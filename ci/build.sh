@@ -11,5 +11,6 @@ build_dir="${CLG_BUILD_DIR:-build}"
 jobs="$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)"
 
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release \
-  -DCLGATHER_BUILD_CLI=ON -DCLGATHER_BUILD_TESTS=ON -DCLGATHER_WERROR=ON
+  -DCLGATHER_BUILD_CLI=ON -DCLGATHER_BUILD_TESTS=ON -DCLGATHER_BUILD_MAN=ON \
+  -DCLGATHER_WERROR=ON
 cmake --build "$build_dir" --parallel "$jobs"

@@ -62,7 +62,8 @@ lane_start=$SECONDS
 echo "--- fuzz: build ($cc, $build_dir)"
 cmake -S . -B "$build_dir" -DCMAKE_C_COMPILER="$cc" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLGATHER_BUILD_FUZZERS=ON \
-  -DCLGATHER_BUILD_CLI=ON -DCLGATHER_BUILD_TESTS=OFF -DCLGATHER_WERROR=ON
+  -DCLGATHER_BUILD_CLI=ON -DCLGATHER_BUILD_TESTS=OFF -DCLGATHER_WERROR=ON \
+  -DCLGATHER_BUILD_MAN=OFF
 cmake --build "$build_dir" --target fuzzers --parallel "$jobs"
 
 # Sanitizer settings for every run: leaks are failures, an allocation that

@@ -7,7 +7,8 @@
 #                                    CMake, OpenCL headers and ICD loader,
 #                                    POCL (the CPU OpenCL device), xxHash
 #                                    (the program cache's hash), protobuf-c
-#                                    and ONNX (the tool), ONNX's node tests
+#                                    and ONNX (the tool), help2man (the
+#                                    tool's man pages), ONNX's node tests
 #   bash ci/install-deps.sh --tests  also what only the tests need
 #                                    (ci/test.sh): cmocka, json-c (the
 #                                    tool's --json tests), clinfo,
@@ -16,9 +17,12 @@
 #                                    runtimes (ci/fuzz.sh, ci/sanitize.sh,
 #                                    ci/tsan.sh) and llvm-14 for
 #                                    llvm-symbolizer (the sanitizer reports),
-#                                    oclgrind (ci/oclgrind.sh) and
+#                                    oclgrind (ci/oclgrind.sh),
 #                                    python3-venv (the private venvs of
-#                                    ci/install-intel.sh and ci/python.sh)
+#                                    ci/install-intel.sh and ci/python.sh),
+#                                    man-db and bash-completion (the
+#                                    installed man pages and completion,
+#                                    ci/install_check.sh)
 #
 # Idempotent: each package is checked with dpkg -s, and apt-get (update,
 # then install) runs only when something is missing. Uses sudo only when
@@ -37,6 +41,7 @@ packages=(
   libprotobuf-c-dev
   libonnx-dev
   libonnx-testdata
+  help2man
 )
 test_packages=(
   clinfo
@@ -48,6 +53,8 @@ test_packages=(
   llvm-14
   oclgrind
   python3-venv
+  man-db
+  bash-completion
 )
 case "${1:-}" in
   "") ;;

@@ -10,8 +10,15 @@
 #  2. builds the README example (examples/gather_example.c) with
 #     `cc ... $(pkg-config --cflags --libs clgather)` against that prefix;
 #  3. builds it again with a small CMake project using find_package(clgather);
-#  4. runs both binaries, which must print "device == reference: yes".
-# Prints each command and its output. Needs an OpenCL device (CI has POCL).
+#  4. runs both binaries, which must print "device == reference: yes";
+#  5. installs the full build that ci/build.sh made ($CLG_BUILD_DIR, else
+#     build/) into a second prefix and checks what comes with the tool:
+#     a man page for clgather and for each command its --help lists,
+#     each rendered by `man -l` (and `man clgather` finding it through
+#     MANPATH), and the bash completion, found by bash-completion's
+#     loader through XDG_DATA_DIRS.
+# Prints each command and its output. Needs an OpenCL device (CI has POCL),
+# man (man-db) and bash-completion (ci/install-deps.sh --tests).
 # Everything lives in one temporary folder, removed on exit (kept when
 # CLG_KEEP_TMP=1).
 set -euo pipefail
@@ -112,5 +119,42 @@ out="$(show "$tmp/pipeline_pkgconfig" 2>&1)" ||
 echo "$out"
 grep -q '^pipeline == reference: yes$' <<<"$out" ||
   fail "the pipeline example did not print 'pipeline == reference: yes'"
-echo "install_check: the library installs alone and builds both ways"
+
+echo
+echo "--- install_check: the tool, its man pages and bash completion"
+full="${CLG_BUILD_DIR:-build}"
+[ -x "$full/cli/clgather" ] || fail "no tool in $full/cli (run ci/build.sh first)"
+tool_prefix="$tmp/tool-prefix"
+show cmake --install "$full" --prefix "$tool_prefix"
+clgather="$tool_prefix/bin/clgather"
+show "$clgather" --version
+man1="$tool_prefix/share/man/man1"
+commands="$("$clgather" --help | awk '/^Commands:/ { on = 1; next }
+  on && /^$/ { exit } on { print $1 }')"
+[ -n "$commands" ] || fail "the installed clgather --help lists no command"
+for page in clgather $(printf 'clgather-%s\n' $commands); do
+  [ -f "$man1/$page.1" ] || fail "no man page $man1/$page.1"
+  out="$(MANWIDTH=80 man -l "$man1/$page.1" 2>&1)" ||
+    { echo "$out"; fail "man -l $man1/$page.1 failed"; }
+  grep -q "^${page^^}(1)" <<<"$out" && grep -qx "EXIT STATUS" <<<"$out" ||
+    { echo "$out"; fail "man -l $man1/$page.1 did not render its title and EXIT STATUS"; }
+  echo "\$ man -l $man1/$page.1    # $(grep -A1 -x NAME <<<"$out" | tail -n 1 | sed 's/^ *//')"
+done
+echo "\$ MANPATH=$tool_prefix/share/man man -w clgather    # the page 'man clgather' shows"
+out="$(MANPATH="$tool_prefix/share/man" man -w clgather)"
+echo "$out"
+[ "$out" = "$man1/clgather.1" ] || fail "man clgather does not find $man1/clgather.1"
+echo "\$ man -l $man1/clgather.1"
+MANWIDTH=80 man -l "$man1/clgather.1" | sed -n '1,20p' # sed reads it all
+completion="$tool_prefix/share/bash-completion/completions/clgather"
+[ -f "$completion" ] || fail "no bash completion at $completion"
+loader=/usr/share/bash-completion/bash_completion
+[ -f "$loader" ] || fail "bash-completion is not installed ($loader)"
+echo "\$ XDG_DATA_DIRS=$tool_prefix/share:/usr/share bash: _completion_loader clgather; complete -p clgather"
+out="$(XDG_DATA_DIRS="$tool_prefix/share:/usr/share" bash -c \
+  "source $loader; _completion_loader clgather; complete -p clgather" 2>&1)" || true
+echo "$out"
+[ "$out" = "complete -F _clgather clgather" ] ||
+  fail "bash-completion's loader does not find $completion"
+echo "install_check: the library installs alone and builds both ways; the tool installs with its man pages and completion"
 

@@ -37,73 +37,36 @@ fail() {
 # ctest_failure and lane_verdict (functions only; nothing runs).
 # shellcheck source=ci/sanitizer_build.sh
 . "$src/ci/sanitizer_build.sh"
+# lane_check_default, lane_run_pass.
+# shellcheck source=ci/device_lane.sh
+. "$src/ci/device_lane.sh"
 
 [ -x "$build_dir/cli/clgather" ] || bash ci/build.sh
 vendors="$(bash ci/install-intel.sh | tail -n 1)"
 export OCL_ICD_VENDORS="$vendors" CLGATHER_DEVICE="$device"
 unset CLGATHER_TEST_PLAN CLGATHER_PARAMS CLGATHER_MAX_ALLOC CLGATHER_VALIDATE
 
-echo "--- OpenCL devices (OCL_ICD_VENDORS=$vendors)"
-devices="$("$build_dir/cli/clgather" devices)" ||
-  fail "clgather devices failed with OCL_ICD_VENDORS=$vendors"
-echo "$devices"
-# The entry marked "(default)" and the platform line under it.
-default_platform="$(awk '/\(default\)$/ { on = 1; next }
-  on && /^ +platform:/ { sub(/^ +platform: /, ""); print; exit }' <<<"$devices")"
-[ "$default_platform" = "$device" ] ||
-  fail "the default device is on platform \"$default_platform\", not \"$device\""
-intel_version="$(awk '/\(default\)$/ { on = 1; next }
-  on && /^ +version:/ { sub(/^ +version: /, ""); print; exit }' <<<"$devices")"
-
 logs="$build_dir/intel-logs"
 mkdir -p "$logs"
 failures=()
-# run_pass <name> <ctest args...>: ctest -V into $logs/<name>.log (the
-# device tests print their device there), its summary on stdout.
-run_pass() {
-  local name="$1" status=0
-  shift
-  local log="$logs/$name.log"
-  ctest --test-dir "$build_dir" -V --no-tests=error --parallel "$jobs" "$@" \
-    >"$log" 2>&1 || status=$?
-  grep -E '^ *[0-9]+/[0-9]+ Test +#|tests passed|^Total Test time' "$log" || true
-  local why
-  why="$(ctest_failure "$log" "$status")"
-  if [ -n "$why" ]; then
-    # The output of the failed tests, as --output-on-failure would show it.
-    grep -E '^[0-9]+: ' "$log" | grep -Ev '\[ +(RUN|OK) +\]' | tail -n 60 || true
-    failures+=("$name: $why (see $log)")
-    return
-  fi
-  # Every device test binary names its device ("device: name | vendor |
-  # version", from the test harness); each must be Intel's.
-  local named others
-  named="$(grep -Ec '^[0-9]+: device: .* \| ' "$log" || true)"
-  others="$(grep -E '^[0-9]+: device: .* \| ' "$log" |
-    grep -Fvc '| Intel(R) Corporation |' || true)"
-  if [ "$named" -eq 0 ] || [ "$others" -ne 0 ]; then
-    failures+=("$name: $named test binaries named their device, $others of them not Intel's (see $log)")
-  else
-    echo "ci/intel.sh: $name: all $named device test binaries ran on Intel(R) Corporation's device"
-  fi
-}
+lane_check_default "$device"
 
 echo "--- Intel CPU runtime: ctest -L 'device|conformance|cli'"
 pass1_start=$SECONDS
-run_pass device-plan -L '^(device|conformance|cli)$'
+lane_run_pass device-plan 'Intel(R) Corporation' -L '^(device|conformance|cli)$'
 pass1_s=$((SECONDS - pass1_start))
 
 echo "--- Intel CPU runtime: ctest -L device with CLGATHER_TEST_PLAN=gpu"
 pass2_start=$SECONDS
-CLGATHER_TEST_PLAN=gpu run_pass gpu-plan -L '^device$'
+CLGATHER_TEST_PLAN=gpu lane_run_pass gpu-plan 'Intel(R) Corporation' -L '^device$'
 pass2_s=$((SECONDS - pass2_start))
 
 echo "--- Intel CPU runtime: ctest -L device with CLGATHER_SVM=0"
 pass3_start=$SECONDS
-CLGATHER_SVM=0 run_pass no-svm -L '^device$'
+CLGATHER_SVM=0 lane_run_pass no-svm 'Intel(R) Corporation' -L '^device$'
 pass3_s=$((SECONDS - pass3_start))
 
 echo "--- Intel lane summary"
-echo "device: $device, $intel_version"
+echo "device: $lane_device"
 echo "run time: $((SECONDS - start)) s (device plan ${pass1_s} s, GPU plan ${pass2_s} s, no SVM ${pass3_s} s)"
 lane_verdict 0 "wrong-device" "the device, conformance and cli labels, the GPU plan and the wrapped host memory"

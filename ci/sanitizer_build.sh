@@ -90,7 +90,7 @@ sanitizer_build() {
     -DCMAKE_EXE_LINKER_FLAGS="${san_flags[*]}" \
     -DCMAKE_SHARED_LINKER_FLAGS="${san_flags[*]}" \
     -DCLGATHER_BUILD_CLI=ON -DCLGATHER_BUILD_TESTS=ON -DCLGATHER_WERROR=ON \
-    -DCLGATHER_BUILD_FUZZERS=OFF \
+    -DCLGATHER_BUILD_FUZZERS=OFF -DCLGATHER_BUILD_MAN=OFF \
     >"$probe/configure.log" || { cat "$probe/configure.log"; fail "configure failed"; }
   cmake --build "$build_dir" --parallel "$jobs" >"$probe/build.log" 2>&1 ||
     { tail -n 60 "$probe/build.log"; fail "build failed"; }

@@ -10,18 +10,22 @@
 #                         examples/ under ctest: cmocka (pkg-config cmocka);
 #                         its cli and conformance areas also need the CLI
 #                         and are left out without it
+#   CLGATHER_BUILD_MAN    the man pages of the tool (cli/man/), made from
+#                         its --help at build time: help2man, the tool
+#                         (CLGATHER_BUILD_CLI) and a native build (the
+#                         tool runs at build time)
 #   CLGATHER_WERROR       warnings are errors in clgather's own code
 #                         (-Werror for GCC and Clang, /WX for MSVC)
 #   CLGATHER_BUILD_FUZZERS the libFuzzer targets (tests/fuzz/): Clang with
 #                         libFuzzer; OFF unless set (see the end of this
 #                         file)
 #
-# The first three default to ON when clgather is the top-level project and
+# The first four default to ON when clgather is the top-level project and
 # what it needs is found, and to OFF otherwise: as a subproject, or on a
 # machine with only the OpenCL headers and ICD loader, the library alone is
 # built. The library itself needs only OpenCL. An option set ON explicitly
 # (-D...=ON) makes configure fail, naming the Debian packages, when
-# something it needs is missing; ci/build.sh sets all three so that CI
+# something it needs is missing; ci/build.sh sets all four so that CI
 # cannot lose a part quietly. Like any option, the value chosen at the
 # first configure stays in the cache.
 #
@@ -46,6 +50,7 @@ endmacro()
 set(clg_cli_missing "")
 set(clg_tests_missing "")
 set(clg_werror_missing "")
+set(clg_man_missing "")
 
 # A subproject looks nothing up unless its parent asked for a part.
 if(CLG_TOP_LEVEL OR CLGATHER_BUILD_CLI OR CLGATHER_BUILD_TESTS)
@@ -95,6 +100,19 @@ if(CLG_TOP_LEVEL OR CLGATHER_BUILD_CLI OR CLGATHER_BUILD_TESTS)
   endif()
 endif()
 
+# The man pages: help2man over the built tool's --help (cli/man/).
+if(CLG_TOP_LEVEL OR CLGATHER_BUILD_MAN)
+  find_program(CLG_HELP2MAN help2man
+               DOC "help2man, which makes the man pages from --help (Debian: help2man)")
+  if(NOT CLG_HELP2MAN)
+    clg_missing(clg_man_missing "help2man (Debian package help2man)")
+  endif()
+  if(CMAKE_CROSSCOMPILING)
+    clg_missing(clg_man_missing "a native build: the pages come from running "
+                "the tool at build time")
+  endif()
+endif()
+
 if(NOT CMAKE_C_COMPILER_ID MATCHES "GNU|Clang" AND NOT MSVC)
   clg_missing(clg_werror_missing "a compiler whose warning flags clgather "
               "knows (GCC, Clang or MSVC; this one is '${CMAKE_C_COMPILER_ID}')")
@@ -132,6 +150,13 @@ clg_dependent_option(CLGATHER_BUILD_CLI
 clg_dependent_option(CLGATHER_BUILD_TESTS
   "Build the cmocka test suite (needs cmocka; its cli and conformance tests need the CLI)"
   "${clg_tests_missing}")
+if(NOT CLGATHER_BUILD_CLI)
+  clg_missing(clg_man_missing "the tool (CLGATHER_BUILD_CLI), whose --help "
+              "the pages are made from")
+endif()
+clg_dependent_option(CLGATHER_BUILD_MAN
+  "Build and install the clgather tool's man pages from its --help (needs help2man)"
+  "${clg_man_missing}")
 clg_dependent_option(CLGATHER_WERROR
   "Treat warnings as errors in clgather's own code"
   "${clg_werror_missing}")

@@ -736,10 +736,13 @@ unsigned clg_rt_validation(const clg_context *ctx)
 
 /* ------------------------------------------------------------ collect */
 
-/* A blocking read on the library's own queue, its execution status
- * checked: a read that returns while its command was terminated delivers
- * nothing. Returns the OpenCL code, or CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST
- * with *status the negative execution status. */
+/* A blocking read on the library's own queue, waited for through its
+ * event, its execution status checked: a read that returns while its
+ * command was terminated delivers nothing, and on Mesa's Rusticl 22.3 a
+ * blocking read on a queue that other threads use may return before its
+ * command has run (docs/design.md, "Threads"). Returns the OpenCL code, or
+ * CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST with *status the negative
+ * execution status. */
 static cl_int own_read(clg_context *ctx, cl_mem buf, size_t offset,
                        size_t bytes, void *host, cl_int *status,
                        const char **call)
@@ -748,6 +751,14 @@ static cl_int own_read(clg_context *ctx, cl_mem buf, size_t offset,
     cl_int err = clEnqueueReadBuffer(ctx->own_queue, buf, CL_TRUE, offset,
                                      bytes, host, 0, NULL, &ev);
     *status = CL_COMPLETE;
+    if (err == CL_SUCCESS) {
+        /* A failed command is reported by its status below. */
+        err = clWaitForEvents(1, &ev);
+        if (err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+            err = CL_SUCCESS;
+        else if (err != CL_SUCCESS)
+            *call = "clWaitForEvents";
+    }
     if (err == CL_SUCCESS &&
         (err = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS,
                               sizeof *status, status, NULL)) != CL_SUCCESS)
@@ -972,8 +983,8 @@ static int selects(const clg_rt_select *sel, const cl_event *sorted,
         return rec->queue == sel->queue;
     /* No events named: nothing is taken (and bsearch needs a non-NULL base). */
     return rec->ev && sel->num_events > 0 &&
-           bsearch(&rec->ev, sorted, sel->num_events,
-                              sizeof *sorted, event_order) != NULL;
+           bsearch(&rec->ev, sorted, sel->num_events, sizeof *sorted,
+                   event_order) != NULL;
 }
 
 /* Moves the records `sel` takes out of the context's epoch into *mine, in

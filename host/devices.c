@@ -278,6 +278,40 @@ cleanup:
     return st;
 }
 
+clg_status clg_device_resolve(const char *device_spec,
+                              cl_platform_id *platform, cl_device_id *device)
+{
+    char msg[CLG_ERROR_CAPACITY], env_spec[CLG_ENV_TEXT_CAP];
+    cl_platform_id p = NULL;
+    cl_device_id d = NULL;
+    cl_int err = CL_SUCCESS;
+    if (platform)
+        *platform = NULL;
+    if (device)
+        *device = NULL;
+    if (!platform || !device)
+        return clg_fail(NULL, CLG_STATUS_NULL_POINTER, "%s is NULL",
+                        !platform ? "platform" : "device");
+    /* A CLGATHER_DEVICE too long to read selects nothing, as for a
+     * context. */
+    if (clg_env_device(env_spec, sizeof env_spec) != 0)
+        return clg_fail(NULL, CLG_STATUS_INVALID_ARGUMENT,
+                        "CLGATHER_DEVICE is longer than %zu bytes",
+                        sizeof env_spec - 1);
+    clg_status st = clg_devices_select(device_spec, env_spec, &p, &d, msg,
+                                       sizeof msg, &err);
+    if (st != CLG_STATUS_OK) {
+        clg_fail(NULL, st, "%s", msg);
+        if (err != CL_SUCCESS)
+            clg_set_cl_error(NULL, err);
+        return st;
+    }
+    *platform = p;
+    *device = d;
+    clg_clear_error(NULL);
+    return CLG_STATUS_OK;
+}
+
 clg_status clg_devices_list(clg_device_info *infos, size_t capacity,
                             size_t *count)
 {

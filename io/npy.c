@@ -15,6 +15,93 @@ int clg_npy_is_npy(const void *bytes, size_t size)
            memcmp(bytes, npy_magic, sizeof npy_magic) == 0;
 }
 
+/* ---------------------------------------------------------------- .npz */
+
+/* np.savez writes a zip archive: a local file header "PK\3\4" per array
+ * (its name at offset 30, the length of the name at 26), or only the end
+ * record "PK\5\6" when there is no array. */
+static const unsigned char zip_local[4] = {'P', 'K', 3, 4};
+static const unsigned char zip_empty[4] = {'P', 'K', 5, 6};
+
+int clg_npy_is_npz(const void *bytes, size_t size)
+{
+    return size >= 4 && (memcmp(bytes, zip_local, 4) == 0 ||
+                         memcmp(bytes, zip_empty, 4) == 0);
+}
+
+size_t clg_npz_read_bound(const unsigned char *bytes, size_t len,
+                          size_t *state)
+{
+    int local = len >= 4 && memcmp(bytes, zip_local, 4) == 0;
+    (void)state;
+    if (len < 30 && (len < 4 || local))
+        return 30; /* the first member's header is not all in yet */
+    if (!local)
+        return len; /* an empty archive, or no zip: nothing more needed */
+    return 30 + ((size_t)bytes[26] | (size_t)bytes[27] << 8);
+}
+
+/* The name of the archive's first member, printable ASCII only (another
+ * byte as '?'), at most cap - 1 bytes, into buf; 0 when the bytes end
+ * before it. */
+static int npz_first_name(const unsigned char *b, size_t size, char *buf,
+                          size_t cap)
+{
+    size_t n;
+    if (size < 30 || memcmp(b, zip_local, 4) != 0)
+        return 0;
+    n = (size_t)b[26] | (size_t)b[27] << 8;
+    if (n == 0 || n > size - 30)
+        return 0;
+    if (n > cap - 1)
+        n = cap - 1;
+    for (size_t i = 0; i < n; i++)
+        buf[i] = b[30 + i] >= 0x20 && b[30 + i] < 0x7f ? (char)b[30 + i] : '?';
+    buf[n] = '\0';
+    return 1;
+}
+
+void clg_npz_error(const void *bytes, size_t size, const char *name,
+                   clg_io_error *err)
+{
+    const char *file = strcmp(name, "-") == 0 ? "FILE.npz" : name;
+    char member[72];
+    size_t n;
+
+    if (size >= 4 && memcmp(bytes, zip_empty, 4) == 0) {
+        clg_io_error_set(err,
+                         "%s: an empty .npz archive (a zip of .npy files, "
+                         "here none), not a NumPy file of one array",
+                         name);
+        return;
+    }
+    if (!npz_first_name(bytes, size, member, sizeof member)) {
+        clg_io_error_set(err,
+                         "%s: an .npz archive (a zip of .npy files, one per "
+                         "array), not a NumPy file of one array: extract "
+                         "one ('unzip -l %s' lists them), e.g. 'unzip -p %s "
+                         "NAME.npy > NAME.npy'",
+                         name, file, file);
+        return;
+    }
+    n = strlen(member);
+    if (n <= 4 || strcmp(member + n - 4, ".npy") != 0) {
+        clg_io_error_set(err,
+                         "%s: a zip archive (its first member is '%s'), not "
+                         "a NumPy file of one array; an .npz holds one .npy "
+                         "file per array",
+                         name, member);
+        return;
+    }
+    clg_io_error_set(err,
+                     "%s: an .npz archive (a zip of .npy files, one per "
+                     "array; the first is '%.*s'), not a NumPy file of one "
+                     "array: extract one, e.g. 'unzip -p %s %s > %s', or in "
+                     "Python np.save('%s', np.load('%s')['%.*s'])",
+                     name, (int)(n - 4), member, file, member, member, member,
+                     file, (int)(n - 4), member);
+}
+
 const char *clg_npy_descr(clg_dtype dtype, char *buf, size_t cap)
 {
     char kind = clg_io_dtype_kind(dtype);
@@ -374,8 +461,11 @@ static clg_io_status read_preamble(const unsigned char *b, size_t size,
                                    size_t *header_at, clg_io_error *err)
 {
     if (!clg_npy_is_npy(b, size)) {
-        clg_io_error_set(err, "%s: not a NumPy file (no \\x93NUMPY magic)",
-                         name);
+        if (clg_npy_is_npz(b, size))
+            clg_npz_error(b, size, name, err);
+        else
+            clg_io_error_set(err, "%s: not a NumPy file (no \\x93NUMPY magic)",
+                             name);
         return CLG_IO_FORMAT_ERROR;
     }
     /* Version 1 has a 2-byte header length, versions 2 and 3 a 4-byte
@@ -425,21 +515,85 @@ static clg_io_status read_header(const unsigned char *p, size_t len,
     return st;
 }
 
-/* Fortran order is C order when at most one dimension exceeds 1. */
-static clg_io_status check_order(const npy_header *h, const char *name,
-                                 clg_io_error *err)
+/* Whether the data must be rearranged into C order: Fortran order (the
+ * first index moving fastest) is C order too when at most one dimension
+ * exceeds 1. */
+static int needs_transpose(const npy_header *h)
 {
     size_t long_dims = 0;
     for (size_t d = 0; d < h->rank; d++)
         long_dims += h->shape[d] > 1;
-    if (h->fortran_order && long_dims > 1) {
-        clg_io_error_set(err,
-                         "%s: fortran_order is True; clgather reads C-order "
-                         "arrays only (save np.ascontiguousarray(a))",
-                         name);
-        return CLG_IO_UNSUPPORTED;
+    return h->fortran_order && long_dims > 1;
+}
+
+/* One element of `elem` bytes from src to dst; the common sizes as fixed
+ * copies the compiler inlines. */
+static void copy_element(unsigned char *dst, const unsigned char *src,
+                         size_t elem)
+{
+    switch (elem) {
+    case 1:
+        *dst = *src;
+        break;
+    case 2:
+        memcpy(dst, src, 2);
+        break;
+    case 4:
+        memcpy(dst, src, 4);
+        break;
+    case 8:
+        memcpy(dst, src, 8);
+        break;
+    case 16:
+        memcpy(dst, src, 16);
+        break;
+    default:
+        memcpy(dst, src, elem);
     }
-    return CLG_IO_OK;
+}
+
+/* The count elements (elem bytes each, count > 0) of a Fortran-order
+ * array of shape h->shape at src into C order at dst: dst walks the
+ * output in order, the last index fastest, while the source offset f
+ * steps by each dimension's Fortran stride (the product of the
+ * dimensions before it) and steps back when that index wraps. The byte
+ * order is left as it is (swapped after, element by element). */
+static void fortran_to_c(unsigned char *dst, const unsigned char *src,
+                         const npy_header *h, int64_t count, size_t elem)
+{
+    size_t stride[CLG_MAX_RANK], index[CLG_MAX_RANK];
+    size_t f = 0, s = 1, last = h->rank - 1, row = (size_t)h->shape[last];
+    for (size_t d = 0; d < h->rank; d++) {
+        stride[d] = s;
+        index[d] = 0;
+        s *= (size_t)h->shape[d];
+    }
+    for (int64_t done = 0; done < count; done += (int64_t)row) {
+        for (size_t j = 0; j < row; j++, dst += elem)
+            copy_element(dst, src + (f + j * stride[last]) * elem, elem);
+        /* the next row: advance the index of the dimensions before the
+         * last, the rightmost first */
+        for (size_t d = last; d-- > 0;) {
+            if (++index[d] < (size_t)h->shape[d]) {
+                f += stride[d];
+                break;
+            }
+            f -= stride[d] * (index[d] - 1);
+            index[d] = 0;
+        }
+    }
+}
+
+/* The count elements (elem bytes each) at src into dst in C order. */
+static void copy_c_order(unsigned char *dst, const unsigned char *src,
+                         const npy_header *h, int64_t count, size_t elem)
+{
+    if (count == 0 || elem == 0)
+        return;
+    if (needs_transpose(h))
+        fortran_to_c(dst, src, h, count, elem);
+    else
+        memcpy(dst, src, (size_t)count * elem);
 }
 
 /* The shape's element count to *count; the file must hold exactly its
@@ -494,11 +648,12 @@ static clg_io_status check_zero_width(const npy_header *h, int64_t count,
     return CLG_IO_UNSUPPORTED;
 }
 
-/* 'S<width>' elements into out->string_bytes, one descriptor each (NUL
- * padding dropped). */
-static clg_io_status copy_strings(const unsigned char *p, size_t data_size,
-                                  size_t width, const char *name,
-                                  clg_io_tensor *out, clg_io_error *err)
+/* 'S<width>' elements into out->string_bytes in C order, one descriptor
+ * each (NUL padding dropped). */
+static clg_io_status copy_strings(const unsigned char *p, const npy_header *h,
+                                  size_t data_size, size_t width,
+                                  const char *name, clg_io_tensor *out,
+                                  clg_io_error *err)
 {
     clg_string *s = out->data;
     out->string_bytes = malloc(data_size > 0 ? data_size : 1);
@@ -508,8 +663,7 @@ static clg_io_status copy_strings(const unsigned char *p, size_t data_size,
     }
     out->string_bytes_size = data_size;
     out->string_width = width;
-    if (data_size > 0)
-        memcpy(out->string_bytes, p, data_size);
+    copy_c_order((unsigned char *)out->string_bytes, p, h, out->count, width);
     for (int64_t i = 0; i < out->count; i++) {
         const char *e = out->string_bytes + (size_t)i * width;
         size_t len = width;
@@ -542,8 +696,6 @@ static clg_io_status read_layout(const unsigned char *b, size_t size,
     st = read_preamble(b, size, name, &header_len, &header_at, err);
     if (st == CLG_IO_OK)
         st = read_header(b + header_at, header_len, name, &l->h, err);
-    if (st == CLG_IO_OK)
-        st = check_order(&l->h, name, err);
     if (st == CLG_IO_OK)
         st = parse_descr(l->h.descr, name, &l->dtype, &l->swap, &l->width,
                          err);
@@ -601,14 +753,13 @@ clg_io_status clg_npy_decode(const void *bytes, size_t size, const char *name,
     if (st != CLG_IO_OK)
         goto cleanup;
     if (l.dtype != CLG_DTYPE_STRING) {
-        if (out->nbytes > 0)
-            memcpy(out->data, b + l.data_at, out->nbytes);
+        copy_c_order(out->data, b + l.data_at, &l.h, count, l.elem);
         if (l.swap)
             clg_io_swap_words(out->data, out->nbytes,
                               clg_io_word_size(l.dtype));
     } else if (count > 0) {
-        st = copy_strings(b + l.data_at, (size_t)count * l.elem, l.width, name,
-                          out, err);
+        st = copy_strings(b + l.data_at, &l.h, (size_t)count * l.elem, l.width,
+                          name, out, err);
     } else {
         out->string_width = l.width; /* an empty 'S5' is written back 'S5' */
     }

@@ -3,8 +3,10 @@
  * clgather I/O: NumPy .npy files.
  *
  * Reading: format versions 1.0, 2.0 and 3.0; little-endian ('<'), big-endian
- * ('>'), native ('=') and byte-order-free ('|') descriptors; C order only
- * (fortran_order True is a clear error). Dtypes:
+ * ('>'), native ('=') and byte-order-free ('|') descriptors; C order and
+ * Fortran order (fortran_order True: the first index moves fastest),
+ * whose elements are rearranged into C order as they are read, so that
+ * a tensor read is always C order. Dtypes:
  *   b1 (or ?) BOOL, i1 u1 i2 u2 i4 u4 i8 u8, f2 FLOAT16, f4 FLOAT,
  *   f8 DOUBLE, c8 COMPLEX64, c16 COMPLEX128, S<n> STRING.
  * Byte strings 'S<n>' become clg_string descriptors with their trailing NUL
@@ -38,6 +40,27 @@ extern "C" {
 /** 1 when `bytes` starts with the NumPy magic "\x93NUMPY". */
 int clg_npy_is_npy(const void *bytes, size_t size);
 
+/** 1 when `bytes` start like a zip archive, which is what NumPy's .npz
+ *  is (np.savez: one .npy file per array): a local file header "PK\3\4",
+ *  or the end record "PK\5\6" of an empty archive. */
+int clg_npy_is_npz(const void *bytes, size_t size);
+
+/** A clg_io_read_bound for bytes that start like an .npz (or are fewer
+ *  than its 4-byte signature): up to the end of the first member's name,
+ *  all clg_npz_error needs, so that an archive is not read whole only to
+ *  be refused. */
+size_t clg_npz_read_bound(const unsigned char *bytes, size_t len,
+                          size_t *state);
+
+/** Into *err, for .npz bytes (clg_npy_is_npz) named `name` given where
+ *  one tensor was expected: that it is an .npz archive, its first array's
+ *  name when the bytes hold it, and how to extract one array into a .npy
+ *  file ("x.npz: an .npz archive (a zip of .npy files, one per array;
+ *  the first is 'data'), not a NumPy file of one array: extract one,
+ *  e.g. 'unzip -p x.npz data.npy > data.npy', or in Python ..."). */
+void clg_npz_error(const void *bytes, size_t size, const char *name,
+                   clg_io_error *err);
+
 /** A clg_io_read_bound for .npy files: once the preamble and the header
  *  dictionary are in, the size they promise (header and data) plus one
  *  byte; at once when the bytes cannot start a .npy file or the header
@@ -49,7 +72,9 @@ size_t clg_npy_read_bound(const unsigned char *bytes, size_t len,
 clg_io_status clg_npy_read(const char *path, clg_io_tensor *out,
                            clg_io_error *err);
 
-/** Decodes .npy bytes held in memory; `name` names them in messages. */
+/** Decodes .npy bytes held in memory; `name` names them in messages.
+ *  A Fortran-order array comes out in C order; .npz bytes are a
+ *  FORMAT_ERROR whose message is clg_npz_error's. */
 clg_io_status clg_npy_decode(const void *bytes, size_t size, const char *name,
                              clg_io_tensor *out, clg_io_error *err);
 

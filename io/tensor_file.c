@@ -16,12 +16,16 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* clg_npy_read_bound or clg_onnx_read_bound, by the first byte. */
+/* clg_npy_read_bound, clg_npz_read_bound or clg_onnx_read_bound, by the
+ * first bytes. */
 static size_t either_bound(const unsigned char *bytes, size_t len,
                            size_t *state)
 {
-    return bytes[0] == 0x93 ? clg_npy_read_bound(bytes, len, state)
-                            : clg_onnx_read_bound(bytes, len, state);
+    if (bytes[0] == 0x93)
+        return clg_npy_read_bound(bytes, len, state);
+    if (clg_npy_is_npz(bytes, len) || (len < 4 && bytes[0] == 'P'))
+        return clg_npz_read_bound(bytes, len, state);
+    return clg_onnx_read_bound(bytes, len, state);
 }
 
 clg_io_status clg_io_read_tensor_file(const char *path, clg_io_tensor *out,
@@ -42,7 +46,11 @@ clg_io_status clg_io_read_tensor_file(const char *path, clg_io_tensor *out,
         st = CLG_IO_FORMAT_ERROR;
     } else if (clg_npy_is_npy(bytes, size))
         st = clg_npy_decode(bytes, size, path, out, err);
-    else if (ends_with(path, ".npy")) {
+    else if (clg_npy_is_npz(bytes, size)) {
+        /* np.savez's archive, not a protobuf message */
+        clg_npz_error(bytes, size, path, err);
+        st = CLG_IO_UNSUPPORTED;
+    } else if (ends_with(path, ".npy")) {
         clg_io_error_set(err, "%s: not a NumPy file (no \\x93NUMPY magic)",
                          path);
         st = CLG_IO_FORMAT_ERROR;

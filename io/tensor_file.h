@@ -20,7 +20,9 @@ extern "C" {
 
 /** Reads a tensor file: NumPy .npy when the file starts with the NumPy
  *  magic, else an ONNX TensorProto (.pb). Path "-" reads standard input
- *  (either format, by its contents). */
+ *  (either format, by its contents). An .npz archive (a zip) is
+ *  UNSUPPORTED, with clg_npz_error's message (what it is and how to
+ *  extract one array). */
 clg_io_status clg_io_read_tensor_file(const char *path, clg_io_tensor *out,
                                       clg_io_error *err);
 

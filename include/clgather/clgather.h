@@ -294,6 +294,22 @@ typedef struct clg_device_info {
 CLG_API clg_status clg_devices_list(clg_device_info *infos, size_t capacity,
                                     size_t *count);
 
+/** Resolves a device spec to its OpenCL platform and device, for a caller
+ *  that builds its own cl_context (then clg_context_create_from_cl).
+ *  `device_spec` is read exactly as clg_context_create reads it (NULL or
+ *  "": CLGATHER_DEVICE, else the first GPU, else the first device); the
+ *  result is the device that clg_context_create(&ctx, device_spec) would
+ *  use. The handles are the runtime's own, owned by it: nothing to release.
+ *  Thread-safe. On failure both are set to NULL and
+ *  clg_context_last_error(NULL) names the spec and the devices seen.
+ *  Errors: NULL_POINTER (platform or device NULL), DEVICE_NOT_FOUND (no
+ *  device, or none matches), INVALID_ARGUMENT (a malformed "P:D", or a
+ *  CLGATHER_DEVICE too long to read), OPENCL_ERROR (clGetPlatformIDs or
+ *  clGetDeviceIDs failed), OUT_OF_MEMORY. */
+CLG_API clg_status clg_device_resolve(const char *device_spec,
+                                      cl_platform_id *platform,
+                                      cl_device_id *device);
+
 /** Opaque context: one OpenCL device, its cl_context and command queue,
  *  the programs built so far (cached per variant), and the operations
  *  enqueued since the last clg_context_finish. Thread-safe (see the top of

@@ -16,10 +16,10 @@ def _blocks():
 
 
 def test_doc_has_examples():
-    assert len(_blocks()) == 4
+    assert len(_blocks()) == 6
 
 
-@pytest.mark.parametrize("index", range(4))
+@pytest.mark.parametrize("index", range(6))
 def test_doc_example_runs(index, capsys):
     exec(compile(_blocks()[index], "docs/python.md[%d]" % index, "exec"), {})
     assert capsys.readouterr().out  # each example prints its result

@@ -232,3 +232,158 @@ def test_events_must_be_pyopencl_events(queue):
     assert clgather.gather(data, idx, events=(gate,)).get().tolist() == [
         3, 0]
     assert clgather.gather(data, idx, events=[]).get().tolist() == [3, 0]
+
+
+# ------------------------------------------------- PyOpenCL's conventions
+# queue= and wait_for= as pyopencl.array.take(a, indices, out=None,
+# queue=None, wait_for=None) takes them; events= is wait_for's alias.
+
+
+def test_queue_of_the_callers(queue):
+    # Arrays without a queue of their own, run on a queue the caller made
+    # (as pyopencl.array.take does): the result lives on that queue.
+    host = np.arange(24, dtype=np.float32).reshape(4, 6) * 1.5
+    data = cl_array.to_device(queue, host).with_queue(None)
+    idx = cl_array.to_device(queue, np.array([[5, 0], [-1, 2]],
+                                             np.int64)).with_queue(None)
+    mine = cl.CommandQueue(queue.context, queue.device)
+    out = clgather.gather(data, idx, axis=1, queue=mine)
+    assert out.queue is mine
+    assert out.get().tobytes() == np.take(
+        host, [[5, 0], [-1, 2]], axis=1).tobytes()
+    # Without queue=, such arrays say what to do.
+    with pytest.raises(clgather.InvalidArgumentError,
+                       match=r"data has no queue: .* or pass queue="):
+        clgather.gather(data, idx)
+    # queue= over the data's own queue, on a Context's method too, with
+    # GatherElements, and an array at an offset copied on that queue.
+    elements = cl_array.to_device(queue, np.array(
+        [[0, 5, 1], [2, 2, 2], [-1, 0, 3], [4, 4, 0]], np.int32))
+    ctx = clgather.Context.from_pyopencl(queue)
+    with ctx:
+        got = ctx.gather_elements(cl_array.to_device(queue, host),
+                                  elements, axis=1, queue=mine)
+        assert got.queue is mine
+        want = np.take_along_axis(host, elements.get().astype(np.int64), 1)
+        assert got.get().tobytes() == want.tobytes()
+        tail = cl_array.to_device(queue, host)[1:]
+        assert tail.offset != 0
+        got = ctx.gather(tail, cl_array.to_device(
+            queue, np.array([2, 0], np.int32)), queue=mine)
+        assert got.get().tobytes() == host[1:][[2, 0]].tobytes()
+    with pytest.raises(TypeError, match="queue must be a "
+                       "pyopencl.CommandQueue, not Context"):
+        clgather.gather(data, idx, queue=queue.context)
+    # A queue of another cl_context than the arrays'.
+    other = cl.Context([queue.device])
+    with pytest.raises(clgather.InvalidArgumentError,
+                       match="another cl_context"):
+        clgather.gather(data, idx, queue=cl.CommandQueue(other))
+    mine.finish()
+
+
+def test_wait_for_a_user_event(queue):
+    host = np.array([1.25, -0.0, 3.5, 7.0], np.float64)
+    data = cl_array.to_device(queue, host)
+    idx = cl_array.to_device(queue, np.array([3, 1, -4], np.int32))
+    gate = cl.UserEvent(queue.context)
+    out = clgather.gather(data, idx, wait_for=[gate], sync=False)
+    call = out.events[-1]
+    # Nothing the gate holds back can have run.
+    assert call.command_execution_status != \
+        cl.command_execution_status.COMPLETE
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    got = out.get()
+    clgather.finish(queue)
+    assert got.tobytes() == np.take(host, [3, 1, -4]).tobytes()
+    assert call.command_execution_status == \
+        cl.command_execution_status.COMPLETE
+    # events= is the same argument: a tuple of events here.
+    gate = cl.UserEvent(queue.context)
+    out = clgather.gather_elements(data, idx[:2], events=(gate,),
+                                   sync=False)
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    assert out.get().tolist() == [7.0, -0.0]
+    clgather.finish(queue)
+
+
+def test_wait_for_and_events_are_one_argument(queue):
+    data = cl_array.to_device(queue, np.arange(4, dtype=np.int32))
+    idx = cl_array.to_device(queue, np.array([3, 0], np.int64))
+    gate = cl.UserEvent(queue.context)
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    for call in (clgather.gather, clgather.gather_elements,
+                 clgather.Context.from_pyopencl(queue).gather):
+        with pytest.raises(TypeError, match=r"give wait_for= or events= "
+                           r"\(its alias\), not both"):
+            call(data, idx, wait_for=[gate], events=[gate])
+        with pytest.raises(TypeError, match="not both"):
+            call(data, idx, wait_for=[], events=[])
+    # A wrong wait_for= names the keyword given.
+    with pytest.raises(TypeError, match=r"wait_for\[1\] must be a "
+                       r"pyopencl\.Event, not int"):
+        clgather.gather(data, idx, wait_for=[gate, 5])
+    with pytest.raises(TypeError, match="wait_for must be a list of "
+                       "pyopencl.Event, not UserEvent"):
+        clgather.gather(data, idx, wait_for=gate)
+    assert clgather.gather(data, idx, wait_for=[gate]).get().tolist() == [
+        3, 0]
+    # On NumPy arrays none of them applies; both at once are refused first.
+    with pytest.raises(TypeError, match="wait_for applies to PyOpenCL"):
+        clgather.gather(np.zeros(3), [0], wait_for=[])
+    with pytest.raises(TypeError, match="queue applies to PyOpenCL"):
+        clgather.gather(np.zeros(3), [0], queue=queue)
+    with pytest.raises(TypeError, match="not both"):
+        clgather.gather(np.zeros(3), [0], wait_for=[], events=[])
+
+
+def test_from_pyopencl_context_and_queue(queue):
+    host = np.arange(10, dtype=np.uint16) * 3
+    # A queue: its own objects, given back as they are.
+    with clgather.Context.from_pyopencl(queue, validate=False) as ctx:
+        assert ctx.pyopencl_queue is queue
+        assert ctx.pyopencl_device == queue.device
+        assert ctx.pyopencl_context == queue.context
+        assert ctx.cl_queue == queue.int_ptr
+        assert ctx.cl_device == queue.device.int_ptr
+    # A context of one device: a queue of clgather's own on it.
+    context = queue.context
+    with clgather.Context.from_pyopencl(context) as ctx:
+        assert ctx.pyopencl_context is context
+        assert ctx.pyopencl_device == queue.device
+        mine = ctx.pyopencl_queue
+        assert isinstance(mine, cl.CommandQueue) and mine != queue
+        assert mine.device == queue.device and mine.context == context
+        assert ctx.cl_queue == mine.int_ptr
+        data = cl_array.to_device(mine, host)
+        got = ctx.gather(data, cl_array.to_device(
+            mine, np.array([9, 0, -2], np.int64)))
+        assert got.get().tolist() == [27, 0, 24]
+    with pytest.raises(clgather.InvalidArgumentError, match="closed"):
+        ctx.pyopencl_device
+    with pytest.raises(TypeError, match="from_pyopencl takes a "
+                       "pyopencl.CommandQueue or a pyopencl.Context, not "
+                       "Device"):
+        clgather.Context.from_pyopencl(queue.device)
+
+
+def test_pyopencl_objects_of_a_context_by_spec(contexts):
+    # Each context made from a device spec gives PyOpenCL objects over its
+    # own handles: the device is one of PyOpenCL's, found by handle (no
+    # name to match), and its queue runs PyOpenCL arrays for clgather.
+    pyopencl_devices = [d for p in cl.get_platforms()
+                        for d in p.get_devices()]
+    for device, ctx in contexts:
+        mine = ctx.pyopencl_device
+        assert mine in pyopencl_devices
+        assert mine.int_ptr == ctx.cl_device
+        assert mine.name == device.name
+        assert mine.platform.name == device.platform_name
+        assert ctx.pyopencl_context.int_ptr == ctx.cl_context
+        assert ctx.pyopencl_queue.int_ptr == ctx.cl_queue
+        assert ctx.pyopencl_device is mine  # made once, then kept
+        host = np.array([[1, 2], [3, 4], [5, 6]], np.int8)
+        data = cl_array.to_device(ctx.pyopencl_queue, host)
+        got = ctx.gather(data, cl_array.to_device(
+            ctx.pyopencl_queue, np.array([2, 0], np.int32)))
+        assert got.get().tolist() == [[5, 6], [1, 2]]

@@ -2,8 +2,9 @@
 /*
  * NumPy .npy I/O of clgather_io: round trips for every supported dtype,
  * byte-for-byte agreement with files NumPy wrote (npy_samples.h), format
- * versions 1.0-3.0, big endian, and clear errors for Fortran order,
- * unsupported dtypes and malformed or truncated files. No device needed.
+ * versions 1.0-3.0, big endian, Fortran order read into C order, and
+ * clear errors for .npz archives, unsupported dtypes and malformed or
+ * truncated files. No device needed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -292,16 +293,6 @@ static void expect_error(const void *bytes, size_t size, clg_io_status status,
     assert_int_equal(back.dtype, CLG_DTYPE_UNDEFINED);
 }
 
-static void test_unsupported_layouts_and_dtypes(void **state)
-{
-    (void)state;
-    expect_error(SAMPLE(npy_fortran_i4_2x3), CLG_IO_UNSUPPORTED,
-                 "fortran_order is True");
-    expect_error(SAMPLE(npy_unicode_1), CLG_IO_UNSUPPORTED, "unicode strings");
-    expect_error(SAMPLE(npy_structured_1), CLG_IO_UNSUPPORTED,
-                 "structured dtypes");
-}
-
 /* A version 1.0 file around a hand-written header (padded by hand). */
 static size_t make_npy(unsigned char *buf, const char *header,
                        const void *data, size_t data_size)
@@ -314,6 +305,212 @@ static size_t make_npy(unsigned char *buf, const char *header,
     if (data_size > 0)
         memcpy(buf + 10 + hlen, data, data_size);
     return 10 + hlen + data_size;
+}
+
+/* Decodes buf (n bytes) and expects a C-order tensor of dtype, rank,
+ * shape and data, bit for bit. */
+static void expect_decoded(const void *buf, size_t n, clg_dtype dtype,
+                           size_t rank, const int64_t *shape, const void *data)
+{
+    clg_tensor t = {dtype, rank, shape, (void *)(uintptr_t)data};
+    clg_io_tensor back;
+    clg_io_error err;
+    clg_io_tensor_init(&back);
+    if (clg_npy_decode(buf, n, "f.npy", &back, &err) != CLG_IO_OK)
+        fail_msg("%s", err.message);
+    expect_same(&t, &back);
+    clg_io_tensor_free(&back);
+}
+
+/* fortran_order True: the first index moves fastest in the file; the
+ * reader gives C order (the last index fastest), and the writer writes
+ * C order back. */
+static void test_fortran_order(void **state)
+{
+    /* NumPy's np.asfortranarray(np.arange(6).reshape(2, 3)): the file
+     * holds 0 3 1 4 2 5 */
+    static const int32_t i4[6] = {0, 1, 2, 3, 4, 5};
+    static const int64_t s23[2] = {2, 3};
+    /* arange(24).reshape(2, 3, 4) in Fortran order: element [i][j][k] =
+     * 12i + 4j + k at position i + 2j + 6k */
+    static const int32_t f234[24] = {0,  12, 4, 16, 8, 20, 1,  13,
+                                     5,  17, 9, 21, 2, 14, 6,  18,
+                                     10, 22, 3, 15, 7, 19, 11, 23};
+    static const int64_t s234[3] = {2, 3, 4};
+    int32_t c234[24];
+    /* [2, 1, 3]: [i][0][k] = 3i + k at position i + 2k */
+    static const int32_t f213[6] = {0, 3, 1, 4, 2, 5};
+    static const int64_t s213[3] = {2, 1, 3};
+    /* big endian: transposed, then each element swapped */
+    static const unsigned char be[12] = {0, 0, 0, 3, 0, 1, 0, 4, 0, 2, 0, 5};
+    static const int16_t i2[6] = {0, 1, 2, 3, 4, 5};
+    /* 3-byte elements ('S3'), [2, 2]: [["a", "bb"], ["ccc", ""]] */
+    static const char f_s3[12] = {'a', 0,   0, 'c', 'c', 'c',
+                                  'b', 'b', 0, 0,   0,   0};
+    static const clg_string words[4] = {{"a", 1},
+                                        {"bb", 2},
+                                        {"ccc", 3},
+                                        {"", 0}};
+    static const int64_t s22[2] = {2, 2};
+    /* 16-byte elements: complex128 [2, 2], each real part its C position */
+    double f_c16[8] = {0, 0, 2, 0, 1, 0, 3, 0},
+           c_c16[8] = {0, 0, 1, 0, 2, 0, 3, 0};
+    /* one dimension above 1, and an empty array: no reordering */
+    static const uint8_t u1[3] = {7, 8, 9};
+    static const int64_t s31[2] = {3, 1}, s13[2] = {1, 3}, s03[2] = {0, 3};
+    unsigned char buf[1024], *bytes = NULL;
+    size_t n, size = 0;
+    clg_io_tensor back;
+    clg_tensor view;
+    clg_io_error err;
+    (void)state;
+
+    expect_decoded(SAMPLE(npy_fortran_i4_2x3), CLG_DTYPE_INT32, 2, s23, i4);
+    for (int32_t v = 0; v < 24; v++)
+        c234[v] = v;
+    n = make_npy(buf,
+                 "{'descr': '<i4', 'fortran_order': True, "
+                 "'shape': (2, 3, 4), }\n",
+                 f234, sizeof f234);
+    expect_decoded(buf, n, CLG_DTYPE_INT32, 3, s234, c234);
+    n = make_npy(buf,
+                 "{'descr': '<i4', 'fortran_order': True, "
+                 "'shape': (2, 1, 3), }\n",
+                 f213, sizeof f213);
+    expect_decoded(buf, n, CLG_DTYPE_INT32, 3, s213, i4);
+    n = make_npy(buf,
+                 "{'descr': '>i2', 'fortran_order': True, "
+                 "'shape': (2, 3), }\n",
+                 be, sizeof be);
+    expect_decoded(buf, n, CLG_DTYPE_INT16, 2, s23, i2);
+    n = make_npy(buf,
+                 "{'descr': '|S3', 'fortran_order': True, "
+                 "'shape': (2, 2), }\n",
+                 f_s3, sizeof f_s3);
+    expect_decoded(buf, n, CLG_DTYPE_STRING, 2, s22, words);
+    n = make_npy(buf,
+                 "{'descr': '<c16', 'fortran_order': True, "
+                 "'shape': (2, 2), }\n",
+                 f_c16, sizeof f_c16);
+    expect_decoded(buf, n, CLG_DTYPE_COMPLEX128, 2, s22, c_c16);
+    n = make_npy(buf,
+                 "{'descr': '|u1', 'fortran_order': True, "
+                 "'shape': (3, 1), }\n",
+                 u1, sizeof u1);
+    expect_decoded(buf, n, CLG_DTYPE_UINT8, 2, s31, u1);
+    n = make_npy(buf,
+                 "{'descr': '|u1', 'fortran_order': True, "
+                 "'shape': (1, 3), }\n",
+                 u1, sizeof u1);
+    expect_decoded(buf, n, CLG_DTYPE_UINT8, 2, s13, u1);
+    n = make_npy(buf,
+                 "{'descr': '|u1', 'fortran_order': True, "
+                 "'shape': (0, 3), }\n",
+                 u1, 0);
+    expect_decoded(buf, n, CLG_DTYPE_UINT8, 2, s03, u1);
+
+    /* written back in C order: 0 1 2 3 4 5 after a C-order header */
+    clg_io_tensor_init(&back);
+    if (clg_npy_decode(SAMPLE(npy_fortran_i4_2x3), "f.npy", &back, &err) !=
+        CLG_IO_OK)
+        fail_msg("%s", err.message);
+    view = clg_io_tensor_view(&back);
+    assert_int_equal(clg_npy_encode(&view, 0, &bytes, &size, NULL), CLG_IO_OK);
+    assert_true(header_has(bytes, size, "'fortran_order': False"));
+    assert_int_equal(size, 128 + sizeof i4);
+    assert_memory_equal(bytes + 128, i4, sizeof i4);
+    /* the same bytes as NumPy's own C-order file of the same array */
+    assert_int_equal(size, sizeof npy_i4_2x3 - 1);
+    assert_memory_equal(bytes, npy_i4_2x3, size);
+    free(bytes);
+    clg_io_tensor_free(&back);
+}
+
+/* np.savez's .npz (a zip of .npy files) where one array is expected: an
+ * error that says what it is and how to extract one array. */
+static void test_npz_refused(void **state)
+{
+    static const char empty[22] = {'P', 'K', 5, 6};
+    char dir[] = "/tmp/clgather-npz-XXXXXX", path[64];
+    const char *sample = npz_data_i4_2x3;
+    size_t size = sizeof npz_data_i4_2x3 - 1;
+    char expected[1024], other[64];
+    clg_io_tensor back;
+    clg_io_error err;
+    FILE *f;
+    (void)state;
+
+    assert_true(clg_npy_is_npz(sample, size));
+    assert_true(clg_npy_is_npz(empty, sizeof empty));
+    assert_false(clg_npy_is_npz(npy_i4_2x3, sizeof npy_i4_2x3 - 1));
+    assert_false(clg_npy_is_npz("PK", 2));
+    /* the reader reads up to the first member's name (30 + 8 bytes) */
+    assert_int_equal(clg_npz_read_bound((const unsigned char *)sample, 2,
+                                        NULL),
+                     30);
+    assert_int_equal(clg_npz_read_bound((const unsigned char *)sample, 29,
+                                        NULL),
+                     30);
+    assert_int_equal(clg_npz_read_bound((const unsigned char *)sample, 100,
+                                        NULL),
+                     38);
+    assert_int_equal(clg_npz_read_bound((const unsigned char *)empty, 22,
+                                        NULL),
+                     22);
+
+    /* as .npy bytes: FORMAT_ERROR, the archive named */
+    expect_error(sample, size, CLG_IO_FORMAT_ERROR,
+                 "bad.npy: an .npz archive (a zip of .npy files, one per "
+                 "array; the first is 'data'), not a NumPy file of one "
+                 "array: extract one, e.g. 'unzip -p bad.npy data.npy > "
+                 "data.npy', or in Python np.save('data.npy', "
+                 "np.load('bad.npy')['data'])");
+    expect_error(sample, 20, CLG_IO_FORMAT_ERROR,
+                 "bad.npy: an .npz archive (a zip of .npy files, one per "
+                 "array), not a NumPy file of one array: extract one "
+                 "('unzip -l bad.npy' lists them), e.g. 'unzip -p bad.npy "
+                 "NAME.npy > NAME.npy'");
+    expect_error(empty, sizeof empty, CLG_IO_FORMAT_ERROR,
+                 "bad.npy: an empty .npz archive (a zip of .npy files, here "
+                 "none), not a NumPy file of one array");
+    /* a zip of something else */
+    memcpy(other, sample, 30);
+    other[26] = 5;
+    memcpy(other + 30, "a.txt", 5);
+    expect_error(other, 35, CLG_IO_FORMAT_ERROR,
+                 "bad.npy: a zip archive (its first member is 'a.txt'), not "
+                 "a NumPy file of one array; an .npz holds one .npy file per "
+                 "array");
+
+    /* as a tensor file (.npy or ONNX .pb by its contents): UNSUPPORTED,
+     * once reported as a malformed ONNX TensorProto */
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/x.npz", dir);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(sample, 1, size, f), size);
+    assert_int_equal(fclose(f), 0);
+    clg_io_tensor_init(&back);
+    assert_int_equal(clg_io_read_tensor_file(path, &back, &err),
+                     CLG_IO_UNSUPPORTED);
+    snprintf(expected, sizeof expected,
+             "%s: an .npz archive (a zip of .npy files, one per array; the "
+             "first is 'data'), not a NumPy file of one array: extract one, "
+             "e.g. 'unzip -p %s data.npy > data.npy', or in Python "
+             "np.save('data.npy', np.load('%s')['data'])",
+             path, path, path);
+    assert_string_equal(err.message, expected);
+    assert_null(back.data);
+    remove(path);
+    rmdir(dir);
+}
+
+static void test_unsupported_layouts_and_dtypes(void **state)
+{
+    (void)state;
+    expect_error(SAMPLE(npy_unicode_1), CLG_IO_UNSUPPORTED, "unicode strings");
+    expect_error(SAMPLE(npy_structured_1), CLG_IO_UNSUPPORTED,
+                 "structured dtypes");
 }
 
 static void test_header_variants(void **state)
@@ -554,6 +751,8 @@ int main(void)
         cmocka_unit_test(test_numpy_written_files),
         cmocka_unit_test(test_big_endian_and_versions),
         cmocka_unit_test(test_unsupported_layouts_and_dtypes),
+        cmocka_unit_test(test_fortran_order),
+        cmocka_unit_test(test_npz_refused),
         cmocka_unit_test(test_header_variants),
         cmocka_unit_test(test_malformed_files),
         cmocka_unit_test(test_zero_byte_strings),

@@ -3,7 +3,8 @@
  * `clgather run` on real cases: --check against the CPU reference, the
  * printed output description, --output in .npy and .pb read back and
  * compared bit for bit with the ONNX pages' examples, and its exit
- * statuses; `clgather devices`.
+ * statuses; a Fortran-order .npy input and an .npz refused;
+ * `clgather devices`.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +23,7 @@
 #include "compare.h"
 #include "io_tensor.h"
 #include "npy.h"
+#include "npy_samples.h"
 #include "onnx_io.h"
 
 /* ONNX Gather, Example 2: axis 1, indices [[0, 2]]. */
@@ -501,6 +503,90 @@ static void test_zero_byte_strings_not_amplified(void **state)
     free(i);
 }
 
+/* A Fortran-order .npy (NumPy's np.asfortranarray) is read in C order:
+ * data [[1, 2, 3], [4, 5, 6]] stored 1 4 2 5 3 6, Gather axis 1 with
+ * indices [2, 0] gives [[3, 1], [6, 4]], written in C order. */
+static void test_fortran_order_input(void **state)
+{
+    static const char header[] = "{'descr': '<f4', 'fortran_order': True, "
+                                 "'shape': (2, 3), }";
+    static const float stored[6] = {1, 4, 2, 5, 3, 6};
+    static const int64_t idx[2] = {2, 0};
+    static const int64_t idx_shape[1] = {2};
+    static const float expected[4] = {3, 1, 6, 4};
+    static const int64_t out_shape[2] = {2, 2};
+    char *d = cli_tmp("f_data.npy"), *i = cli_tmp("f_indices.npy");
+    char *o = cli_tmp("f_out.npy");
+    const char *args[] = {"run",       "gather", "--data",  d,
+                          "--indices", i,        "--axis",  "1",
+                          "--output",  o,        "--check", NULL};
+    unsigned char file[128 + sizeof stored];
+    clg_tensor ev = cli_tensor(CLG_DTYPE_FLOAT, 2, out_shape, expected);
+    clg_io_tensor out;
+    clg_io_error err;
+    clg_tensor ov;
+    char detail[512];
+    size_t hlen = sizeof header - 1;
+    cli_result r;
+    (void)state;
+
+    memcpy(file, "\x93NUMPY\x01\x00", 8);
+    file[8] = (unsigned char)hlen;
+    file[9] = 0;
+    memcpy(file + 10, header, hlen);
+    memcpy(file + 10 + hlen, stored, sizeof stored);
+    assert_int_equal(cli_write_bytes(d, file, 10 + hlen + sizeof stored), 0);
+    cli_write_npy(i, CLG_DTYPE_INT64, 1, idx_shape, idx);
+    cli_expect_run(&r, 0, args);
+    assert_true(cli_has_line(r.out, "output: FLOAT [2, 2]"));
+    assert_true(cli_has_line(r.out, "device == reference"));
+    cli_result_free(&r);
+    clg_io_tensor_init(&out);
+    if (clg_npy_read(o, &out, &err) != CLG_IO_OK)
+        fail_msg("%s", err.message);
+    ov = clg_io_tensor_view(&out);
+    if (!clg_io_compare(&ev, &ov, detail, sizeof detail, NULL))
+        fail_msg("%s", detail);
+    clg_io_tensor_free(&out);
+    free(d);
+    free(i);
+    free(o);
+}
+
+/* An .npz (np.savez's zip of .npy files) is refused, exit status 3, with
+ * what it is and how to extract an array; it once read as a malformed
+ * ONNX TensorProto. */
+static void test_npz_input_refused(void **state)
+{
+    static const int64_t idx[1] = {0};
+    static const int64_t idx_shape[1] = {1};
+    char *z = cli_tmp("z_data.npz"), *i = cli_tmp("z_indices.npy");
+    const char *args[] = {"run", "gather", "--data", z, "--indices", i, NULL};
+    char line[2048];
+    cli_result r;
+    (void)state;
+
+    cli_write_npy(i, CLG_DTYPE_INT64, 1, idx_shape, idx);
+    assert_int_equal(cli_write_bytes(z, npz_data_i4_2x3,
+                                     sizeof npz_data_i4_2x3 - 1),
+                     0);
+    cli_expect_run(&r, 3, args);
+    snprintf(line, sizeof line,
+             "clgather run: %s: an .npz archive (a zip of .npy files, one "
+             "per array; the first is 'data'), not a NumPy file of one "
+             "array: extract one, e.g. 'unzip -p %s data.npy > data.npy', "
+             "or in Python np.save('data.npy', np.load('%s')['data'])",
+             z, z, z);
+    if (!cli_has_line(r.err, line)) {
+        cli_result_dump(&r);
+        fail_msg("expected on stderr: %s", line);
+    }
+    assert_string_equal(r.out, "");
+    cli_result_free(&r);
+    free(z);
+    free(i);
+}
+
 static void test_devices(void **state)
 {
     const char *args[] = {"devices", NULL};
@@ -527,6 +613,8 @@ int main(void)
         cmocka_unit_test(test_strings_and_float16),
         cmocka_unit_test(test_run_exit_statuses),
         cmocka_unit_test(test_zero_byte_strings_not_amplified),
+        cmocka_unit_test(test_fortran_order_input),
+        cmocka_unit_test(test_npz_input_refused),
         cmocka_unit_test(test_devices),
     };
     return CLI_RUN_TESTS("clgather-run", tests);

@@ -423,6 +423,70 @@ static void run_example(clg_context *c)
                      1);
 }
 
+/* clg_device_resolve gives the device a context created with the same
+ * spec uses, for every "P:D", for NULL (the default) and for a name; it
+ * fails as clg_context_create does, with both handles NULL. */
+static void test_device_resolve(void **state)
+{
+    clg_context *fixture = ctx_of(state);
+    cl_platform_id p = NULL, p2 = NULL;
+    cl_device_id d = NULL;
+    CLG_ASSERT_OK(NULL, clg_device_resolve(NULL, &p, &d));
+    assert_ptr_equal(d, clg_context_cl_device(fixture));
+    assert_int_equal(clGetDeviceInfo(d, CL_DEVICE_PLATFORM, sizeof p2, &p2,
+                                     NULL),
+                     CL_SUCCESS);
+    assert_ptr_equal(p, p2);
+
+    size_t count = 0;
+    CLG_ASSERT_OK(NULL, clg_devices_list(NULL, 0, &count));
+    clg_device_info *infos = calloc(count, sizeof *infos);
+    assert_non_null(infos);
+    CLG_ASSERT_OK(NULL, clg_devices_list(infos, count, &count));
+    for (size_t i = 0; i < count; i++) {
+        char spec[64], name[128] = "";
+        snprintf(spec, sizeof spec, " %u:%u ", infos[i].platform_index,
+                 infos[i].device_index);
+        CLG_ASSERT_OK(NULL, clg_device_resolve(spec, &p, &d));
+        assert_int_equal(clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof name, name,
+                                         NULL),
+                         CL_SUCCESS);
+        assert_string_equal(name, infos[i].name);
+        clg_context *c = NULL;
+        CLG_ASSERT_OK(NULL, clg_context_create(&c, spec));
+        assert_ptr_equal(clg_context_cl_device(c), d);
+        clg_context_destroy(c);
+    }
+    /* A part of the default device's name finds a device with that part. */
+    CLG_ASSERT_OK(NULL, clg_device_resolve(clg_context_device_name(fixture),
+                                           &p, &d));
+    assert_non_null(d);
+    free(infos);
+
+    CLG_ASSERT_STATUS(NULL, clg_device_resolve("no-such-device-zzz", &p, &d),
+                      CLG_STATUS_DEVICE_NOT_FOUND);
+    assert_null(p);
+    assert_null(d);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(NULL), "no-such-device-zzz");
+    CLG_ASSERT_STATUS(NULL, clg_device_resolve("0", &p, &d),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(NULL), "P:D");
+    CLG_ASSERT_STATUS(NULL, clg_device_resolve(NULL, NULL, &d),
+                      CLG_STATUS_NULL_POINTER);
+    assert_null(d);
+    CLG_ASSERT_STATUS(NULL, clg_device_resolve(NULL, &p, NULL),
+                      CLG_STATUS_NULL_POINTER);
+    assert_null(p);
+
+    /* NULL reads CLGATHER_DEVICE, as a context does. */
+    char *saved = clg_test_env_save("CLGATHER_DEVICE");
+    assert_int_equal(setenv("CLGATHER_DEVICE", "no-such-device-zzz", 1), 0);
+    CLG_ASSERT_STATUS(NULL, clg_device_resolve(NULL, &p, &d),
+                      CLG_STATUS_DEVICE_NOT_FOUND);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(NULL), "CLGATHER_DEVICE");
+    clg_test_env_restore("CLGATHER_DEVICE", saved);
+}
+
 static void test_create_from_cl(void **state)
 {
     clg_context *fixture = ctx_of(state);
@@ -549,6 +613,7 @@ int main(void)
         cmocka_unit_test(test_create_by_spec),
         cmocka_unit_test(test_environment_variable),
         cmocka_unit_test(test_spec_bare_number_and_space),
+        cmocka_unit_test(test_device_resolve),
         cmocka_unit_test(test_create_from_cl),
         cmocka_unit_test(test_create_from_cl_errors),
         cmocka_unit_test(test_last_error_lifecycle),

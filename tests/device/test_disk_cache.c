@@ -321,12 +321,32 @@ static void corrupt(const char *path, corruption how)
     free(buf);
 }
 
+/* 1 when the default device's runtime aborts the process on bytes that
+ * are not its binary: Mesa's Rusticl 22.3 does (tests/rusticl/junk_binary.c
+ * reproduces it without clgather, and ci/rusticl.sh fails once it no longer
+ * does, so that this exclusion goes with the fault). Only this test's
+ * deliberately forged entry can reach it: the library hands a runtime only
+ * binaries built on that platform, device and driver. */
+static int runtime_aborts_on_junk(void)
+{
+    clg_context *ctx = context_on(NULL);
+    int rusticl = !strcmp(clg_context_platform_name(ctx), "rusticl");
+    clg_context_destroy(ctx);
+    return rusticl;
+}
+
 static void test_every_corruption_is_a_miss(void **state)
 {
     (void)state;
     clg_cache_entry e[64];
     char dir[512], path[1024];
     for (int how = 0; how < CORRUPTIONS; how++) {
+        if (how == REJECTED_BINARY && runtime_aborts_on_junk()) {
+            print_message("%s: not tried: this runtime aborts on it "
+                          "(tests/rusticl/junk_binary.c)\n",
+                          corruption_names[how]);
+            continue;
+        }
         make_dir(dir, sizeof dir);
         clg_cache_info filled = run_new(dir, 1);
         uint64_t n = filled.misses;

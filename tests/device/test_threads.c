@@ -242,16 +242,25 @@ static void buffers_free(buffers *b)
         clReleaseMemObject(b->output);
 }
 
-/* Reads the output buffer on the thread's own queue (else the
- * context's). */
+/* Reads the output buffer on the thread's own queue (else the context's)
+ * and waits for the read's event: on Mesa's Rusticl 22.3 a blocking read
+ * may return before its command has run when another thread flushes the
+ * queue meanwhile, as a finish in another thread does when it waits for
+ * enqueues whose wait lists name this queue's writes (docs/design.md,
+ * "Threads"). */
 static int read_output(worker *w, const buffers *b, size_t bytes, void *host)
 {
     cl_command_queue q = w->io ? w->io : clg_context_cl_queue(w->ctx);
+    cl_event ev = NULL;
     cl_int err = bytes == 0 ? CL_SUCCESS
                             : clEnqueueReadBuffer(q, b->output, CL_TRUE, 0,
-                                                  bytes, host, 0, NULL, NULL);
+                                                  bytes, host, 0, NULL, &ev);
     if (err != CL_SUCCESS)
         failure(w, "clEnqueueReadBuffer(output): %s", clg_cl_error_name(err));
+    else if (ev && (err = clWaitForEvents(1, &ev)) != CL_SUCCESS)
+        failure(w, "clWaitForEvents(output read): %s", clg_cl_error_name(err));
+    if (ev)
+        clReleaseEvent(ev);
     return err == CL_SUCCESS;
 }
 

@@ -478,16 +478,40 @@ static void prepare_cache(const scenario *s, tensors *t, int first)
     clg_context_destroy(ctx);
 }
 
+/* The scenarios run as FAULT_PARTS ctest tests (tests/fault/CMakeLists.txt)
+ * so that the sanitizer lane's slow leak-checking pass spreads them over
+ * the cores: CLG_TEST_PART=p runs scenarios p, p + FAULT_PARTS, ...;
+ * unset or empty, all of them. */
+#define FAULT_PARTS 4
+
+static int part_from_env(void)
+{
+    const char *v = getenv("CLG_TEST_PART");
+    if (!v || !*v)
+        return -1;
+    char *end = NULL;
+    long p = strtol(v, &end, 10);
+    if (*end || p < 0 || p >= FAULT_PARTS) {
+        fprintf(stderr, "CLG_TEST_PART=%s: not a part from 0 to %d\n", v,
+                FAULT_PARTS - 1);
+        exit(2);
+    }
+    return (int)p;
+}
+
 static void test_every_call_fails_in_turn(void **state)
 {
     (void)state;
     uint64_t points = 0;
+    int part = part_from_env();
     const char *tmp = getenv("TMPDIR");
     snprintf(cache_dir, sizeof cache_dir, "%s/clg-fault-cache-XXXXXX",
              tmp && *tmp ? tmp : "/tmp");
     assert_non_null(mkdtemp(cache_dir));
     for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(scenarios); k++) {
         const scenario *s = &scenarios[k];
+        if (part >= 0 && (int)(k % FAULT_PARTS) != part)
+            continue;
         tensors t;
         set_env(s);
         tensors_make(s, &t);

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """clgather: the ONNX operators Gather and GatherElements on OpenCL devices,
-from NumPy and PyOpenCL, bit-exact.
+from NumPy, DLPack (PyTorch, JAX, array API CPU arrays) and PyOpenCL,
+bit-exact.
 
     >>> import numpy as np, clgather
     >>> clgather.gather(np.arange(6.0).reshape(2, 3), [2, 0], axis=1)

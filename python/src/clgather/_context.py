@@ -127,6 +127,7 @@ class Context:
                  cache_dir=None, _handle=None):
         self._ptr = None
         self._guard = _Guard()
+        self._pyopencl = None  # (context, device, queue) of PyOpenCL
         if _handle is None:
             handle = _lib.c_ctx()
             if isinstance(device, Device):
@@ -161,11 +162,52 @@ class Context:
         return cls(_handle=handle.value, **kwargs)
 
     @classmethod
-    def from_pyopencl(cls, queue, **kwargs):
-        """A context over a pyopencl.CommandQueue (its context and
-        device)."""
-        return cls.from_cl(queue.context.int_ptr, queue.device.int_ptr,
-                           queue.int_ptr, **kwargs)
+    def from_pyopencl(cls, queue_or_context, **kwargs):
+        """A context over PyOpenCL's own objects, by their handles
+        (clg_context_create_from_cl; no device name is matched): a
+        pyopencl.CommandQueue (its context, device and queue), or a
+        pyopencl.Context of one device (a new in-order queue on it; one of
+        several devices is InvalidArgumentError: pass a queue on the one
+        to use). The keyword arguments are Context's (validate, params,
+        cache_dir). The PyOpenCL objects are kept by the context and
+        given back by pyopencl_context, pyopencl_device and
+        pyopencl_queue."""
+        objects = _pyopencl.objects_of(queue_or_context)
+        ctx = cls.from_cl(*(o.int_ptr for o in objects), **kwargs)
+        ctx._pyopencl = objects
+        return ctx
+
+    def _pyopencl_objects(self):
+        with self._hold() as ptr:
+            objects = self._pyopencl
+            if objects is None:
+                objects = self._pyopencl = _pyopencl.objects_of_handles(
+                    lib.clg_context_cl_context(ptr),
+                    lib.clg_context_cl_device(ptr),
+                    lib.clg_context_cl_queue(ptr))
+            return objects
+
+    @property
+    def pyopencl_context(self):
+        """The context's cl_context as a pyopencl.Context: the one given
+        to from_pyopencl (or its queue's), else one over the handle that
+        holds its own reference. Needs PyOpenCL; InvalidArgumentError
+        once the context is closed."""
+        return self._pyopencl_objects()[0]
+
+    @property
+    def pyopencl_device(self):
+        """The context's device as a pyopencl.Device (equal to the
+        pyopencl.Device of the same cl_device_id): compare it with a
+        queue's or array's device, or make PyOpenCL objects on it."""
+        return self._pyopencl_objects()[1]
+
+    @property
+    def pyopencl_queue(self):
+        """The context's command queue as a pyopencl.CommandQueue (the one
+        given to from_pyopencl, or made for its context), on which calls
+        on PyOpenCL arrays may be enqueued (queue=)."""
+        return self._pyopencl_objects()[2]
 
     # -------------------------------------------------------- lifetime
 
@@ -196,6 +238,7 @@ class Context:
             while guard.users:
                 guard.cond.wait()
             ptr, self._ptr = self._ptr, None
+            self._pyopencl = None
             if ptr is not None:
                 lib.clg_context_destroy(ptr)
 
@@ -345,17 +388,19 @@ class Context:
     # -------------------------------------------------------- operators
 
     def gather(self, data, indices, axis=0, *, out=None, oob="raise",
-               events=None, sync=True):
+               queue=None, wait_for=None, events=None, sync=True):
         """ONNX Gather on this context's device; see clgather.gather."""
-        return self._op("gather", data, indices, axis, out, oob, events,
-                        sync)
+        return self._op("gather", data, indices, axis, out, oob, queue,
+                        _pyopencl.wait_argument(wait_for, events), sync)
 
     def gather_elements(self, data, indices, axis=0, *, out=None,
-                        oob="raise", events=None, sync=True):
+                        oob="raise", queue=None, wait_for=None, events=None,
+                        sync=True):
         """ONNX GatherElements on this context's device; see
         clgather.gather_elements."""
         return self._op("gather_elements", data, indices, axis, out, oob,
-                        events, sync)
+                        queue, _pyopencl.wait_argument(wait_for, events),
+                        sync)
 
     def finish(self, queue=None):
         """Waits for every operation enqueued through this context and
@@ -378,15 +423,17 @@ class Context:
             _errors.check(lib.clg_context_finish_events(
                 ptr, 1, ctypes.byref(handle)), ptr)
 
-    def _op(self, op, data, indices, axis, out, oob, events, sync):
+    def _op(self, op, data, indices, axis, out, oob, queue, waits, sync):
         options = _host.call_options(oob)
         _host.check_bool(sync, "sync")
         if _pyopencl.is_array(data) or _pyopencl.is_array(indices):
             with self._hold():  # the whole call, its sync included
                 return _pyopencl.enqueue(self, op, data, indices, axis, out,
-                                         events, sync, options)
-        if events is not None:
-            raise TypeError("events applies to PyOpenCL arrays only")
+                                         queue, waits, sync, options)
+        if waits[0] is not None:
+            raise TypeError("%s applies to PyOpenCL arrays only" % waits[1])
+        if queue is not None:
+            raise TypeError("queue applies to PyOpenCL arrays only")
         if not sync:
             raise TypeError("sync=False applies to PyOpenCL arrays only: a "
                             "call on NumPy arrays returns its result")
@@ -430,10 +477,11 @@ def default_context(device):
         return ctx
 
 
-def context_for(data, indices, device):
+def context_for(data, indices, device, queue=None):
     """The Context the module-level functions use: `device` for host
     arrays (see default_context); for PyOpenCL arrays a given Context,
-    else the one kept per cl_context and device of the data's queue."""
+    else the one kept per cl_context and device of the call's queue=, or
+    else of the data's queue."""
     if not (_pyopencl.is_array(data) or _pyopencl.is_array(indices)):
         return default_context(device)
     if isinstance(device, Context):
@@ -443,16 +491,20 @@ def context_for(data, indices, device):
             "INVALID_ARGUMENT",
             "device=%r: PyOpenCL arrays run on their own queue's device; "
             "pass a clgather.Context.from_pyopencl(queue) or None" % device)
-    return _pyopencl.queue_context(_pyopencl.queue_of(data),
+    return _pyopencl.queue_context(_pyopencl.queue_of(data, queue),
                                    Context.from_pyopencl)
 
 
 def gather(data, indices, axis=0, *, device=None, out=None, oob="raise",
-           events=None, sync=True):
+           queue=None, wait_for=None, events=None, sync=True):
     """ONNX Gather, like ``numpy.take(data, indices, axis)``.
 
-    - data: any ONNX dtype (see docs/python.md), rank >= 1.
-    - indices: integers, any rank; negative values count from the end;
+    - data: any ONNX dtype (see docs/python.md), rank >= 1: a NumPy
+      array, anything numpy.asarray takes, an object with ``__dlpack__``
+      in host memory (read in place), or a pyopencl.array.Array.
+    - indices: integers, any rank (the same kinds of objects as data;
+      PyOpenCL arrays with PyOpenCL data); negative values count from the
+      end;
       a value outside [-s, s-1] (s = data.shape[axis]) is resolved as
       ``oob`` says.
     - axis: an integer in [-r, r-1]; a bool or a float is a TypeError, as
@@ -460,7 +512,9 @@ def gather(data, indices, axis=0, *, device=None, out=None, oob="raise",
     - device: a spec string (see Context), a Context, or None (the
       default device); ignored for PyOpenCL arrays, which run on their
       own queue (a Context from Context.from_pyopencl may be given).
-    - out: an array of the output's shape and data's dtype to write.
+    - out: an array of the output's shape and data's dtype to write (a
+      NumPy array, an object with a writable ``__dlpack__`` in host
+      memory, or a PyOpenCL array for PyOpenCL inputs); returned.
     - oob: what an out-of-range index does (clgather.OOB_MODES):
       "raise" (default) raises IndexOutOfRangeError (an IndexError) and
       leaves ``out`` as it was; "wrap" takes v mod s (numpy.take
@@ -470,24 +524,29 @@ def gather(data, indices, axis=0, *, device=None, out=None, oob="raise",
       out of range. Another value raises InvalidArgumentError (a
       ValueError). Under every mode an axis of size 0 with a non-empty
       output raises IndexOutOfRangeError.
-    - events, sync: PyOpenCL arrays only: events to wait for, and
-      whether to wait for the call and raise its index errors now
-      (sync=False: they surface from Context.finish()).
+    - queue, wait_for, sync: PyOpenCL arrays only, as in
+      pyopencl.array.take: the pyopencl.CommandQueue to enqueue on (None:
+      data's own), the pyopencl.Event list to wait for (``events`` is an
+      alias; giving both is a TypeError), and whether to wait for the
+      call and raise its index errors now (sync=False: they surface from
+      Context.finish()).
     Returns the output: a NumPy array, or a PyOpenCL array whose
     ``events`` hold the call's event.
     """
-    ctx = context_for(data, indices, device)
-    return ctx.gather(data, indices, axis, out=out, oob=oob, events=events,
-                      sync=sync)
+    ctx = context_for(data, indices, device, queue)
+    return ctx.gather(data, indices, axis, out=out, oob=oob, queue=queue,
+                      wait_for=wait_for, events=events, sync=sync)
 
 
 def gather_elements(data, indices, axis=0, *, device=None, out=None,
-                    oob="raise", events=None, sync=True):
+                    oob="raise", queue=None, wait_for=None, events=None,
+                    sync=True):
     """ONNX GatherElements, like ``numpy.take_along_axis(data, indices,
     axis)`` (indices of data's rank, each non-axis dimension at most
     data's). Arguments as gather."""
-    ctx = context_for(data, indices, device)
+    ctx = context_for(data, indices, device, queue)
     return ctx.gather_elements(data, indices, axis, out=out, oob=oob,
+                               queue=queue, wait_for=wait_for,
                                events=events, sync=sync)
 
 

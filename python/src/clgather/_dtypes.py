@@ -8,7 +8,7 @@ bytes unchanged).
 
 import numpy as np
 
-from . import _errors
+from . import _dlpack, _errors
 
 FLOAT, UINT8, INT8, UINT16, INT16, INT32, INT64, STRING, BOOL = range(1, 10)
 FLOAT16, DOUBLE, UINT32, UINT64, COMPLEX64, COMPLEX128, BFLOAT16 = \
@@ -53,8 +53,13 @@ def as_array(value, name):
     """numpy.asarray(value); a ragged nested list is InvalidArgumentError
     naming the argument, instead of NumPy's bare ValueError. A masked
     array is a TypeError: numpy.asarray would drop its mask, and the
-    masked elements' values would be used."""
+    masked elements' values would be used. An object with ``__dlpack__``
+    (other than a NumPy array) is read through DLPack (_dlpack.as_numpy):
+    a NumPy array over its memory, or InvalidArgumentError naming its
+    device when that is not host memory."""
     refuse_masked(value, name)
+    if _dlpack.is_producer(value):
+        return _dlpack.as_numpy(value, name)
     try:
         return np.asarray(value)
     except ValueError as error:
@@ -80,7 +85,9 @@ def index_array(indices):
     empty list (or nested empty lists) is an empty int64 array, as
     numpy.take takes it, although NumPy makes it float64. A ragged nested
     list is InvalidArgumentError, a ValueError."""
-    converted = not isinstance(indices, np.ndarray)
+    # A DLPack producer has a dtype of its own, as an ndarray has.
+    converted = not (isinstance(indices, np.ndarray) or
+                     _dlpack.is_producer(indices))
     indices = as_array(indices, "indices")
     if converted and indices.size == 0 and indices.dtype.kind == "f":
         indices = indices.astype(np.int64)

@@ -14,7 +14,7 @@ import operator
 
 import numpy as np
 
-from . import _dtypes, _errors, _lib
+from . import _dlpack, _dtypes, _errors, _lib
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
@@ -263,7 +263,12 @@ def aligned_empty(shape, dtype):
 def run(call, ctx, shape_fn, data, indices, axis, out):
     """One host-memory operator call: call(ctx, data, indices, axis,
     output) with `ctx` a clg_context pointer or None (reference), `call`
-    from operation and `shape_fn` from shape_function."""
+    from operation and `shape_fn` from shape_function. An ``out`` that is
+    a DLPack producer is written through a NumPy array over its memory,
+    and returned itself."""
+    given = out
+    if out is not None and _dlpack.is_producer(out):
+        out = _dlpack.as_numpy(out, "out", out=True)
     data, indices, axis = prepare(data, indices, axis)
     shape = output_shape(shape_fn, data, indices, axis)
     if out is not None:
@@ -285,13 +290,13 @@ def run(call, ctx, shape_fn, data, indices, axis, out):
         return target
     if target is not out:
         out[...] = target
-    return out
+    return given
 
 
 def check_out(out, dtype, shape):
     if not isinstance(out, np.ndarray):
-        raise TypeError("out must be a numpy.ndarray, not %s" %
-                        type(out).__name__)
+        raise TypeError("out must be a numpy.ndarray or an object with "
+                        "__dlpack__, not %s" % type(out).__name__)
     _dtypes.refuse_masked(out, "out")
     if out.dtype != dtype:
         _errors.raise_status(

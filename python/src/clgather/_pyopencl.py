@@ -3,10 +3,12 @@
 
 The operator is enqueued (clg_enqueue on a clg_call with the call's
 out-of-range mode; clg_enqueue_gather_ex and friends on older libraries)
-on the data array's own queue, after the arrays' pending events (for an
-array at an offset, its copy's) and the caller's, and its event is added
-to the output array's events: the data never leaves the device. PyOpenCL
-is imported only when an argument is one of its arrays. The Context
+on the call's queue= or else the data array's own queue, after the
+arrays' pending events (for an array at an offset, its copy's) and the
+caller's (wait_for=, or its alias events=), as pyopencl.array.take
+does; its event is added to the output array's events: the data never
+leaves the device. PyOpenCL is imported only when an argument is one of
+its arrays or a Context's PyOpenCL objects are asked for. The Context
 layer (_context) calls in here; nothing here imports it.
 """
 
@@ -63,46 +65,105 @@ def finish(queue):
         ctx.finish(queue)
 
 
-def queue_of(data):
+def queue_of(data, queue=None):
+    """The queue a call enqueues on: `queue` (queue=, a
+    pyopencl.CommandQueue) when given, else data's own."""
     if not is_array(data):
         raise TypeError("data must be a pyopencl.array.Array when indices "
                         "is one (both live on the device, or neither)")
+    if queue is not None:
+        module = sys.modules.get("pyopencl")
+        if module is None or not isinstance(queue, module.CommandQueue):
+            raise TypeError("queue must be a pyopencl.CommandQueue, not %s"
+                            % type(queue).__name__)
+        return queue
     if data.queue is None:
         _errors.raise_status(
             "INVALID_ARGUMENT", "data has no queue: give the PyOpenCL array "
-            "one (array.with_queue(queue))")
+            "one (array.with_queue(queue)) or pass queue=")
     return data.queue
 
 
-def _event_list(events, cl):
-    """events=: None or an iterable of pyopencl.Event (user events
-    included), as a list; anything else is a TypeError."""
+def wait_argument(wait_for, events):
+    """wait_for= and its alias events= as (value, keyword): the one given,
+    (None, "wait_for") when neither is; both given is a TypeError."""
+    if events is None:
+        return wait_for, "wait_for"
+    if wait_for is not None:
+        raise TypeError("give wait_for= or events= (its alias), not both")
+    return events, "events"
+
+
+def _event_list(waits, cl):
+    """wait_for= (or events=), as wait_argument gives it: None or an
+    iterable of pyopencl.Event (user events included), as a list;
+    anything else is a TypeError naming the keyword used."""
+    events, word = waits
     if events is None:
         return []
     try:
-        waits = list(events)
+        events = list(events)
     except TypeError:
-        raise TypeError("events must be a list of pyopencl.Event, not %s"
-                        % type(events).__name__) from None
-    for i, event in enumerate(waits):
+        raise TypeError("%s must be a list of pyopencl.Event, not %s"
+                        % (word, type(events).__name__)) from None
+    for i, event in enumerate(events):
         if not isinstance(event, cl.Event):
-            raise TypeError("events[%d] must be a pyopencl.Event, not %s" %
-                            (i, type(event).__name__))
-    return waits
+            raise TypeError("%s[%d] must be a pyopencl.Event, not %s" %
+                            (word, i, type(event).__name__))
+    return events
 
 
-def _buffer_array(array, what, queue, waits, cl, cl_array):
+def objects_of(queue_or_context):
+    """(pyopencl.Context, pyopencl.Device, pyopencl.CommandQueue) of a
+    pyopencl.CommandQueue (its own), or of a pyopencl.Context of one
+    device (a new in-order queue on it). A context of several devices is
+    InvalidArgumentError: which device to use is the caller's choice, made
+    by passing a queue on it."""
+    module = sys.modules.get("pyopencl")
+    if module is not None and isinstance(queue_or_context,
+                                         module.CommandQueue):
+        return (queue_or_context.context, queue_or_context.device,
+                queue_or_context)
+    if module is not None and isinstance(queue_or_context, module.Context):
+        devices = queue_or_context.devices
+        if len(devices) != 1:
+            _errors.raise_status(
+                "INVALID_ARGUMENT", "the pyopencl.Context has %d devices "
+                "(%s): pass a pyopencl.CommandQueue on the one to use" %
+                (len(devices), ", ".join(d.name for d in devices)))
+        return (queue_or_context, devices[0],
+                module.CommandQueue(queue_or_context, devices[0]))
+    raise TypeError("from_pyopencl takes a pyopencl.CommandQueue or a "
+                    "pyopencl.Context, not %s" %
+                    type(queue_or_context).__name__)
+
+
+def objects_of_handles(context, device, queue):
+    """PyOpenCL objects over a clgather context's handles, each holding
+    its own reference (clRetain*): they stay valid after the clgather
+    context is closed."""
+    try:
+        import pyopencl as cl
+    except ImportError as error:
+        raise ImportError("the PyOpenCL objects of a clgather.Context need "
+                          "PyOpenCL (pip install pyopencl)") from error
+    return (cl.Context.from_int_ptr(context, retain=True),
+            cl.Device.from_int_ptr(device),
+            cl.CommandQueue.from_int_ptr(queue, retain=True))
+
+
+def _buffer_array(array, what, queue, given, waits, cl, cl_array):
     """The array as clgather takes it: C-contiguous from offset 0 of its
-    buffer. An array at an offset is copied once, on the device, on its
-    own queue (else `queue`), after its events and `waits` (the call's
-    events=); the copy's event is among the copy's events, which the
-    operation waits for."""
+    buffer. An array at an offset is copied once, on the device, on the
+    call's queue= when `given`, else on its own queue (else `queue`),
+    after its events and `waits` (the call's wait_for=); the copy's event
+    is among the copy's events, which the operation waits for."""
     if not array.flags.c_contiguous:
         _errors.raise_status(
             "INVALID_ARGUMENT", "%s: a PyOpenCL array must be C-contiguous"
             % what)
     if array.offset:
-        queue = array.queue or queue
+        queue = queue if given else (array.queue or queue)
         copy = cl_array.empty(queue, array.shape, array.dtype,
                               allocator=array.allocator)
         if array.nbytes:
@@ -122,10 +183,14 @@ class _ClTensor:
         self.tensor = _lib.ClTensor(code, array.ndim, self.shape, buffer)
 
 
-def enqueue(ctx, op, data, indices, axis, out, events, sync, options):
+def enqueue(ctx, op, data, indices, axis, out, queue, waits, sync,
+            options):
+    """One operator call on PyOpenCL arrays, enqueued on `queue` (queue=)
+    or data's own, after `waits` (wait_argument's pair)."""
     import pyopencl as cl
     import pyopencl.array as cl_array
-    queue = queue_of(data)
+    given_queue = queue is not None
+    queue = queue_of(data, queue)
     if not is_array(indices):
         raise TypeError("indices must be a pyopencl.array.Array when data "
                         "is one (both live on the device, or neither)")
@@ -137,11 +202,11 @@ def enqueue(ctx, op, data, indices, axis, out, events, sync, options):
         _errors.raise_status(
             "UNSUPPORTED_DTYPE", "indices on the device must be int32 or "
             "int64, not %s" % indices.dtype)
-    given = _event_list(events, cl)
-    data_t = _ClTensor(_buffer_array(data, "data", queue, given, cl,
-                                     cl_array), code)
-    index_t = _ClTensor(_buffer_array(indices, "indices", queue, given, cl,
-                                      cl_array),
+    given = _event_list(waits, cl)
+    data_t = _ClTensor(_buffer_array(data, "data", queue, given_queue,
+                                     given, cl, cl_array), code)
+    index_t = _ClTensor(_buffer_array(indices, "indices", queue,
+                                      given_queue, given, cl, cl_array),
                         _dtypes.index_code(indices))
     axis = _host.check_axis(axis)
     shape = _host.output_shape(
