@@ -11,12 +11,17 @@
  * Neither checks who owns the folder, so root with a user's HOME (sudo -E,
  * a service whose HOME is a user's folder) would run that user's code. So
  * before the first clGetPlatformIDs, each such folder is checked as the
- * program cache checks its own: its nearest existing folder and every
- * folder above it owned by the effective user or root, writable by
- * neither group nor others (sticky folders excepted). A folder that fails
- * is replaced, through the implementation's own variable, by the same
- * folder under the effective user's home from the password database, or,
- * when that fails too, by a new private folder under /tmp. The process
+ * program cache checks its own: its nearest existing folder owned by the
+ * effective user or root and writable by neither group nor others, and
+ * every folder above it the same, sticky ones (/tmp) excepted. A sticky
+ * folder is no cache folder: anyone may create the folder the
+ * implementation would make in it before it does. A folder that fails is
+ * replaced, through the implementation's own variable, by the same folder
+ * under the effective user's home from the password database, or, when
+ * that fails too, by a new private folder under /tmp. A folder that passes
+ * but was named through a link or a relative path is pinned, through the
+ * same variable, to the absolute folder that was checked, so that the
+ * link cannot be turned elsewhere after the check. The process
  * environment is changed only then, once, before any runtime reads it. */
 #define _GNU_SOURCE
 #include "context.h"
@@ -40,20 +45,23 @@ static const runtime_cache runtime_caches[] = {
     {"MESA_SHADER_CACHE_DIR", "mesa_shader_cache"},
 };
 
-/* 1 when `st` could have been written by no one but the effective user
- * or root (a sticky folder: no one else may remove or rename what is in
- * it). */
-static int trusted(const struct stat *st)
+/* 1 when `st` is a folder that no one but the effective user or root
+ * could have written to; `above`: a folder above the cache folder, where
+ * a sticky one (no one else may remove or rename what is in it) will do. */
+static int trusted(const struct stat *st, int above)
 {
-    if (st->st_uid != geteuid() && st->st_uid != 0)
+    if (!S_ISDIR(st->st_mode) || (st->st_uid != geteuid() && st->st_uid != 0))
         return 0;
-    return !(st->st_mode & (S_IWGRP | S_IWOTH)) || (st->st_mode & S_ISVTX);
+    return !(st->st_mode & (S_IWGRP | S_IWOTH)) ||
+           (above && (st->st_mode & S_ISVTX));
 }
 
-/* 1 when folder `path` (it need not exist) is one that only the effective
- * user or root controls: its nearest existing folder, resolved through
- * every link, and each folder above that (a sticky one, as /tmp, too). */
-int clg_rt_trusted_folder(const char *path)
+/* Checks folder `path` (absolute; it need not exist): its nearest existing
+ * folder, resolved through every link, and each folder above that (see
+ * the top). On success, and when `checked` is not NULL, writes there the
+ * absolute path with every link resolved (the resolved nearest folder and
+ * the part of `path` that does not exist yet). */
+static int check_folder(const char *path, char *checked, size_t cap)
 {
     char probe[PATH_MAX], real[PATH_MAX];
     struct stat st;
@@ -72,8 +80,15 @@ int clg_rt_trusted_folder(const char *path)
     }
     if (realpath(probe, real) == NULL)
         return 0;
-    for (;;) {
-        if (lstat(real, &st) != 0 || !S_ISDIR(st.st_mode) || !trusted(&st))
+    if (checked) {
+        const char *rest = path + strlen(probe);
+        int n = snprintf(checked, cap, "%s%s",
+                         strcmp(real, "/") || !*rest ? real : "", rest);
+        if (n <= 0 || (size_t)n >= cap)
+            return 0;
+    }
+    for (int above = 0;; above = 1) {
+        if (lstat(real, &st) != 0 || !trusted(&st, above))
             return 0;
         char *slash = strrchr(real, '/');
         if (slash == NULL || strcmp(real, "/") == 0)
@@ -82,21 +97,36 @@ int clg_rt_trusted_folder(const char *path)
     }
 }
 
-/* The folder the implementation uses today: its variable, else under
- * $XDG_CACHE_HOME (absolute only) or $HOME/.cache; 0 when none can be
- * named (the implementation then has no folder either). */
+int clg_rt_trusted_folder(const char *path)
+{
+    return check_folder(path, NULL, 0);
+}
+
+/* The folder the implementation uses today, as an absolute path: its
+ * variable, else under $XDG_CACHE_HOME, else under $HOME/.cache, a
+ * relative one taken from the working directory as the implementation
+ * takes it; 0 when none can be named (the implementation has none then). */
 static int current_folder(const runtime_cache *c, char *out, size_t cap)
 {
     const char *set = getenv(c->variable);
     const char *xdg = getenv("XDG_CACHE_HOME");
     const char *home = getenv("HOME");
+    char named[PATH_MAX], cwd[PATH_MAX];
     int n = -1;
     if (set != NULL && set[0] != '\0')
-        n = snprintf(out, cap, "%s", set);
-    else if (xdg != NULL && xdg[0] == '/')
-        n = snprintf(out, cap, "%s/%s", xdg, c->folder);
+        n = snprintf(named, sizeof named, "%s", set);
+    else if (xdg != NULL && xdg[0] != '\0')
+        n = snprintf(named, sizeof named, "%s/%s", xdg, c->folder);
     else if (home != NULL && home[0] != '\0')
-        n = snprintf(out, cap, "%s/.cache/%s", home, c->folder);
+        n = snprintf(named, sizeof named, "%s/.cache/%s", home, c->folder);
+    if (n <= 0 || (size_t)n >= sizeof named)
+        return 0;
+    if (named[0] == '/')
+        n = snprintf(out, cap, "%s", named);
+    else if (getcwd(cwd, sizeof cwd) != NULL)
+        n = snprintf(out, cap, "%s/%s", cwd, named);
+    else
+        return 0;
     return n > 0 && (size_t)n < cap;
 }
 
@@ -122,9 +152,18 @@ static void guard_once(void)
     for (size_t i = 0; i < sizeof runtime_caches / sizeof runtime_caches[0];
          i++) {
         const runtime_cache *c = &runtime_caches[i];
-        char now[PATH_MAX], own[PATH_MAX];
-        if (!current_folder(c, now, sizeof now) || clg_rt_trusted_folder(now))
+        const char *set = getenv(c->variable);
+        char now[PATH_MAX], checked[PATH_MAX], own[PATH_MAX];
+        if (!current_folder(c, now, sizeof now))
             continue;
+        if (check_folder(now, checked, sizeof checked)) {
+            /* Named through a link or a relative path: pinned to what was
+             * checked. */
+            if (strcmp(checked, now) != 0 ||
+                (set != NULL && set[0] != '\0' && set[0] != '/'))
+                setenv(c->variable, checked, 1);
+            continue;
+        }
         if (own_folder(c, own, sizeof own))
             setenv(c->variable, own, 1);
     }
