@@ -71,14 +71,20 @@ clg_status clg_fail_index(clg_context *ctx, const clg_problem *p, int64_t pos,
                                     (long long)coord[d]);
     }
     int64_t s = clg_index_range(p, pos);
-    if (p->components > 1) /* a tuple: its component's own data dim */
+    size_t k = p->components ? p->components : 1;
+    size_t dim = p->axis + (size_t)(pos % (int64_t)k);
+    int tuple = p->components > 1 || clg_op_desc_of(p->op)->tuples;
+    if (tuple && s == 0)
+        return clg_fail(ctx, CLG_STATUS_INDEX_OUT_OF_RANGE,
+                        "indices%s = %lld is out of range: data dim %zu has "
+                        "size 0, so no index is valid",
+                        where, (long long)value, dim);
+    if (tuple) /* a tuple: its component's own data dim */
         return clg_fail(ctx, CLG_STATUS_INDEX_OUT_OF_RANGE,
                         "indices%s = %lld is out of range [%lld, %lld] for "
                         "data dim %zu of size %lld",
                         where, (long long)value, (long long)-s,
-                        (long long)(s - 1),
-                        p->axis + (size_t)(pos % (int64_t)p->components),
-                        (long long)s);
+                        (long long)(s - 1), dim, (long long)s);
     if (s == 0)
         return clg_fail(ctx, CLG_STATUS_INDEX_OUT_OF_RANGE,
                         "indices%s = %lld is out of range: axis %zu of data "

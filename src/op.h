@@ -130,6 +130,7 @@ clg_status clg_axis_rule(clg_context *ctx, const clg_call *call,
  * fills p->out_rank and p->out_shape. */
 clg_status clg_gather_infer(clg_context *ctx, clg_problem *p);
 clg_status clg_gather_elements_infer(clg_context *ctx, clg_problem *p);
+clg_status clg_gather_nd_infer(clg_context *ctx, clg_problem *p);
 
 /* Each operator's offset rule in the CPU reference (src/reference.c),
  * straight from its formula: the flat position in the indices of the
@@ -147,6 +148,10 @@ int64_t clg_gather_elements_ref_index(const clg_problem *p, const int64_t *pos,
 int64_t clg_gather_elements_ref_data(const clg_problem *p, const int64_t *pos,
                                      const int64_t *at,
                                      const int64_t *dstride);
+int64_t clg_gather_nd_ref_index(const clg_problem *p, const int64_t *pos,
+                                const int64_t *istride);
+int64_t clg_gather_nd_ref_data(const clg_problem *p, const int64_t *pos,
+                               const int64_t *at, const int64_t *dstride);
 
 /* ---------------------------------------------------------------- indices */
 
@@ -416,6 +421,9 @@ typedef struct clg_op_desc {
      * c is the position along data dim p->axis + c, each with the range
      * of its own dim (clg_index_range), stored last in the indices. */
     size_t (*components)(const clg_problem *p);
+    /* 1: an index is a tuple, even of one component, and a bad value's
+     * message names its data dim (GatherND); 0: an axis position. */
+    int tuples;
     /* The reference's offset rule (clg_gather_ref_index and friends). */
     int64_t (*ref_index)(const clg_problem *p, const int64_t *pos,
                          const int64_t *istride);

@@ -169,9 +169,20 @@ clg_status clg_call_set_attribute(clg_call *call, int64_t value)
 {
     if (!call)
         return clg_fail(NULL, CLG_STATUS_NULL_POINTER, "call is NULL");
+    /* The caller's struct may be an older, shorter layout: its field must
+     * lie within the `size` bytes it has. */
+    size_t size = call->size ? call->size : CLG_CALL_SIZE_1;
     switch (call->op) {
 #define CLG_OP_SET_(ID, row, name, op_type, versions, attribute)              \
     case CLG_OP_##ID:                                                         \
+        if (offsetof(clg_call, attribute) + sizeof call->attribute > size)    \
+            return clg_fail(NULL, CLG_STATUS_INVALID_ARGUMENT,                \
+                            "call->size = %zu does not reach call->%s "       \
+                            "(bytes %zu to %zu); set call->size = "           \
+                            "sizeof(clg_call)",                               \
+                            size, #attribute, offsetof(clg_call, attribute),  \
+                            offsetof(clg_call, attribute) +                   \
+                                sizeof call->attribute);                      \
         call->attribute = value;                                              \
         return CLG_STATUS_OK;
         CLG_OP_TABLE(CLG_OP_SET_)

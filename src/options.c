@@ -47,6 +47,19 @@ clg_status clg_validate_options(clg_context *ctx,
     p->oob = mode;
     /* Raise finds this case when it checks the values and names the first
      * one; the other modes check none, so it is refused here. */
+    if (mode != CLG_OOB_RAISE && p->axis_size == 0 && p->out_count > 0 &&
+        (p->components > 1 || clg_op_desc_of(p->op)->tuples)) {
+        size_t dim = p->axis;
+        while (p->data_shape[dim] != 0)
+            dim++; /* a tuple's dims: axis_size is the least of them */
+        return clg_fail(ctx, CLG_STATUS_INDEX_OUT_OF_RANGE,
+                        "data dim %zu has size 0, so no index tuple is "
+                        "valid: %s cannot resolve %lld index value%s under "
+                        "mode %s",
+                        dim, clg_op_name(p->op), (long long)p->index_count,
+                        p->index_count == 1 ? "" : "s",
+                        clg_oob_mode_name(mode));
+    }
     if (mode != CLG_OOB_RAISE && p->axis_size == 0 && p->out_count > 0)
         return clg_fail(ctx, CLG_STATUS_INDEX_OUT_OF_RANGE,
                         "axis %zu of data has size 0, so no index is valid: "

@@ -116,6 +116,32 @@ int64_t clg_gather_elements_ref_data(const clg_problem *p, const int64_t *pos,
     return doff;
 }
 
+/* GatherND: out[i..., j..., t...] = data[i..., norm(idx[i..., j..., 0]),
+ * ..., norm(idx[i..., j..., k-1]), t...] with b batch dims i, the tuple
+ * positions j (output dims b .. q-2) and the slice t. */
+int64_t clg_gather_nd_ref_index(const clg_problem *p, const int64_t *pos,
+                                const int64_t *istride)
+{
+    int64_t ioff = 0;
+    for (size_t d = 0; d + 1 < p->index_rank; d++)
+        ioff += pos[d] * istride[d];
+    return ioff;
+}
+
+int64_t clg_gather_nd_ref_data(const clg_problem *p, const int64_t *pos,
+                               const int64_t *at, const int64_t *dstride)
+{
+    size_t b = p->axis, k = p->components, q = p->index_rank;
+    int64_t doff = 0;
+    for (size_t d = 0; d < b; d++)
+        doff += pos[d] * dstride[d];
+    for (size_t c = 0; c < k; c++)
+        doff += at[c] * dstride[b + c];
+    for (size_t d = b + k; d < p->data_rank; d++)
+        doff += pos[q - 1 + d - (b + k)] * dstride[d];
+    return doff;
+}
+
 /* ------------------------------------------------------------ reference */
 
 clg_status clg_reference_of(clg_context *ctx, const clg_call *call,

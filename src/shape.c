@@ -45,3 +45,42 @@ clg_status clg_gather_elements_infer(clg_context *ctx, clg_problem *p)
     memcpy(p->out_shape, p->index_shape, p->index_rank * sizeof(int64_t));
     return CLG_STATUS_OK;
 }
+
+/* GatherND: the first b dims of data and indices equal (no broadcast),
+ * 1 <= k <= r - b, output indices.shape[:q-1] + data.shape[b+k:]. */
+clg_status clg_gather_nd_infer(clg_context *ctx, clg_problem *p)
+{
+    size_t b = p->axis, q = p->index_rank, r = p->data_rank;
+    int64_t k = p->index_shape[q - 1];
+    char ds[512], is[512];
+    clg_format_shape(ds, sizeof ds, p->data_shape, r);
+    clg_format_shape(is, sizeof is, p->index_shape, q);
+    for (size_t d = 0; d < b; d++)
+        if (p->data_shape[d] != p->index_shape[d])
+            return clg_fail(ctx, CLG_STATUS_SHAPE_MISMATCH,
+                            "data.shape[%zu] = %lld differs from "
+                            "indices.shape[%zu] = %lld: GatherND needs the "
+                            "first batch_dims = %zu dims of data %s and "
+                            "indices %s equal (no broadcast)",
+                            d, (long long)p->data_shape[d], d,
+                            (long long)p->index_shape[d], b, ds, is);
+    if (k < 1 || k > (int64_t)(r - b))
+        return clg_fail(ctx, CLG_STATUS_SHAPE_MISMATCH,
+                        "indices.shape[%zu] = %lld is out of range [1, %zu]: "
+                        "GatherND's tuples of indices %s address at most the "
+                        "%zu dims of data %s after batch_dims = %zu",
+                        q - 1, (long long)k, r - b, is, r - b, ds, b);
+    p->out_rank = q - 1 + r - b - (size_t)k;
+    if (p->out_rank > CLG_MAX_RANK)
+        return clg_fail(ctx, CLG_STATUS_INVALID_RANK,
+                        "output rank %zu (indices rank %zu - 1 + data rank "
+                        "%zu - batch_dims %zu - %lld) is above CLG_MAX_RANK "
+                        "(%d)",
+                        p->out_rank, q, r, b, (long long)k, CLG_MAX_RANK);
+    size_t o = 0;
+    for (size_t d = 0; d + 1 < q; d++)
+        p->out_shape[o++] = p->index_shape[d];
+    for (size_t d = b + (size_t)k; d < r; d++)
+        p->out_shape[o++] = p->data_shape[d];
+    return CLG_STATUS_OK;
+}

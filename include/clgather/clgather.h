@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * clgather: the ONNX operators Gather and GatherElements on OpenCL devices.
+ * clgather: the ONNX operators Gather, GatherElements and GatherND on
+ * OpenCL devices.
  *
  * One public header. Sections:
  *   1. Version
@@ -15,8 +16,10 @@
  *   9. Named operator functions (clg_gather, clg_gather_elements, ...)
  *
  * Semantics follow the ONNX operator pages of the operators of
- * CLG_OP_TABLE: Gather (opsets 1, 11, 13) and GatherElements (opsets 11,
- * 13), with the index range [-s, s-1] accepted for every opset. Results are bit-exact: the operators only move bytes.
+ * CLG_OP_TABLE: Gather (opsets 1, 11, 13), GatherElements (opsets 11, 13)
+ * and GatherND (opsets 11, 12, 13), with the index range [-s, s-1]
+ * accepted for every opset. Results are bit-exact: the operators only move
+ * bytes.
  *
  * Threading: any number of threads may call any function on one
  * clg_context at once (except clg_context_destroy, which must be the last
@@ -780,13 +783,32 @@ CLG_API clg_status clg_check_indices(clg_context *ctx,
  *    otherwise); axis as Gather's; output: data's dtype, indices' shape.
  *    On CPU devices, off the last axis, it may pack strips of data into a
  *    device temporary of at most one allocation.
+ *  - GATHER_ND: ONNX GatherND (opsets 11, 12, 13; batch_dims from 12, 0
+ *    before). With b = batch_dims and k = indices.shape[q-1], each index
+ *    is a tuple of k values, its component c a position along data dim
+ *    b + c, in [-data.shape[b+c], data.shape[b+c]-1]:
+ *      output[i..., j..., t...] = data[i..., norm_0(indices[i..., j..., 0]),
+ *                                      ..., norm_{k-1}(...), t...]
+ *    for batch positions i (b dims), tuple positions j and slice
+ *    positions t. data: any dtype, rank r >= 1; indices: INT64 (ONNX) or
+ *    INT32 (an extension), rank q >= 1 (INVALID_RANK otherwise);
+ *    batch_dims b in [0, min(q, r) - 1] (INVALID_ARGUMENT otherwise);
+ *    data.shape[d] == indices.shape[d] for d < b, no broadcast, and
+ *    1 <= k <= r - b (SHAPE_MISMATCH otherwise, naming both shapes);
+ *    output: data's dtype, shape indices.shape[:q-1] + data.shape[b+k:]
+ *    (rank q - 1 + r - b - k; k = r - b gives one element per tuple). The
+ *    out-of-range modes apply per component, and FILL zeroes the whole
+ *    slice a tuple selects when any of its components is out of range;
+ *    raise's message names the component, e.g. `indices[1][0][2] = 5 is
+ *    out of range [-3, 2] for data dim 2 of size 3`.
  *  A blocking call takes its temporaries from the context's scratch pool,
  *  which keeps them for later calls until clg_context_destroy; an
  *  enqueued call's own are released once its kernels are done
  *  (docs/design.md, "Kernels"). */
 #define CLG_OP_TABLE(X)                                                       \
     X(GATHER, 0, gather, "Gather", (1, 11, 13), axis)                         \
-    X(GATHER_ELEMENTS, 1, gather_elements, "GatherElements", (11, 13), axis)
+    X(GATHER_ELEMENTS, 1, gather_elements, "GatherElements", (11, 13), axis)  \
+    X(GATHER_ND, 2, gather_nd, "GatherND", (11, 12, 13), batch_dims)
 
 #define CLG_OP_ENUM_ENTRY_(ID, value, name, op_type, versions, attribute)     \
     CLG_OP_##ID = value,
@@ -904,6 +926,9 @@ typedef struct clg_call_options {
  *  - op: the operator (CLG_OP_TABLE).
  *  - axis: Gather's and GatherElements' axis, in [-r, r-1].
  *  - options: the per-call options (clg_call_options).
+ *  - batch_dims: GatherND's batch_dims, in [0, min(q, r) - 1]; appended
+ *    after the first layout, so it needs size = sizeof(clg_call) (or 0
+ *    for a zero batch_dims).
  *  Borrowed for the call; the library keeps no pointer to it.
  *  Every generic call checks it first: NULL_POINTER (call NULL),
  *  INVALID_ARGUMENT (op outside CLG_OP_TABLE; size neither 0 nor at least
@@ -914,6 +939,7 @@ typedef struct clg_call {
     clg_op op;
     int64_t axis;
     clg_call_options options;
+    int64_t batch_dims; /* appended: GatherND's batch_dims */
 } clg_call;
 
 /** The bytes of clg_call's first layout (size, op, axis, options): the
@@ -922,12 +948,15 @@ typedef struct clg_call {
     (offsetof(clg_call, options) + sizeof(clg_call_options))
 
 /** Sets the int64 attribute of call->op (CLG_OP_TABLE's attribute
- *  column: call->axis for Gather and GatherElements) to `value`, so that a
+ *  column: call->axis for Gather and GatherElements, call->batch_dims for
+ *  GatherND) to `value`, so that a
  *  program that reads operators from files or command lines need not know
  *  each one's field. Touches no other field; the value is checked by the
  *  call that takes it. Thread-safe.
  *  Errors: NULL_POINTER, INVALID_ARGUMENT (call->op outside CLG_OP_TABLE;
- *  the message in clg_context_last_error(NULL)). */
+ *  call->size, 0 standing for CLG_CALL_SIZE_1, not reaching the field,
+ *  which is then not written; the message in
+ *  clg_context_last_error(NULL)). */
 CLG_API clg_status clg_call_set_attribute(clg_call *call, int64_t value);
 
 /** Output shape of the call's operator (CLG_OP_TABLE gives each one's
@@ -943,7 +972,9 @@ CLG_API clg_status clg_call_set_attribute(clg_call *call, int64_t value);
  *  INVALID_ARGUMENT (capacity below the output rank), TENSOR_TOO_LARGE,
  *  and the operator's own (GatherElements: RANK_MISMATCH when the indices'
  *  rank differs from the data's, SHAPE_MISMATCH when indices.shape[d] >
- *  data.shape[d] for some d != axis). */
+ *  data.shape[d] for some d != axis; GatherND: INVALID_RANK for indices
+ *  of rank 0, INVALID_ARGUMENT for batch_dims outside [0, min(q, r) - 1],
+ *  SHAPE_MISMATCH for unequal batch dims or k outside [1, r - b]). */
 CLG_API clg_status clg_output_shape(const clg_call *call,
                                     const clg_tensor *data,
                                     const clg_tensor *indices, int64_t *shape,
@@ -1479,7 +1510,8 @@ CLG_API clg_status clg_warm_up_cl(clg_context *ctx, const clg_call *call,
  *    clg_gather_output_shape(data, indices, axis, shape, capacity,
  *                            rank)                             clg_output_shape
  *  and likewise clg_gather_elements, clg_gather_elements_ex, ...,
- *  clg_gather_elements_output_shape. The host-memory and device-buffer
+ *  clg_gather_elements_output_shape, and clg_gather_nd, ...,
+ *  clg_gather_nd_output_shape, whose fourth argument is batch_dims. The host-memory and device-buffer
  *  forms take clg_tensor and clg_cl_tensor descriptors as the generic
  *  calls do. */
 #define CLG_OP_DECLARE_(ID, value, name, op_type, versions, attribute)        \

@@ -113,12 +113,14 @@ def test_operators_are_the_librarys():
     # The binding asks the library for its operator table and its call
     # layout; it mirrors neither.
     assert _lib.HAS_CALLS
-    assert _lib.operators() == {"Gather": 0, "GatherElements": 1}
+    assert _lib.operators() == {"Gather": 0, "GatherElements": 1,
+                                "GatherND": 2}
     assert _host.op_code("gather") == 0
     assert _host.op_code("gather_elements") == 1
-    assert ctypes.sizeof(_lib.Call) == 24
+    assert _host.op_code("gather_nd") == 2
+    assert ctypes.sizeof(_lib.Call) == 32
     with pytest.raises(clgather.InvalidArgumentError):
-        _host.op_code("gather_nd")
+        _host.op_code("gather_nds")
     # Each generic call answers as the named function it stands for.
     idx = np.array([[0, 2], [1, 0]], np.int64)
     want = np.take_along_axis(DATA[:2], idx, axis=1)

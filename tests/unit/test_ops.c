@@ -12,12 +12,16 @@
 static void test_op_names(void **state)
 {
     (void)state;
-    assert_int_equal(clg_op_count(), 2);
+    assert_int_equal(clg_op_count(), 3);
+    assert_int_equal(CLG_OP_GATHER_ND, 2);
+    assert_string_equal(clg_op_name(CLG_OP_GATHER_ND), "GatherND");
+    assert_string_equal(clg_op_word(CLG_OP_GATHER_ND), "gather-nd");
+    assert_int_equal(clg_op_first_opset(CLG_OP_GATHER_ND), 11);
     assert_int_equal(CLG_OP_GATHER, 0);
     assert_int_equal(CLG_OP_GATHER_ELEMENTS, 1);
     assert_string_equal(clg_op_name(CLG_OP_GATHER), "Gather");
     assert_string_equal(clg_op_name(CLG_OP_GATHER_ELEMENTS), "GatherElements");
-    assert_string_equal(clg_op_name((clg_op)2), "unknown");
+    assert_string_equal(clg_op_name((clg_op)3), "unknown");
     assert_string_equal(clg_op_name((clg_op)-1), "unknown");
     assert_string_equal(clg_op_word(CLG_OP_GATHER), "gather");
     assert_string_equal(clg_op_word(CLG_OP_GATHER_ELEMENTS),
@@ -25,7 +29,7 @@ static void test_op_names(void **state)
     assert_string_equal(clg_op_word((clg_op)7), "unknown");
     assert_int_equal(clg_op_first_opset(CLG_OP_GATHER), 1);
     assert_int_equal(clg_op_first_opset(CLG_OP_GATHER_ELEMENTS), 11);
-    assert_int_equal(clg_op_first_opset((clg_op)2), 0);
+    assert_int_equal(clg_op_first_opset((clg_op)3), 0);
     /* The version an opset selects: Gather 1, 11, 13; GatherElements 11,
      * 13. */
     assert_int_equal(clg_op_version(CLG_OP_GATHER, 0), 0);
@@ -39,10 +43,15 @@ static void test_op_names(void **state)
     assert_int_equal(clg_op_version(CLG_OP_GATHER_ELEMENTS, 11), 11);
     assert_int_equal(clg_op_version(CLG_OP_GATHER_ELEMENTS, 12), 11);
     assert_int_equal(clg_op_version(CLG_OP_GATHER_ELEMENTS, 18), 13);
-    assert_int_equal(clg_op_version((clg_op)2, 13), 0);
+    assert_int_equal(clg_op_version(CLG_OP_GATHER_ND, 10), 0);
+    assert_int_equal(clg_op_version(CLG_OP_GATHER_ND, 11), 11);
+    assert_int_equal(clg_op_version(CLG_OP_GATHER_ND, 12), 12);
+    assert_int_equal(clg_op_version(CLG_OP_GATHER_ND, 18), 13);
+    assert_int_equal(clg_op_version((clg_op)3, 13), 0);
     assert_string_equal(clg_op_attribute(CLG_OP_GATHER), "axis");
     assert_string_equal(clg_op_attribute(CLG_OP_GATHER_ELEMENTS), "axis");
-    assert_string_equal(clg_op_attribute((clg_op)2), "unknown");
+    assert_string_equal(clg_op_attribute(CLG_OP_GATHER_ND), "batch_dims");
+    assert_string_equal(clg_op_attribute((clg_op)3), "unknown");
 }
 
 static void test_op_parse(void **state)
@@ -73,12 +82,13 @@ static void test_op_parse(void **state)
         assert_int_equal(op, i);
     }
     clg_op op = CLG_OP_GATHER_ELEMENTS;
-    CLG_ASSERT_STATUS(NULL, clg_op_parse("GatherND", &op),
+    CLG_ASSERT_STATUS(NULL, clg_op_parse("GatherNd", &op),
                       CLG_STATUS_INVALID_ARGUMENT);
     assert_int_equal(op, CLG_OP_GATHER_ELEMENTS); /* unchanged */
     assert_string_equal(clg_context_last_error(NULL),
-                        "\"GatherND\" is not an operator: Gather (gather) 0, "
-                        "GatherElements (gather-elements) 1");
+                        "\"GatherNd\" is not an operator: Gather (gather) 0, "
+                        "GatherElements (gather-elements) 1, GatherND "
+                        "(gather-nd) 2");
     CLG_ASSERT_STATUS(NULL, clg_op_parse("gatherelements", &op),
                       CLG_STATUS_INVALID_ARGUMENT);
     CLG_ASSERT_STATUS(NULL, clg_op_parse("", &op),
@@ -136,13 +146,13 @@ static void test_call_size(void **state)
     assert_non_null(strstr(clg_context_last_error(NULL), "is not zero"));
 
     /* An operator outside the table. */
-    clg_call bad = {.size = sizeof bad, .op = (clg_op)2};
+    clg_call bad = {.size = sizeof bad, .op = (clg_op)3};
     CLG_ASSERT_STATUS(NULL, shape_of(&bad, &rank),
                       CLG_STATUS_INVALID_ARGUMENT);
     assert_string_equal(clg_context_last_error(NULL),
-                        "call->op = 2 is not an operator of CLG_OP_TABLE "
+                        "call->op = 3 is not an operator of CLG_OP_TABLE "
                         "(Gather (gather) 0, GatherElements "
-                        "(gather-elements) 1)");
+                        "(gather-elements) 1, GatherND (gather-nd) 2)");
     CLG_ASSERT_STATUS(NULL, shape_of(NULL, &rank), CLG_STATUS_NULL_POINTER);
     assert_string_equal(clg_context_last_error(NULL), "call is NULL");
 }
@@ -160,7 +170,20 @@ static void test_call_set_attribute(void **state)
     c.op = CLG_OP_GATHER;
     CLG_ASSERT_OK(NULL, clg_call_set_attribute(&c, 1));
     assert_int_equal(c.axis, 1);
-    c.op = (clg_op)2;
+    c.op = CLG_OP_GATHER_ND;
+    CLG_ASSERT_OK(NULL, clg_call_set_attribute(&c, 1));
+    assert_int_equal(c.batch_dims, 1);
+    assert_int_equal(c.axis, 1);
+    /* A first-layout struct has no batch_dims to write. */
+    c.size = (uint32_t)CLG_CALL_SIZE_1;
+    CLG_ASSERT_STATUS(NULL, clg_call_set_attribute(&c, 2),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    assert_string_equal(clg_context_last_error(NULL),
+                        "call->size = 20 does not reach call->batch_dims "
+                        "(bytes 24 to 32); set call->size = sizeof(clg_call)");
+    assert_int_equal(c.batch_dims, 1);
+    c.size = sizeof c;
+    c.op = (clg_op)3;
     CLG_ASSERT_STATUS(NULL, clg_call_set_attribute(&c, 7),
                       CLG_STATUS_INVALID_ARGUMENT);
     assert_int_equal(c.axis, 1);

@@ -104,11 +104,13 @@ class CallOptions(ctypes.Structure):
 
 
 class Call(ctypes.Structure):
-    """clg_call in its first layout. The library reads `size` bytes (set
-    to ctypes.sizeof(Call)), so fields it appended later keep their
-    defaults."""
+    """clg_call with batch_dims, appended to its first layout. The library
+    reads `size` bytes (set to ctypes.sizeof(Call)), so fields it appended
+    later keep their defaults, and a library older than batch_dims takes
+    its zero bytes."""
     _fields_ = [("size", ctypes.c_uint32), ("op", ctypes.c_int),
-                ("axis", ctypes.c_int64), ("options", CallOptions)]
+                ("axis", ctypes.c_int64), ("options", CallOptions),
+                ("batch_dims", ctypes.c_int64)]
 
 
 P = ctypes.POINTER

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* ONNX GatherND (opsets 11, 12, 13): its attribute rule, index rule and
+ * routine, and its row of the operator descriptors (docs/design.md,
+ * "Adding an operator"); its shape rules are in src/shape.c, its
+ * reference rule in src/reference.c. */
+#include "op.h"
+
+#include <string.h>
+
+/* batch_dims b in [0, min(q, r) - 1], for indices of rank q >= 1; the
+ * first data dim a tuple addresses is b. p->axis_size is the smallest of
+ * the dims the tuple's components address (0 when one of them is empty,
+ * so that no mode resolves a value onto it), read by clg_validate_options
+ * only; each component's own range is clg_index_range's. */
+static clg_status gather_nd_attributes(clg_context *ctx, const clg_call *call,
+                                       clg_problem *p)
+{
+    int64_t r = (int64_t)p->data_rank, q = (int64_t)p->index_rank;
+    int64_t b = call->batch_dims;
+    if (q < 1)
+        return clg_fail(ctx, CLG_STATUS_INVALID_RANK,
+                        "indices has rank 0; GatherND needs indices of rank "
+                        ">= 1 (the last dim holds the index tuples)");
+    int64_t top = (q < r ? q : r) - 1;
+    if (b < 0 || b > top)
+        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                        "batch_dims = %lld is out of range [0, %lld] for "
+                        "data of rank %lld and indices of rank %lld "
+                        "(GatherND needs 0 <= batch_dims < min(q, r))",
+                        (long long)b, (long long)top, (long long)r,
+                        (long long)q);
+    p->axis = (size_t)b;
+    int64_t k = p->index_shape[q - 1], s = p->data_shape[b];
+    for (int64_t c = 1; c < k && b + c < r; c++)
+        if (p->data_shape[b + c] < s)
+            s = p->data_shape[b + c];
+    p->axis_size = s;
+    return CLG_STATUS_OK;
+}
+
+/* The index rule: a tuple of indices.shape[q-1] values. */
+static size_t gather_nd_components(const clg_problem *p)
+{
+    return (size_t)p->index_shape[p->index_rank - 1];
+}
+
+/* ------------------------------------------------------------ routine */
+
+/* Plan coordinates [outer, n, inner]: outer the batch positions, n the
+ * tuples of one batch position, inner the slice in elements. */
+static void gather_nd_plan(const clg_problem *p, const clg_device_facts *dev,
+                           size_t align, clg_plan *plan)
+{
+    (void)align;
+    int64_t outer = 1, inner = 1, tuples = 1;
+    size_t k = p->components ? p->components : 1;
+    for (size_t d = 0; d < p->axis; d++)
+        outer *= p->data_shape[d];
+    for (size_t d = p->axis + k; d < p->data_rank; d++)
+        inner *= p->data_shape[d];
+    for (size_t d = p->axis; d + 1 < p->index_rank; d++)
+        tuples *= p->index_shape[d];
+    memset(plan, 0, sizeof *plan);
+    plan->unit = p->elem_size;
+    plan->outer = outer;
+    plan->n = tuples;
+    plan->inner = inner;
+    plan->axis_size = p->axis_size;
+    plan->index_count = p->index_count;
+    plan->data_units = p->data_count;
+    plan->out_units = p->out_count;
+    clg_plan_offsets(plan, dev);
+}
+
+/* A box may read any slice of its batch positions. */
+static void gather_nd_footprint(const clg_plan *plan, const clg_box *b,
+                                int64_t *first, int64_t *end)
+{
+    int64_t per = plan->outer ? plan->data_units / plan->outer : 0;
+    *first = b->o0 * per;
+    *end = b->o1 * per;
+}
+
+/* GatherND has no device kernel yet: every device path refuses it
+ * (docs/design.md, "Adding an operator"); the CPU reference runs it. */
+static clg_status gather_nd_launch(clg_context *ctx, const clg_problem *p,
+                                   const clg_plan *plan, const clg_box *box,
+                                   const clg_windows *w)
+{
+    (void)p;
+    (void)plan;
+    (void)box;
+    (void)w;
+    return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                    "GatherND has no device kernel in this version; its CPU "
+                    "reference (clg_reference_gather_nd) runs it");
+}
+
+const clg_routine clg_gather_nd_routine = {gather_nd_plan, gather_nd_footprint,
+                                           gather_nd_launch};
+
+/* GatherND's row (docs/design.md, "Adding an operator"). Its index
+ * window is the output's in tuples: indices [outer, n, k] follow the
+ * plan's [outer, n] positions. */
+const clg_op_desc clg_gather_nd_desc = {
+    .attributes = gather_nd_attributes,
+    .infer = clg_gather_nd_infer,
+    .components = gather_nd_components,
+    .tuples = 1,
+    .ref_index = clg_gather_nd_ref_index,
+    .ref_data = clg_gather_nd_ref_data,
+    .index_window = CLG_WINDOW_POSITIONS,
+    .in_place_align = CLG_ALIGN_ELEMENT,
+    .routine = &clg_gather_nd_routine,
+};
