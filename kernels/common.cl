@@ -17,13 +17,14 @@
  *                           checks or raises; under 3 an out-of-range
  *                           value writes zero bytes.
  *   -DCLG_UNIT=1|2|4|8|16   bytes one work-item moves. gather.cl,
- *                           gather_elements.cl.
+ *                           gather_elements.cl, gather_nd.cl.
  *   -DCLG_WIDE=0|1          1: 64-bit offsets; 0: 32-bit, chosen only when
  *                           every offset of the launch is below 2^31.
- *                           gather.cl, gather_elements.cl.
+ *                           gather.cl, gather_elements.cl, gather_nd.cl.
  *   -DCLG_WINDOWS=0|1       1: each buffer holds a window of a split tensor
  *                           and every access is checked against it; 0:
- *                           whole tensors. gather.cl, gather_elements.cl.
+ *                           whole tensors. gather.cl, gather_elements.cl,
+ *                           gather_nd.cl.
  *   -DCLG_OUTER_DIMS=0|1|2  GatherElements offsets of the dimensions
  *   -DCLG_INNER_DIMS=0|1|2  before / after the axis: 0 none, 1 one stride,
  *                           2 a list of (extent, stride) pairs (indices
@@ -38,10 +39,11 @@
  *                           __builtin_prefetch (the GatherElements lanes
  *                           body: the data row two rows ahead; the packed
  *                           body: its indices and output rows ahead).
- *                           gather.cl, gather_elements.cl.
+ *                           gather.cl, gather_elements.cl (gather_nd.cl:
+ *                           0).
  *   -DCLG_NT=0|1            1: the lean bodies store the output with
  *                           __builtin_nontemporal_store. gather.cl,
- *                           gather_elements.cl.
+ *                           gather_elements.cl (gather_nd.cl: 0).
  *                           CLG_PREFETCH and CLG_NT are clang built-ins:
  *                           set only for device compilers that are clang
  *                           (POCL), from the device parameter table.

@@ -106,7 +106,11 @@ static clg_status enqueue_problem(const clg_routine *r, clg_rt_call *c,
                                   const clg_cl_tensor *output)
 {
     clg_plan plan;
-    if (p->out_count == 0 || p->data_count == 0)
+    /* Tuples are checked by the operator's own kernel (one range per
+     * component), which a box of empty slices launches for that alone. */
+    int tuples = clg_op_desc_of(p->op)->tuples;
+    if ((p->out_count == 0 || p->data_count == 0) &&
+        (!tuples || p->index_count == 0 || p->oob != CLG_OOB_RAISE))
         return p->index_count == 0 || p->oob != CLG_OOB_RAISE
                    ? CLG_STATUS_OK
                    : clg_index_pass(c, p,

@@ -59,7 +59,9 @@ void clg_info_unpack(const void *buf, clg_deferred_info *info)
     memcpy(p->out_shape, b + at, p->out_rank * sizeof(int64_t));
 }
 
-/* "Gather #12 (data FLOAT[3, 4], indices INT64[2], axis 0): " */
+/* "Gather #12 (data FLOAT[3, 4], indices INT64[2], axis 0): ", the
+ * attribute named as the operator's row names it (GatherND: batch_dims,
+ * which p->axis holds). */
 static void describe(char *buf, size_t cap, const clg_deferred_info *info)
 {
     const clg_problem *p = &info->p;
@@ -67,10 +69,10 @@ static void describe(char *buf, size_t cap, const clg_deferred_info *info)
                                     ishape[CLG_MAX_RANK * 24 + 4] = "";
     clg_format_shape(dshape, sizeof dshape, p->data_shape, p->data_rank);
     clg_format_shape(ishape, sizeof ishape, p->index_shape, p->index_rank);
-    snprintf(buf, cap, "%s #%llu (data %s%s, indices %s%s, axis %zu): ",
+    snprintf(buf, cap, "%s #%llu (data %s%s, indices %s%s, %s %zu): ",
              clg_op_name(p->op), (unsigned long long)info->sequence,
              clg_dtype_name(p->dtype), dshape, clg_dtype_name(p->index_dtype),
-             ishape, p->axis);
+             ishape, clg_op_attribute(p->op), p->axis);
 }
 
 /* The error of one raised call, its message prefixed by the call. When the

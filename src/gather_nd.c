@@ -47,15 +47,19 @@ static size_t gather_nd_components(const clg_problem *p)
 /* ------------------------------------------------------------ routine */
 
 /* Plan coordinates [outer, n, inner]: outer the batch positions, n the
- * tuples of one batch position, inner the slice in elements. */
+ * tuples of one batch position, inner the slice, in units of one element
+ * (kernels/gather_nd.cl). axis_stride holds the units of one batch
+ * position. */
 static void gather_nd_plan(const clg_problem *p, const clg_device_facts *dev,
                            size_t align, clg_plan *plan)
 {
     (void)align;
-    int64_t outer = 1, inner = 1, tuples = 1;
+    int64_t outer = 1, inner = 1, tuples = 1, block = 1;
     size_t k = p->components ? p->components : 1;
     for (size_t d = 0; d < p->axis; d++)
         outer *= p->data_shape[d];
+    for (size_t d = p->axis; d < p->axis + k; d++)
+        block *= p->data_shape[d];
     for (size_t d = p->axis + k; d < p->data_rank; d++)
         inner *= p->data_shape[d];
     for (size_t d = p->axis; d + 1 < p->index_rank; d++)
@@ -66,6 +70,7 @@ static void gather_nd_plan(const clg_problem *p, const clg_device_facts *dev,
     plan->n = tuples;
     plan->inner = inner;
     plan->axis_size = p->axis_size;
+    plan->axis_stride = block * inner;
     plan->index_count = p->index_count;
     plan->data_units = p->data_count;
     plan->out_units = p->out_count;
@@ -76,32 +81,70 @@ static void gather_nd_plan(const clg_problem *p, const clg_device_facts *dev,
 static void gather_nd_footprint(const clg_plan *plan, const clg_box *b,
                                 int64_t *first, int64_t *end)
 {
-    int64_t per = plan->outer ? plan->data_units / plan->outer : 0;
-    *first = b->o0 * per;
-    *end = b->o1 * per;
+    *first = b->o0 * plan->axis_stride;
+    *end = b->o1 * plan->axis_stride;
 }
 
-/* GatherND has no device kernel yet: every device path refuses it
- * (docs/design.md, "Adding an operator"); the CPU reference runs it. */
+/* [k, s_0, st_0, ...]: each component's dim and its stride in slices. */
+static clg_status tuple_geom(clg_context *ctx, const clg_problem *p,
+                             cl_mem *out)
+{
+    cl_ulong g[1 + 2 * CLG_MAX_RANK];
+    size_t k = p->components;
+    cl_ulong stride = 1;
+    g[0] = k;
+    for (size_t i = k; i-- > 0;) {
+        g[1 + 2 * i] = (cl_ulong)p->data_shape[p->axis + i];
+        g[2 + 2 * i] = stride;
+        stride *= (cl_ulong)p->data_shape[p->axis + i];
+    }
+    return clg_rt_const_buffer(ctx, g, (1 + 2 * k) * sizeof(cl_ulong), out);
+}
+
+/* One work-item per output element (c, j, o); a box of empty slices
+ * launches one c to check its tuples under raise. */
 static clg_status gather_nd_launch(clg_context *ctx, const clg_problem *p,
                                    const clg_plan *plan, const clg_box *box,
                                    const clg_windows *w)
 {
-    (void)p;
-    (void)plan;
-    (void)box;
-    (void)w;
-    return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
-                    "GatherND has no device kernel in this version; its CPU "
-                    "reference (clg_reference_gather_nd) runs it");
+    const clg_device_facts *dev = clg_rt_facts(ctx);
+    int whole = clg_launch_is_whole(plan, box, w);
+    int64_t cols = box->c1 - box->c0;
+    if (box->o1 <= box->o0 || box->j1 <= box->j0 ||
+        (cols == 0 && p->oob != CLG_OOB_RAISE))
+        return CLG_STATUS_OK; /* nothing to write or check */
+    clg_variant v = clg_plan_variant(CLG_ENTRY_GATHER_ND, p, plan, whole);
+    cl_kernel k = NULL;
+    clg_status st = clg_variant_kernel(ctx, &v, &k);
+    if (st != CLG_STATUS_OK || w->call->dry)
+        return st;
+    clg_param_values prm;
+    if ((st = clg_param_values_get(ctx, &prm)) != CLG_STATUS_OK)
+        return st;
+    cl_mem geom = NULL;
+    if ((st = tuple_geom(ctx, p, &geom)) != CLG_STATUS_OK)
+        return st;
+    size_t origin[3] = {(size_t)box->c0, (size_t)box->j0, (size_t)box->o0};
+    size_t size[3] = {(size_t)(cols ? cols : 1), (size_t)(box->j1 - box->j0),
+                      (size_t)(box->o1 - box->o0)};
+    clg_geometry g;
+    clg_geometry_make_wg(dev, prm.wg, 3, origin, size, &g);
+    clg_base_scalars sc;
+    cl_ulong batch = (cl_ulong)plan->axis_stride;
+    clg_args a = {{{0}}};
+    clg_base_args(plan, w, &sc, &a);
+    a.at[CLG_ARG_BATCH_STRIDE] = CLG_RT_SCALAR(batch);
+    a.at[CLG_ARG_TUPLE_GEOM] = CLG_RT_BUFFER(geom);
+    st = clg_entry_launch(w->call, v.entry, k, &a, &g);
+    /* OpenCL defers the release until the launch is done. */
+    clg_rt_release(&geom);
+    return st;
 }
 
 const clg_routine clg_gather_nd_routine = {gather_nd_plan, gather_nd_footprint,
                                            gather_nd_launch};
 
-/* GatherND's row (docs/design.md, "Adding an operator"). Its index
- * window is the output's in tuples: indices [outer, n, k] follow the
- * plan's [outer, n] positions. */
+/* GatherND's row (docs/design.md, "Adding an operator"). */
 const clg_op_desc clg_gather_nd_desc = {
     .attributes = gather_nd_attributes,
     .infer = clg_gather_nd_infer,
@@ -109,7 +152,7 @@ const clg_op_desc clg_gather_nd_desc = {
     .tuples = 1,
     .ref_index = clg_gather_nd_ref_index,
     .ref_data = clg_gather_nd_ref_data,
-    .index_window = CLG_WINDOW_POSITIONS,
+    .index_window = CLG_WINDOW_TUPLES,
     .in_place_align = CLG_ALIGN_ELEMENT,
     .routine = &clg_gather_nd_routine,
 };

@@ -389,7 +389,10 @@ typedef enum clg_index_window {
     CLG_WINDOW_POSITIONS,
     /* one index per output element, in output order: a box reads the
      * indices of its output window (GatherElements) */
-    CLG_WINDOW_OUTPUT
+    CLG_WINDOW_OUTPUT,
+    /* one tuple of `components` values per plan position (o, j), in that
+     * order: a box reads the tuples of its positions (GatherND) */
+    CLG_WINDOW_TUPLES
 } clg_index_window;
 
 /* What caller memory a host-memory call needs to run in place

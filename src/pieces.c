@@ -15,8 +15,9 @@ void clg_pieces_cut(const clg_problem *p, const clg_plan *plan,
     /* Indices per buffer: in index positions (of `components` values). */
     int64_t idx_cap = (int64_t)(max_bytes / (p->index_size * p->components));
     int64_t row = plan->n * plan->inner;
-    int positions = clg_op_desc_of(p->op)->index_window ==
-                    CLG_WINDOW_POSITIONS;
+    clg_index_window win = clg_op_desc_of(p->op)->index_window;
+    int positions = win == CLG_WINDOW_POSITIONS || win == CLG_WINDOW_TUPLES;
+    int tuples = win == CLG_WINDOW_TUPLES;
     if (units < 1)
         units = 1;
     if (idx_cap < 1)
@@ -27,6 +28,11 @@ void clg_pieces_cut(const clg_problem *p, const clg_plan *plan,
     if (row <= out_cap && (!positions || plan->n <= idx_cap)) {
         pc->kind = CLG_PIECE_ROWS;
         pc->per = out_cap / row;
+        /* Tuples: each row reads its own n tuples. */
+        if (tuples && plan->n > 0 && pc->per > idx_cap / plan->n)
+            pc->per = idx_cap / plan->n;
+        if (pc->per < 1)
+            pc->per = 1;
         if (pc->per > plan->outer)
             pc->per = plan->outer;
         pc->count = ceil_div(plan->outer, pc->per);
@@ -78,10 +84,15 @@ void clg_piece_at(const clg_routine *r, const clg_problem *p,
     int64_t hi = ((b.o1 - 1) * plan->n + (b.j1 - 1)) * plan->inner + b.c1 - 1;
     w->out_base = lo;
     w->out_len = hi - lo + 1;
-    if (clg_op_desc_of(p->op)->index_window == CLG_WINDOW_POSITIONS) {
+    clg_index_window win = clg_op_desc_of(p->op)->index_window;
+    if (win == CLG_WINDOW_POSITIONS) {
         int64_t values = (int64_t)p->components; /* per index */
         w->index_base = b.j0 * values;
         w->index_len = (b.j1 - b.j0) * values;
+    } else if (win == CLG_WINDOW_TUPLES) {
+        int64_t values = (int64_t)p->components; /* per tuple */
+        w->index_base = (b.o0 * plan->n + b.j0) * values;
+        w->index_len = ((b.o1 - 1) * plan->n + b.j1) * values - w->index_base;
     } else {
         w->index_base = w->out_base;
         w->index_len = w->out_len;

@@ -311,7 +311,8 @@ static clg_status tensors_make(const st_run *r, clg_op op, const st_case *c,
     clg_dtype dt = dtype_of_size(r->v->value[CLG_OPT_UNIT]);
     clg_dtype it = isz == 4 ? CLG_DTYPE_INT32 : CLG_DTYPE_INT64;
     cl_int flag[2] = {0, 0};
-    clg_call call = {.size = sizeof call, .op = op, .axis = (int64_t)axis};
+    clg_call call = {.size = sizeof call, .op = op};
+    clg_call_set_attribute(&call, (int64_t)axis); /* axis or batch_dims */
     call.options.oob = (clg_oob_mode)r->v->value[CLG_OPT_OOB];
     clg_status st = clg_validate(r->ctx, &call, dt, rank, dshape, it,
                                  index_rank, ishape, &t->p);
@@ -444,6 +445,53 @@ static clg_status test_gather(const st_run *r, clg_entry entry,
     if (st == CLG_STATUS_OK)
         st = verdict(r, entry, &cs, raised, t.got, t.want, t.out_bytes);
 cleanup:
+    tensors_free(&t);
+    return st;
+}
+
+/* gather_nd.cl: data [2, AXIS, AXIS, 2] with batch_dims 1, indices
+ * [2, count / 2, 2]: tuples of two components, each batch position its
+ * own, slices of two units. */
+static clg_status test_gather_nd(const st_run *r, clg_entry entry,
+                                 const st_case *c)
+{
+    const clg_device_facts *dev = clg_rt_facts(r->ctx);
+    st_tensors t = {0};
+    st_launch l;
+    clg_plan plan = {0};
+    clg_base_scalars sc;
+    cl_mem geom = NULL;
+    int raised = 0;
+    int64_t tuples = (int64_t)c->count / 2;
+    int64_t dshape[4] = {2, AXIS, AXIS, 2}, ishape[3] = {2, tuples, 2};
+    cl_ulong g[5] = {2, AXIS, AXIS, AXIS, 1};
+    cl_ulong batch = AXIS * AXIS * 2;
+    clg_status st = tensors_make(r, CLG_OP_GATHER_ND, c, 4, dshape, 3, ishape,
+                                 1, 0, &t);
+    if (st == CLG_STATUS_OK)
+        st = clg_rt_const_buffer(r->ctx, g, sizeof g, &geom);
+    if (st != CLG_STATUS_OK)
+        goto cleanup;
+    plan.unit = r->v->value[CLG_OPT_UNIT];
+    plan.outer = 2;
+    plan.n = tuples;
+    plan.inner = 2;
+    plan.axis_size = AXIS;
+    plan.data_units = t.p.data_count;
+    plan.index_count = t.p.index_count;
+    plan.out_units = t.p.out_count;
+    memset(&l, 0, sizeof l);
+    base_args(&t, &plan, &sc, &l.a);
+    l.a.at[CLG_ARG_BATCH_STRIDE] = CLG_RT_SCALAR(batch);
+    l.a.at[CLG_ARG_TUPLE_GEOM] = CLG_RT_BUFFER(geom);
+    l.entry = entry;
+    size_t origin[3] = {0, 0, 0}, size[3] = {2, (size_t)tuples, 2};
+    clg_geometry_make_wg(dev, 64, 3, origin, size, &l.g);
+    st = run_launches(r, &l, 1, t.bo, t.got, t.out_bytes, t.be, &raised);
+    if (st == CLG_STATUS_OK)
+        st = verdict(r, entry, c, raised, t.got, t.want, t.out_bytes);
+cleanup:
+    clg_rt_release(&geom);
     tensors_free(&t);
     return st;
 }
@@ -628,6 +676,9 @@ static clg_status selftest_run(const st_run *r)
                 break;
             case CLG_FILE_GATHER:
                 st = test_gather(r, (clg_entry)e, &c);
+                break;
+            case CLG_FILE_GATHER_ND:
+                st = test_gather_nd(r, (clg_entry)e, &c);
                 break;
             default:
                 st = test_elements(r, (clg_entry)e, &c);

@@ -14,7 +14,8 @@ const clg_option_info clg_options[CLG_OPT_COUNT] = {
 };
 
 static const char *const file_names[CLG_FILE_COUNT] = {"check.cl", "gather.cl",
-                                                       "gather_elements.cl"};
+                                                       "gather_elements.cl",
+                                                       "gather_nd.cl"};
 
 const char *clg_kernel_file_name(clg_kernel_file file)
 {

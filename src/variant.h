@@ -23,11 +23,12 @@ typedef enum clg_kernel_file {
     CLG_FILE_CHECK = 0,           /* check.cl */
     CLG_FILE_GATHER = 1,          /* gather.cl */
     CLG_FILE_GATHER_ELEMENTS = 2, /* gather_elements.cl */
-    CLG_FILE_COUNT = 3
+    CLG_FILE_GATHER_ND = 3,       /* gather_nd.cl */
+    CLG_FILE_COUNT = 4
 } clg_kernel_file;
 
-#define CLG_FILES_ALL 7u      /* every file */
-#define CLG_FILES_OPS 6u      /* gather.cl, gather_elements.cl */
+#define CLG_FILES_ALL 15u     /* every file */
+#define CLG_FILES_OPS 14u     /* gather.cl, gather_elements.cl, gather_nd.cl */
 #define CLG_FILES_ELEMENTS 4u /* gather_elements.cl */
 #define CLG_FILES_GATHER 2u   /* gather.cl */
 
@@ -109,7 +110,9 @@ extern const clg_option_info clg_options[CLG_OPT_COUNT];
     X(Z0)                                                                     \
     X(PACK)                                                                   \
     X(COUNT)                                                                  \
-    X(NORMED)
+    X(NORMED)                                                                 \
+    X(BATCH_STRIDE)                                                           \
+    X(TUPLE_GEOM)
 
 typedef enum clg_arg {
 #define CLG_ARG_ENUM_(name) CLG_ARG_##name,
@@ -137,6 +140,8 @@ extern const char *const clg_arg_names[CLG_ARG_END];
     CLG_ARG_DATA, CLG_ARG_PACK, CLG_ARG_AXIS_SIZE, CLG_ARG_INNER,             \
         CLG_ARG_AXIS_STRIDE, CLG_ARG_OUTER_STRIDE, CLG_ARG_STRIP_WIDTH,       \
         CLG_ARG_STRIPS, CLG_ARG_Z0
+#define CLG_ARGS_ND                                                           \
+    CLG_ARGS_OPERATOR_, CLG_ARG_BATCH_STRIDE, CLG_ARG_TUPLE_GEOM
 #define CLG_ARGS_CHECK                                                        \
     CLG_ARG_INDICES, CLG_ARG_ERR, CLG_ARG_COUNT, CLG_ARG_AXIS_SIZE
 #define CLG_ARGS_NORMALIZE                                                    \
@@ -247,7 +252,8 @@ enum { CLG_ENTRY_CONDITIONS(CLG_CONDITION_FLAG_) };
     X(ELEMENTS_PACKED, GATHER_ELEMENTS, clg_gather_elements_packed, 3,        \
       CLG_ARGS_PACKED,                                                        \
       CLG_COND_WHOLE | CLG_COND_OUTER_STRIDE | CLG_COND_INNER_STRIDE |        \
-          CLG_COND_PREFETCHES | CLG_COND_NT_STORES)
+          CLG_COND_PREFETCHES | CLG_COND_NT_STORES)                           \
+    X(GATHER_ND, GATHER_ND, clg_gather_nd, 3, CLG_ARGS_ND, 0)
 
 typedef enum clg_entry {
 #define CLG_ENTRY_ENUM_(id, file, name, dims, args, conditions) CLG_ENTRY_##id,

@@ -800,7 +800,9 @@ CLG_API clg_status clg_check_indices(clg_context *ctx,
  *    out-of-range modes apply per component, and FILL zeroes the whole
  *    slice a tuple selects when any of its components is out of range;
  *    raise's message names the component, e.g. `indices[1][0][2] = 5 is
- *    out of range [-3, 2] for data dim 2 of size 3`.
+ *    out of range [-3, 2] for data dim 2 of size 3`. Every device launch
+ *    also makes a read-only buffer of (1 + 2k) * 8 bytes holding the
+ *    tuple's dims, released with the launch.
  *  A blocking call takes its temporaries from the context's scratch pool,
  *  which keeps them for later calls until clg_context_destroy; an
  *  enqueued call's own are released once its kernels are done

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* ONNX GatherND over the plan [outer, n, inner]: outer the batch
+ * positions, n the index tuples of one batch position, inner the slice in
+ * units of CLG_UNIT bytes (one element):
+ *   out[o, j, c] = data[o * batch + sum_i pos_i(indices[o, j, i]) * st_i
+ *                       * inner + c]
+ * where tuple_geom = [k, s_0, st_0, ..., s_{k-1}, st_{k-1}] gives each
+ * component's data dim size s_i and its stride st_i in slices, and
+ * `batch` the units of one batch position (docs/design.md, "Kernels").
+ * Takes CLG_INDEX_BYTES, CLG_UNIT, CLG_WIDE, CLG_WINDOWS and CLG_OOB: each
+ * component's position is clg_position's against its own dim; under raise
+ * a tuple with a component out of range raises *err, under fill its whole
+ * slice is zero bytes. CLG_PREFETCH and CLG_NT are 0.
+ *
+ * Entry point (one work-item per output unit; NDRange in global
+ * coordinates, dimensions 0 and 1 padded and bounds-checked):
+ *   clg_gather_nd  (c, j, o)  the work-items with c = 0 also check their
+ *                             tuple where the slice is empty (inner 0,
+ *                             launched with one c), so that raise finds a
+ *                             bad tuple whatever the output's size.
+ *
+ * Windows (CLG_WINDOWS = 1): as gather.cl's; the indices window holds
+ * whole tuples. */
+#if !defined(CLG_UNIT) || !defined(CLG_WIDE) || !defined(CLG_WINDOWS) ||     \
+    !defined(CLG_PREFETCH) || !defined(CLG_NT)
+#error "gather_nd.cl needs CLG_UNIT, CLG_WIDE, CLG_WINDOWS, CLG_PREFETCH and CLG_NT"
+#endif
+#if CLG_PREFETCH || CLG_NT
+#error "gather_nd.cl neither prefetches nor stores non-temporally"
+#endif
+#if defined(CLG_SPAN) || defined(CLG_OUTER_DIMS) ||                          \
+    defined(CLG_INNER_DIMS) || defined(CLG_AHEAD)
+#error "CLG_SPAN, CLG_OUTER_DIMS, CLG_INNER_DIMS and CLG_AHEAD are not GatherND options"
+#endif
+
+__kernel void clg_gather_nd(__global const clg_unit *restrict data,
+                            __global const clg_index *restrict indices,
+                            __global clg_unit *restrict out,
+                            __global volatile int *restrict err, ulong n,
+                            ulong axis_size, ulong inner, ulong data_base,
+                            ulong data_len, ulong index_base,
+                            ulong index_len, ulong out_base, ulong out_len,
+                            ulong batch_stride,
+                            __global const ulong *restrict tuple_geom)
+{
+    clg_off c = (clg_off)get_global_id(0);
+    clg_off j = (clg_off)get_global_id(1);
+    clg_off o = (clg_off)get_global_id(2);
+    (void)axis_size;
+    if (j >= n || (c >= inner && c != 0))
+        return;
+    clg_off k = (clg_off)tuple_geom[0];
+    clg_off t = (o * (clg_off)n + j) * k;
+#if CLG_WINDOWS
+    t -= (clg_off)index_base;
+    if (t >= (clg_off)index_len || (clg_off)index_len - t < k)
+        return;
+#else
+    (void)index_base;
+    (void)index_len;
+#endif
+    clg_off off = 0;
+    int none = 0;
+    for (clg_off i = 0; i < k; i++) {
+        ulong s = tuple_geom[1 + 2 * i];
+        ulong v = clg_position(indices[t + i], s);
+        none |= v == s;
+        off += (clg_off)(v == s ? 0 : v) * (clg_off)tuple_geom[2 + 2 * i];
+    }
+#if CLG_OOB == 0
+    if (none) {
+        *err = 1;
+        return;
+    }
+#endif
+    if (c >= inner)
+        return; /* an empty slice: the tuple is checked */
+    clg_off dst = (o * (clg_off)n + j) * (clg_off)inner + c - (clg_off)out_base;
+    if (dst >= (clg_off)out_len)
+        return;
+#if CLG_OOB == 3
+    if (none) {
+        out[dst] = (clg_unit)(0);
+        return;
+    }
+#endif
+    clg_off src = o * (clg_off)batch_stride + off * (clg_off)inner + c -
+                  (clg_off)data_base;
+#if CLG_WINDOWS
+    if (src < (clg_off)data_len)
+#else
+    (void)data_len;
+#endif
+        out[dst] = data[src];
+}
