@@ -125,6 +125,13 @@ void clg_cli_op_words(char *buf, size_t cap);
  * (an ONNX op_type included), else 0. Prints nothing. */
 int clg_cli_parse_op(const char *text, clg_op *op);
 
+/* The operator's attribute is given by the option named after it
+ * (clg_op_attribute: --axis, --batch-dims): -1 (printed, `cmd` naming the
+ * command) when the other one was given (`axis_given`, `batch_given`),
+ * else 0. */
+int clg_cli_check_attribute(const char *cmd, clg_op op, int axis_given,
+                            int batch_given);
+
 /* --oob in a command's usage. */
 #define CLG_CLI_OOB_USAGE                                                     \
     "  --oob MODE         out-of-range indices: raise (default, an error), "  \

@@ -361,6 +361,19 @@ int clg_cli_parse_op(const char *text, clg_op *op)
     return 0;
 }
 
+int clg_cli_check_attribute(const char *cmd, clg_op op, int axis_given,
+                            int batch_given)
+{
+    int batch = strcmp(clg_op_attribute(op), "batch_dims") == 0;
+    if ((batch && axis_given) || (!batch && batch_given)) {
+        fprintf(stderr, "clgather %s: %s takes %s, not %s\n", cmd,
+                clg_op_word(op), batch ? "--batch-dims" : "--axis",
+                batch ? "--axis" : "--batch-dims");
+        return -1;
+    }
+    return 0;
+}
+
 int clg_cli_parse_oob(const char *cmd, const char *text, clg_oob_mode *mode)
 {
     if (clg_oob_mode_parse(text, mode) != CLG_STATUS_OK) {

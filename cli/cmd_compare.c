@@ -32,8 +32,9 @@ static void usage(FILE *out)
             "[--oob MODE] DIR...\n"
             "       clgather compare [--device SPEC]... [--repeat N] [--json] "
             "--data FILE --indices FILE\n"
-            "                        [--op gather|gather-elements] [--axis "
-            "N] [--expected FILE] [--oob MODE]\n"
+            "                        [--op gather|gather-elements|gather-nd] "
+            "[--axis N | --batch-dims B]\n"
+            "                        [--expected FILE] [--oob MODE]\n"
             "Run each case on the CPU reference and on every device, and "
             "compare bit for bit.\n"
             "A case is a data set of an ONNX node-test DIR (model.onnx, "
@@ -49,9 +50,10 @@ static void usage(FILE *out)
             "fastest (1-%d,\n"
             "                     default 1: the first call includes "
             "building the kernel)\n"
-            "  --op OP            gather (default) or gather-elements\n"
-            "  --data FILE, --indices FILE, --axis N   as for run (axis "
-            "default 0)\n"
+            "  --op OP            gather (default), gather-elements or "
+            "gather-nd\n"
+            "  --data FILE, --indices FILE, --axis N, --batch-dims B   as for "
+            "run (default 0)\n"
             "  --expected FILE    the output the reference must match\n"
             "  --json             print the rows as one JSON document "
             "(docs/cli.md)\n" CLG_CLI_OOB_USAGE
@@ -77,6 +79,7 @@ enum {
     OPT_DATA = 256,
     OPT_INDICES,
     OPT_AXIS,
+    OPT_BATCH_DIMS,
     OPT_OP,
     OPT_EXP,
     OPT_JSON,
@@ -160,6 +163,10 @@ static int parse_value(int c, compare_options *opt)
         if (clg_cli_parse_int64(optarg, &opt->axis) != 0)
             return bad_value("--axis", "an integer");
         return clg_cli_once("compare", "--axis", &opt->seen[c]);
+    case OPT_BATCH_DIMS:
+        if (clg_cli_parse_int64(optarg, &opt->axis) != 0)
+            return bad_value("--batch-dims", "an integer");
+        return clg_cli_once("compare", "--batch-dims", &opt->seen[c]);
     case OPT_JSON:
         opt->json = 1;
         return 0;
@@ -210,6 +217,7 @@ static int parse_options(int argc, char **argv, compare_options *opt)
         {"data", required_argument, NULL, OPT_DATA},
         {"indices", required_argument, NULL, OPT_INDICES},
         {"axis", required_argument, NULL, OPT_AXIS},
+        {"batch-dims", required_argument, NULL, OPT_BATCH_DIMS},
         {"expected", required_argument, NULL, OPT_EXP},
         {"json", no_argument, NULL, OPT_JSON},
         {"oob", required_argument, NULL, OPT_OOB},
@@ -231,10 +239,13 @@ static int parse_options(int argc, char **argv, compare_options *opt)
         }
         if (c == '?' || c == ':')
             return -1; /* getopt named the option */
-        op_given |= c == OPT_OP || c == OPT_AXIS;
+        op_given |= c == OPT_OP || c == OPT_AXIS || c == OPT_BATCH_DIMS;
         if (parse_value(c, opt) != 0)
             return -1;
     }
+    if (clg_cli_check_attribute("compare", opt->op, opt->seen[OPT_AXIS],
+                                opt->seen[OPT_BATCH_DIMS]) != 0)
+        return -1;
     return check_cases(argc, opt, op_given);
 }
 
@@ -538,7 +549,7 @@ static void json_case_begin(compare_run *run, const compare_case *c,
     clg_json_begin_object(j, NULL);
     clg_json_string(j, "name", c->name);
     clg_json_string(j, "operator", clg_op_name(c->call.op));
-    clg_json_int(j, "axis", c->call.axis);
+    clg_json_int(j, clg_op_attribute(c->call.op), c->call.axis);
     clg_json_begin_object(j, "data");
     clg_json_string(j, "dtype", clg_dtype_name(full->data.dtype));
     clg_json_shape(j, "shape", full->data.shape, full->data.rank);
@@ -682,8 +693,9 @@ static int run_files(compare_run *run)
     clg_io_tensor_init(&data);
     clg_io_tensor_init(&indices);
     clg_io_tensor_init(&expected);
-    snprintf(name, sizeof name, "%s(%s,%s,axis=%lld)", clg_op_name(opt->op),
-             opt->data_path, opt->indices_path, (long long)opt->axis);
+    snprintf(name, sizeof name, "%s(%s,%s,%s=%lld)", clg_op_name(opt->op),
+             opt->data_path, opt->indices_path, clg_op_attribute(opt->op),
+             (long long)opt->axis);
     c.name = name;
     run->cases++;
     if (clg_io_read_tensor_file(opt->data_path, &data, &err) != CLG_IO_OK ||

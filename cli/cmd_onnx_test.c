@@ -37,8 +37,9 @@ static void usage(FILE *out)
             "Usage: clgather onnx-test [--device SPEC] [--reference] "
             "[--strict] [--verbose] [--json] [--oob MODE] DIR...\n"
             "Run ONNX backend node tests: each DIR holds model.onnx (one "
-            "Gather or\n"
-            "GatherElements node) and test_data_set_*/ with input_N.pb and "
+            "Gather,\n"
+            "GatherElements or GatherND node) and test_data_set_*/ with "
+            "input_N.pb and "
             "output_0.pb.\n"
             "Each data set runs on the device and on the CPU reference; the "
             "device result\n"
@@ -421,10 +422,18 @@ int clg_cli_onnx_test(int argc, char **argv)
     }
     for (int a = optind; a < argc && (ctx != NULL || opt.reference_only); a++)
         rc = worst(rc, run_dir(ctx, &opt, argv[a], &t));
+    char ops[256];
+    size_t at = 0;
+    for (int i = 0; i < clg_op_count() && at < sizeof ops; i++)
+        at += (size_t)snprintf(ops + at, sizeof ops - at, "%s%s",
+                               i == 0                    ? ""
+                               : i == clg_op_count() - 1 ? " or "
+                                                         : ", ",
+                               clg_op_name((clg_op)i));
     fprintf(stderr,
             "clgather onnx-test: %zu passed, %zu failed, %zu errors, %zu "
-            "skipped (not Gather or GatherElements)\n",
-            t.passed, t.failed, t.errors, t.skipped);
+            "skipped (not %s)\n",
+            t.passed, t.failed, t.errors, t.skipped, ops);
     if (json)
         json_tail(&j, &t, rc);
     clg_context_destroy(ctx);

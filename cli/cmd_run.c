@@ -20,13 +20,14 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "Usage: clgather run (gather|gather-elements) --data FILE "
-            "--indices FILE\n"
-            "                    [--axis N] [--output FILE] [--device SPEC] "
-            "[--repeat N]\n"
-            "                    [--check] [--json] [--oob MODE]\n"
-            "Run ONNX Gather or GatherElements on the device. FILEs are NumPy "
-            ".npy\n"
+            "Usage: clgather run (gather|gather-elements|gather-nd) --data "
+            "FILE --indices FILE\n"
+            "                    [--axis N | --batch-dims B] [--output FILE] "
+            "[--device SPEC]\n"
+            "                    [--repeat N] [--check] [--json] [--oob "
+            "MODE]\n"
+            "Run ONNX Gather, GatherElements or GatherND on the device. FILEs "
+            "are NumPy .npy\n"
             "(numeric dtypes, bool, float16, byte strings 'S<n>') or ONNX "
             "TensorProto .pb;\n"
             "- reads one of them from standard input.\n"
@@ -39,7 +40,10 @@ static void usage(FILE *out)
             "\n"
             "  --data FILE        data tensor, rank >= 1\n"
             "  --indices FILE     indices tensor, int32 or int64\n"
-            "  --axis N           axis, in [-r, r-1] (default 0)\n"
+            "  --axis N           axis, in [-r, r-1] (default 0; gather, "
+            "gather-elements)\n"
+            "  --batch-dims B     GatherND's batch_dims, in [0, min(q, r) - "
+            "1] (default 0)\n"
             "  -o, --output FILE  write the output: FILE.npy as NumPy, "
             "FILE.pb as an ONNX\n"
             "                     TensorProto, - as .npy on standard output "
@@ -65,7 +69,14 @@ static void usage(FILE *out)
             CLG_CLI_REPEAT_MAX);
 }
 
-enum { OPT_DATA = 256, OPT_INDICES, OPT_AXIS, OPT_JSON, OPT_OOB };
+enum {
+    OPT_DATA = 256,
+    OPT_INDICES,
+    OPT_AXIS,
+    OPT_JSON,
+    OPT_BATCH_DIMS,
+    OPT_OOB
+};
 
 /* What `clgather run` was asked to do. */
 typedef struct run_options {
@@ -123,6 +134,14 @@ static int parse_option(int c, run_options *opt)
             return -1;
         }
         return once(opt, c, "--axis");
+    case OPT_BATCH_DIMS:
+        if (clg_cli_parse_int64(optarg, &opt->axis) != 0) {
+            fprintf(stderr,
+                    "clgather run: --batch-dims '%s' is not an integer\n",
+                    optarg);
+            return -1;
+        }
+        return once(opt, c, "--batch-dims");
     case 'r':
         if (clg_cli_parse_repeat("run", optarg, CLG_CLI_REPEAT_MAX,
                                  &opt->repeat) != 0)
@@ -200,6 +219,7 @@ static int parse_options(int argc, char **argv, run_options *opt)
         {"data", required_argument, NULL, OPT_DATA},
         {"indices", required_argument, NULL, OPT_INDICES},
         {"axis", required_argument, NULL, OPT_AXIS},
+        {"batch-dims", required_argument, NULL, OPT_BATCH_DIMS},
         {"output", required_argument, NULL, 'o'},
         {"device", required_argument, NULL, 'd'},
         {"check", no_argument, NULL, 'c'},
@@ -214,7 +234,9 @@ static int parse_options(int argc, char **argv, run_options *opt)
     while ((c = getopt_long(argc, argv, "o:d:cr:h", long_options, NULL)) != -1)
         if ((rc = parse_option(c, opt)) != 0)
             return rc;
-    if (parse_operator(argc, argv, opt) != 0)
+    if (parse_operator(argc, argv, opt) != 0 ||
+        clg_cli_check_attribute("run", opt->op, opt->seen[OPT_AXIS],
+                                opt->seen[OPT_BATCH_DIMS]) != 0)
         return -1;
     if (opt->data_path == NULL || opt->indices_path == NULL) {
         fprintf(stderr, "clgather run: --data and --indices are required\n");
@@ -268,7 +290,7 @@ static int load_tensors(const run_options *opt, run_tensors *t)
     }
     t->loaded = 1;
     t->call.op = opt->op;
-    t->call.axis = opt->axis;
+    t->call.axis = opt->axis; /* the attribute: axis or batch_dims */
     t->call.oob = opt->oob;
     t->call.data = clg_io_tensor_view(&t->data);
     t->call.indices = clg_io_tensor_view(&t->indices);
@@ -424,7 +446,7 @@ static void json_run(const clg_context *ctx, const run_options *opt,
     clg_json j;
     clg_cli_json_begin(&j, "run");
     clg_json_string(&j, "operator", clg_op_name(opt->op));
-    clg_json_int(&j, "axis", opt->axis);
+    clg_json_int(&j, clg_op_attribute(opt->op), opt->axis);
     clg_json_string(&j, "oob", clg_oob_mode_name(opt->oob));
     json_tensor(&j, "data", opt->data_path, &t->data, t->loaded);
     json_tensor(&j, "indices", opt->indices_path, &t->indices, t->loaded);

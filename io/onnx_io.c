@@ -1102,6 +1102,14 @@ static clg_io_status node_signature(const Onnx__NodeProto *node,
                              name, op_type, attribute);
             return CLG_IO_FORMAT_ERROR;
         }
+        /* GatherND-11 has no batch_dims: version 12 added it. */
+        if (strcmp(attribute, "batch_dims") == 0 && m->op_version < 12) {
+            clg_io_error_set(err,
+                             "%s: %s-%d has no attribute 'batch_dims' "
+                             "(version 12 added it)",
+                             name, op_type, m->op_version);
+            return CLG_IO_UNSUPPORTED;
+        }
         m->axis = a->i;
     }
     return CLG_IO_OK;

@@ -467,8 +467,13 @@ static void test_usage_errors(void **state)
     const char *repeat0[] = {"compare", "--repeat", "0", "x", NULL};
     const char *repeat_big[] = {"compare", "--repeat", "1001", "x", NULL};
     const char *repeat_text[] = {"compare", "--repeat", "3x", "x", NULL};
-    const char *bad_op[] = {"compare", "--op",      "gather-nd", "--data",
-                            "a",       "--indices", "b",         NULL};
+    const char *bad_op[] = {"compare", "--op",      "gather-nds", "--data",
+                            "a",       "--indices", "b",          NULL};
+    /* GatherND's attribute is --batch-dims, Gather's --axis */
+    const char *nd_axis[] = {"compare", "--op", "gather-nd", "--axis", "1",
+                             "--data",  "a",    "--indices", "b",      NULL};
+    const char *gather_batch[] = {"compare", "--batch-dims", "1", "--data",
+                                  "a",       "--indices",    "b", NULL};
     const char *bad_axis[] = {"compare", "--axis", "one", "x", NULL};
     const char *space_axis[] = {"compare", "--axis", " 1", "x", NULL};
     const char *empty_axis[] = {"compare", "--axis", "", "x", NULL};
@@ -478,7 +483,8 @@ static void test_usage_errors(void **state)
     const char *const *cases[] = {none,       devices_only, repeat0,
                                   repeat_big, repeat_text,  bad_op,
                                   bad_axis,   space_axis,   empty_axis,
-                                  data_only,  axis_only,    unknown};
+                                  data_only,  axis_only,    unknown,
+                                  nd_axis,    gather_batch};
     const char *help[] = {"compare", "--help", NULL};
     const char *main_help[] = {"--help", NULL};
     cli_result r;

@@ -387,7 +387,8 @@ static void test_non_gather_model(void **state)
 {
     (void)state;
     expect_model_rejected("relu", "Relu", 13, 1,
-                          "the node is 'Relu', not Gather or GatherElements");
+                          "the node is 'Relu', not Gather, GatherElements or "
+                          "GatherND");
 }
 
 static void test_two_node_model(void **state)
@@ -395,7 +396,8 @@ static void test_two_node_model(void **state)
     (void)state;
     expect_model_rejected("two_nodes", "Gather", 13, 2,
                           "the graph has 2 nodes; clgather runs models of "
-                          "exactly one Gather or GatherElements node");
+                          "exactly one Gather, GatherElements or GatherND "
+                          "node");
 }
 
 /* A graph of several nodes, one of another operator (an expanded
@@ -422,11 +424,12 @@ static void test_two_node_graph_with_other_operator(void **state)
     assert_non_null(line);
     snprintf(skip, len,
              "clgather: %s: skipped: the graph has 2 nodes (Gather, Relu), "
-             "not one Gather or GatherElements node",
+             "not one Gather, GatherElements or GatherND node",
              dir);
     snprintf(line, len,
              "ERROR %s: %s/model.onnx: the graph has 2 nodes; clgather runs "
-             "models of exactly one Gather or GatherElements node",
+             "models of exactly one Gather, GatherElements or GatherND "
+             "node",
              dir, dir);
     plain[2] = dir;
     cli_expect_run(&r, 0, plain);
@@ -434,8 +437,8 @@ static void test_two_node_graph_with_other_operator(void **state)
         cli_result_dump(&r);
     assert_true(cli_has_line(r.err, skip));
     assert_true(cli_has_line(r.err, "clgather onnx-test: 0 passed, 0 failed, "
-                                    "0 errors, 1 skipped (not Gather or "
-                                    "GatherElements)"));
+                                    "0 errors, 1 skipped (not Gather, "
+                                    "GatherElements or GatherND)"));
     /* the model line of -v is printed for a model that opened only */
     assert_null(strstr(r.err, "(opset"));
     cli_result_free(&r);
@@ -664,6 +667,11 @@ static void test_usage_errors(void **state)
     const char *bad_opt[] = {NULL, "--bogus", "x", NULL};
     char err[256];
     (void)state;
+    const char *nd_axis[] = {"run",   "gather-nd", "--axis", "1", "--data",
+                             "d.npy", "--indices", "i.npy",  NULL};
+    const char *gather_batch[] = {"run",       "gather", "--batch-dims",
+                                  "1",         "--data", "d.npy",
+                                  "--indices", "i.npy",  NULL};
 
     expect_usage_error(none, "clgather: no command given\n"
                              "Try 'clgather --help'.\n");
@@ -673,9 +681,15 @@ static void test_usage_errors(void **state)
                                     "Try 'clgather --help'.\n");
     expect_usage_error(no_dir, "clgather onnx-test: no test directory given\n"
                                "Try 'clgather onnx-test --help'.\n");
-    expect_usage_error(no_op, "clgather run: which operator? gather or "
-                              "gather-elements\n"
+    expect_usage_error(no_op, "clgather run: which operator? gather, "
+                              "gather-elements or gather-nd\n"
                               "Try 'clgather run --help'.\n");
+    expect_usage_error(nd_axis, "clgather run: gather-nd takes --batch-dims, "
+                                "not --axis\n"
+                                "Try 'clgather run --help'.\n");
+    expect_usage_error(gather_batch, "clgather run: gather takes --axis, not "
+                                     "--batch-dims\n"
+                                     "Try 'clgather run --help'.\n");
     expect_usage_error(both, "clgather onnx-test: --reference and --device "
                              "exclude each other\n"
                              "Try 'clgather onnx-test --help'.\n");

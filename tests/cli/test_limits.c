@@ -182,7 +182,8 @@ static void test_reader_limit(void **state)
     /* 100: an empty GraphProto, in the attribute of the node of ... */
     w = deep_model(CLG_ONNX_MAX_NESTING, subgraph_field, &at);
     expect_decode(&w, CLG_IO_UNSUPPORTED,
-                  "model.onnx: the node is '', not Gather or GatherElements");
+                  "model.onnx: the node is '', not Gather, GatherElements or "
+                  "GatherND");
     free(w.bytes);
     free(at);
 
@@ -196,7 +197,8 @@ static void test_reader_limit(void **state)
     w = deep_model(CLG_ONNX_MAX_NESTING, type_field, &at);
     expect_decode(&w, CLG_IO_UNSUPPORTED,
                   "model.onnx: the graph has 0 nodes; clgather runs models "
-                  "of exactly one Gather or GatherElements node");
+                  "of exactly one Gather, GatherElements or GatherND "
+                  "node");
     free(w.bytes);
     free(at);
 

@@ -582,10 +582,30 @@ static void test_model_rejections(void **state)
     (void)state;
 
     kit_init(&k);
-    k.node.op_type = "GatherND";
+    k.node.op_type = "GatherNd";
     expect_model_error(&k, CLG_IO_UNSUPPORTED,
-                       "the node is 'GatherND', not Gather or "
-                       "GatherElements");
+                       "the node is 'GatherNd', not Gather, GatherElements "
+                       "or GatherND");
+    /* GatherND-11 has no batch_dims; 12 has. */
+    kit_init(&k);
+    k.node.op_type = "GatherND";
+    k.attr.name = "batch_dims";
+    k.opset.version = 11;
+    expect_model_error(&k, CLG_IO_UNSUPPORTED,
+                       "GatherND-11 has no attribute 'batch_dims' (version "
+                       "12 added it)");
+    kit_init(&k);
+    k.node.op_type = "GatherND";
+    k.attr.name = "batch_dims";
+    k.opset.version = 12;
+    {
+        clg_onnx_model nd;
+        clg_onnx_model_init(&nd);
+        kit_ok(&k, &nd);
+        assert_int_equal(nd.op, CLG_OP_GATHER_ND);
+        assert_int_equal(nd.op_version, 12);
+        clg_onnx_model_free(&nd);
+    }
     kit_init(&k);
     k.graph.n_node = 2;
     expect_model_error(&k, CLG_IO_UNSUPPORTED, "the graph has 2 nodes");

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Conformance: every Gather and GatherElements node test that Debian's
- * libonnx-testdata installs (test_gather*, less test_gathernd*) passes
+ * Conformance: every Gather, GatherElements and GatherND node test that
+ * Debian's libonnx-testdata installs (test_gather*) passes
  * `clgather onnx-test` on the default device and with --reference: the
  * output equals ONNX's output_0.pb bit for bit, dtype and shape included,
  * and the device agrees with the CPU reference. One cmocka test per
@@ -35,6 +35,9 @@ static const char *const required[] = {
     "test_gather_elements_0",
     "test_gather_elements_1",
     "test_gather_elements_negative_indices",
+    "test_gathernd_example_float32",
+    "test_gathernd_example_int32",
+    "test_gathernd_example_int32_batch_dim1",
 };
 
 static char *g_dirs[MAX_DIRS];
@@ -45,7 +48,7 @@ static int compare_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every test_gather* folder that is not test_gathernd*. */
+/* Every test_gather* folder (test_gathernd* included). */
 static int find_dirs(void)
 {
     DIR *d = opendir(CLG_ONNX_TESTDATA_DIR);
@@ -53,8 +56,7 @@ static int find_dirs(void)
     if (d == NULL)
         return -1;
     while ((e = readdir(d)) != NULL && g_ndirs < MAX_DIRS) {
-        if (strncmp(e->d_name, "test_gather", 11) != 0 ||
-            strncmp(e->d_name, "test_gathernd", 13) == 0)
+        if (strncmp(e->d_name, "test_gather", 11) != 0)
             continue;
         g_dirs[g_ndirs++] = cli_path(CLG_ONNX_TESTDATA_DIR, e->d_name);
     }
@@ -196,7 +198,7 @@ static void test_whole_folder_skips_others(void **state)
     assert_null(strstr(r.out, "ERROR"));
     snprintf(summary, sizeof summary,
              "clgather onnx-test: %zu passed, 0 failed, 0 errors, %zu "
-             "skipped (not Gather or GatherElements)",
+             "skipped (not Gather, GatherElements or GatherND)",
              sets, n - 2 - g_ndirs);
     if (!cli_has_line(r.err, summary))
         cli_result_dump(&r);
@@ -208,11 +210,52 @@ static void test_whole_folder_skips_others(void **state)
     free(args);
 }
 
-/* A GatherND model is not one of ours: with --strict, exit 3 and an
- * ERROR line. */
-static void test_gathernd_is_rejected(void **state)
+/* `run gather-nd --batch-dims B --check` on the batch_dims node test's
+ * inputs: the device agrees with the reference at B = 1, and B = 2 (not
+ * below min(q, r) = 2) is refused with exit 2 and the library's
+ * message. */
+static void test_run_gather_nd(void **state)
 {
-    char *dir = cli_path(CLG_ONNX_TESTDATA_DIR, "test_gathernd_example_int32");
+    char *dir = cli_path(CLG_ONNX_TESTDATA_DIR,
+                         "test_gathernd_example_int32_batch_dim1");
+    char *set = cli_path(dir, "test_data_set_0");
+    char *data = cli_path(set, "input_0.pb");
+    char *idx = cli_path(set, "input_1.pb");
+    const char *ok[] = {"run",     "gather-nd", "--batch-dims", "1",
+                        "--data",  data,        "--indices",    idx,
+                        "--check", NULL};
+    const char *bad[] = {"run",       "gather-nd", "--batch-dims",
+                         "2",         "--data",    data,
+                         "--indices", idx,         NULL};
+    cli_result r;
+    (void)state;
+
+    if (count_sets(dir) == 0) {
+        free(dir);
+        free(set);
+        free(data);
+        free(idx);
+        skip();
+    }
+    cli_expect_run(&r, 0, ok);
+    assert_non_null(strstr(r.out, "output: INT32 [2, 2]"));
+    assert_non_null(strstr(r.out, "device == reference"));
+    cli_result_free(&r);
+    cli_expect_run(&r, 2, bad);
+    assert_non_null(strstr(r.err, "batch_dims = 2 is out of range [0, 1] "
+                                  "for data of rank 3 and indices of rank 2"));
+    cli_result_free(&r);
+    free(dir);
+    free(set);
+    free(data);
+    free(idx);
+}
+
+/* Another operator's model is not one of ours: with --strict, exit 3 and
+ * an ERROR line naming the operators. */
+static void test_other_operator_is_rejected(void **state)
+{
+    char *dir = cli_path(CLG_ONNX_TESTDATA_DIR, "test_relu");
     const char *args[] = {"onnx-test", "--strict", "--reference", dir, NULL};
     cli_result r;
     (void)state;
@@ -223,15 +266,15 @@ static void test_gathernd_is_rejected(void **state)
     }
     assert_int_equal(cli_run(&r, args), 0);
     assert_int_equal(r.status, 3);
-    assert_non_null(strstr(r.out, "the node is 'GatherND', not Gather or "
-                                  "GatherElements"));
+    assert_non_null(strstr(r.out, "the node is 'Relu', not Gather, "
+                                  "GatherElements or GatherND"));
     cli_result_free(&r);
     free(dir);
 }
 
 int main(void)
 {
-    struct CMUnitTest tests[MAX_DIRS + 4];
+    struct CMUnitTest tests[MAX_DIRS + 5];
     char names[MAX_DIRS][96];
     size_t n = 0;
     int rc;
@@ -259,7 +302,8 @@ int main(void)
     tests[n++] =
         (struct CMUnitTest)cmocka_unit_test(test_whole_folder_skips_others);
     tests[n++] =
-        (struct CMUnitTest)cmocka_unit_test(test_gathernd_is_rejected);
+        (struct CMUnitTest)cmocka_unit_test(test_other_operator_is_rejected);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_run_gather_nd);
 
     rc = _cmocka_run_group_tests("onnx_node_tests", tests, n, NULL, NULL);
     for (size_t k = 0; k < g_ndirs; k++)

@@ -13,7 +13,8 @@ ctypes); see docs/python.md in the repository.
 """
 
 from . import _lib, reference
-from ._context import Context, Device, devices, gather, gather_elements
+from ._context import (Context, Device, devices, gather, gather_elements,
+                       gather_nd)
 from ._errors import *  # noqa: F401,F403 (one class per status)
 from ._errors import __all__ as _error_names
 from ._host import OOB_MODES
@@ -23,5 +24,6 @@ __version__ = _lib.VERSION
 library_path = _lib.LIBRARY_PATH
 
 __all__ = ["Context", "Device", "devices", "gather", "gather_elements",
+           "gather_nd",
            "reference", "finish", "OOB_MODES", "library_path"]
 __all__ += list(_error_names)

@@ -402,6 +402,15 @@ class Context:
                         queue, _pyopencl.wait_argument(wait_for, events),
                         sync)
 
+    def gather_nd(self, data, indices, batch_dims=0, *, out=None,
+                  oob="raise", queue=None, wait_for=None, events=None,
+                  sync=True):
+        """ONNX GatherND on this context's device; see
+        clgather.gather_nd."""
+        return self._op("gather_nd", data, indices, batch_dims, out, oob,
+                        queue, _pyopencl.wait_argument(wait_for, events),
+                        sync)
+
     def finish(self, queue=None):
         """Waits for every operation enqueued through this context and
         raises the first deferred error among them (an out-of-range index
@@ -548,6 +557,23 @@ def gather_elements(data, indices, axis=0, *, device=None, out=None,
     return ctx.gather_elements(data, indices, axis, out=out, oob=oob,
                                queue=queue, wait_for=wait_for,
                                events=events, sync=sync)
+
+
+def gather_nd(data, indices, batch_dims=0, *, device=None, out=None,
+              oob="raise", queue=None, wait_for=None, events=None,
+              sync=True):
+    """ONNX GatherND (opsets 11, 12, 13): with b = batch_dims and k =
+    indices.shape[-1], each index is a tuple of k positions along data's
+    dims b .. b+k-1, like ``data[i][tuple(indices[i][j])]`` per batch
+    position i (advanced indexing). indices: int32 or int64, rank >= 1;
+    the first b dims of data and indices equal; 1 <= k <= rank(data) - b;
+    the output has shape indices.shape[:-1] + data.shape[b+k:]. oob
+    applies per component ("fill": the whole slice is zero bytes).
+    Other arguments as gather."""
+    ctx = context_for(data, indices, device, queue)
+    return ctx.gather_nd(data, indices, batch_dims, out=out, oob=oob,
+                         queue=queue, wait_for=wait_for, events=events,
+                         sync=sync)
 
 
 class Device:

@@ -5,7 +5,7 @@ clg_reference_gather and friends): no OpenCL device is needed."""
 
 from . import _host
 
-__all__ = ["gather", "gather_elements"]
+__all__ = ["gather", "gather_elements", "gather_nd"]
 
 
 def gather(data, indices, axis=0, *, out=None, oob="raise"):
@@ -22,3 +22,10 @@ def gather_elements(data, indices, axis=0, *, out=None, oob="raise"):
                            _host.call_options(oob))
     return _host.run(call, None, _host.shape_function("gather_elements"),
                      data, indices, axis, out)
+
+
+def gather_nd(data, indices, batch_dims=0, *, out=None, oob="raise"):
+    """ONNX GatherND on the host; arguments as clgather.gather_nd."""
+    call = _host.operation("reference", "gather_nd", _host.call_options(oob))
+    return _host.run(call, None, _host.shape_function("gather_nd"), data,
+                     indices, batch_dims, out)
