@@ -117,7 +117,7 @@ const char *clg_cli_describe(char *buf, size_t cap, const clg_context *ctx,
 int clg_cli_parse_oob(const char *cmd, const char *text, clg_oob_mode *mode);
 
 /* The tool's words for the operators of CLG_OP_TABLE (clg_op_word),
- * "gather or gather-elements", into buf (size cap). */
+ * "gather, gather-elements or gather-nd", into buf (size cap). */
 void clg_cli_op_words(char *buf, size_t cap);
 
 /* Parses an operator as the tool names it: its word ("gather-elements")

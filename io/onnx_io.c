@@ -994,7 +994,7 @@ static clg_io_status read_opset(const Onnx__ModelProto *model,
 }
 
 /* The operators of CLG_OP_TABLE by their op_type, joined with `last`
- * before the last: "Gather or GatherElements". */
+ * before the last: "Gather, GatherElements or GatherND". */
 static void op_types(char *buf, size_t cap, const char *last)
 {
     size_t at = 0;

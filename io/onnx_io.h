@@ -134,9 +134,9 @@ clg_io_status clg_onnx_check_input(const clg_onnx_operand *op,
  *  an operator outside CLG_OP_TABLE (another operator's node test, its
  *  function expanded into several nodes included, which `clgather
  *  onnx-test` skips), with what it is into `what`: "the node is 'Relu',
- *  not Gather or GatherElements", or, for a graph of several nodes, "the
- *  graph has 2 nodes (Gather, Relu), not one Gather or GatherElements
- *  node" (the operators named from the table); 0 otherwise: a graph of
+ *  not Gather, GatherElements or GatherND", or, for a graph of several
+ *  nodes, "the graph has 2 nodes (Gather, Relu), not one Gather,
+ *  GatherElements or GatherND node" (the operators named from the table); 0 otherwise: a graph of
  *  the table's operators alone (whatever else is wrong with it), or a
  *  file that cannot be read or decoded. */
 int clg_onnx_model_other_operator(const char *path, char *what, size_t cap);

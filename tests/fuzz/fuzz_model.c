@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the model loader of `clgather onnx-test`,
- * clg_onnx_decode_model (io/onnx_io.h): one Gather or GatherElements node,
- * its operands resolved to graph inputs or initializers.
+ * clg_onnx_decode_model (io/onnx_io.h): one Gather, GatherElements or
+ * GatherND node, its operands resolved to graph inputs or initializers.
  *
  * Single allocations are bounded by the input's size. The verdict and
  * what is read are checked against an oracle written here from
