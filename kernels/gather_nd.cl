@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* ONNX GatherND over the plan [outer, n, inner]: outer the batch
  * positions, n the index tuples of one batch position, inner the slice in
- * units of CLG_UNIT bytes (one element):
+ * units of CLG_UNIT bytes (up to 16, dividing the slice):
  *   out[o, j, c] = data[o * batch + sum_i pos_i(indices[o, j, i]) * st_i
  *                       * inner + c]
  * where tuple_geom = [k, s_0, st_0, ..., s_{k-1}, st_{k-1}] gives each

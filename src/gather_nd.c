@@ -47,13 +47,15 @@ static size_t gather_nd_components(const clg_problem *p)
 /* ------------------------------------------------------------ routine */
 
 /* Plan coordinates [outer, n, inner]: outer the batch positions, n the
- * tuples of one batch position, inner the slice, in units of one element
- * (kernels/gather_nd.cl). axis_stride holds the units of one batch
- * position. */
+ * tuples of one batch position, inner the slice in units
+ * (kernels/gather_nd.cl): as Gather's, the widest of 16, 8, 4, 2, 1 bytes
+ * that divides the slice and the alignment of both base addresses, on CPU
+ * devices at most 4 bytes and leaving 32 work-items in a slice of 64 bytes
+ * or more (docs/design.md, "Plans"). axis_stride holds the units of one
+ * batch position. */
 static void gather_nd_plan(const clg_problem *p, const clg_device_facts *dev,
                            size_t align, clg_plan *plan)
 {
-    (void)align;
     int64_t outer = 1, inner = 1, tuples = 1, block = 1;
     size_t k = p->components ? p->components : 1;
     for (size_t d = 0; d < p->axis; d++)
@@ -64,16 +66,28 @@ static void gather_nd_plan(const clg_problem *p, const clg_device_facts *dev,
         inner *= p->data_shape[d];
     for (size_t d = p->axis; d + 1 < p->index_rank; d++)
         tuples *= p->index_shape[d];
+    uint64_t bytes = (uint64_t)inner * p->elem_size;
+    size_t unit = CLG_MAX_ELEMENT_SIZE;
+    while (unit > 1 && (bytes % unit != 0 || align % unit != 0))
+        unit /= 2;
+    if (dev->plan_type == CLG_DEVICE_TYPE_CPU) {
+        if (unit > 4)
+            unit = 4;
+        while (unit > 1 && bytes >= 64 && bytes / unit < 32)
+            unit /= 2;
+    }
+    int64_t per = (int64_t)(bytes / unit); /* the slice in units */
     memset(plan, 0, sizeof *plan);
-    plan->unit = p->elem_size;
+    plan->unit = unit;
     plan->outer = outer;
     plan->n = tuples;
-    plan->inner = inner;
+    plan->inner = per;
     plan->axis_size = p->axis_size;
-    plan->axis_stride = block * inner;
+    plan->axis_stride = block * per;
     plan->index_count = p->index_count;
-    plan->data_units = p->data_count;
-    plan->out_units = p->out_count;
+    plan->data_units =
+        (int64_t)((uint64_t)p->data_count * p->elem_size / unit);
+    plan->out_units = (int64_t)((uint64_t)p->out_count * p->elem_size / unit);
     clg_plan_offsets(plan, dev);
 }
 
@@ -153,6 +167,6 @@ const clg_op_desc clg_gather_nd_desc = {
     .ref_index = clg_gather_nd_ref_index,
     .ref_data = clg_gather_nd_ref_data,
     .index_window = CLG_WINDOW_TUPLES,
-    .in_place_align = CLG_ALIGN_ELEMENT,
+    .in_place_align = CLG_ALIGN_ANY,
     .routine = &clg_gather_nd_routine,
 };

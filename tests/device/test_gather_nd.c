@@ -167,6 +167,24 @@ static void run_case(fixture *f, clg_test_rng *rng, const nd_case *c, int bad)
             assert_string_equal(clg_context_last_error(ctxs[s]), ref_msg);
         g_compared++;
     }
+    /* Host memory at odd addresses: the plan's unit falls to 1 byte. */
+    if (ref == CLG_STATUS_OK && c->dtype != CLG_DTYPE_STRING && on > 0) {
+        unsigned char *od = malloc((size_t)dn * es + 1);
+        unsigned char *oo = malloc((size_t)on * es + 1);
+        assert_true(od && oo);
+        memcpy(od + 1, data, (size_t)dn * es);
+        memset(oo, 0xa5, (size_t)on * es + 1);
+        clg_tensor du = {c->dtype, c->r, c->dshape, od + 1};
+        clg_tensor ou = {c->dtype, orank, oshape, oo + 1};
+        CLG_ASSERT_OK(f->ctx,
+                      clg_gather_nd_ex(f->ctx, &du, &x, c->b, &ou, &opt));
+        CLG_ASSERT_BYTES(oo + 1, want, (size_t)on * es, es,
+                         "GatherND host memory, unaligned");
+        assert_int_equal(oo[0], 0xa5);
+        free(od);
+        free(oo);
+        g_compared++;
+    }
     if (c->dtype == CLG_DTYPE_STRING)
         goto done; /* descriptors hold host pointers */
     /* Device buffers and the enqueue path. */
