@@ -521,6 +521,92 @@ static void test_pieces_cover_the_output_once(void **state)
                  22);
 }
 
+/* GatherND (b = batch_dims): the plan [batch, tuples, slice] in Gather's
+ * units, and pieces whose index windows are the tuples of their
+ * positions, consecutive and each within one buffer. */
+static clg_problem nd_problem(size_t rank, const int64_t *dshape, size_t irank,
+                              const int64_t *ishape, int64_t b)
+{
+    clg_problem p;
+    clg_call call = {.size = sizeof call, .op = CLG_OP_GATHER_ND};
+    call.batch_dims = b;
+    CLG_ASSERT_OK(NULL,
+                  clg_validate(NULL, &call, CLG_DTYPE_FLOAT, rank, dshape,
+                               CLG_DTYPE_INT64, irank, ishape, &p));
+    return p;
+}
+
+static void check_nd_pieces(const clg_problem *p, uint64_t max_bytes,
+                            clg_piece_kind kind, int64_t count)
+{
+    clg_plan plan;
+    clg_pieces pc;
+    clg_gather_nd_routine.plan(p, &cpu, 16, &plan);
+    clg_pieces_cut(p, &plan, max_bytes, &pc);
+    assert_int_equal(pc.kind, kind);
+    assert_int_equal(pc.count, count);
+    check_pieces(&clg_gather_nd_routine, p, &cpu, max_bytes, kind, count);
+    int64_t next = 0;
+    for (int64_t k = 0; k < pc.count; k++) {
+        clg_box box;
+        clg_windows w = {0};
+        int64_t f0, f1;
+        clg_piece_at(&clg_gather_nd_routine, p, &plan, &pc, k, &box, &w, &f0,
+                     &f1);
+        assert_int_equal(w.index_base, next);
+        assert_int_equal(w.index_len, ((box.o1 - 1) * plan.n + box.j1 -
+                                       box.o0 * plan.n - box.j0) *
+                                          (int64_t)p->components);
+        assert_int_equal(f0, box.o0 * plan.axis_stride);
+        next = w.index_base + w.index_len;
+    }
+    assert_int_equal(next, p->index_count);
+}
+
+static void test_gather_nd_plan_and_pieces(void **state)
+{
+    (void)state;
+    const int64_t d[] = {4, 30, 20}, i[] = {4, 50, 1};
+    clg_problem p = nd_problem(3, d, 3, i, 1);
+    assert_int_equal(p.axis, 1);
+    assert_int_equal(p.components, 1);
+    clg_plan plan;
+    /* Slices of 80 bytes: 2-byte units on a CPU (32 or more a slice),
+     * 16-byte units on a GPU, 4-byte ones at 4-byte addresses. */
+    clg_gather_nd_routine.plan(&p, &cpu, 16, &plan);
+    assert_int_equal(plan.unit, 2);
+    assert_int_equal(plan.outer, 4);
+    assert_int_equal(plan.n, 50);
+    assert_int_equal(plan.inner, 40);
+    assert_int_equal(plan.axis_stride, 30 * 40);
+    assert_int_equal(plan.data_units, 4800);
+    assert_int_equal(plan.out_units, 8000);
+    clg_gather_nd_routine.plan(&p, &gpu, 16, &plan);
+    assert_int_equal(plan.unit, 16);
+    assert_int_equal(plan.inner, 5);
+    clg_gather_nd_routine.plan(&p, &gpu, 4, &plan);
+    assert_int_equal(plan.unit, 4);
+    /* Runs of 12 tuples (480 of 512 units) per batch position. */
+    check_nd_pieces(&p, 1024, CLG_PIECE_INDICES, 4 * 5);
+    check_nd_pieces(&p, 1 << 20, CLG_PIECE_ROWS, 1);
+    /* b = 0, k = 2: 200 tuples of 16 bytes, 12 a piece. */
+    const int64_t i2[] = {200, 2};
+    p = nd_problem(3, d, 2, i2, 0);
+    assert_int_equal(p.components, 2);
+    check_nd_pieces(&p, 1024, CLG_PIECE_INDICES, 17);
+    /* Scalar slices, b = 1: 8 tuples of 8 bytes a row; 32 rows of output
+     * fit 1024 bytes but their tuples do not: 16 rows a piece. */
+    const int64_t d3[] = {64, 2}, i3[] = {64, 8, 1};
+    p = nd_problem(2, d3, 3, i3, 1);
+    check_nd_pieces(&p, 1024, CLG_PIECE_ROWS, 4);
+    /* Empty slices give an empty plan row. */
+    const int64_t d4[] = {3, 4, 0}, i4[] = {5, 1};
+    p = nd_problem(3, d4, 2, i4, 0);
+    clg_gather_nd_routine.plan(&p, &gpu, 16, &plan);
+    assert_int_equal(plan.inner, 0);
+    assert_int_equal(plan.out_units, 0);
+}
+
 static void test_work_group_shapes(void **state)
 {
     (void)state;
@@ -651,6 +737,7 @@ int main(void)
         cmocka_unit_test(test_work_group_shapes),
         cmocka_unit_test(test_operator_rows),
         cmocka_unit_test(test_tuple_index_rule),
+        cmocka_unit_test(test_gather_nd_plan_and_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
