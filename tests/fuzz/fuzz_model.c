@@ -103,17 +103,22 @@ static const char *operand_rule(const Onnx__GraphProto *g, const char *name)
 }
 
 /* The node's attributes: only 'axis', an integer (its last value). */
-static const char *attribute_rule(const Onnx__NodeProto *n, int64_t *axis)
+/* The node's one integer attribute: `name` (axis; GatherND's batch_dims,
+ * which version 11 lacks: `nd11`). */
+static const char *attribute_rule(const Onnx__NodeProto *n, const char *name,
+                                  int nd11, int64_t *axis)
 {
     *axis = 0;
     for (size_t i = 0; i < n->n_attribute; i++) {
         const Onnx__AttributeProto *a = n->attribute[i];
-        if (strcmp(str(a->name), "axis") != 0)
-            return "an attribute other than axis";
+        if (strcmp(str(a->name), name) != 0)
+            return "an attribute other than the operator's";
         if ((a->has_type &&
              a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT) ||
             (!a->has_type && !a->has_i) || str(a->ref_attr_name)[0] != '\0')
             return "an axis that is not an integer";
+        if (nd11)
+            return "batch_dims on GatherND-11";
         *axis = a->i;
     }
     return NULL;
@@ -148,15 +153,19 @@ static const char *node_rule(expect *e)
     const Onnx__NodeProto *n = e->node;
     const Onnx__GraphProto *g = e->graph;
     const char *op = str(n->op_type), *rule;
+    int nd = strcmp(op, "GatherND") == 0;
     if (!(strcmp(op, "Gather") == 0 && e->opset >= 1) &&
-        !(strcmp(op, "GatherElements") == 0 && e->opset >= 11))
-        return "not Gather (opset >= 1) or GatherElements (opset >= 11)";
+        !(strcmp(op, "GatherElements") == 0 && e->opset >= 11) &&
+        !(nd && e->opset >= 11))
+        return "not Gather (opset >= 1), GatherElements or GatherND (opset "
+               ">= 11)";
     if (n->n_input != 2 || n->n_output != 1)
         return "not two inputs and one output";
     for (size_t k = 0; k < 2; k++)
         e->long_names |= strlen(n->input[k]) > NAME_MAX_LEN;
     e->long_names |= strlen(n->output[0]) > NAME_MAX_LEN;
-    if ((rule = attribute_rule(n, &e->axis)) != NULL ||
+    if ((rule = attribute_rule(n, nd ? "batch_dims" : "axis",
+                               nd && e->opset < 12, &e->axis)) != NULL ||
         (rule = operand_rule(g, n->input[0])) != NULL ||
         (rule = operand_rule(g, n->input[1])) != NULL)
         return rule;
@@ -235,10 +244,12 @@ static void check_operand(const expect *e, const char *name,
 }
 
 /* The operator version an opset selects (clg_onnx_model.op_version). */
-static int op_version(int gather, int64_t opset)
+static int op_version(int gather, int nd, int64_t opset)
 {
     if (opset >= 13)
         return 13;
+    if (nd && opset >= 12)
+        return 12;
     if (opset >= 11)
         return 11;
     return gather ? 1 : 0;
@@ -248,9 +259,12 @@ static void check_model(const expect *e, const clg_onnx_model *m)
 {
     const Onnx__NodeProto *n = e->node;
     int gather = strcmp(n->op_type, "Gather") == 0;
-    int version = op_version(gather, e->opset);
+    int nd = strcmp(n->op_type, "GatherND") == 0;
+    int version = op_version(gather, nd, e->opset);
     size_t inputs = 0;
-    FUZZ_CHECK(m->op == (gather ? CLG_OP_GATHER : CLG_OP_GATHER_ELEMENTS) &&
+    FUZZ_CHECK(m->op == (gather ? CLG_OP_GATHER
+                         : nd   ? CLG_OP_GATHER_ND
+                                : CLG_OP_GATHER_ELEMENTS) &&
                    strcmp(m->op_type, n->op_type) == 0,
                "op %d '%s' read from a '%s' node", (int)m->op, m->op_type,
                n->op_type);
@@ -287,11 +301,14 @@ static void run_reference(const clg_onnx_model *m)
     clg_tensor ix = clg_io_tensor_view(&m->indices.value);
     int64_t shape[CLG_MAX_RANK], count;
     size_t rank = 0;
-    int gather = m->op == CLG_OP_GATHER;
+    int gather = m->op == CLG_OP_GATHER, nd = m->op == CLG_OP_GATHER_ND;
     clg_status st;
     if (gather)
         st = clg_gather_output_shape(&d, &ix, m->axis, shape, CLG_MAX_RANK,
                                      &rank);
+    else if (nd)
+        st = clg_gather_nd_output_shape(&d, &ix, m->axis, shape, CLG_MAX_RANK,
+                                        &rank);
     else
         st = clg_gather_elements_output_shape(&d, &ix, m->axis, shape,
                                               CLG_MAX_RANK, &rank);
@@ -304,6 +321,7 @@ static void run_reference(const clg_onnx_model *m)
                          : NULL;
     FUZZ_CHECK(count == 0 || out.data != NULL, "out of memory");
     st = gather ? clg_reference_gather(NULL, &d, &ix, m->axis, &out)
+         : nd   ? clg_reference_gather_nd(NULL, &d, &ix, m->axis, &out)
                 : clg_reference_gather_elements(NULL, &d, &ix, m->axis, &out);
     FUZZ_CHECK(st == CLG_STATUS_OK || st == CLG_STATUS_INDEX_OUT_OF_RANGE,
                "reference: %s: %s", clg_status_name(st),

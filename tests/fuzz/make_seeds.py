@@ -9,8 +9,8 @@ Standard library only; run once by hand after changing it, never by CI:
 - corpus/npy/: .npy files written here byte by byte as NumPy writes them
   (format 1.0, 2.0 and 3.0, every dtype clgather reads, both byte orders,
   scalars, empty arrays, byte strings, fortran_order with one long axis);
-- corpus/tensor/: the TensorProto files of ONNX's own Gather and
-  GatherElements node tests (DIR, default Debian's libonnx-testdata), and
+- corpus/tensor/: the TensorProto files of ONNX's own Gather,
+  GatherElements and GatherND node tests (DIR, default Debian's libonnx-testdata), and
   TensorProtos encoded here for each typed field;
 - corpus/model/: those tests' model.onnx files, single-node models
   encoded here whose operands are initializers, and models nesting
@@ -286,7 +286,8 @@ def write(target, files):
 
 def copy_onnx_tests(onnx_data):
     tests = sorted(glob.glob(os.path.join(onnx_data, "test_gather_*")) +
-                   glob.glob(os.path.join(onnx_data, "test_gather_elements*")))
+                   glob.glob(os.path.join(onnx_data, "test_gather_elements*")) +
+                   glob.glob(os.path.join(onnx_data, "test_gathernd_*")))
     tensors, models = {}, {}
     for t in sorted(set(tests)):
         base = os.path.basename(t)[len("test_"):]
