@@ -16,7 +16,8 @@
  *
  * Semantics follow the ONNX operator pages of the operators of
  * CLG_OP_TABLE: Gather (opsets 1, 11, 13) and GatherElements (opsets 11,
- * 13), with the index range [-s, s-1] accepted for every opset. Results are bit-exact: the operators only move bytes.
+ * 13), with the index range [-s, s-1] accepted for every opset. Results
+ * are bit-exact: the operators only move bytes.
  *
  * Threading: any number of threads may call any function on one
  * clg_context at once (except clg_context_destroy, which must be the last
