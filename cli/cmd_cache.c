@@ -24,16 +24,20 @@ static void usage(FILE *out)
             "$CLGATHER_CACHE_DIR, else $XDG_CACHE_HOME/clgather, else\n"
             "$HOME/.cache/clgather; CLGATHER_CACHE=0 turns the cache off.\n"
             "A folder or entry that a context would not use (another user's,\n"
-            "writable by others, not a regular file, not an entry) says why.\n"
+            "writable by others, not a regular file, not an entry) says why;\n"
+            "each entry of a folder not used says the folder's reason.\n"
             "\n"
             "  --dir DIR   the cache folder to show or clear\n"
             "  --clear     remove every entry of the folder (files that "
             "start with the\n"
-            "              cache's header; other files stay)\n"
+            "              cache's header; other files stay); a folder not "
+            "used is\n"
+            "              refused: nothing is removed\n"
             "  -h, --help  show this help\n"
             "\n"
-            "Exit status: 0, or 3 a usage error or a folder that cannot be "
-            "read or cleared.\n");
+            "Exit status: 0, or 3 a usage error, a folder that cannot be "
+            "read or cleared,\n"
+            "or --clear on a folder not used.\n");
 }
 
 static const char *mib(char *buf, size_t cap, uint64_t bytes)
@@ -49,8 +53,7 @@ static int newest_first(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-/* One entry; `why` says why a context would not use it ("": it would, or
- * the folder's line says why not). */
+/* One entry; `why` says why a context would not use it ("": it would). */
 static void print_entry(const clg_cache_entry *e, const char *why)
 {
     char when[32] = "?", size[32], device[300];
@@ -103,12 +106,13 @@ static int show(const char *dir, const clg_cache_info *info)
            (unsigned long long)total, (unsigned long long)info->max_bytes);
     if (count > 0)
         printf("  last use             size        device  options\n");
-    /* Each entry's own reason only where the folder is used (otherwise
-     * the folder's line says it for all). */
-    int used = !*clg_cache_check(dir, NULL);
+    /* Each entry's own reason where the folder is used, else the folder's
+     * for every entry: none of them would be used, whatever it holds. */
+    const char *folder_why = clg_cache_check(dir, NULL);
     for (size_t i = 0; i < count; i++)
-        print_entry(&entries[i],
-                    used ? clg_cache_check(dir, entries[i].file) : "");
+        print_entry(&entries[i], *folder_why
+                                     ? folder_why
+                                     : clg_cache_check(dir, entries[i].file));
     free(entries);
     return CLG_EXIT_OK;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Buffers: caller memory wrapped in place, transfers inside a call, and
  * checks of the caller's buffers (OpenCL 1.2 API sections 5.2 and 5.4).
- * The copy path's scratch sets are in host/calls.c. */
+ * The copy path's scratch sets are in host/scratch.c. */
 #include "context.h"
 
 clg_status clg_rt_wrap(clg_context *ctx, void *host, size_t bytes,

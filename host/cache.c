@@ -706,24 +706,33 @@ static int add_file(disk_file **files, size_t *count, size_t *capacity,
     return 1;
 }
 
+/* The trusted folder dfd, as it names it (no path is looked up again),
+ * opened to be read; NULL (errno set) when it cannot be. */
+static DIR *read_folder(int dfd)
+{
+    int copy = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = copy >= 0 ? fdopendir(copy) : NULL; /* closedir closes it */
+    if (!d && copy >= 0) {
+        int err = errno;
+        close(copy);
+        errno = err;
+    }
+    return d;
+}
+
 /* Removes the least recently used entries of the trusted folder dfd until
  * it holds at most `max` bytes of them, and temporary files left by dead
  * processes. */
 static void evict(int dfd, uint64_t max)
 {
-    /* the folder itself, as the trusted dfd names it, opened to be read */
-    int copy = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = copy >= 0 ? fdopendir(copy) : NULL; /* closedir closes it */
+    DIR *d = read_folder(dfd);
     disk_file *files = NULL;
     size_t count = 0, capacity = 0;
     uint64_t total = 0;
     struct dirent *e;
     struct stat st;
-    if (!d) {
-        if (copy >= 0)
-            close(copy);
+    if (!d)
         return;
-    }
     while ((e = readdir(d)) != NULL) {
         if (!is_ours(dfd, e->d_name, &st))
             continue;
@@ -941,34 +950,52 @@ clg_status clg_cache_list(const char *dir, clg_cache_entry *entries,
     return CLG_STATUS_OK;
 }
 
+/* A folder the cache does not trust is never written to nor removed from
+ * (see "trust" above): clearing it is refused, with the reason, as loads
+ * and stores pass over it. */
 clg_status clg_cache_clear(const char *dir, size_t *removed)
 {
     clg_disk_settings s;
     struct dirent *e;
     struct stat st;
+    const char *why = "";
     size_t n = 0;
     int failed = 0;
     if (removed)
         *removed = 0;
     if (!(dir = folder(dir, &s)))
         return CLG_STATUS_INVALID_ARGUMENT;
-    DIR *d = opendir(dir);
-    if (!d && errno == ENOENT) {
+    int dfd = open_folder(dir, &why), err = errno;
+    if (dfd < 0 && !*why) { /* not made yet: nothing stored */
         clg_clear_error(NULL);
         return CLG_STATUS_OK;
     }
-    if (!d)
+    if (dfd < 0 && why == R_FOLDER_OPEN)
         return clg_fail(NULL, CLG_STATUS_INVALID_ARGUMENT,
                         "cannot read the cache folder %s: %s", dir,
-                        strerror(errno));
+                        strerror(err));
+    if (dfd < 0)
+        return clg_fail(NULL, CLG_STATUS_INVALID_ARGUMENT,
+                        "nothing removed from the cache folder %s, which the "
+                        "cache does not trust (%s)",
+                        dir, why);
+    DIR *d = read_folder(dfd);
+    if (!d) {
+        err = errno;
+        close(dfd);
+        return clg_fail(NULL, CLG_STATUS_INVALID_ARGUMENT,
+                        "cannot read the cache folder %s: %s", dir,
+                        strerror(err));
+    }
     while ((e = readdir(d)) != NULL)
-        if (is_ours(dirfd(d), e->d_name, &st)) {
-            if (unlinkat(dirfd(d), e->d_name, 0) == 0)
+        if (is_ours(dfd, e->d_name, &st)) {
+            if (unlinkat(dfd, e->d_name, 0) == 0)
                 n += is_entry_name(e->d_name);
             else if (errno != ENOENT)
                 failed = errno;
         }
     closedir(d);
+    close(dfd);
     if (removed)
         *removed = n;
     if (failed)

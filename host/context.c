@@ -499,6 +499,11 @@ clg_status clg_context_set_validate(clg_context *ctx, int on)
     return CLG_STATUS_OK;
 }
 
+unsigned clg_rt_validation(const clg_context *ctx)
+{
+    return atomic_load(&((clg_context *)ctx)->validation);
+}
+
 int clg_context_validates(const clg_context *ctx)
 {
     return ctx ? (clg_rt_validation(ctx) & CLG_RT_VALIDATE) != 0 : 0;

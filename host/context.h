@@ -94,10 +94,10 @@ typedef struct clg_cached_program {
     size_t kernel_count;
 } clg_cached_program;
 
-/* Error slots (host/calls.c): an int pair a call's kernels write, [0] the
- * flag, [1] a sink. A private slot is a buffer of its own; a deferred
- * call's slot is a sub-buffer of a chunk, made when the slot is first
- * used, so that a finish reads a whole chunk at once. */
+/* Error slots (host/error_slots.c): an int pair a call's kernels write,
+ * [0] the flag, [1] a sink. A private slot is a buffer of its own; a
+ * deferred call's slot is a sub-buffer of a chunk, made when the slot is
+ * first used, so that a finish reads a whole chunk at once. */
 #define CLG_SLOTS_PER_CHUNK 1024
 typedef struct clg_slot_chunk clg_slot_chunk;
 struct clg_rt_slot {
@@ -269,8 +269,8 @@ clg_status clg_devices_select(const char *spec, const char *env_spec,
 /* Releases the cached programs and their kernels (host/program.c). */
 void clg_programs_release(clg_context *ctx);
 
-/* Releases every slot, chunk and scratch set (host/calls.c); the queue is
- * finished. */
+/* Releases every slot, chunk and scratch set (host/calls_release.c); the
+ * queue is finished. */
 void clg_calls_release(clg_context *ctx);
 
 /* Keeps `log` (owned, may be NULL) as the calling thread's build log for

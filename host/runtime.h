@@ -119,7 +119,7 @@ uint64_t clg_rt_id(const clg_context *ctx);
 
 /* ---------------------------------------------------------------- calls */
 
-/* One operator call's commands (host/calls.c; docs/design.md, "Enqueue
+/* One operator call's commands (host/call.c; docs/design.md, "Enqueue
  * and deferred errors"). A call enqueues everything on one queue, in
  * order: its first command waits on the caller's wait list, and on an
  * out-of-order queue each later one waits on the event of the one before.

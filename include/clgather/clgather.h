@@ -1432,7 +1432,10 @@ typedef struct clg_cache_entry {
 /** Lists the entries of cache folder `dir` (NULL: the environment's, as
  *  clg_cache_environment) in no particular order: up to `capacity` into
  *  `entries` (may be NULL when capacity is 0), their total number into
- *  *count. A folder that does not exist holds none. Needs no device.
+ *  *count. A folder that does not exist holds none. A folder the cache
+ *  does not trust is listed all the same (only read): clg_cache_check
+ *  says that a context would use none of its entries, and why. Needs no
+ *  device.
  *  Errors: NULL_POINTER, INVALID_ARGUMENT (the folder cannot be read; dir
  *  NULL and the cache off or the environment malformed). */
 CLG_API clg_status clg_cache_list(const char *dir, clg_cache_entry *entries,
@@ -1442,10 +1445,16 @@ CLG_API clg_status clg_cache_list(const char *dir, clg_cache_entry *entries,
  *  the environment's); *removed (may be NULL) gets the entries removed.
  *  Only regular files with an entry's name (or the cache's naming of
  *  temporary files) that start with the cache's header are removed: other
- *  files, a foreign 0123456789abcdef.bin among them, are left alone. Safe while other processes use the folder
- *  (they rebuild what they miss).
- *  Errors: INVALID_ARGUMENT (the folder cannot be read, or an entry cannot
- *  be removed; dir NULL and the cache off or the environment malformed). */
+ *  files, a foreign 0123456789abcdef.bin among them, are left alone. Safe
+ *  while other processes use the folder (they rebuild what they miss).
+ *  A folder the cache does not trust (clg_cache_check's rules: another
+ *  user's, writable by group or others, or below such a folder, a
+ *  symbolic link to one included) is never removed from: nothing is
+ *  removed and the call fails, with clg_cache_check's reason in the
+ *  message. A folder that does not exist holds nothing to remove (OK).
+ *  Errors: INVALID_ARGUMENT (the folder is not trusted, cannot be read, or
+ *  an entry cannot be removed; dir NULL and the cache off or the
+ *  environment malformed). */
 CLG_API clg_status clg_cache_clear(const char *dir, size_t *removed);
 
 /** Warm-up: builds, without running anything, every kernel that the same

@@ -3,12 +3,15 @@
 naming the process that made it, instead of hanging (POCL's device
 threads do not survive fork); the module-level functions make the child
 its own context, refused with DeviceNotFoundError on POCL and working
-elsewhere; multiprocessing's 'spawn' works. Each step runs under a
-limit, so a hang fails."""
+elsewhere; multiprocessing's 'spawn' works; close() in a child returns
+at once whatever the parent's threads were doing at the fork. Each step
+runs under a limit, so a hang fails."""
 
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -84,3 +87,91 @@ def test_spawn_works():
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         got = pool.apply_async(clgather.gather, (DATA, IDX))
         assert got.get(LIMIT_S).tolist() == [3.0, 0.0]
+
+
+# The parent keeps a thread inside a call on ctx while it forks, one of
+# three ways; the child's close() (and a with block's exit) must return at
+# once, its calls raise instead of hanging, and the parent's context work
+# on. Run in a process of its own (its threads and fork stay out of
+# pytest's), itself under a limit.
+_CHILD_CLOSE = r"""
+import os, signal, sys, threading, time
+import numpy as np
+import clgather
+
+how = sys.argv[1]
+ctx = clgather.Context()
+d = np.zeros(1000, np.float32)
+i = np.zeros(1, np.int64)
+stop, inside = threading.Event(), threading.Event()
+
+def loop():  # calls back to back: one is nearly always in flight
+    while not stop.is_set():
+        ctx.gather(d, i)
+        inside.set()
+
+def hold():  # inside a call for as long as the fork takes
+    with ctx._hold():
+        inside.set()
+        stop.wait()
+
+def lock():  # the guard's own lock taken, as a call's start or end takes it
+    with ctx._guard.cond:
+        inside.set()
+        stop.wait()
+
+thread = threading.Thread(target={"loop": loop, "hold": hold,
+                                  "lock": lock}[how], daemon=True)
+thread.start()
+assert inside.wait(30)
+time.sleep(0.2)
+parent = os.getpid()
+pid = os.fork()
+if pid == 0:
+    signal.alarm(%(limit)d)
+    code = 0
+    try:
+        try:
+            ctx.gather(d, i)
+            code = 10
+        except clgather.InvalidArgumentError as exc:
+            if "created in process %%d" %% parent not in str(exc):
+                code = 11
+        ctx.close()
+        with ctx:
+            pass
+        try:
+            ctx.gather(d, i)
+            code = code or 12
+        except clgather.InvalidArgumentError as exc:
+            if "closed" not in str(exc):
+                code = code or 13
+    finally:
+        os._exit(code)
+deadline = time.monotonic() + %(limit)d + 5
+while True:
+    done, status = os.waitpid(pid, os.WNOHANG)
+    if done:
+        break
+    if time.monotonic() > deadline:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        sys.exit("the child's close() hung")
+    time.sleep(0.05)
+if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+    sys.exit("child: status %%d" %% status)
+stop.set()
+thread.join(30)
+assert ctx.gather(np.arange(4, dtype=np.float32), [3, 0]).tolist() == [3, 0]
+ctx.close()
+print("parent and child done")
+"""
+
+
+@pytest.mark.parametrize("how", ["loop", "hold", "lock"])
+def test_close_in_a_child_while_a_parent_thread_calls(how):
+    script = _CHILD_CLOSE % {"limit": LIMIT_S // 2}
+    done = subprocess.run([sys.executable, "-c", script, how],
+                          capture_output=True, text=True, timeout=LIMIT_S)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout == "parent and child done\n"

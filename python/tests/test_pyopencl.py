@@ -188,6 +188,37 @@ def test_indices_at_an_offset_on_a_second_queue(queue, mode):
         second.finish()
 
 
+@pytest.mark.parametrize("order", ["in-order", "out-of-order"])
+def test_copies_of_pool_arrays_outlive_the_call(queue, order):
+    # Indices at an offset from a pyopencl.tools.MemoryPool on a second
+    # queue (in order or not): their copy is made there at once, while the
+    # gather waits on the data's queue, held behind a user event. The next
+    # allocation from the pool, of the copy's size, is filled with 99
+    # before the event is set: the gather still reads the copied indices
+    # (a copy taken from the pool went back to it when the call returned
+    # and was handed to that allocation: [90, 90, 90, 90] under clip).
+    flags = (cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE
+             if order == "out-of-order" else 0)
+    host = np.arange(0, 100, 10, dtype=np.int32)
+    for round_ in range(3):
+        first, gate = _queue_behind_a_gate(queue)
+        data = cl_array.to_device(queue, host).with_queue(first)
+        second = cl.CommandQueue(queue.context, queue.device, flags)
+        pool = cl.tools.MemoryPool(cl.tools.ImmediateAllocator(second))
+        base = cl_array.to_device(second, np.array([7, 1, 2, 3, 4],
+                                                   np.int64), allocator=pool)
+        indices = base[1:]
+        assert indices.offset != 0
+        out = clgather.gather(data, indices, oob="clip", sync=False)
+        cl_array.empty(second, 4, np.int64, allocator=pool).fill(99)
+        second.finish()
+        gate.set_status(cl.command_execution_status.COMPLETE)
+        assert out.get().tolist() == [10, 20, 30, 40], round_
+        clgather.finish(first)
+        del base
+        pool.free_held()
+
+
 def test_data_at_an_offset_on_an_out_of_order_queue(queue):
     # The copy of data at an offset and the gather are two commands of an
     # out-of-order queue: the gather waits for the copy's event. The data

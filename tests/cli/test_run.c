@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 #include <dirent.h>
+#include <fcntl.h>
 
 #include "cli_harness.h"
 #include "compare.h"
@@ -161,8 +162,9 @@ static void test_first_call_and_program_cache(void **state)
 
 /* clgather cache and clgather run say why the program cache passes over a
  * folder or an entry; neither blocks on a FIFO at an entry's name (the
- * alarm fails the test instead); --clear removes the cache's entries and
- * nothing else. */
+ * alarm fails the test instead); each entry of a folder not used says the
+ * folder's reason, and --clear there removes nothing, exit status 3;
+ * --clear removes the cache's entries and nothing else. */
 static void test_program_cache_trust(void **state)
 {
     static const float data[6] = {1.0f, 1.2f, 2.3f, 3.4f, 4.5f, 5.7f};
@@ -173,7 +175,8 @@ static void test_program_cache_trust(void **state)
     char *foreign = cli_path(cache, "0123456789abcdef.bin");
     char *log = cli_path(cache, ".tmp-build.log");
     char *fifo = cli_path(cache, "0123456789abcde0.bin");
-    char line[1200];
+    char line[1200], row[600];
+    cli_runtime rt;
     const char *run[] = {"run", "gather",   "--data", d,   "--indices",
                          i,     "--output", o,        NULL};
     const char *show[] = {"cache", "--dir", cache, NULL};
@@ -183,6 +186,8 @@ static void test_program_cache_trust(void **state)
 
     cli_write_npy(d, CLG_DTYPE_FLOAT, 2, data_shape, data);
     cli_write_npy(i, CLG_DTYPE_INT64, 1, index_shape, indices);
+    cli_device_runtime(NULL, &rt);
+    snprintf(row, sizeof row, "  %s, driver %s  ", rt.name, rt.driver);
     assert_int_equal(cli_run_env(&r, "CLGATHER_CACHE_DIR", cache, run), 0);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "program cache: missed, 1 program compiled, "
@@ -198,14 +203,40 @@ static void test_program_cache_trust(void **state)
     assert_non_null(strstr(r.out, "  entry not used: not a regular file  "));
     assert_non_null(strstr(r.out, "  entry not used: not a clgather entry  "));
     assert_non_null(strstr(r.out, "-DCLG_INDEX_BYTES=8"));
+    assert_non_null(strstr(r.out, row));
     cli_result_free(&r);
-    /* A folder others may write: not used, and both commands say so. */
+    /* A folder others may write: not used, and both commands say so; each
+     * of its entries says the folder's reason, none its device. */
     assert_int_equal(chmod(cache, 0777), 0);
     cli_expect_run(&r, 0, show);
     snprintf(line, sizeof line,
-             "folder: %s (not used: folder writable by group or others)\n",
+             "folder: %s (not used: folder writable by group or others)\n"
+             "entries: 3, ",
              cache);
     assert_non_null(strstr(r.out, line));
+    const char *p = r.out;
+    int marked = 0;
+    while ((p = strstr(p, "  not used: folder writable by group or "
+                          "others  ")) != NULL) {
+        marked++;
+        p++;
+    }
+    assert_int_equal(marked, 3);
+    assert_null(strstr(r.out, row));
+    assert_null(strstr(r.out, "entry not used"));
+    cli_result_free(&r);
+    /* --clear there removes nothing, and says why. */
+    cli_expect_run(&r, 3, clear);
+    assert_non_null(strstr(r.out, "removed: 0 entries\n"));
+    snprintf(line, sizeof line,
+             "clgather cache: INVALID_ARGUMENT: nothing removed from the "
+             "cache folder %s, which the cache does not trust (not used: "
+             "folder writable by group or others)\n",
+             cache);
+    assert_non_null(strstr(r.err, line));
+    cli_result_free(&r);
+    cli_expect_run(&r, 0, show);
+    assert_non_null(strstr(r.out, "entries: 3, "));
     cli_result_free(&r);
     assert_int_equal(cli_run_env(&r, "CLGATHER_CACHE_DIR", cache, run), 0);
     assert_int_equal(r.status, 0);
@@ -290,6 +321,90 @@ static void test_caches_under_another_users_home(void **state)
     free(dot);
     free(pocl);
     free(mesa);
+}
+
+/* A HOME whose ~/.cache/clgather is a symbolic link to a folder another
+ * user owns (as root with another user's HOME, or a link planted there):
+ * clgather cache says the folder is not used and marks its entry so;
+ * --clear removes nothing, says why and exits with status 3. */
+static void test_cache_clear_refuses_another_users_folder(void **state)
+{
+    static const float data[6] = {1.0f, 1.2f, 2.3f, 3.4f, 4.5f, 5.7f};
+    static const int64_t data_shape[2] = {3, 2}, index_shape[1] = {2};
+    static const int64_t indices[2] = {2, -3};
+    char *d = cli_tmp("l_data.npy"), *i = cli_tmp("l_indices.npy");
+    char *theirs = cli_tmp("their-cache"), *home = cli_tmp("linked-home");
+    char *dot = cli_path(home, ".cache");
+    char *link = cli_path(dot, "clgather");
+    char line[1200];
+    const char *run[] = {"run", "gather", "--data", d, "--indices", i, NULL};
+    const char *show[] = {"cache", NULL};
+    const char *clear[] = {"cache", "--clear", NULL};
+    const char *vars[] = {"CLGATHER_CACHE_DIR", "XDG_CACHE_HOME"};
+    char *saved[2];
+    cli_result r;
+    (void)state;
+
+    cli_write_npy(d, CLG_DTYPE_FLOAT, 2, data_shape, data);
+    cli_write_npy(i, CLG_DTYPE_INT64, 1, index_shape, indices);
+    assert_int_equal(cli_run_env(&r, "CLGATHER_CACHE_DIR", theirs, run), 0);
+    assert_int_equal(r.status, 0);
+    cli_result_free(&r);
+    DIR *folder = opendir(theirs);
+    assert_non_null(folder);
+    int entries = 0;
+    for (struct dirent *e; (e = readdir(folder)) != NULL;)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            assert_int_equal(fchownat(dirfd(folder), e->d_name, 12345, 12345,
+                                      0),
+                             0);
+            entries++;
+        }
+    closedir(folder);
+    assert_int_equal(entries, 1);
+    assert_int_equal(chown(theirs, 12345, 12345), 0);
+    assert_int_equal(mkdir(home, 0700), 0);
+    assert_int_equal(mkdir(dot, 0700), 0);
+    assert_int_equal(symlink(theirs, link), 0);
+    for (int k = 0; k < 2; k++) {
+        const char *was = getenv(vars[k]);
+        saved[k] = was ? strdup(was) : NULL;
+        assert_int_equal(unsetenv(vars[k]), 0);
+    }
+    assert_int_equal(cli_run_env(&r, "HOME", home, show), 0);
+    assert_int_equal(r.status, 0);
+    snprintf(line, sizeof line,
+             "folder: %s (not used: folder owned by another user)\n"
+             "entries: 1, ",
+             link);
+    assert_non_null(strstr(r.out, line));
+    assert_non_null(strstr(r.out, "  not used: folder owned by another user  "
+                                  "-cl-std="));
+    cli_result_free(&r);
+    assert_int_equal(cli_run_env(&r, "HOME", home, clear), 0);
+    assert_int_equal(r.status, 3);
+    assert_non_null(strstr(r.out, "removed: 0 entries\n"));
+    snprintf(line, sizeof line,
+             "clgather cache: INVALID_ARGUMENT: nothing removed from the "
+             "cache folder %s, which the cache does not trust (not used: "
+             "folder owned by another user)\n",
+             link);
+    assert_non_null(strstr(r.err, line));
+    cli_result_free(&r);
+    for (int k = 0; k < 2; k++) {
+        if (saved[k])
+            assert_int_equal(setenv(vars[k], saved[k], 1), 0);
+        free(saved[k]);
+    }
+    assert_int_equal(folder_size(theirs), 1);
+    cli_rmtree(home);
+    cli_rmtree(theirs);
+    free(d);
+    free(i);
+    free(theirs);
+    free(home);
+    free(dot);
+    free(link);
 }
 
 /* ONNX GatherElements, Example 2, as TensorProto files, int32 data and
@@ -609,6 +724,7 @@ int main(void)
         cmocka_unit_test(test_first_call_and_program_cache),
         cmocka_unit_test(test_program_cache_trust),
         cmocka_unit_test(test_caches_under_another_users_home),
+        cmocka_unit_test(test_cache_clear_refuses_another_users_folder),
         cmocka_unit_test(test_gather_elements_check_pb),
         cmocka_unit_test(test_strings_and_float16),
         cmocka_unit_test(test_run_exit_statuses),

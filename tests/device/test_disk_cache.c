@@ -716,6 +716,70 @@ static void test_root_with_another_users_home(void **state)
     remove_dir(top);
 }
 
+/* clg_cache_clear on a folder the cache does not trust (writable by
+ * others, another user's, below a folder others may write, or another
+ * user's reached through a symbolic link, as a ~/.cache/clgather that
+ * links elsewhere) removes nothing and fails with the reason; the same
+ * folder trusted again, through the link too, is cleared. */
+static void test_clear_refuses_untrusted_folder(void **state)
+{
+    (void)state;
+    static const struct {
+        int above;    /* 1: the folder above the cache's */
+        int via_link; /* 1: cleared through a symbolic link to it */
+        mode_t mode;  /* chmod */
+        uid_t owner;  /* chown */
+        const char *why;
+    } cases[] = {
+        {0, 0, 0777, 0, "not used: folder writable by group or others"},
+        {0, 0, 0700, OTHER_UID, "not used: folder owned by another user"},
+        {1, 0, 0777, 0,
+         "not used: a folder above it is writable by group or others"},
+        {0, 1, 0700, OTHER_UID, "not used: folder owned by another user"},
+        {0, 1, 0777, 0, "not used: folder writable by group or others"},
+    };
+    char top[512], dir[600], link[600], said[1400];
+    clg_cache_entry e[64];
+    size_t removed = 0;
+    make_dir(top, sizeof top);
+    snprintf(dir, sizeof dir, "%s/cache", top);
+    snprintf(link, sizeof link, "%s/link", top);
+    assert_int_equal(symlink(dir, link), 0);
+    uint64_t n = run_new(dir, 0).misses;
+    assert_true(n >= 1);
+    for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(cases); k++) {
+        const char *target = cases[k].above ? top : dir;
+        const char *cleared = cases[k].via_link ? link : dir;
+        clg_test_set_case("%s %o, owner %d%s",
+                          cases[k].above ? "above" : "folder",
+                          (unsigned)cases[k].mode, (int)cases[k].owner,
+                          cases[k].via_link ? ", through a link" : "");
+        assert_int_equal(chmod(target, cases[k].mode), 0);
+        assert_int_equal(chown(target, cases[k].owner, (gid_t)-1), 0);
+        assert_string_equal(clg_cache_check(cleared, NULL), cases[k].why);
+        removed = 99;
+        assert_int_equal(clg_cache_clear(cleared, &removed),
+                         CLG_STATUS_INVALID_ARGUMENT);
+        assert_int_equal(removed, 0);
+        snprintf(said, sizeof said,
+                 "nothing removed from the cache folder %s, which the cache "
+                 "does not trust (%s)",
+                 cleared, cases[k].why);
+        assert_string_equal(clg_context_last_error(NULL), said);
+        assert_int_equal(count_files(dir, ""), n);
+        assert_int_equal(chown(target, 0, (gid_t)-1), 0);
+        assert_int_equal(chmod(target, 0700), 0);
+        assert_int_equal(list(dir, e), n);
+    }
+    /* Trusted again: cleared, through the link. */
+    CLG_ASSERT_OK(NULL, clg_cache_clear(link, &removed));
+    assert_int_equal(removed, n);
+    assert_int_equal(count_files(dir, ""), 0);
+    assert_int_equal(unlink(link), 0);
+    remove_dir(dir);
+    remove_dir(top);
+}
+
 /* An entry that another user owns or may write, or a link, is a miss with
  * the reason; the program is rebuilt and its entry written anew (the
  * rename replaces the file, or the link itself), which the next context
@@ -1452,6 +1516,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_full_disk),
         cmocka_unit_test(test_untrusted_folder_is_not_used),
         cmocka_unit_test(test_root_with_another_users_home),
+        cmocka_unit_test(test_clear_refuses_untrusted_folder),
         cmocka_unit_test(test_untrusted_entry_is_not_used),
         cmocka_unit_test(test_fifo_at_entry_does_not_block),
         cmocka_unit_test(test_huge_file_at_entry_is_not_read),

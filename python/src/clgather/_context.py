@@ -33,19 +33,42 @@ def _params_item(name, value):
                         (name, type(value).__name__)) from None
 
 
-class _Guard:
-    """The lifetime guard of one Context, a reader/writer lock: each call
-    holds it shared (any number at once; re-entrant within a thread, so
-    that a call made inside another one never waits for a close that
-    waits for the outer one), close() exclusively: it marks the context
-    closed, so that no call starts any more, waits until no call holds
-    it, and destroys the context."""
+# The process a guard belongs to: 0 in the process that imported the
+# binding, one more in each process forked from it (counted by an
+# at-fork handler, so that a call pays for no getpid).
+_process = 0
+_process_lock = threading.Lock()
 
-    def __init__(self):
+
+def _count_fork():
+    """In a forked child: guards made before the fork are the parent's."""
+    global _process, _process_lock
+    _process += 1
+    _process_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_count_fork)
+
+
+class _Guard:
+    """The lifetime guard of one Context in one process, a reader/writer
+    lock: each call holds it shared (any number at once; re-entrant
+    within a thread, so that a call made inside another one never waits
+    for a close that waits for the outer one), close() exclusively: it
+    marks the context closed, so that no call starts any more, waits
+    until no call holds it, and destroys the context.
+
+    A forked child does not use its parent's guard (see Context._guard_here):
+    the calls it counts were the parent's threads', which the child does
+    not have, and its lock may have been taken by one of them."""
+
+    def __init__(self, closed=False):
         self.cond = threading.Condition(threading.Lock())
         self.users = 0  # threads holding it
-        self.closed = False
+        self.closed = closed
         self.local = threading.local()  # .depth: this thread's holds
+        self.process = _process
 
     def depth(self):
         return getattr(self.local, "depth", 0)
@@ -54,14 +77,15 @@ class _Guard:
 class _Hold:
     """``with ctx._hold() as ptr``: one shared hold of ctx's guard."""
 
-    __slots__ = ("ctx",)
+    __slots__ = ("ctx", "guard")
 
     def __init__(self, ctx):
         self.ctx = ctx
+        self.guard = None
 
     def __enter__(self):
         ctx = self.ctx
-        guard = ctx._guard
+        guard = self.guard = ctx._guard_here()
         depth = guard.depth()
         if depth == 0:
             with guard.cond:
@@ -73,7 +97,7 @@ class _Hold:
         return ctx._ptr
 
     def __exit__(self, *exc):
-        guard = self.ctx._guard
+        guard = self.guard
         guard.local.depth -= 1
         if guard.local.depth == 0:
             with guard.cond:
@@ -127,6 +151,7 @@ class Context:
                  cache_dir=None, _handle=None):
         self._ptr = None
         self._guard = _Guard()
+        self._pid = os.getpid()  # the process that made it
         self._pyopencl = None  # (context, device, queue) of PyOpenCL
         if _handle is None:
             handle = _lib.c_ctx()
@@ -211,6 +236,19 @@ class Context:
 
     # -------------------------------------------------------- lifetime
 
+    def _guard_here(self):
+        """The context's guard in this process: in a forked child, a new
+        one on its first use there (closed when the parent's was), that
+        counts the child's own calls only."""
+        guard = self._guard
+        if guard.process == _process:
+            return guard
+        with _process_lock:
+            guard = self._guard
+            if guard.process != _process:
+                guard = self._guard = _Guard(closed=guard.closed)
+            return guard
+
     def _hold(self):
         """A shared hold on the context for one call (``with
         self._hold() as ptr``): close() waits until it ends;
@@ -228,8 +266,14 @@ class Context:
     def close(self):
         """Waits for the calls other threads are making on the context
         and for what was enqueued through it, and releases it; calls that
-        start afterwards raise InvalidArgumentError. Idempotent."""
-        guard = self._guard
+        start afterwards raise InvalidArgumentError. Idempotent.
+
+        In a process forked from the one that made the context it waits
+        only for the calls of the child's own threads (those the parent's
+        threads were making at the fork are not the child's) and frees
+        nothing: the OpenCL objects, the PyOpenCL ones included, are the
+        parent's (clg_context_destroy returns at once there)."""
+        guard = self._guard_here()
         if guard.depth():
             raise RuntimeError("Context.close() inside a call on the same "
                                "context")
@@ -238,7 +282,8 @@ class Context:
             while guard.users:
                 guard.cond.wait()
             ptr, self._ptr = self._ptr, None
-            self._pyopencl = None
+            if os.getpid() == self._pid:
+                self._pyopencl = None
             if ptr is not None:
                 lib.clg_context_destroy(ptr)
 

@@ -157,20 +157,27 @@ def _buffer_array(array, what, queue, given, waits, cl, cl_array):
     buffer. An array at an offset is copied once, on the device, on the
     call's queue= when `given`, else on its own queue (else `queue`),
     after its events and `waits` (the call's wait_for=); the copy's event
-    is among the copy's events, which the operation waits for."""
+    is among the copy's events, which the operation waits for. An empty
+    array needs no copy (no buffer is passed for it).
+
+    The copy is a plain pyopencl.Buffer, never one of array.allocator's:
+    it is released when the call returns, before the operation has run,
+    and OpenCL deletes a released buffer only once the commands that use
+    it have completed (on any queue, in order or not), whereas a
+    pyopencl.tools.MemoryPool would hand it to its next allocation at
+    once, whose writes the operation could then read."""
     if not array.flags.c_contiguous:
         _errors.raise_status(
             "INVALID_ARGUMENT", "%s: a PyOpenCL array must be C-contiguous"
             % what)
-    if array.offset:
+    if array.offset and array.size:
         queue = queue if given else (array.queue or queue)
-        copy = cl_array.empty(queue, array.shape, array.dtype,
-                              allocator=array.allocator)
-        if array.nbytes:
-            copy.add_event(cl.enqueue_copy(
-                queue, copy.base_data, array.base_data,
-                src_offset=array.offset, byte_count=array.nbytes,
-                wait_for=list(array.events) + waits))
+        buffer = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE,
+                           array.nbytes)
+        copy = cl_array.Array(queue, array.shape, array.dtype, data=buffer)
+        copy.add_event(cl.enqueue_copy(
+            queue, buffer, array.base_data, src_offset=array.offset,
+            byte_count=array.nbytes, wait_for=list(array.events) + waits))
         array = copy
     return array
 
