@@ -3,12 +3,16 @@
  * OpenCV's OpenCL cache and Arm Compute Library's saved program cache.
  *
  * One file per program, <16 hex digits>.bin, the XXH3-64 of its key:
- *   magic "CLGPROG\0", u32 format version, u32 key length,
- *   u64 payload length, u64 XXH3-64 of the payload, the key, the payload
- *   (the device's CL_PROGRAM_BINARIES), host byte order.
+ *   magic "CLGPROG\0", u32 format version (2), u32 record length,
+ *   u64 payload length, u64 XXH3-64 of the payload, the record, the
+ *   payload (the device's CL_PROGRAM_BINARIES), host byte order. The
+ *   record is a line "passed=<entry points>\n" (the kernels whose
+ *   known-answer self-test passed, names separated by ','), then the key.
  * The key is stored whole and compared whole, so a hash collision is a
- * miss, never another program. Anything that does not match in full is a
- * miss; the program is then built from source and its entry rewritten.
+ * miss, never another program. An entry of format 1 (which named no entry
+ * points: its presence meant the whole program passed) is a miss.
+ * Anything that does not match in full is a miss; the program is then
+ * built from source and its entry rewritten.
  * Writes go to a temporary file in the same folder, renamed over the
  * entry, so that readers in other threads and processes see a whole
  * entry or none. Beyond the cap the least recently used entries are
@@ -41,17 +45,19 @@
 #endif
 
 #define DISK_MAGIC "CLGPROG"
-#define DISK_FORMAT 1u
+#define DISK_FORMAT 2u
 /* A bigger payload is not ours (POCL's binaries are about 10 MB). */
 #define DISK_MAX_FILE (UINT64_C(1) << 30)
-/* A longer key is not ours (a device description and a program key). */
-#define DISK_MAX_KEY (CLG_DISK_IDENT_MAX + 4096)
+/* A longer record is not ours (the passed line, a device description and
+ * a program key). */
+#define DISK_PASSED_TAG "passed="
+#define DISK_MAX_KEY (CLG_DISK_IDENT_MAX + 4096 + CLG_DISK_PASSED_MAX + 8)
 /* A temporary file older than this was left by a process that died. */
 #define DISK_STALE_TEMP_S 3600
 
 typedef struct disk_header {
     char magic[8];
-    uint32_t format, key_len;
+    uint32_t format, key_len; /* key_len: the record's, passed line and key */
     uint64_t payload_len, checksum;
 } disk_header;
 
@@ -415,21 +421,51 @@ static size_t ident_part(const char *key, size_t len)
     return len;
 }
 
-/* Compares the key stored after the header with `whole`: first the device
+/* The line "passed=<names>\n" at the head of a record of `len` bytes:
+ * its length, newline included, and its names into passed (size cap); 0
+ * when the record does not start with one of names made of letters,
+ * digits, '_' and ','. */
+static size_t passed_line(const char *rec, size_t len, char *passed,
+                          size_t cap)
+{
+    size_t tag = sizeof DISK_PASSED_TAG - 1;
+    const char *eol = memchr(rec, '\n', len);
+    if (!eol || (size_t)(eol - rec) < tag || memcmp(rec, DISK_PASSED_TAG, tag))
+        return 0;
+    size_t n = (size_t)(eol - rec) - tag;
+    if (n >= cap)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = rec[tag + i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '_' || c == ','))
+            return 0;
+    }
+    memcpy(passed, rec + tag, n);
+    passed[n] = '\0';
+    return tag + n + 1;
+}
+
+/* Reads the record stored after the header: its passed line into passed
+ * (size cap), then compares its key with `whole`: first the device
  * description (the platform, device, driver and clgather it was built
  * for), then the program's part. */
-static const char *check_key(int fd, const disk_header *h, const char *whole)
+static const char *check_key(int fd, const disk_header *h, const char *whole,
+                             char *passed, size_t cap)
 {
-    size_t len = strlen(whole);
+    size_t len = strlen(whole), skip = 0;
     char *stored = malloc(h->key_len);
     const char *why = R_ENTRY_DAMAGED;
     if (!stored)
         return R_ENTRY_OPEN;
-    if (read_exact(fd, stored, h->key_len)) {
-        size_t a = ident_part(whole, len), b = ident_part(stored, h->key_len);
-        if (a != b || memcmp(whole, stored, a))
+    if (read_exact(fd, stored, h->key_len) &&
+        (skip = passed_line(stored, h->key_len, passed, cap)) > 0) {
+        const char *key = stored + skip;
+        size_t key_len = h->key_len - skip;
+        size_t a = ident_part(whole, len), b = ident_part(key, key_len);
+        if (a != b || memcmp(whole, key, a))
             why = R_ENTRY_IDENT;
-        else if (h->key_len != len || memcmp(whole, stored, len))
+        else if (key_len != len || memcmp(whole, key, len))
             why = R_ENTRY_KEY;
         else
             why = "";
@@ -476,12 +512,13 @@ static cl_program from_binary(clg_context *ctx, const unsigned char *payload,
 }
 
 /* The program of entry `name` of the trusted folder dfd, when the entry
- * is trusted and holds `whole`, into *program; the reason otherwise (""
- * when absent). The binary reaches the runtime only after the header, the
- * key (device description first) and the checksum have matched. */
+ * is trusted and holds `whole`, into *program, and its passed entry points
+ * into passed (size cap); the reason otherwise ("" when absent). The
+ * binary reaches the runtime only after the header, the key (device
+ * description first) and the checksum have matched. */
 static const char *load_entry(clg_context *ctx, int dfd, const char *name,
                               const char *whole, const char *options,
-                              cl_program *program)
+                              cl_program *program, char *passed, size_t cap)
 {
     struct stat st;
     disk_header h;
@@ -489,7 +526,7 @@ static const char *load_entry(clg_context *ctx, int dfd, const char *name,
     int fd = -1;
     const char *why = open_entry(dfd, name, &fd, &st);
     if (fd >= 0 && !*(why = read_header(fd, &st, &h)) &&
-        !*(why = check_key(fd, &h, whole)) &&
+        !*(why = check_key(fd, &h, whole, passed, cap)) &&
         !*(why = read_payload(fd, &h, &payload))) {
         *program = from_binary(ctx, payload, (size_t)h.payload_len, options);
         if (*program) {
@@ -506,21 +543,25 @@ static const char *load_entry(clg_context *ctx, int dfd, const char *name,
 }
 
 cl_program clg_disk_load(clg_context *ctx, const char *key,
-                         const char *options)
+                         const char *options, char *passed, size_t cap)
 {
     char name[32];
     char *whole = whole_key(ctx, key, name);
     cl_program program = NULL;
     const char *why = "";
+    passed[0] = '\0';
     if (!whole)
         return NULL;
     int dfd = open_folder(ctx->disk.set.dir, &why);
     if (dfd >= 0) {
-        why = load_entry(ctx, dfd, name, whole, options, &program);
+        why = load_entry(ctx, dfd, name, whole, options, &program, passed,
+                         cap);
         close(dfd);
     }
     if (*why)
         ctx->disk.refusal = why;
+    if (!program) /* a miss names no entry point, whatever was read */
+        passed[0] = '\0';
     atomic_fetch_add(program ? &ctx->disk.hits : &ctx->disk.misses, 1);
     free(whole);
     return program;
@@ -595,10 +636,12 @@ static int write_all(int fd, const void *data, size_t len)
     return 1;
 }
 
-/* The entry: header, key, payload, into a temporary file of the trusted
- * folder dfd (mode 0600), renamed over entry `name`. */
+/* The entry: header, record (the passed line, the key), payload, into a
+ * temporary file of the trusted folder dfd (mode 0600), renamed over entry
+ * `name`. */
 static void write_entry(clg_context *ctx, int dfd, const char *name,
-                        const char *key, cl_program program)
+                        const char *key, const char *passed,
+                        cl_program program)
 {
     char temp[96];
     size_t len = 0;
@@ -613,10 +656,14 @@ static void write_entry(clg_context *ctx, int dfd, const char *name,
     if (fd < 0)
         return;
     if ((payload = program_binary(ctx, program, &len)) != NULL) {
-        disk_header h = {DISK_MAGIC, DISK_FORMAT, (uint32_t)strlen(key),
+        size_t tag = sizeof DISK_PASSED_TAG - 1, names = strlen(passed);
+        disk_header h = {DISK_MAGIC, DISK_FORMAT,
+                         (uint32_t)(tag + names + 1 + strlen(key)),
                          (uint64_t)len, XXH3_64bits(payload, len)};
-        ok = write_all(fd, &h, sizeof h) && write_all(fd, key, strlen(key)) &&
-             write_all(fd, payload, len);
+        ok = write_all(fd, &h, sizeof h) &&
+             write_all(fd, DISK_PASSED_TAG, tag) &&
+             write_all(fd, passed, names) && write_all(fd, "\n", 1) &&
+             write_all(fd, key, strlen(key)) && write_all(fd, payload, len);
     }
     ok = close(fd) == 0 && ok && renameat(dfd, temp, dfd, name) == 0;
     if (!ok)
@@ -755,12 +802,15 @@ static void evict(int dfd, uint64_t max)
     free(files);
 }
 
-void clg_disk_store(clg_context *ctx, const char *key, cl_program program)
+void clg_disk_store(clg_context *ctx, const char *key, const char *passed,
+                    cl_program program)
 {
     char name[32];
     const char *why = "";
-    char *whole = whole_key(ctx, key, name);
     int dfd = -1;
+    if (strlen(passed) >= CLG_DISK_PASSED_MAX)
+        return;
+    char *whole = whole_key(ctx, key, name);
     if (!whole)
         return;
     struct stat st;
@@ -769,7 +819,7 @@ void clg_disk_store(clg_context *ctx, const char *key, cl_program program)
         why = R_PARENT_UNTRUSTED; /* not to be created there */
     else if (make_dirs(ctx->disk.set.dir) &&
              (dfd = open_folder(ctx->disk.set.dir, &why)) >= 0) {
-        write_entry(ctx, dfd, name, whole, program);
+        write_entry(ctx, dfd, name, whole, passed, program);
         evict(dfd, ctx->disk.set.max_bytes);
         close(dfd);
     }

@@ -17,6 +17,9 @@
  * GPU driver's (tens to hundreds of KB). */
 #define CLG_DISK_DEFAULT_MAX (UINT64_C(512) << 20)
 #define CLG_DISK_IDENT_MAX 2048
+/* The longest list of passed entry points an entry records, with its
+ * terminating NUL. */
+#define CLG_DISK_PASSED_MAX 1024
 
 /* What the environment says (clg_env_read_cache, host/env.c), or the
  * context-level API (clg_context_set_cache_dir, _max). */
@@ -41,20 +44,25 @@ typedef struct clg_disk {
 } clg_disk;
 
 /* The program of `key` (everything but the device description; see
- * clg_disk_program_key) loaded from its binary and built with `options`; NULL on
- * a miss (absent, unreadable, a folder or entry the cache does not trust,
- * any mismatch, or a binary the runtime rejects; the reason of all but
- * the first goes to disk.refusal). The binary reaches the runtime only
- * when the entry was built for this platform, device, driver and
- * clgather. Called under cache_lock. */
+ * clg_disk_program_key) loaded from its binary and built with `options`;
+ * NULL on a miss (absent, unreadable, a folder or entry the cache does not
+ * trust, any mismatch, or a binary the runtime rejects; the reason of all
+ * but the first goes to disk.refusal). On a hit `passed` (size cap) gets
+ * the entry points whose known-answer self-test passed, as the entry
+ * records them: names separated by ','; on a miss "". The binary reaches the
+ * runtime only when the entry was built for this platform, device, driver
+ * and clgather. Called under cache_lock. */
 cl_program clg_disk_load(clg_context *ctx, const char *key,
-                         const char *options);
+                         const char *options, char *passed, size_t cap);
 
 /* Writes the binary of `program` (built from key's sources) to the cache,
- * atomically, then evicts beyond the cap; nothing when the folder is not
- * trusted (the reason to disk.refusal). Quiet. Called under
+ * atomically, with `passed`, the entry points whose self-test passed
+ * (names separated by ','; at most CLG_DISK_PASSED_MAX - 1 bytes), over
+ * any entry of the same key, then evicts beyond the cap; nothing when the
+ * folder is not trusted (the reason to disk.refusal). Quiet. Called under
  * cache_lock. */
-void clg_disk_store(clg_context *ctx, const char *key, cl_program program);
+void clg_disk_store(clg_context *ctx, const char *key, const char *passed,
+                    cl_program program);
 
 /* The part of a key that names a program: the kernel files, a hash of
  * their sources, the build options, into buf (size cap); 0 when it does

@@ -13,9 +13,9 @@
  *               and the scratch pool;
  *   finish_lock one collect (clg_context_finish, clg_context_finish_queue,
  *               clg_context_finish_events) at a time;
- *   test_lock   one program self-test at a time (a deferred call may
- *               run one while it holds epoch_lock, so a self-test never
- *               takes epoch_lock).
+ *   test_lock   one self-test (of one entry point) at a time (a deferred
+ *               call may run one while it holds epoch_lock, so a self-test
+ *               never takes epoch_lock).
  * Lock order: finish_lock, epoch_lock, test_lock, cache_lock, launch_lock,
  * park_lock.
  * Messages
@@ -79,17 +79,27 @@ typedef struct clg_cached_kernel {
 #define CLG_ARG_MEMO_KERNELS 32
 #define CLG_ARG_MEMO_ARGS 32
 
-/* A built program, keyed by its files and build options. Its verdict
- * (clg_rt_verdict) is PASSED for a program loaded from the disk cache,
- * which stores only programs that passed their self-test; a program
- * built from source is UNTESTED until the operator layer's self-test
- * gives one (clg_rt_program_test_end). */
+/* The self-test verdict (clg_rt_verdict) of one entry point of a cached
+ * program: PASSED (tested in this context, or named as passed by the
+ * disk entry the program was loaded from) or FAILED, with its message.
+ * An entry point without a row is UNTESTED. */
+typedef struct clg_entry_verdict {
+    char name[64];
+    int verdict;
+    char *failure; /* a FAILED verdict's message, owned; NULL: none */
+} clg_entry_verdict;
+
+/* A built program, keyed by its files and build options. Each entry point
+ * is tested on its own, before its first use ("Known-answer self-test" in
+ * docs/design.md): `verdicts` holds those given so far (by the operator
+ * layer, clg_rt_program_test_end, or by the disk entry the program was
+ * loaded from). */
 typedef struct clg_cached_program {
     char *key; /* "file;file;...|options", owned */
     cl_program program;
-    int verdict;
     char *disk_key; /* its key in the disk cache, owned; NULL: none */
-    char *failure;  /* a FAILED verdict's message, owned */
+    clg_entry_verdict verdicts[CLG_KERNELS_PER_PROGRAM];
+    size_t verdict_count;
     clg_cached_kernel kernels[CLG_KERNELS_PER_PROGRAM];
     size_t kernel_count;
 } clg_cached_program;
@@ -184,7 +194,7 @@ struct clg_context {
     char driver_version[256];   /* CL_DRIVER_VERSION */
 
     pthread_mutex_t cache_lock, launch_lock, epoch_lock, finish_lock;
-    /* One program self-test at a time (clg_rt_program_test_begin). */
+    /* One self-test at a time (clg_rt_program_test_begin). */
     pthread_mutex_t test_lock;
     /* The parked events (below), last in the lock order: a self-test may
      * park events while its thread holds epoch_lock. */

@@ -83,8 +83,8 @@ static clg_status reserve_program(clg_context *ctx, const char *key,
 }
 
 /* Builds `program` from the sources srcs[0 .. nfiles-1]. Its binary goes
- * to the persistent cache only once its self-test passed
- * (clg_rt_program_test_end). */
+ * to the persistent cache only once the self-test of one of its entry
+ * points passed (clg_rt_program_test_end). */
 static clg_status build_source(clg_context *ctx, const char *const *files,
                                const char **srcs, size_t nfiles,
                                const char *options, cl_program *program)
@@ -106,9 +106,71 @@ static clg_status build_source(clg_context *ctx, const char *const *files,
     return CLG_STATUS_BUILD_FAILED;
 }
 
+/* The verdict row of entry point `name` of p; NULL when it has none. */
+static clg_entry_verdict *find_verdict(clg_cached_program *p, const char *name)
+{
+    for (size_t i = 0; i < p->verdict_count; i++)
+        if (!strcmp(p->verdicts[i].name, name))
+            return &p->verdicts[i];
+    return NULL;
+}
+
+/* The row of `name` (of at most `len` bytes), added UNTESTED when absent;
+ * NULL when the table is full or the name too long. A program has at most
+ * CLG_KERNELS_PER_PROGRAM entry points, as it has kernels. */
+static clg_entry_verdict *add_verdict(clg_cached_program *p, const char *name,
+                                      size_t len)
+{
+    for (size_t i = 0; i < p->verdict_count; i++)
+        if (strlen(p->verdicts[i].name) == len &&
+            !strncmp(p->verdicts[i].name, name, len))
+            return &p->verdicts[i];
+    if (p->verdict_count == CLG_KERNELS_PER_PROGRAM ||
+        len >= sizeof p->verdicts[0].name)
+        return NULL;
+    clg_entry_verdict *e = &p->verdicts[p->verdict_count++];
+    memcpy(e->name, name, len);
+    e->name[len] = '\0';
+    e->verdict = CLG_RT_UNTESTED;
+    e->failure = NULL;
+    return e;
+}
+
+/* Records the entry points a disk entry names as passed ("a,b,...") as
+ * PASSED. */
+static void record_passed(clg_cached_program *p, const char *list)
+{
+    while (*list) {
+        size_t len = strcspn(list, ",");
+        clg_entry_verdict *e = len ? add_verdict(p, list, len) : NULL;
+        if (e)
+            e->verdict = CLG_RT_PASSED;
+        list += len + (list[len] == ',');
+    }
+}
+
+/* The entry points of p that passed, as a disk entry records them
+ * ("a,b,..."), into buf; 0 when they do not fit. */
+static int passed_list(const clg_cached_program *p, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < p->verdict_count; i++) {
+        if (p->verdicts[i].verdict != CLG_RT_PASSED)
+            continue;
+        int n = snprintf(buf + len, cap - len, "%s%s", len ? "," : "",
+                         p->verdicts[i].name);
+        if (n < 0 || (size_t)n >= cap - len)
+            return 0;
+        len += (size_t)n;
+    }
+    return 1;
+}
+
 /* Loads the program of `key` from the persistent cache (host/cache.c),
- * which holds only programs whose self-test passed, or on a miss builds
- * it from source, untested, and appends it to the context's cache. */
+ * with the entry points its entry records as passed, or on a miss builds
+ * it from source, every entry point untested, and appends it to the
+ * context's cache. */
 static clg_status build_program(clg_context *ctx, const char *const *files,
                                 size_t nfiles, const char *options,
                                 const char *key, clg_cached_program **out)
@@ -117,7 +179,7 @@ static clg_status build_program(clg_context *ctx, const char *const *files,
     char disk_key[1024];
     cl_program program = NULL;
     char *key_copy = NULL, *disk_copy = NULL;
-    clg_rt_verdict verdict = CLG_RT_UNTESTED;
+    char passed[CLG_DISK_PASSED_MAX] = "";
     clg_status st = CLG_STATUS_OK;
     if (nfiles == 0 || nfiles > 8)
         return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
@@ -133,11 +195,9 @@ static clg_status build_program(clg_context *ctx, const char *const *files,
                               sizeof disk_key))
         disk_key[0] = '\0';
     if (disk_key[0])
-        program = clg_disk_load(ctx, disk_key, options);
-    if (program)
-        verdict = CLG_RT_PASSED;
-    else if ((st = build_source(ctx, files, srcs, nfiles, options,
-                                &program)) != CLG_STATUS_OK)
+        program = clg_disk_load(ctx, disk_key, options, passed, sizeof passed);
+    if (!program && (st = build_source(ctx, files, srcs, nfiles, options,
+                                       &program)) != CLG_STATUS_OK)
         goto cleanup;
     clg_cached_program *p = calloc(1, sizeof *p);
     size_t disk_len = strlen(disk_key) + 1;
@@ -152,8 +212,9 @@ static clg_status build_program(clg_context *ctx, const char *const *files,
     ctx->programs[ctx->program_count++] = p;
     p->key = key_copy;
     p->program = program;
-    p->verdict = verdict;
     p->disk_key = disk_copy;
+    /* "" unless loaded: built from source, no entry point has a verdict. */
+    record_passed(p, passed);
     key_copy = disk_copy = NULL;
     program = NULL;
     *out = p;
@@ -227,8 +288,10 @@ clg_status clg_rt_kernel(clg_context *ctx, const char *const *files,
     st = p ? CLG_STATUS_OK : build_program(ctx, files, nfiles, opts, key, &p);
     if (st == CLG_STATUS_OK)
         st = program_kernel(ctx, p, name, out);
-    if (st == CLG_STATUS_OK && verdict)
-        *verdict = (clg_rt_verdict)p->verdict;
+    if (st == CLG_STATUS_OK && verdict) {
+        const clg_entry_verdict *e = find_verdict(p, name);
+        *verdict = e ? (clg_rt_verdict)e->verdict : CLG_RT_UNTESTED;
+    }
     pthread_mutex_unlock(&ctx->cache_lock);
     return st;
 }
@@ -248,18 +311,20 @@ static clg_cached_program *cached(clg_context *ctx, const char *const *files,
 clg_rt_verdict clg_rt_program_test_begin(clg_context *ctx,
                                          const char *const *files,
                                          size_t nfiles, const char *options,
-                                         char *msg, size_t cap)
+                                         const char *name, char *msg,
+                                         size_t cap)
 {
     clg_rt_verdict v = CLG_RT_FAILED;
+    const char *why = "internal error: the program under test is not cached";
     pthread_mutex_lock(&ctx->test_lock);
     pthread_mutex_lock(&ctx->cache_lock);
     clg_cached_program *p = cached(ctx, files, nfiles, options);
-    if (p)
-        v = (clg_rt_verdict)p->verdict;
-    snprintf(msg, cap, "%s",
-             !p ? "internal error: the program under test is not cached"
-             : p->failure ? p->failure
-                          : "");
+    if (p) {
+        const clg_entry_verdict *e = find_verdict(p, name);
+        v = e ? (clg_rt_verdict)e->verdict : CLG_RT_UNTESTED;
+        why = e && e->failure ? e->failure : "";
+    }
+    snprintf(msg, cap, "%s", why);
     pthread_mutex_unlock(&ctx->cache_lock);
     if (v != CLG_RT_UNTESTED)
         pthread_mutex_unlock(&ctx->test_lock);
@@ -268,24 +333,36 @@ clg_rt_verdict clg_rt_program_test_begin(clg_context *ctx,
 
 void clg_rt_program_test_end(clg_context *ctx, const char *const *files,
                              size_t nfiles, const char *options,
+                             const char *const *names, size_t n,
                              clg_rt_verdict verdict, const char *message)
 {
+    char list[CLG_DISK_PASSED_MAX];
+    int added = 0;
     pthread_mutex_lock(&ctx->cache_lock);
     clg_cached_program *p = cached(ctx, files, nfiles, options);
-    if (p && verdict == CLG_RT_FAILED) {
-        size_t len = strlen(message) + 1;
-        /* Without memory for the message the verdict still holds. */
-        if ((p->failure = malloc(len)) != NULL)
-            memcpy(p->failure, message, len);
-        p->verdict = CLG_RT_FAILED;
-    } else if (p && verdict == CLG_RT_PASSED) {
-        /* The disk cache holds only programs that passed (an entry's
-         * presence is the verdict), so a program loaded from it is never
-         * tested again. */
-        if (p->disk_key)
-            clg_disk_store(ctx, p->disk_key, p->program);
-        p->verdict = CLG_RT_PASSED;
+    for (size_t i = 0; p && i < n; i++) {
+        /* Without room for the row the verdict is not kept: a failed
+         * entry point is then refused again by a new test, a passed one
+         * tested again. Without memory for the message a failure still
+         * holds. A failure is final. */
+        clg_entry_verdict *e = add_verdict(p, names[i], strlen(names[i]));
+        if (!e || e->verdict != CLG_RT_UNTESTED)
+            continue;
+        if (verdict == CLG_RT_FAILED) {
+            size_t len = strlen(message) + 1;
+            if ((e->failure = malloc(len)) != NULL)
+                memcpy(e->failure, message, len);
+            e->verdict = CLG_RT_FAILED;
+        } else if (verdict == CLG_RT_PASSED) {
+            e->verdict = CLG_RT_PASSED;
+            added = 1;
+        }
     }
+    /* The disk entry names the entry points that passed, and only those
+     * (a failed one is never among them): a program loaded from it tests
+     * only the others, and each that passes later rewrites it. */
+    if (added && p->disk_key && passed_list(p, list, sizeof list))
+        clg_disk_store(ctx, p->disk_key, list, p->program);
     pthread_mutex_unlock(&ctx->cache_lock);
     pthread_mutex_unlock(&ctx->test_lock);
 }
@@ -329,7 +406,8 @@ void clg_programs_release(clg_context *ctx)
         clReleaseProgram(p->program);
         free(p->key);
         free(p->disk_key);
-        free(p->failure);
+        for (size_t k = 0; k < p->verdict_count; k++)
+            free(p->verdicts[k].failure);
         free(p);
     }
     free(ctx->programs);

@@ -358,15 +358,17 @@ clg_status clg_rt_check_buffer(clg_context *ctx, const char *what, cl_mem buf,
  * Programs are built on first use and cached in the context by (files,
  * options); kernels by name within their program. A failed build returns
  * BUILD_FAILED and keeps the log (clg_context_build_log). The kernel stays
- * owned by the context. *verdict (when not NULL) gets the program's
- * self-test verdict: a kernel of a program not PASSED is for the
- * self-test alone. */
-/* How far a program's known-answer self-test has got (docs/guide.md,
- * "Known-answer self-test"). The runtime only keeps the verdict: the
- * operator layer picks the cases, runs them and gives it. */
+ * owned by the context. *verdict (when not NULL) gets the self-test
+ * verdict of entry point `name` in that program: a kernel whose entry
+ * point has not PASSED is for the self-test alone. */
+/* How far the known-answer self-test of one entry point of a program has
+ * got (docs/design.md, "Known-answer self-test"). The runtime only keeps
+ * the verdicts: the operator layer picks the cases, runs them and gives
+ * them. */
 typedef enum clg_rt_verdict {
-    CLG_RT_UNTESTED = 0, /* built from source here, not yet tested */
-    CLG_RT_PASSED = 1,   /* tested, or loaded from the disk cache */
+    CLG_RT_UNTESTED = 0, /* not yet tested in this context, nor recorded as
+                            passed in the disk entry the program came from */
+    CLG_RT_PASSED = 1,   /* tested, or recorded as passed on disk */
     CLG_RT_FAILED = 2    /* its results differ from the reference */
 } clg_rt_verdict;
 
@@ -374,26 +376,34 @@ clg_status clg_rt_kernel(clg_context *ctx, const char *const *files,
                          size_t nfiles, const char *options, const char *name,
                          cl_kernel *out, clg_rt_verdict *verdict);
 
-/* Begins the self-test of the cached program of (files, options) (built
- * by clg_rt_kernel). Returns its verdict; UNTESTED: the calling thread
- * now holds the context's test lock and must run the test and call
- * clg_rt_program_test_end once (other threads asking wait for it).
- * FAILED: msg gets the failure's message. One test at a time per context;
- * a test may run inside any call, a deferred one included, so it must
- * take none of the epoch's resources (error slots, scratch, temporaries;
- * an UNCHECKED call on clg_rt_host_queue with its own buffers does). */
+/* Begins the self-test of entry point `name` of the cached program of
+ * (files, options) (built by clg_rt_kernel). Returns its verdict;
+ * UNTESTED: the calling thread now holds the context's test lock and must
+ * run the test and call clg_rt_program_test_end once (other threads
+ * asking wait for it). FAILED: msg gets the failure's message. One test
+ * at a time per context; a test may run inside any call, a deferred one
+ * included, so it must take none of the epoch's resources (error slots,
+ * scratch, temporaries; an UNCHECKED call on clg_rt_host_queue with its
+ * own buffers does). */
 clg_rt_verdict clg_rt_program_test_begin(clg_context *ctx,
                                          const char *const *files,
                                          size_t nfiles, const char *options,
-                                         char *msg, size_t cap);
+                                         const char *name, char *msg,
+                                         size_t cap);
 
-/* Ends that test with `verdict`: PASSED stores the program's binary in the
- * disk cache (the only place it is stored: an entry means a passed test);
- * FAILED keeps `message`, the program is never stored and every later
- * clg_rt_program_test_begin answers FAILED with it; UNTESTED (the test
- * could not run) leaves it for the next request. Unlocks. */
+/* Ends that test with `verdict` for the entry points names[0 .. n-1] (the
+ * one begun, and any other whose kernel ran in its cases). PASSED: each
+ * is recorded as passed and, when that adds one, the program's binary is
+ * stored in the disk cache (again) with every entry point that passed so
+ * far: the disk entry names those, and only those, so a program loaded
+ * from it is tested only for the others. FAILED: each keeps `message`,
+ * is never recorded as passed, and every later clg_rt_program_test_begin
+ * for it answers FAILED; the program's other entry points are unaffected.
+ * UNTESTED (the test could not run) leaves them for the next request.
+ * Unlocks. */
 void clg_rt_program_test_end(clg_context *ctx, const char *const *files,
                              size_t nfiles, const char *options,
+                             const char *const *names, size_t n,
                              clg_rt_verdict verdict, const char *message);
 
 /* A memo of kernels by a caller's binary key (at most CLG_MEMO_KEY_MAX

@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The known-answer self-test of a kernel variant (docs/guide.md,
- * "Known-answer self-test"). The first time a program (one file, one set
- * of build options) is built from source in a context, before any of its
- * kernels answers a call, every entry point of the program that a plan
- * could launch with those options runs a small fixed case, and its output
- * is compared byte for byte with the CPU reference (src/reference.c):
- * valid negative and positive indices of the variant's index width, its
- * out-of-range values under its mode (raise: that they raise), in units
- * of the variant's width. A variant that differs is never used.
+ * "Known-answer self-test"). The first time a call needs an entry point
+ * of a program (one file, one set of build options) in a context, before
+ * that kernel answers it, the entry point runs a small fixed case, and its
+ * output is compared byte for byte with the CPU reference
+ * (src/reference.c): valid negative and positive indices of the variant's
+ * index width, its out-of-range values under its mode (raise: that they
+ * raise), in units of the variant's width. Only the entry points calls
+ * use are tested; one that passed is recorded in the disk entry of its
+ * program, so a context that loads it does not test it again. A variant
+ * that differs is never used.
  *
- * The test runs inside whichever call first needs the program, deferred
- * ones included, so it takes nothing from the epoch: an UNCHECKED call
- * on the library's own queue, over buffers of its own. */
+ * The test runs inside whichever call first needs the entry point,
+ * deferred ones included, so it takes nothing from the epoch: an
+ * UNCHECKED call on the library's own queue, over buffers of its own. */
 #include "op.h"
 #include "variant.h"
 
@@ -42,7 +44,7 @@ typedef struct st_case {
 /* The program under test and where its failure is written. */
 typedef struct st_run {
     clg_context *ctx;
-    const clg_variant *v; /* the variant that needed the program */
+    const clg_variant *v; /* the variant under test: the program's options */
     const char *const *files;
     const char *options;
     char *msg;
@@ -381,6 +383,32 @@ static void base_args(const st_tensors *t, const clg_plan *plan,
     a->at[CLG_ARG_ERR] = CLG_RT_BUFFER(t->be);
 }
 
+/* The kernel that runs beside `e` in its cases with the program's
+ * options, whose kernel answers no call without `e`: the pack kernel with
+ * the packed body, which reads what it wrote; the fill kernel with the
+ * trusted rows body under fill, where the program takes it, which zeroes
+ * the rows the body leaves. CLG_ENTRY_COUNT: none. */
+static clg_entry helper_of(const clg_variant *v, clg_entry e)
+{
+    if (e == CLG_ENTRY_ELEMENTS_PACKED)
+        return CLG_ENTRY_PACK_STRIPS;
+    if (e == CLG_ENTRY_GATHER_LEAN_NORMED &&
+        v->value[CLG_OPT_OOB] == CLG_OOB_FILL &&
+        clg_entry_fits(CLG_ENTRY_GATHER_FILL_ROWS, v))
+        return CLG_ENTRY_GATHER_FILL_ROWS;
+    return CLG_ENTRY_COUNT;
+}
+
+/* The entry point whose cases test `e`: the pack and fill kernels are
+ * tested within the cases of the body they serve (helper_of), every
+ * other entry point within its own. */
+static clg_entry host_of(clg_entry e)
+{
+    return e == CLG_ENTRY_PACK_STRIPS        ? CLG_ENTRY_ELEMENTS_PACKED
+           : e == CLG_ENTRY_GATHER_FILL_ROWS ? CLG_ENTRY_GATHER_LEAN_NORMED
+                                             : e;
+}
+
 /* gather.cl: data [2, AXIS, inner] in elements of the unit's size, one
  * element a unit, indices [count]: rows (inner 2 * CLG_SPAN) for the
  * entries of three dimensions, units (inner 1) for those of two. The
@@ -396,8 +424,7 @@ static clg_status test_gather(const st_run *r, clg_entry entry,
     int normed = entry == CLG_ENTRY_GATHER_LEAN_NORMED ||
                  entry == CLG_ENTRY_GATHER_UNITS_NORMED;
     int fill = r->v->value[CLG_OPT_OOB] == CLG_OOB_FILL;
-    int fill_rows = normed && rows && fill &&
-                    clg_entry_fits(CLG_ENTRY_GATHER_FILL_ROWS, r->v);
+    int fill_rows = helper_of(r->v, entry) == CLG_ENTRY_GATHER_FILL_ROWS;
     int64_t inner = rows ? 2 * (int64_t)span : 1;
     st_tensors t = {0};
     st_launch l[2];
@@ -622,68 +649,36 @@ cleanup:
     return st;
 }
 
-/* Whether a plan with the program's options can launch `entry`: its row
- * of the entry table allows them, and the units bodies of GatherElements
- * take no inner dims; the pack kernel and the fill kernel run within the
- * cases of the packed and the trusted rows bodies. */
-static int in_test(const clg_variant *v, clg_entry e, int cpu_plan)
-{
-    if (clg_entries[e].file != clg_entries[v->entry].file ||
-        !clg_entry_fits(e, v) || e == CLG_ENTRY_PACK_STRIPS ||
-        e == CLG_ENTRY_GATHER_FILL_ROWS)
-        return 0;
-    /* The bodies only a CPU plan launches ("Kernels" in docs/design.md)
-     * are tested where the plan is a CPU one, so that a GPU plan never
-     * makes their kernels. */
-    switch (e) {
-    case CLG_ENTRY_NORMALIZE_INDICES:
-    case CLG_ENTRY_GATHER_LEAN:
-    case CLG_ENTRY_GATHER_UNITS_LEAN:
-    case CLG_ENTRY_GATHER_LEAN_NORMED:
-    case CLG_ENTRY_GATHER_UNITS_NORMED:
-    case CLG_ENTRY_ELEMENTS_LEAN:
-    case CLG_ENTRY_ELEMENTS_LANES:
-    case CLG_ENTRY_ELEMENTS_PACKED:
-        if (!cpu_plan)
-            return 0;
-        break;
-    default:
-        break;
-    }
-    if (e == CLG_ENTRY_ELEMENTS_UNITS || e == CLG_ENTRY_ELEMENTS_LEAN ||
-        e == CLG_ENTRY_ELEMENTS_LANES)
-        return v->value[CLG_OPT_INNER_DIMS] == 0;
-    return 1;
-}
-
-/* Runs every case of the program that `v` needs; OK, DEVICE_MISCOMPILED
- * with its message in msg, or the failure that kept a case from running. */
-static clg_status selftest_run(const st_run *r)
+/* Runs the cases of entry point `e` with the program's options; OK,
+ * DEVICE_MISCOMPILED with its message in msg, or the failure that kept a
+ * case from running. The units body of GatherElements has cases without
+ * inner dims only (its table row allows them, as the lean and lanes rows
+ * do not): no plan launches it with any, since a plan drops inner extents
+ * of 1 and takes it only for an inner extent of 1, and with them it runs
+ * none. */
+static clg_status selftest_run(const st_run *r, clg_entry e)
 {
     clg_status st = CLG_STATUS_OK;
-    int cpu_plan = clg_rt_facts(r->ctx)->plan_type == CLG_DEVICE_TYPE_CPU;
-    for (int e = 0; e < CLG_ENTRY_COUNT && st == CLG_STATUS_OK; e++) {
-        if (!in_test(r->v, (clg_entry)e, cpu_plan))
-            continue;
-        for (int bad = 0; bad < 2 && st == CLG_STATUS_OK; bad++) {
-            st_case c;
-            make_case(r->v->value[CLG_OPT_INDEX_BYTES], bad, &c);
-            switch (clg_entries[e].file) {
-            case CLG_FILE_CHECK:
-                st = test_check(r, (clg_entry)e, &c, 5);
-                if (st == CLG_STATUS_OK && bad && e == CLG_ENTRY_CHECK_INDICES)
-                    st = test_check(r, (clg_entry)e, &c, 18);
-                break;
-            case CLG_FILE_GATHER:
-                st = test_gather(r, (clg_entry)e, &c);
-                break;
-            case CLG_FILE_GATHER_ND:
-                st = test_gather_nd(r, (clg_entry)e, &c);
-                break;
-            default:
-                st = test_elements(r, (clg_entry)e, &c);
-                break;
-            }
+    if (e == CLG_ENTRY_ELEMENTS_UNITS && r->v->value[CLG_OPT_INNER_DIMS] != 0)
+        return st;
+    for (int bad = 0; bad < 2 && st == CLG_STATUS_OK; bad++) {
+        st_case c;
+        make_case(r->v->value[CLG_OPT_INDEX_BYTES], bad, &c);
+        switch (clg_entries[e].file) {
+        case CLG_FILE_CHECK:
+            st = test_check(r, e, &c, 5);
+            if (st == CLG_STATUS_OK && bad && e == CLG_ENTRY_CHECK_INDICES)
+                st = test_check(r, e, &c, 18);
+            break;
+        case CLG_FILE_GATHER:
+            st = test_gather(r, e, &c);
+            break;
+        case CLG_FILE_GATHER_ND:
+            st = test_gather_nd(r, e, &c);
+            break;
+        default:
+            st = test_elements(r, e, &c);
+            break;
         }
     }
     return st;
@@ -693,15 +688,30 @@ clg_status clg_variant_verify(clg_context *ctx, const clg_variant *v,
                               const char *const *files, const char *options)
 {
     char msg[900];
+    const char *name = clg_entries[v->entry].name;
     clg_rt_verdict verdict = clg_rt_program_test_begin(ctx, files, 2, options,
-                                                       msg, sizeof msg);
+                                                       name, msg, sizeof msg);
     if (verdict == CLG_RT_UNTESTED) {
+        /* The entry point's cases, and the verdict for every kernel that
+         * ran in them. */
+        clg_entry host = host_of(v->entry), helper = helper_of(v, host);
+        const char *names[3] = {name, NULL, NULL};
+        size_t n = 1;
+        if (host != v->entry)
+            names[n++] = clg_entries[host].name;
+        if (helper != CLG_ENTRY_COUNT && helper != v->entry)
+            names[n++] = clg_entries[helper].name;
         st_run r = {ctx, v, files, options, msg, sizeof msg};
-        clg_status st = selftest_run(&r);
+        clg_status st = clg_entry_fits(host, v)
+                            ? selftest_run(&r, host)
+                            : clg_fail(ctx, CLG_STATUS_BUILD_FAILED,
+                                       "internal error: no case tests %s",
+                                       name);
         verdict = st == CLG_STATUS_OK                   ? CLG_RT_PASSED
                   : st == CLG_STATUS_DEVICE_MISCOMPILED ? CLG_RT_FAILED
                                                         : CLG_RT_UNTESTED;
-        clg_rt_program_test_end(ctx, files, 2, options, verdict, msg);
+        clg_rt_program_test_end(ctx, files, 2, options, names, n, verdict,
+                                msg);
         if (verdict == CLG_RT_UNTESTED)
             return clg_prefix_error(ctx, st, "kernel self-test: ");
     }

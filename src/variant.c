@@ -165,7 +165,7 @@ clg_status clg_variant_kernel(clg_context *ctx, const clg_variant *v,
                                   &verdict);
     if (st == CLG_STATUS_OK && verdict != CLG_RT_PASSED)
         st = clg_variant_verify(ctx, v, files, options);
-    /* The memo holds only kernels of programs that passed. */
+    /* The memo holds only kernels whose entry point passed. */
     if (st == CLG_STATUS_OK)
         clg_rt_kernel_memo_store(ctx, key, key_len, *out);
     return st;

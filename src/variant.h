@@ -312,20 +312,25 @@ int clg_variant_options(const clg_variant *v, char *buf, size_t cap);
 
 /* The kernel of `v` (built and cached on first use; owned by the context).
  * A variant that breaks a rule of clg_variant_check is refused with
- * BUILD_FAILED before anything is built. A program built from source
- * answers only once its known-answer self-test passed (clg_variant_verify):
- * DEVICE_MISCOMPILED, from then on, for one that failed it. */
+ * BUILD_FAILED before anything is built. The kernel answers only once the
+ * known-answer self-test of its entry point in its program passed
+ * (clg_variant_verify): DEVICE_MISCOMPILED, from then on, for one that
+ * failed it. */
 clg_status clg_variant_kernel(clg_context *ctx, const clg_variant *v,
                               cl_kernel *out);
 
-/* The known-answer self-test of the program of `v` (kernel files `files`,
- * common.cl first, built with `options`) on the context's device
- * (src/selftest.c; docs/guide.md, "Known-answer self-test"): runs it when
- * no verdict is kept yet (one thread at a time; the others wait for it),
- * else answers the kept one. OK: it passed (its binary is then stored in
- * the disk cache); DEVICE_MISCOMPILED naming the entry point, the case and
- * the device; or the failure (OPENCL_ERROR, OUT_OF_MEMORY) that kept the
- * test from running, which leaves it for the next request. */
+/* The known-answer self-test of entry point v->entry of the program of `v`
+ * (kernel files `files`, common.cl first, built with `options`) on the
+ * context's device (src/selftest.c; docs/guide.md, "Known-answer
+ * self-test"): runs its cases when it has no verdict yet (one thread at a
+ * time; the others wait for it), else answers the kept one. The pack and
+ * fill kernels are tested within the cases of the body they serve, which
+ * then passes or fails with them. OK: it passed (the program's binary is
+ * then stored in the disk cache, naming it among those that passed);
+ * DEVICE_MISCOMPILED naming the entry point, the case and the device; or
+ * the failure (OPENCL_ERROR, OUT_OF_MEMORY) that kept the test from
+ * running, which leaves it for the next request. The program's other
+ * entry points keep their own verdicts. */
 clg_status clg_variant_verify(clg_context *ctx, const clg_variant *v,
                               const char *const *files, const char *options);
 

@@ -105,17 +105,18 @@ CLG_API const char *clg_version_string(void);
 
 /** The one table of statuses: X(name, value, message). Values are pinned;
  *  new statuses are only ever appended.
- *  DEVICE_MISCOMPILED: the first time a kernel program (one kernel file,
- *  one set of build options) is compiled from source in a context, before
- *  any of its kernels serves a call, each of its entry points runs a small
- *  fixed case (negative and positive INT32 or INT64 indices, the
- *  program's out-of-range mode, its element width) compared byte for byte
- *  with the CPU reference. A program that differs is never used: every
- *  call that needs it returns DEVICE_MISCOMPILED, its output untouched,
- *  with a message naming the kernel, the case and the device; there is no
- *  fallback to another variant. Only programs that passed are stored in
- *  the persistent program cache, so one loaded from it is not tested
- *  again. docs/guide.md, "Known-answer self-test". */
+ *  DEVICE_MISCOMPILED: the first time a call needs a kernel (an entry
+ *  point of a kernel program: one kernel file, one set of build options)
+ *  in a context, before it serves the call, it runs a small fixed case
+ *  (negative and positive INT32 or INT64 indices, the program's
+ *  out-of-range mode, its element width) compared byte for byte with the
+ *  CPU reference. A kernel that differs is never used: every call that
+ *  needs it returns DEVICE_MISCOMPILED, its output untouched, with a
+ *  message naming the kernel, the case and the device; there is no
+ *  fallback to another variant. The persistent program cache records
+ *  which kernels of a program passed, and only those, so a kernel loaded
+ *  from it as passed is not tested again. docs/guide.md, "Known-answer
+ *  self-test". */
 #define CLG_STATUS_TABLE(X)                                                   \
     X(OK, 0, "success")                                                       \
     X(NULL_POINTER, 1, "a required pointer argument is NULL")                 \
@@ -1480,7 +1481,7 @@ CLG_API clg_status clg_cache_clear(const char *dir, size_t *removed);
  *  INDEX_OUT_OF_RANGE (a mode other than raise, an axis of size 0 and a
  *  non-empty output: the call refuses it whatever the index values),
  *  BUILD_FAILED, DEVICE_MISCOMPILED (a warm-up also runs the self-test of
- *  every program it builds), OPENCL_ERROR. */
+ *  every kernel it builds), OPENCL_ERROR. */
 CLG_API clg_status clg_warm_up(clg_context *ctx, const clg_call *call,
                                const clg_tensor *data,
                                const clg_tensor *indices,

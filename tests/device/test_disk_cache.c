@@ -48,7 +48,8 @@
 
 extern char **environ;
 
-/* The entry format (host/cache.c): a 32-byte header, the key, the
+/* The entry format (host/cache.c): a 32-byte header, the record (a line
+ * naming the entry points that passed their self-test, then the key), the
  * payload. */
 #define HEADER_BYTES 32
 #define VARIANTS 4
@@ -575,7 +576,7 @@ static void test_full_disk(void **state)
     small.rlim_cur = (rlim_t)(e[0].bytes / 2);
     signal(SIGXFSZ, SIG_IGN);
     assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
-    clg_disk_store(ctx, "files=test\nsources=0\noptions=\n",
+    clg_disk_store(ctx, "files=test\nsources=0\noptions=\n", "",
                    ctx->programs[0]->program);
     assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
     signal(SIGXFSZ, SIG_DFL);
@@ -583,7 +584,7 @@ static void test_full_disk(void **state)
     assert_int_equal(full.stores, 0);
     assert_int_equal(count_files(dir, ""), 0);
     /* The same store with room writes the entry. */
-    clg_disk_store(ctx, "files=test\nsources=0\noptions=\n",
+    clg_disk_store(ctx, "files=test\nsources=0\noptions=\n", "",
                    ctx->programs[0]->program);
     CLG_ASSERT_OK(ctx, clg_context_cache_info(ctx, &full));
     assert_int_equal(full.stores, 1);
@@ -1182,7 +1183,7 @@ static void check_whole(const char *path)
     memcpy(&key_len, buf + 12, 4);
     memcpy(&len, buf + 16, 8);
     memcpy(&sum, buf + 24, 8);
-    assert_int_equal(format, 1);
+    assert_int_equal(format, 2);
     assert_int_equal(size, HEADER_BYTES + key_len + len);
     assert_true(XXH3_64bits(buf + HEADER_BYTES + key_len, (size_t)len) == sum);
     free(buf);

@@ -5,8 +5,11 @@
  * refused with DEVICE_MISCOMPILED, named in the message with the case and
  * the device, the caller's output untouched, and nothing is stored in the
  * disk cache; right kernels pass, are stored, and a context that loads
- * them from the disk cache does not test them again. Each test uses a
- * cache folder of its own under $TMPDIR (else /tmp), removed at its end. */
+ * them from the disk cache does not test them again. Each entry point is
+ * tested on its own, when first used: the disk entry names those that
+ * passed, grows as more do, and never names one that failed, while the
+ * program's others stay usable. Each test uses a cache folder of its own
+ * under $TMPDIR (else /tmp), removed at its end. */
 #define _GNU_SOURCE
 #include "clg_test.h"
 
@@ -17,6 +20,7 @@
 #include <unistd.h>
 
 #include "context.h"
+#include "variant.h"
 
 static void make_dir(char *path, size_t cap)
 {
@@ -46,6 +50,26 @@ static size_t entries_in(const char *dir)
     size_t count = 0;
     CLG_ASSERT_OK(NULL, clg_cache_list(dir, e, 64, &count));
     return count;
+}
+
+/* The verdict of entry point `name` in program p (UNTESTED: none kept). */
+static int verdict_of(const clg_cached_program *p, const char *name)
+{
+    for (size_t i = 0; i < p->verdict_count; i++)
+        if (!strcmp(p->verdicts[i].name, name))
+            return p->verdicts[i].verdict;
+    return CLG_RT_UNTESTED;
+}
+
+/* Every verdict program p keeps is `verdict`, and every kernel it made
+ * has one. */
+static void assert_verdicts(const clg_cached_program *p, int verdict)
+{
+    assert_true(p->verdict_count > 0);
+    for (size_t i = 0; i < p->verdict_count; i++)
+        assert_int_equal(p->verdicts[i].verdict, verdict);
+    for (size_t k = 0; k < p->kernel_count; k++)
+        assert_int_equal(verdict_of(p, p->kernels[k].name), verdict);
 }
 
 /* A context on the default device with the program cache in `dir` and
@@ -129,11 +153,12 @@ static void test_miscompiled_kernel_is_refused(void **state)
                 CLG_ASSERT_CONTAINS(msg, "(build options \"-cl-std=CL1.2 ");
             }
         }
-    /* Every program that was built failed its test: none was stored. */
+    /* Every entry point that was tested failed its test, and every
+     * kernel built has failed: none was stored. */
     assert_true(ctx->program_count > 0);
     for (size_t i = 0; i < ctx->program_count; i++)
         if (strstr(ctx->programs[i]->key, "gather"))
-            assert_int_equal(ctx->programs[i]->verdict, CLG_RT_FAILED);
+            assert_verdicts(ctx->programs[i], CLG_RT_FAILED);
     assert_int_equal(entries_in(dir), 0);
     clg_context_destroy(ctx);
     remove_dir(dir);
@@ -155,13 +180,195 @@ static void test_passed_kernel_is_stored_with_its_verdict(void **state)
         }
         assert_true(ctx->program_count > 0);
         for (size_t i = 0; i < ctx->program_count; i++)
-            assert_int_equal(ctx->programs[i]->verdict, CLG_RT_PASSED);
+            assert_verdicts(ctx->programs[i], CLG_RT_PASSED);
         size_t stored = entries_in(dir);
         assert_int_equal(stored, ctx->program_count);
         /* The second context built nothing: every program came from the
          * disk cache (a passed verdict), so none was tested again. */
         if (round == 1)
             assert_int_equal(ctx->disk.misses, 0);
+        clg_context_destroy(ctx);
+    }
+    remove_dir(dir);
+}
+
+/* A variant of gather.cl with INT32 or INT64 indices under `mode`,
+ * 4-byte units, whole tensors, no spans, prefetching or non-temporal
+ * stores: the options of one program, whichever of its entry points. */
+static clg_variant gather_variant(clg_entry entry, unsigned index_bytes,
+                                  clg_oob_mode mode)
+{
+    clg_variant v = {entry, {0}};
+    v.value[CLG_OPT_INDEX_BYTES] = index_bytes;
+    v.value[CLG_OPT_OOB] = (unsigned)mode;
+    v.value[CLG_OPT_UNIT] = 4;
+    v.value[CLG_OPT_SPAN] = 1;
+    assert_null(clg_variant_check(&v));
+    return v;
+}
+
+/* The one cached program of gather.cl. */
+static const clg_cached_program *gather_program(const clg_context *ctx)
+{
+    const clg_cached_program *found = NULL;
+    for (size_t i = 0; i < ctx->program_count; i++)
+        if (strstr(ctx->programs[i]->key, "gather.cl")) {
+            assert_null(found);
+            found = ctx->programs[i];
+        }
+    assert_non_null(found);
+    return found;
+}
+
+/* The entry points the folder's one entry records as passed: its record's
+ * first line, "passed=<names>" (host/cache.c), after the 32-byte header. */
+static void recorded(const char *dir, char *names, size_t cap)
+{
+    clg_cache_entry e[2];
+    size_t count = 0;
+    char path[600], record[1024];
+    CLG_ASSERT_OK(NULL, clg_cache_list(dir, e, 2, &count));
+    assert_int_equal(count, 1);
+    snprintf(path, sizeof path, "%.500s/%.31s", dir, e[0].file);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 32, SEEK_SET), 0);
+    assert_non_null(fgets(record, sizeof record, f));
+    fclose(f);
+    assert_int_equal(strncmp(record, "passed=", 7), 0);
+    record[strcspn(record, "\n")] = '\0';
+    snprintf(names, cap, "%s", record + 7);
+}
+
+static clg_cache_info counts(clg_context *ctx)
+{
+    clg_cache_info info;
+    CLG_ASSERT_OK(ctx, clg_context_cache_info(ctx, &info));
+    return info;
+}
+
+/* Entry point A (clg_gather) is tested at its first use, alone; B
+ * (clg_gather_units) of the same program only at its own first use,
+ * later, which rewrites the disk entry with both; a new context loads
+ * the entry and tests neither. */
+static void test_entry_points_are_tested_at_first_use(void **state)
+{
+    (void)state;
+    char dir[256], names[1024];
+    cl_kernel k = NULL;
+    make_dir(dir, sizeof dir);
+    clg_variant a = gather_variant(CLG_ENTRY_GATHER, 8, CLG_OOB_CLIP);
+    clg_variant b = gather_variant(CLG_ENTRY_GATHER_UNITS, 8, CLG_OOB_CLIP);
+    clg_context *ctx = open_context(dir, "0");
+    CLG_ASSERT_OK(ctx, clg_variant_kernel(ctx, &a, &k));
+    const clg_cached_program *p = gather_program(ctx);
+    assert_int_equal(verdict_of(p, "clg_gather"), CLG_RT_PASSED);
+    assert_int_equal(verdict_of(p, "clg_gather_units"), CLG_RT_UNTESTED);
+    assert_int_equal(p->verdict_count, 1);
+    assert_int_equal(p->kernel_count, 1); /* B was not even made */
+    assert_int_equal(counts(ctx).stores, 1);
+    recorded(dir, names, sizeof names);
+    assert_string_equal(names, "clg_gather");
+
+    CLG_ASSERT_OK(ctx, clg_variant_kernel(ctx, &b, &k));
+    assert_int_equal(verdict_of(p, "clg_gather_units"), CLG_RT_PASSED);
+    assert_int_equal(p->kernel_count, 2);
+    clg_cache_info info = counts(ctx);
+    assert_int_equal(info.misses, 1); /* one program, built once */
+    assert_int_equal(info.stores, 2);
+    recorded(dir, names, sizeof names);
+    assert_string_equal(names, "clg_gather,clg_gather_units");
+    /* Used again: nothing more is tested or stored. */
+    CLG_ASSERT_OK(ctx, clg_variant_kernel(ctx, &a, &k));
+    CLG_ASSERT_OK(ctx, clg_variant_kernel(ctx, &b, &k));
+    assert_int_equal(counts(ctx).stores, 2);
+    clg_context_destroy(ctx);
+
+    /* A new context loads both verdicts with the binary: a test that
+     * passed would store the entry again, one that failed would refuse. */
+    ctx = open_context(dir, "0");
+    CLG_ASSERT_OK(ctx, clg_variant_kernel(ctx, &b, &k));
+    CLG_ASSERT_OK(ctx, clg_variant_kernel(ctx, &a, &k));
+    p = gather_program(ctx);
+    assert_int_equal(p->verdict_count, 2);
+    assert_verdicts(p, CLG_RT_PASSED);
+    info = counts(ctx);
+    assert_int_equal(info.hits, 1);
+    assert_int_equal(info.misses, 0);
+    assert_int_equal(info.stores, 0);
+    clg_context_destroy(ctx);
+    recorded(dir, names, sizeof names);
+    assert_string_equal(names, "clg_gather,clg_gather_units");
+    remove_dir(dir);
+}
+
+/* The fill kernel runs within the cases of the trusted rows body it
+ * serves: both pass together, in one test and one store. */
+static void test_fill_kernel_passes_with_its_body(void **state)
+{
+    (void)state;
+    char dir[256], names[1024];
+    cl_kernel k = NULL;
+    make_dir(dir, sizeof dir);
+    clg_variant body = gather_variant(CLG_ENTRY_GATHER_LEAN_NORMED, 4,
+                                      CLG_OOB_FILL);
+    clg_variant fill = gather_variant(CLG_ENTRY_GATHER_FILL_ROWS, 4,
+                                      CLG_OOB_FILL);
+    clg_context *ctx = open_context(dir, "0");
+    CLG_ASSERT_OK(ctx, clg_variant_kernel(ctx, &body, &k));
+    const clg_cached_program *p = gather_program(ctx);
+    assert_int_equal(verdict_of(p, "clg_gather_lean_normed"), CLG_RT_PASSED);
+    assert_int_equal(verdict_of(p, "clg_gather_fill_rows"), CLG_RT_PASSED);
+    CLG_ASSERT_OK(ctx, clg_variant_kernel(ctx, &fill, &k));
+    assert_int_equal(p->verdict_count, 2);
+    assert_int_equal(counts(ctx).stores, 1);
+    recorded(dir, names, sizeof names);
+    assert_string_equal(names, "clg_gather_lean_normed,clg_gather_fill_rows");
+    clg_context_destroy(ctx);
+    remove_dir(dir);
+}
+
+/* Built wrong on purpose, the program's general body (which normalises
+ * indices) fails, alone: its trusted body, which reads positions the host
+ * wrote, passes and stays usable, and is stored; the disk entry never
+ * names the failed one, which a new context tests, and refuses, again. */
+static void test_miscompiled_entry_fails_alone(void **state)
+{
+    (void)state;
+    char dir[256], names[1024];
+    cl_kernel k = NULL;
+    make_dir(dir, sizeof dir);
+    clg_variant general = gather_variant(CLG_ENTRY_GATHER, 4, CLG_OOB_FILL);
+    clg_variant trusted = gather_variant(CLG_ENTRY_GATHER_LEAN_NORMED, 4,
+                                         CLG_OOB_FILL);
+    for (int round = 0; round < 2; round++) {
+        clg_test_set_case("round %d", round);
+        clg_context *ctx = open_context(dir, "1");
+        for (int again = 0; again < 2; again++) {
+            assert_int_equal(clg_variant_kernel(ctx, &general, &k),
+                             CLG_STATUS_DEVICE_MISCOMPILED);
+            const char *msg = clg_context_last_error(ctx);
+            CLG_ASSERT_CONTAINS(msg, "kernel clg_gather failed its "
+                                     "known-answer self-test");
+            CLG_ASSERT_CONTAINS(msg, "INT32 indices {-1, ");
+            CLG_ASSERT_CONTAINS(msg, "under fill");
+            CLG_ASSERT_OK(ctx, clg_variant_kernel(ctx, &trusted, &k));
+        }
+        const clg_cached_program *p = gather_program(ctx);
+        assert_int_equal(verdict_of(p, "clg_gather"), CLG_RT_FAILED);
+        assert_int_equal(verdict_of(p, "clg_gather_lean_normed"),
+                         CLG_RT_PASSED);
+        assert_int_equal(verdict_of(p, "clg_gather_fill_rows"), CLG_RT_PASSED);
+        assert_int_equal(p->verdict_count, 3);
+        clg_cache_info info = counts(ctx);
+        /* Round 0 builds and stores once; round 1 loads the entry, whose
+         * passed entry points it does not test, and stores nothing. */
+        assert_int_equal(info.hits, round == 1);
+        assert_int_equal(info.misses, round == 0);
+        assert_int_equal(info.stores, round == 0);
+        recorded(dir, names, sizeof names);
+        assert_string_equal(names,
+                            "clg_gather_lean_normed,clg_gather_fill_rows");
         clg_context_destroy(ctx);
     }
     remove_dir(dir);
@@ -186,6 +393,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_miscompiled_kernel_is_refused),
         cmocka_unit_test(test_passed_kernel_is_stored_with_its_verdict),
+        cmocka_unit_test(test_entry_points_are_tested_at_first_use),
+        cmocka_unit_test(test_fill_kernel_passes_with_its_body),
+        cmocka_unit_test(test_miscompiled_entry_fails_alone),
         cmocka_unit_test(test_bad_switch_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
