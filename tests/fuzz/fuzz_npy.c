@@ -44,9 +44,58 @@ static char descr_order(const uint8_t *data)
     return strchr("<>|=", value[1]) != NULL ? (char)value[1] : '=';
 }
 
+/* The header's 'fortran_order' value, found as descr_order finds
+ * 'descr': 1 for True, 0 for False, -1 when the header does not have
+ * exactly one such key followed by ':' and one of the two words (the
+ * harness then does not judge the values' order). */
+static int fortran_order(const uint8_t *data)
+{
+    static const char key[] = "fortran_order";
+    size_t at = data[6] == 1 ? 10 : 12, len, hits = 0, k = sizeof key - 1;
+    const uint8_t *h = data + at, *value = NULL;
+    len = data[6] == 1 ? (size_t)data[8] | (size_t)data[9] << 8
+                       : (size_t)data[8] | (size_t)data[9] << 8 |
+                             (size_t)data[10] << 16 | (size_t)data[11] << 24;
+    for (size_t i = 0; i + k <= len; i++)
+        if (memcmp(h + i, key, k) == 0) {
+            hits++;
+            value = h + i + k + 1; /* past the key's closing quote */
+        }
+    if (hits != 1 || value > h + len)
+        return -1;
+    const uint8_t *end = h + len;
+    while (value < end && (*value == ' ' || *value == ':'))
+        value++;
+    if (end - value >= 4 && memcmp(value, "True", 4) == 0)
+        return 1;
+    if (end - value >= 5 && memcmp(value, "False", 5) == 0)
+        return 0;
+    return -1;
+}
+
+/* The index, in the file's element order, of element `i` of the tensor
+ * (C order): i itself, or for Fortran-order data the element whose first
+ * index moves fastest. */
+static size_t file_element(const clg_io_tensor *t, int fortran, size_t i)
+{
+    if (!fortran)
+        return i;
+    size_t f = 0, stride = 1, rest = i, index[CLG_MAX_RANK];
+    for (size_t d = (size_t)t->rank; d-- > 0;) {
+        index[d] = rest % (size_t)t->shape[d];
+        rest /= (size_t)t->shape[d];
+    }
+    for (size_t d = 0; d < (size_t)t->rank; d++) {
+        f += index[d] * stride;
+        stride *= (size_t)t->shape[d];
+    }
+    return f;
+}
+
 /* The elements are the file's last bytes: as they are, or each word
- * reversed for '>' data (a complex number's two parts one by one); byte
- * strings are its fixed-width records without their trailing NULs. */
+ * reversed for '>' data (a complex number's two parts one by one), in C
+ * order or, for a Fortran-order file, rearranged into it; byte strings
+ * are its fixed-width records without their trailing NULs. */
 static void check_values(const uint8_t *data, size_t size,
                          const clg_io_tensor *t)
 {
@@ -54,10 +103,15 @@ static void check_values(const uint8_t *data, size_t size,
     int complex = t->dtype == CLG_DTYPE_COMPLEX64 ||
                   t->dtype == CLG_DTYPE_COMPLEX128;
     size_t word = complex ? elem / 2 : elem;
+    int fortran = fortran_order(data);
+    if (fortran < 0)
+        return;
     if (t->dtype == CLG_DTYPE_STRING) {
-        const uint8_t *rec = data + size - (size_t)t->count * width;
+        const uint8_t *recs = data + size - (size_t)t->count * width;
         const clg_string *s = t->data;
-        for (int64_t i = 0; i < t->count; i++, rec += width) {
+        for (int64_t i = 0; i < t->count; i++) {
+            const uint8_t *rec = recs +
+                                 file_element(t, fortran, (size_t)i) * width;
             size_t n = width;
             while (n > 0 && rec[n - 1] == 0)
                 n--;
@@ -70,12 +124,14 @@ static void check_values(const uint8_t *data, size_t size,
     }
     const uint8_t *tail = data + size - t->nbytes, *p = t->data;
     char order = descr_order(data);
-    if (order == 0)
+    if (order == 0 || elem == 0)
         return;
     for (size_t i = 0; i < t->nbytes; i++) {
-        size_t j = order == '>' ? i - i % word + (word - 1 - i % word) : i;
-        FUZZ_CHECK(p[i] == tail[j], "byte %zu of the elements ('%c' data)", i,
-                   order);
+        size_t at = file_element(t, fortran, i / elem) * elem + i % elem;
+        size_t j = order == '>' ? at - at % word + (word - 1 - at % word) : at;
+        FUZZ_CHECK(p[i] == tail[j],
+                   "byte %zu of the elements ('%c' data, %s order)", i, order,
+                   fortran ? "Fortran" : "C");
     }
 }
 
