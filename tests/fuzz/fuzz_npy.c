@@ -18,52 +18,52 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Where the value of the header's one `key` starts (just past the key's
+ * closing quote), found without the reader's parser; NULL when the header
+ * does not hold the key exactly once (the harness then does not judge
+ * what the key decides). *end gets the header's end. The reader accepted
+ * the file, so its preamble and header are whole. */
+static const uint8_t *key_value(const uint8_t *data, const char *key,
+                                const uint8_t **end)
+{
+    size_t at = data[6] == 1 ? 10 : 12, hits = 0, k = strlen(key);
+    size_t len = data[6] == 1
+                     ? (size_t)data[8] | (size_t)data[9] << 8
+                     : (size_t)data[8] | (size_t)data[9] << 8 |
+                           (size_t)data[10] << 16 | (size_t)data[11] << 24;
+    const uint8_t *h = data + at, *value = NULL;
+    for (size_t i = 0; i + k <= len; i++)
+        if (memcmp(h + i, key, k) == 0) {
+            hits++;
+            value = h + i + k + 1;
+        }
+    *end = h + len;
+    return hits == 1 && value <= *end ? value : NULL;
+}
+
 /* The byte order of the header's one 'descr' value ('<', '>', '|' or
- * '=', '=' when it names none), found without the reader's parser: the
- * first quote after the key. 0 when the header does not have exactly one
- * "descr" (the harness then does not judge the values' order). The
- * reader accepted the file, so its preamble and header are whole. */
+ * '=', '=' when it names none): the first quote after the key. 0 when it
+ * cannot be told. */
 static char descr_order(const uint8_t *data)
 {
-    size_t at = data[6] == 1 ? 10 : 12, len, hits = 0;
-    const uint8_t *h = data + at, *value = NULL;
-    len = data[6] == 1 ? (size_t)data[8] | (size_t)data[9] << 8
-                       : (size_t)data[8] | (size_t)data[9] << 8 |
-                             (size_t)data[10] << 16 | (size_t)data[11] << 24;
-    for (size_t i = 0; i + 5 <= len; i++)
-        if (memcmp(h + i, "descr", 5) == 0) {
-            hits++;
-            value = h + i + 6; /* past the key's closing quote */
-        }
-    if (hits != 1)
+    const uint8_t *end, *value = key_value(data, "descr", &end);
+    if (value == NULL)
         return 0;
-    while (value < h + len && *value != '\'' && *value != '"')
+    while (value < end && *value != '\'' && *value != '"')
         value++;
-    if (value + 1 >= h + len)
+    if (value + 1 >= end)
         return 0;
     return strchr("<>|=", value[1]) != NULL ? (char)value[1] : '=';
 }
 
-/* The header's 'fortran_order' value, found as descr_order finds
- * 'descr': 1 for True, 0 for False, -1 when the header does not have
- * exactly one such key followed by ':' and one of the two words (the
- * harness then does not judge the values' order). */
+/* The header's 'fortran_order' value: 1 for True, 0 for False, -1 when
+ * it cannot be told (the key is not there exactly once, or not followed
+ * by ':' and one of the two words). */
 static int fortran_order(const uint8_t *data)
 {
-    static const char key[] = "fortran_order";
-    size_t at = data[6] == 1 ? 10 : 12, len, hits = 0, k = sizeof key - 1;
-    const uint8_t *h = data + at, *value = NULL;
-    len = data[6] == 1 ? (size_t)data[8] | (size_t)data[9] << 8
-                       : (size_t)data[8] | (size_t)data[9] << 8 |
-                             (size_t)data[10] << 16 | (size_t)data[11] << 24;
-    for (size_t i = 0; i + k <= len; i++)
-        if (memcmp(h + i, key, k) == 0) {
-            hits++;
-            value = h + i + k + 1; /* past the key's closing quote */
-        }
-    if (hits != 1 || value > h + len)
+    const uint8_t *end, *value = key_value(data, "fortran_order", &end);
+    if (value == NULL)
         return -1;
-    const uint8_t *end = h + len;
     while (value < end && (*value == ' ' || *value == ':'))
         value++;
     if (end - value >= 4 && memcmp(value, "True", 4) == 0)
