@@ -27,6 +27,24 @@
 #include "npy_samples.h"
 #include "onnx_io.h"
 
+/* The tensor file at `path`, read by `read`, equals `want` bit for bit. */
+static void expect_file(const char *path,
+                        clg_io_status (*read)(const char *, clg_io_tensor *,
+                                              clg_io_error *),
+                        const clg_tensor *want)
+{
+    clg_io_tensor out;
+    clg_io_error err;
+    char detail[512];
+    clg_io_tensor_init(&out);
+    if (read(path, &out, &err) != CLG_IO_OK)
+        fail_msg("%s", err.message);
+    clg_tensor got = clg_io_tensor_view(&out);
+    if (!clg_io_compare(want, &got, detail, sizeof detail, NULL))
+        fail_msg("%s", detail);
+    clg_io_tensor_free(&out);
+}
+
 /* ONNX Gather, Example 2: axis 1, indices [[0, 2]]. */
 static void test_gather_check_npy(void **state)
 {
@@ -42,11 +60,8 @@ static void test_gather_check_npy(void **state)
     const char *args[] = {"run",       "gather", "--data",  d,
                           "--indices", i,        "--axis",  "1",
                           "--output",  o,        "--check", NULL};
-    clg_io_tensor out;
-    clg_io_error err;
     clg_tensor ev = cli_tensor(CLG_DTYPE_FLOAT, 3, out_shape, expected);
-    clg_tensor ov;
-    char detail[512], line[1100];
+    char line[1100];
     cli_runtime rt;
     cli_result r;
     (void)state;
@@ -67,13 +82,7 @@ static void test_gather_check_npy(void **state)
     assert_true(cli_has_line(r.out, "device == reference"));
     cli_result_free(&r);
 
-    clg_io_tensor_init(&out);
-    if (clg_npy_read(o, &out, &err) != CLG_IO_OK)
-        fail_msg("%s", err.message);
-    ov = clg_io_tensor_view(&out);
-    if (!clg_io_compare(&ev, &ov, detail, sizeof detail, NULL))
-        fail_msg("%s", detail);
-    clg_io_tensor_free(&out);
+    expect_file(o, clg_npy_read, &ev);
     free(d);
     free(i);
     free(o);
@@ -426,10 +435,6 @@ static void test_gather_elements_check_pb(void **state)
     clg_tensor dt = cli_tensor(CLG_DTYPE_INT32, 2, data_shape, data);
     clg_tensor it = cli_tensor(CLG_DTYPE_INT32, 2, indices_shape, indices);
     clg_tensor ev = cli_tensor(CLG_DTYPE_INT32, 2, indices_shape, expected);
-    clg_tensor ov;
-    clg_io_tensor out;
-    clg_io_error err;
-    char detail[512];
     cli_result r;
     (void)state;
 
@@ -440,13 +445,7 @@ static void test_gather_elements_check_pb(void **state)
     assert_true(cli_has_line(r.out, "device == reference"));
     cli_result_free(&r);
 
-    clg_io_tensor_init(&out);
-    if (clg_onnx_read_tensor(o, &out, &err) != CLG_IO_OK)
-        fail_msg("%s", err.message);
-    ov = clg_io_tensor_view(&out);
-    if (!clg_io_compare(&ev, &ov, detail, sizeof detail, NULL))
-        fail_msg("%s", detail);
-    clg_io_tensor_free(&out);
+    expect_file(o, clg_onnx_read_tensor, &ev);
     free(d);
     free(i);
     free(o);
@@ -637,10 +636,6 @@ static void test_fortran_order_input(void **state)
                           "--output",  o,        "--check", NULL};
     unsigned char file[128 + sizeof stored];
     clg_tensor ev = cli_tensor(CLG_DTYPE_FLOAT, 2, out_shape, expected);
-    clg_io_tensor out;
-    clg_io_error err;
-    clg_tensor ov;
-    char detail[512];
     size_t hlen = sizeof header - 1;
     cli_result r;
     (void)state;
@@ -656,13 +651,7 @@ static void test_fortran_order_input(void **state)
     assert_true(cli_has_line(r.out, "output: FLOAT [2, 2]"));
     assert_true(cli_has_line(r.out, "device == reference"));
     cli_result_free(&r);
-    clg_io_tensor_init(&out);
-    if (clg_npy_read(o, &out, &err) != CLG_IO_OK)
-        fail_msg("%s", err.message);
-    ov = clg_io_tensor_view(&out);
-    if (!clg_io_compare(&ev, &ov, detail, sizeof detail, NULL))
-        fail_msg("%s", detail);
-    clg_io_tensor_free(&out);
+    expect_file(o, clg_npy_read, &ev);
     free(d);
     free(i);
     free(o);
