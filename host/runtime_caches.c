@@ -46,22 +46,25 @@ static const runtime_cache runtime_caches[] = {
 };
 
 /* 1 when `st` is a folder that no one but the effective user or root
- * could have written to; `above`: a folder above the cache folder, where
- * a sticky one (no one else may remove or rename what is in it) will do. */
-static int trusted(const struct stat *st, int above)
+ * could have written to; `sticky_ok`: a sticky one (no one else may remove
+ * or rename what is in it) will do. */
+static int trusted(const struct stat *st, int sticky_ok)
 {
     if (!S_ISDIR(st->st_mode) || (st->st_uid != geteuid() && st->st_uid != 0))
         return 0;
     return !(st->st_mode & (S_IWGRP | S_IWOTH)) ||
-           (above && (st->st_mode & S_ISVTX));
+           (sticky_ok && (st->st_mode & S_ISVTX));
 }
 
 /* Checks folder `path` (absolute; it need not exist): its nearest existing
  * folder, resolved through every link, and each folder above that (see
- * the top). On success, and when `checked` is not NULL, writes there the
+ * the top); `strict`: the nearest one may not be sticky either, as for a
+ * runtime that creates and uses the folder without checking it. On
+ * success, and when `checked` is not NULL, writes there the
  * absolute path with every link resolved (the resolved nearest folder and
  * the part of `path` that does not exist yet). */
-static int check_folder(const char *path, char *checked, size_t cap)
+static int check_folder(const char *path, int strict, char *checked,
+                        size_t cap)
 {
     char probe[PATH_MAX], real[PATH_MAX];
     struct stat st;
@@ -88,7 +91,7 @@ static int check_folder(const char *path, char *checked, size_t cap)
             return 0;
     }
     for (int above = 0;; above = 1) {
-        if (lstat(real, &st) != 0 || !trusted(&st, above))
+        if (lstat(real, &st) != 0 || !trusted(&st, above || !strict))
             return 0;
         char *slash = strrchr(real, '/');
         if (slash == NULL || strcmp(real, "/") == 0)
@@ -97,9 +100,11 @@ static int check_folder(const char *path, char *checked, size_t cap)
     }
 }
 
+/* The program cache's rule: it checks the folder again once it exists
+ * (host/cache.c), so one it creates in a sticky folder will do. */
 int clg_rt_trusted_folder(const char *path)
 {
-    return check_folder(path, NULL, 0);
+    return check_folder(path, 0, NULL, 0);
 }
 
 /* The folder the implementation uses today, as an absolute path: its
@@ -140,7 +145,7 @@ static int own_folder(const runtime_cache *c, char *out, size_t cap)
     if (getpwuid_r(geteuid(), &pw, buf, sizeof buf, &found) == 0 &&
         found != NULL && found->pw_dir != NULL && found->pw_dir[0] == '/') {
         int n = snprintf(out, cap, "%s/.cache/%s", found->pw_dir, c->folder);
-        if (n > 0 && (size_t)n < cap && clg_rt_trusted_folder(out))
+        if (n > 0 && (size_t)n < cap && check_folder(out, 1, NULL, 0))
             return 1;
     }
     int n = snprintf(out, cap, "/tmp/clgather-%s-XXXXXX", c->folder);
@@ -156,7 +161,7 @@ static void guard_once(void)
         char now[PATH_MAX], checked[PATH_MAX], own[PATH_MAX];
         if (!current_folder(c, now, sizeof now))
             continue;
-        if (check_folder(now, checked, sizeof checked)) {
+        if (check_folder(now, 1, checked, sizeof checked)) {
             /* Named through a link or a relative path: pinned to what was
              * checked. */
             if (strcmp(checked, now) != 0 ||
