@@ -45,6 +45,38 @@ void clg_rt_release(cl_mem *buf)
     *buf = NULL;
 }
 
+clg_status clg_rt_sub_buffer(clg_context *ctx, cl_mem buf, uint64_t offset,
+                             size_t bytes, cl_mem *out)
+{
+    cl_int err;
+    cl_buffer_region region = {(size_t)offset, bytes};
+    *out = clCreateSubBuffer(buf, 0, CL_BUFFER_CREATE_TYPE_REGION, &region,
+                             &err);
+    return *out ? CLG_STATUS_OK : clg_fail_cl(ctx, err, "clCreateSubBuffer");
+}
+
+clg_status clg_rt_new_buffer(clg_context *ctx, size_t bytes, cl_mem *out)
+{
+    cl_int err;
+    *out = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes ? bytes : 1,
+                          NULL, &err);
+    return *out ? CLG_STATUS_OK : clg_fail_cl(ctx, err, "clCreateBuffer");
+}
+
+clg_status clg_rt_copy(clg_rt_call *c, cl_mem src, uint64_t src_offset,
+                       cl_mem dst, uint64_t dst_offset, size_t bytes)
+{
+    cl_uint nw;
+    const cl_event *w;
+    cl_event ev;
+    cl_event *evp = clg_rt_call_next(c, &nw, &w, &ev);
+    cl_int err = clEnqueueCopyBuffer(c->queue, src, dst, (size_t)src_offset,
+                                     (size_t)dst_offset, bytes, nw, w, evp);
+    if (err != CL_SUCCESS)
+        return clg_fail_cl(c->ctx, err, "clEnqueueCopyBuffer");
+    return clg_rt_call_enqueued(c, ev, "clEnqueueCopyBuffer");
+}
+
 clg_status clg_rt_upload(clg_rt_call *c, cl_mem buf, const void *host,
                          size_t bytes)
 {
@@ -140,7 +172,7 @@ size_t clg_rt_mem_alignment(clg_context *ctx, cl_mem buf, const void *svm)
 }
 
 clg_status clg_rt_check_buffer(clg_context *ctx, const char *what, cl_mem buf,
-                               uint64_t bytes)
+                               uint64_t offset, uint64_t bytes)
 {
     size_t size = 0;
     cl_context owner = NULL;
@@ -162,9 +194,15 @@ clg_status clg_rt_check_buffer(clg_context *ctx, const char *what, cl_mem buf,
                         "%s buffer belongs to another cl_context than the "
                         "clgather context's",
                         what);
-    if ((uint64_t)size < bytes)
+    if (offset == 0 && (uint64_t)size < bytes)
         return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
                         "%s buffer holds %zu bytes; the tensor needs %llu",
                         what, size, (unsigned long long)bytes);
+    if (offset > (uint64_t)size || (uint64_t)size - offset < bytes)
+        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                        "%s buffer holds %zu bytes; the tensor needs %llu "
+                        "at offset %llu",
+                        what, size, (unsigned long long)bytes,
+                        (unsigned long long)offset);
     return CLG_STATUS_OK;
 }

@@ -326,6 +326,17 @@ void clg_rt_release(cl_mem *buf);
  * stay valid until the call's commands are done). */
 clg_status clg_rt_upload(clg_rt_call *c, cl_mem buf, const void *host,
                          size_t bytes);
+/* A buffer viewing bytes [offset, offset + bytes) of `buf`
+ * (clCreateSubBuffer, the parent's flags): `offset` must be a multiple of
+ * the device's base address alignment (clg_device_facts.base_align). */
+clg_status clg_rt_sub_buffer(clg_context *ctx, cl_mem buf, uint64_t offset,
+                             size_t bytes, cl_mem *out);
+/* A new read-write device buffer of `bytes` (at least 1). */
+clg_status clg_rt_new_buffer(clg_context *ctx, size_t bytes, cl_mem *out);
+/* Enqueues a copy of `bytes` from `src` at src_offset to `dst` at
+ * dst_offset in call `c` (clEnqueueCopyBuffer). */
+clg_status clg_rt_copy(clg_rt_call *c, cl_mem src, uint64_t src_offset,
+                       cl_mem dst, uint64_t dst_offset, size_t bytes);
 /* Enqueues a copy buffer -> host in call `c`; `blocking` waits for it. */
 clg_status clg_rt_download(clg_rt_call *c, cl_mem buf, void *host,
                            size_t bytes, int blocking);
@@ -345,11 +356,11 @@ clg_status clg_rt_publish(clg_rt_call *c, cl_mem buf, size_t bytes,
  * query fails: the answer only ever enables a faster store. */
 size_t clg_rt_mem_alignment(clg_context *ctx, cl_mem buf, const void *svm);
 
-/* Checks a caller's buffer for a tensor of `bytes` bytes: present when
- * bytes > 0, of this context's cl_context, and large enough. `what` names
- * it in the message. */
+/* Checks a caller's buffer for a tensor of `bytes` bytes at byte
+ * `offset`: present when bytes > 0, of this context's cl_context, and
+ * large enough. `what` names it in the message. */
 clg_status clg_rt_check_buffer(clg_context *ctx, const char *what, cl_mem buf,
-                               uint64_t bytes);
+                               uint64_t offset, uint64_t bytes);
 
 /* ---------------------------------------------------------------- programs */
 

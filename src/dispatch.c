@@ -34,14 +34,6 @@ static clg_status need_ctx(const clg_context *ctx)
     return clg_rt_check_process(ctx);
 }
 
-static uint64_t data_bytes(const clg_problem *p)
-{
-    return (uint64_t)p->data_count * p->elem_size;
-}
-static uint64_t index_bytes(const clg_problem *p)
-{
-    return (uint64_t)p->index_count * p->index_size;
-}
 static uint64_t out_bytes(const clg_problem *p)
 {
     return (uint64_t)p->out_count * p->elem_size;
@@ -69,7 +61,8 @@ static const clg_desc *cl_desc(const clg_cl_tensor *t, clg_desc *d)
     return d;
 }
 
-/* Descriptors, buffer sizes and contexts, and no output aliasing. */
+/* Descriptors, buffer sizes and contexts at the call's offsets, and no
+ * output aliasing (src/views.c). */
 static clg_status check_cl_call(clg_context *ctx, const clg_call *call,
                                 const clg_cl_tensor *data,
                                 const clg_cl_tensor *indices,
@@ -79,21 +72,8 @@ static clg_status check_cl_call(clg_context *ctx, const clg_call *call,
     clg_status st = clg_validate_call(ctx, call, cl_desc(data, &dd),
                                       cl_desc(indices, &id),
                                       cl_desc(output, &od), p);
-    if (st != CLG_STATUS_OK ||
-        (st = clg_rt_check_buffer(ctx, "data", data->buffer, data_bytes(p))) !=
-            CLG_STATUS_OK ||
-        (st = clg_rt_check_buffer(ctx, "indices", indices->buffer,
-                                  index_bytes(p))) != CLG_STATUS_OK ||
-        (st = clg_rt_check_buffer(ctx, "output", output->buffer,
-                                  out_bytes(p))) != CLG_STATUS_OK)
-        return st;
-    if (p->out_count > 0 &&
-        (output->buffer == data->buffer || output->buffer == indices->buffer))
-        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
-                        "the output buffer is also the %s buffer; the output "
-                        "must not alias an input",
-                        output->buffer == data->buffer ? "data" : "indices");
-    return CLG_STATUS_OK;
+    const clg_cl_tensor *const t[CLG_VIEW_COUNT] = {data, indices, output};
+    return st != CLG_STATUS_OK ? st : clg_views_check(ctx, call, p, t);
 }
 
 /* Enqueues one problem on device buffers in call `c`: the operator's
@@ -166,12 +146,19 @@ clg_status clg_dispatch_enqueue(clg_context *ctx, cl_command_queue queue,
                                CLG_RT_CALL_DEFERRED, &c)) != CLG_STATUS_OK)
         return st;
     info.sequence = clg_rt_sequence(&c);
-    st = enqueue_problem(r, &c, &info.p, data, indices, output);
+    const clg_cl_tensor *const t[CLG_VIEW_COUNT] = {data, indices, output};
+    clg_cl_views v;
+    st = clg_views_open(&c, call, &info.p, t, &v);
+    if (st == CLG_STATUS_OK)
+        st = enqueue_problem(r, &c, &info.p, &v.t[0], &v.t[1], &v.t[2]);
+    if (st == CLG_STATUS_OK)
+        st = clg_views_commit(&c, &v);
     clg_deferred_info packed;
     if (st == CLG_STATUS_OK)
         st = clg_rt_call_defer(&c, &packed, clg_info_pack(&info, &packed),
-                               indices->buffer, event);
+                               v.t[1].buffer, event);
     clg_rt_call_close(&c, st != CLG_STATUS_OK);
+    clg_views_close(&v);
     if (st == CLG_STATUS_OK)
         clg_clear_error(ctx);
     return st;
@@ -197,14 +184,21 @@ clg_status clg_dispatch_cl(clg_context *ctx, const clg_call *call,
                                                       : CLG_RT_CALL_UNCHECKED,
                                &c)) != CLG_STATUS_OK)
         return st;
-    st = enqueue_problem(r, &c, &p, data, indices, output);
+    const clg_cl_tensor *const t[CLG_VIEW_COUNT] = {data, indices, output};
+    clg_cl_views v;
+    st = clg_views_open(&c, call, &p, t, &v);
+    if (st == CLG_STATUS_OK)
+        st = enqueue_problem(r, &c, &p, &v.t[0], &v.t[1], &v.t[2]);
+    if (st == CLG_STATUS_OK)
+        st = clg_views_commit(&c, &v);
     if (st == CLG_STATUS_OK)
         st = clg_rt_call_wait(&c, &raised);
     clg_rt_call_close(&c, st != CLG_STATUS_OK);
     if (st == CLG_STATUS_OK && raised)
         st = flag_raised(ctx,
-                         clg_check_indices_readback(ctx, &p, indices->buffer),
+                         clg_check_indices_readback(ctx, &p, v.t[1].buffer),
                          "every index read back is valid");
+    clg_views_close(&v);
     if (st == CLG_STATUS_OK)
         clg_clear_error(ctx);
     return st;
@@ -649,6 +643,8 @@ clg_status clg_dispatch_warm_up_cl(clg_context *ctx, const clg_call *call,
     clg_status st = warm_up_problem(ctx, call, cl_desc(data, &dd),
                                     cl_desc(indices, &id),
                                     cl_desc(output, &od), &p);
+    if (st == CLG_STATUS_OK)
+        st = clg_views_check_offsets(ctx, call, &p);
     if (st == CLG_STATUS_OK) {
         clg_rt_call c = {.ctx = ctx, .dry = 1};
         st = enqueue_problem(r, &c, &p, data, indices,

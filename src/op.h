@@ -481,6 +481,41 @@ clg_status clg_dispatch_warm_up_cl(clg_context *ctx, const clg_call *call,
                                    const clg_cl_tensor *indices,
                                    const clg_cl_tensor *output);
 
+/* src/views.c: device tensors at the call's byte offsets (clg_call's
+ * data_offset, indices_offset, output_offset), each seen by the kernels at
+ * offset 0 of a buffer of its own. Index k: 0 data, 1 indices, 2 output. */
+#define CLG_VIEW_COUNT 3
+typedef struct clg_cl_views {
+    clg_cl_tensor t[CLG_VIEW_COUNT]; /* the tensors as launched */
+    cl_mem parent[CLG_VIEW_COUNT];   /* the caller's buffers */
+    cl_mem made[CLG_VIEW_COUNT];     /* sub-buffers or temporaries (owned) */
+    int copied[CLG_VIEW_COUNT];      /* 1: made[k] is a temporary copy */
+    uint64_t offset[CLG_VIEW_COUNT];
+    size_t bytes[CLG_VIEW_COUNT];
+} clg_cl_views;
+
+/* The alignment rule of the offsets: INVALID_ARGUMENT for an offset that
+ * is not a multiple of its tensor's element size. */
+clg_status clg_views_check_offsets(clg_context *ctx, const clg_call *call,
+                                   const clg_problem *p);
+/* That rule, each buffer holding its tensor at its offset (of this
+ * context), and no overlap of the output's bytes with an input's in one
+ * buffer. */
+clg_status clg_views_check(clg_context *ctx, const clg_call *call,
+                           const clg_problem *p,
+                           const clg_cl_tensor *const t[CLG_VIEW_COUNT]);
+/* Makes the views of call `c` (a sub-buffer, or a temporary and, for an
+ * input, the copy into it, enqueued in c) into v->t; clg_views_commit
+ * enqueues the copy of a temporary output back into the caller's buffer
+ * after the launches; clg_views_close releases what v made (OpenCL keeps
+ * a buffer until its commands are done). */
+clg_status clg_views_open(clg_rt_call *c, const clg_call *call,
+                          const clg_problem *p,
+                          const clg_cl_tensor *const t[CLG_VIEW_COUNT],
+                          clg_cl_views *v);
+clg_status clg_views_commit(clg_rt_call *c, const clg_cl_views *v);
+void clg_views_close(clg_cl_views *v);
+
 /* src/finish.c: what a deferred call records for its report, and the
  * report of the first raised one. */
 typedef struct clg_deferred_info {

@@ -208,12 +208,32 @@ clg_status clg_output_shape(const clg_call *call, const clg_tensor *data,
                : clg_output_shape_of(&c, data, indices, shape, capacity, rank);
 }
 
+/* clg_call_read for a host-memory call, which has no buffer offsets. */
+static clg_status read_host_call(clg_context *ctx, const clg_call *call,
+                                 clg_call *out)
+{
+    clg_status st = clg_call_read(ctx, call, out);
+    if (st != CLG_STATUS_OK)
+        return st;
+    const uint64_t offsets[3] = {out->data_offset, out->indices_offset,
+                                 out->output_offset};
+    static const char *const names[3] = {"data", "indices", "output"};
+    for (int k = 0; k < 3; k++)
+        if (offsets[k] != 0)
+            return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                            "call->%s_offset = %llu on a host-memory call: "
+                            "buffer offsets apply to device buffers only "
+                            "(point the tensor's data at its first element)",
+                            names[k], (unsigned long long)offsets[k]);
+    return CLG_STATUS_OK;
+}
+
 clg_status clg_run(clg_context *ctx, const clg_call *call,
                    const clg_tensor *data, const clg_tensor *indices,
                    const clg_tensor *output)
 {
     clg_call c;
-    clg_status st = clg_call_read(ctx, call, &c);
+    clg_status st = read_host_call(ctx, call, &c);
     return st != CLG_STATUS_OK
                ? st
                : clg_dispatch_host(ctx, &c, data, indices, output);
@@ -251,7 +271,7 @@ clg_status clg_reference(clg_context *ctx, const clg_call *call,
                          const clg_tensor *output)
 {
     clg_call c;
-    clg_status st = clg_call_read(ctx, call, &c);
+    clg_status st = read_host_call(ctx, call, &c);
     return st != CLG_STATUS_OK
                ? st
                : clg_reference_of(ctx, &c, data, indices, output);
@@ -262,7 +282,7 @@ clg_status clg_warm_up(clg_context *ctx, const clg_call *call,
                        const clg_tensor *output)
 {
     clg_call c;
-    clg_status st = clg_call_read(ctx, call, &c);
+    clg_status st = read_host_call(ctx, call, &c);
     return st != CLG_STATUS_OK
                ? st
                : clg_dispatch_warm_up_host(ctx, &c, data, indices, output);

@@ -932,6 +932,21 @@ typedef struct clg_call_options {
  *  - batch_dims: GatherND's batch_dims, in [0, min(q, r) - 1]; appended
  *    after the first layout, so it needs size = sizeof(clg_call) (or 0
  *    for a zero batch_dims).
+ *  - data_offset, indices_offset, output_offset: where each device-buffer
+ *    tensor starts in its cl_mem, in bytes (after CLBlast's x_offset, in
+ *    bytes as PyOpenCL's Array.offset), for clg_run_cl, clg_enqueue and
+ *    clg_warm_up_cl; 0 for the host-memory calls (clg_run, clg_reference,
+ *    clg_warm_up), which refuse others. Appended: they need size =
+ *    sizeof(clg_call). Alignment rule: a multiple of the tensor's element
+ *    size (clg_dtype_size; 4 or 8 for indices), and the buffer must hold
+ *    offset + the tensor's bytes. An offset that is a multiple of the
+ *    device's CL_DEVICE_MEM_BASE_ADDR_ALIGN (in bytes) is used in place
+ *    through a sub-buffer; any other goes through a device-side copy of
+ *    that tensor (clEnqueueCopyBuffer into a temporary buffer, and for
+ *    the output back from it), enqueued in the call (docs/design.md,
+ *    "Host memory and device buffers"). Tensors of one call may share a
+ *    cl_mem when their byte ranges do not overlap (the output's with
+ *    neither input's).
  *  Borrowed for the call; the library keeps no pointer to it.
  *  Every generic call checks it first: NULL_POINTER (call NULL),
  *  INVALID_ARGUMENT (op outside CLG_OP_TABLE; size neither 0 nor at least
@@ -943,6 +958,9 @@ typedef struct clg_call {
     int64_t axis;
     clg_call_options options;
     int64_t batch_dims; /* appended: GatherND's batch_dims */
+    uint64_t data_offset; /* appended: byte offsets of device tensors */
+    uint64_t indices_offset;
+    uint64_t output_offset;
 } clg_call;
 
 /** The bytes of clg_call's first layout (size, op, axis, options): the
@@ -1050,11 +1068,13 @@ CLG_API clg_status clg_run(clg_context *ctx, const clg_call *call,
  *  (clg_context_last_exec_status), never OK. Enqueue on a queue of your
  *  own, or use the host-memory calls, to keep blocking calls apart from
  *  gated work (docs/design.md, "Enqueue and deferred errors"). Buffers
- *  must belong to the context's cl_context and be at least as large as
- *  their tensors, and the output buffer must not be an input's
- *  (INVALID_ARGUMENT otherwise; overlapping sub-buffers are not detected
- *  and give unspecified output). STRING descriptors are moved as 16-byte
- *  elements. */
+ *  must belong to the context's cl_context and hold their tensors at
+ *  the call's offsets (clg_call's data_offset, indices_offset and
+ *  output_offset, 0 by default), and the output's bytes must not overlap
+ *  an input's in the same buffer (INVALID_ARGUMENT otherwise, also for an
+ *  offset that breaks clg_call's alignment rule; overlapping sub-buffers
+ *  the caller made are not detected and give unspecified output). STRING
+ *  descriptors are moved as 16-byte elements. */
 CLG_API clg_status clg_run_cl(clg_context *ctx, const clg_call *call,
                               const clg_cl_tensor *data,
                               const clg_cl_tensor *indices,
@@ -1489,7 +1509,8 @@ CLG_API clg_status clg_warm_up(clg_context *ctx, const clg_call *call,
 
 /** Warm-up for clg_run_cl and clg_enqueue (which use the same kernels):
  *  as clg_warm_up, on device tensor descriptors whose buffers are not used
- *  and may be NULL; output may be NULL. */
+ *  and may be NULL; output may be NULL. The call's offsets are checked
+ *  against the alignment rule only. */
 CLG_API clg_status clg_warm_up_cl(clg_context *ctx, const clg_call *call,
                                   const clg_cl_tensor *data,
                                   const clg_cl_tensor *indices,

@@ -241,6 +241,207 @@ static void test_buffers_errors(void **state)
     clReleaseMemObject(o);
 }
 
+/* ------------------------------------------------------------ offsets */
+
+/* Where one case's tensors lie in one shared buffer (clg_call's
+ * data_offset, indices_offset, output_offset): the gaps between them and
+ * the bytes after the output hold 0xAB and must keep it. */
+typedef struct arena_layout {
+    uint64_t off[3]; /* data, indices, output */
+    size_t size;
+} arena_layout;
+
+/* Offsets on 4096 bytes (a sub-buffer on every device), or off them by
+ * `skew` elements (a device-side copy where that breaks the device's base
+ * address alignment); kind 0: all on 4096, 1: all skewed, 2: mixed. */
+static void arena_place(const clg_test_random_case *rc, int kind,
+                        arena_layout *a)
+{
+    const size_t bytes[3] = {rc->data.bytes, rc->indices.bytes, rc->out_bytes};
+    const size_t unit[3] = {clg_test_dtype_size(rc->spec.dtype),
+                            clg_test_dtype_size(rc->spec.idx_dtype),
+                            clg_test_dtype_size(rc->spec.dtype)};
+    size_t at = 0;
+    for (int k = 0; k < 3; k++) {
+        at = (at + 4095) / 4096 * 4096 + 4096;
+        int skew = kind == 1 || (kind == 2 && k != 1);
+        a->off[k] = at + (skew ? 3 * unit[k] : 0);
+        at = (size_t)a->off[k] + bytes[k];
+    }
+    a->size = at + TAIL;
+}
+
+/* Runs a random case on tensors inside one buffer, blocking (clg_run_cl)
+ * or enqueued (clg_enqueue, then clg_context_finish), and checks the
+ * result, the message of an index error, and every byte around. */
+static void check_cl_arena(clg_context *ctx, clg_test_random_case *rc,
+                           int kind, int enqueue)
+{
+    cl_context cl = clg_context_cl_context(ctx);
+    cl_command_queue q = clg_context_cl_queue(ctx);
+    const clg_test_spec *spec = &rc->spec;
+    arena_layout a;
+    arena_place(rc, kind, &a);
+    unsigned char *host = malloc(a.size);
+    assert_non_null(host);
+    memset(host, 0xAB, a.size);
+    memcpy(host + a.off[0], rc->data.t.data, rc->data.bytes);
+    memcpy(host + a.off[1], rc->indices.t.data, rc->indices.bytes);
+    cl_mem m = make_buffer(cl, host, a.size);
+    unsigned char *want = malloc(a.size);
+    assert_non_null(want);
+    memcpy(want, host, a.size);
+
+    clg_cl_tensor cd = {spec->dtype, spec->rank, spec->shape, m};
+    clg_cl_tensor ci = {spec->idx_dtype, spec->idx_rank, spec->idx_shape, m};
+    clg_cl_tensor co = {spec->dtype, rc->out_rank, rc->out_shape, m};
+    clg_call call = {.size = sizeof call,
+                     .op = spec->op,
+                     .axis = spec->axis,
+                     .data_offset = a.off[0],
+                     .indices_offset = a.off[1],
+                     .output_offset = a.off[2]};
+    clg_status st;
+    if (enqueue) {
+        st = clg_enqueue(ctx, NULL, &call, &cd, &ci, &co, 0, NULL, NULL);
+        if (st == CLG_STATUS_OK)
+            st = clg_context_finish(ctx);
+    } else {
+        st = clg_run_cl(ctx, &call, &cd, &ci, &co);
+    }
+    CLG_ASSERT_STATUS(ctx, st, rc->expect);
+    read_buffer(q, m, host, a.size);
+    size_t elem = clg_test_dtype_size(spec->dtype);
+    if (rc->expect == CLG_STATUS_OK) {
+        CLG_ASSERT_BYTES(host + a.off[2], rc->expected, rc->out_bytes, elem,
+                         "output at its offset vs oracle");
+        memcpy(want + a.off[2], rc->expected, rc->out_bytes);
+    } else {
+        char frag[sizeof rc->bad.position + 64];
+        snprintf(frag, sizeof frag, "%s = %" PRId64,
+                 spec->idx_rank > 0 ? rc->bad.position : "", rc->bad.value);
+        CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), frag);
+        /* The output's bytes are unspecified after an index error. */
+        memcpy(want + a.off[2], host + a.off[2], rc->out_bytes);
+    }
+    /* Inputs, gaps and the tail as they were. */
+    CLG_ASSERT_BYTES(host, want, a.size, 1, "the shared buffer");
+    free(want);
+    free(host);
+    clReleaseMemObject(m);
+}
+
+static void test_buffers_at_offsets(void **state)
+{
+    clg_context *ctx = *state;
+    clg_test_rng rng = {seed ^ 0x0ff5e7};
+    size_t errors = 0;
+    for (size_t n = 0; n < 96; n++) {
+        clg_test_spec spec;
+        clg_test_random_spec(&rng, n * 11, &spec);
+        clg_test_random_case rc;
+        clg_test_random_case_make(&rng, &spec, &rc);
+        int kind = (int)(n % 3), enqueue = (int)(n / 3 % 2);
+        clg_test_set_case("offset case %zu (layout %d, %s; "
+                          "CLG_TEST_SEED=%" PRIu64 "): %s",
+                          n, kind, enqueue ? "enqueued" : "blocking", seed,
+                          rc.desc);
+        check_cl_arena(ctx, &rc, kind, enqueue);
+        errors += rc.expect != CLG_STATUS_OK;
+        clg_test_random_case_free(&rc);
+    }
+    assert_true(errors > 0);
+}
+
+/* The offsets' rules: element alignment, room in the buffer, no overlap
+ * of the output with an input, none on host memory. */
+static void test_buffers_offset_errors(void **state)
+{
+    clg_context *ctx = *state;
+    cl_context cl = clg_context_cl_context(ctx);
+    /* The buffer is made with its contents: Oclgrind 21.10 reports reads
+     * through a sub-buffer of bytes written into its parent by
+     * clEnqueueWriteBuffer as uninitialised. */
+    unsigned char fill[512];
+    memset(fill, 0, sizeof fill);
+    const float data[] = {1, 2, 3, 4, 5, 6};
+    const int64_t idx[] = {2, -3}, bad[] = {1, 3};
+    memcpy(fill, data, sizeof data);
+    memcpy(fill + 96, idx, sizeof idx);
+    const int64_t dshape[] = {2, 3}, ishape[] = {2}, oshape[] = {2, 2};
+    cl_mem m = make_buffer(cl, fill, sizeof fill);
+    clg_cl_tensor cd = {CLG_DTYPE_FLOAT, 2, dshape, m};
+    clg_cl_tensor ci = {CLG_DTYPE_INT64, 1, ishape, m};
+    clg_cl_tensor co = {CLG_DTYPE_FLOAT, 2, oshape, m};
+    clg_call call = {.size = sizeof call, .op = CLG_OP_GATHER, .axis = 1};
+    call.data_offset = 0;
+    call.indices_offset = 100; /* not a multiple of 8 */
+    call.output_offset = 256;
+    CLG_ASSERT_STATUS(ctx, clg_run_cl(ctx, &call, &cd, &ci, &co),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
+                        "call->indices_offset = 100 is not a multiple of the "
+                        "indices element size (8 bytes)");
+    CLG_ASSERT_STATUS(ctx, clg_warm_up_cl(ctx, &call, &cd, &ci, &co),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    call.indices_offset = 96;
+    call.output_offset = 500; /* 16 bytes do not fit in 12 */
+    CLG_ASSERT_STATUS(ctx, clg_run_cl(ctx, &call, &cd, &ci, &co),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
+                        "output buffer holds 512 bytes; the tensor needs 16 "
+                        "at offset 500");
+    call.output_offset = 104; /* [104, 120) overlaps the indices' [96, 112) */
+    CLG_ASSERT_STATUS(ctx, clg_run_cl(ctx, &call, &cd, &ci, &co),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
+                        "the output's bytes [104, 120) overlap the indices's "
+                        "[96, 112)");
+    call.output_offset = 8; /* [8, 24) overlaps the data's [0, 24) */
+    CLG_ASSERT_STATUS(ctx, clg_run_cl(ctx, &call, &cd, &ci, &co),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), "overlap the data's");
+    /* Adjacent ranges are apart: data [0, 24), indices [96, 112), output
+     * [112, 128). */
+    call.output_offset = 112;
+    cl_command_queue q = clg_context_cl_queue(ctx);
+    CLG_ASSERT_OK(ctx, clg_run_cl(ctx, &call, &cd, &ci, &co));
+    float out[4];
+    assert_int_equal(clEnqueueReadBuffer(q, m, CL_TRUE, 112, sizeof out, out,
+                                         0, NULL, NULL),
+                     CL_SUCCESS);
+    const float want[] = {3, 1, 6, 4};
+    CLG_ASSERT_BYTES(out, want, sizeof want, 4, "output at offset 112");
+    /* An index error names the position within the tensor, not the
+     * buffer. */
+    memcpy(fill + 96, bad, sizeof bad);
+    cl_mem m2 = make_buffer(cl, fill, sizeof fill);
+    cd.buffer = ci.buffer = co.buffer = m2;
+    CLG_ASSERT_STATUS(ctx, clg_run_cl(ctx, &call, &cd, &ci, &co),
+                      CLG_STATUS_INDEX_OUT_OF_RANGE);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), "indices[1] = 3");
+    /* Host-memory calls take no offsets. */
+    float hd[6] = {0}, ho[4];
+    int64_t hi[2] = {0, 1};
+    clg_tensor td = {CLG_DTYPE_FLOAT, 2, dshape, hd};
+    clg_tensor ti = {CLG_DTYPE_INT64, 1, ishape, hi};
+    clg_tensor to = {CLG_DTYPE_FLOAT, 2, oshape, ho};
+    clg_call host = {.size = sizeof host,
+                     .op = CLG_OP_GATHER,
+                     .axis = 1,
+                     .output_offset = 16};
+    CLG_ASSERT_STATUS(ctx, clg_run(ctx, &host, &td, &ti, &to),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
+                        "call->output_offset = 16 on a host-memory call");
+    CLG_ASSERT_STATUS(ctx, clg_reference(ctx, &host, &td, &ti, &to),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    CLG_ASSERT_STATUS(ctx, clg_warm_up(ctx, &host, &td, &ti, &to),
+                      CLG_STATUS_INVALID_ARGUMENT);
+    clReleaseMemObject(m);
+    clReleaseMemObject(m2);
+}
+
 /* Buffers of a caller's own cl_context and queue, wrapped. */
 static void test_buffers_on_wrapped_context(void **state)
 {
@@ -266,6 +467,8 @@ int main(void)
         cmocka_unit_test(test_buffers_random),
         cmocka_unit_test(test_buffers_literal_cases),
         cmocka_unit_test(test_buffers_errors),
+        cmocka_unit_test(test_buffers_at_offsets),
+        cmocka_unit_test(test_buffers_offset_errors),
         cmocka_unit_test(test_buffers_on_wrapped_context),
     };
     return CLG_RUN_DEVICE_TESTS(tests);
