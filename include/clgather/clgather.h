@@ -957,7 +957,7 @@ typedef struct clg_call {
     clg_op op;
     int64_t axis;
     clg_call_options options;
-    int64_t batch_dims; /* appended: GatherND's batch_dims */
+    int64_t batch_dims;   /* appended: GatherND's batch_dims */
     uint64_t data_offset; /* appended: byte offsets of device tensors */
     uint64_t indices_offset;
     uint64_t output_offset;
