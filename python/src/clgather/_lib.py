@@ -82,6 +82,7 @@ def enum(name):
     prefix = prefix[:prefix.rfind("_") + 1]
     return {row[0][len(prefix):]: row[1] for row in rows}
 
+
 # --------------------------------------------------------------- types
 
 # The C integer types of the header, as ctypes has them. An enum is an int
@@ -234,14 +235,19 @@ def type_size(name):
     return lib.clg_type_size(name.encode()) or None
 
 
-class CacheInfo(STRUCTS["clg_cache_info"]):
+_CACHE_INFO = STRUCTS["clg_cache_info"]
+# The bytes the library writes into a clg_cache_info: its own size, which
+# a newer library's may exceed (4 KiB more than the header's for a library
+# that cannot say).
+_CACHE_INFO_BYTES = type_size("clg_cache_info") or \
+    ctypes.sizeof(_CACHE_INFO) + 4096
+
+
+class CacheInfo(_CACHE_INFO):
     """clg_cache_info, followed by room for what a newer library appended
-    to it: the library writes its whole structure, as large as its
-    clg_type_size says (4 KiB more for a library that cannot say)."""
+    to it."""
     _fields_ = [("_spare", ctypes.c_char * max(
-        1, (type_size("clg_cache_info") or 4096 +
-            ctypes.sizeof(STRUCTS["clg_cache_info"])) -
-        ctypes.sizeof(STRUCTS["clg_cache_info"])))]
+        1, _CACHE_INFO_BYTES - ctypes.sizeof(_CACHE_INFO)))]
 
 
 def text(raw):
