@@ -99,6 +99,17 @@ CLG_API unsigned clg_version(void);
 /** Version string of the library actually linked, e.g. "0.2.0". Static. */
 CLG_API const char *clg_version_string(void);
 
+/** sizeof of a public type of this header as the library loaded was
+ *  compiled, by the type's name: "clg_tensor", "clg_call",
+ *  "clg_cache_info", ..., an enum's too ("clg_status"); every struct and
+ *  enum this header declares with a typedef, clg_context (opaque) aside.
+ *  0 for NULL and for a name the library does not know (a type added
+ *  after it was built). A binding in another language compares these with
+ *  its own layouts, and sizes an output struct that grew (clg_cache_info
+ *  of a newer library) to what the library writes. Thread-safe; needs no
+ *  device. */
+CLG_API size_t clg_type_size(const char *name);
+
 /* ======================================================================
  * 2. Status codes
  * ==================================================================== */
@@ -154,6 +165,12 @@ CLG_API const char *clg_status_name(clg_status status);
  *  value outside the table. The context's clg_context_last_error() gives
  *  the specific message with the values involved. */
 CLG_API const char *clg_status_message(clg_status status);
+
+/** The number of statuses of the library loaded: its clg_status values are
+ *  0 to clg_status_count() - 1, without a gap (CLG_STATUS_TABLE; a program
+ *  built against an older header may see more than it names).
+ *  Thread-safe. */
+CLG_API int clg_status_count(void);
 
 /* ======================================================================
  * 3. Data types and tensors
@@ -222,6 +239,19 @@ CLG_API size_t clg_dtype_size(clg_dtype dtype);
 /** ONNX name of `dtype`, e.g. "FLOAT", "BFLOAT16". Static, never NULL;
  *  "UNDEFINED" for unknown values. */
 CLG_API const char *clg_dtype_name(clg_dtype dtype);
+
+/** One more than the largest element type number of the library loaded:
+ *  its clg_dtype values are below clg_dtype_count(). A number below it
+ *  that is no type (0, CLG_DTYPE_UNDEFINED, or a gap that ONNX numbers
+ *  and the table skips) has clg_dtype_size 0. Thread-safe. */
+CLG_API int clg_dtype_count(void);
+
+/** The kind of `dtype`, its CLG_DTYPE_TABLE letter as an int: 'f', 'i',
+ *  'u', 'b', 'c', 'B' (bfloat16) or 'S' (STRING), as described there; 0
+ *  for CLG_DTYPE_UNDEFINED or a value that is not an ONNX TensorProto
+ *  data type. With clg_dtype_size it tells a binding which array type
+ *  holds the elements (NumPy's dtype kind and itemsize). Thread-safe. */
+CLG_API int clg_dtype_kind(clg_dtype dtype);
 
 /** Largest rank clgather accepts for any tensor (data, indices, output). */
 #define CLG_MAX_RANK 32

@@ -13,7 +13,10 @@ from . import _errors, _host, _lib, _pyopencl
 
 lib = _lib.lib
 
-_DEVICE_TYPES = {0: "other", 1: "cpu", 2: "gpu", 3: "accelerator"}
+# clg_device_type value -> its name in lower case ("cpu", "gpu", ...), from
+# the header's enum.
+_DEVICE_TYPES = {value: name.lower()
+                 for name, value in _lib.enum("clg_device_type").items()}
 
 
 def _params_item(name, value):

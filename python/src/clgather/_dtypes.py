@@ -8,21 +8,45 @@ bytes unchanged).
 
 import numpy as np
 
-from . import _dlpack, _errors
+from . import _dlpack, _errors, _lib
 
-FLOAT, UINT8, INT8, UINT16, INT16, INT32, INT64, STRING, BOOL = range(1, 10)
-FLOAT16, DOUBLE, UINT32, UINT64, COMPLEX64, COMPLEX128, BFLOAT16 = \
-    range(10, 17)
 
-# (NumPy kind, itemsize) -> clg_dtype. Kind 'S' (bytes) is STRING for any
-# itemsize.
-_BY_KIND = {
-    ("b", 1): BOOL,
-    ("i", 1): INT8, ("i", 2): INT16, ("i", 4): INT32, ("i", 8): INT64,
-    ("u", 1): UINT8, ("u", 2): UINT16, ("u", 4): UINT32, ("u", 8): UINT64,
-    ("f", 2): FLOAT16, ("f", 4): FLOAT, ("f", 8): DOUBLE,
-    ("c", 8): COMPLEX64, ("c", 16): COMPLEX128,
-}
+def _library_dtypes():
+    """{name: (number, size, kind)} of the element types of the library
+    loaded (CLG_DTYPE_TABLE: clg_dtype_count, clg_dtype_name,
+    clg_dtype_size, clg_dtype_kind). A library without the count and kind
+    calls has its sizes asked, and the kinds read from the header's
+    table."""
+    lib = _lib.lib
+    rows = {}
+    if hasattr(lib, "clg_dtype_count") and hasattr(lib, "clg_dtype_kind"):
+        for number in range(1, lib.clg_dtype_count()):
+            size = lib.clg_dtype_size(number)
+            if size:
+                rows[_lib.text(lib.clg_dtype_name(number))] = (
+                    number, size, chr(lib.clg_dtype_kind(number)))
+    else:
+        for name, number, _, kind in _lib.API["tables"]["CLG_DTYPE_TABLE"]:
+            size = lib.clg_dtype_size(number)
+            if size:
+                rows[name] = (number, size, kind)
+    return rows
+
+
+DTYPES = _library_dtypes()
+# The clg_dtype of each type by its name, as module constants: FLOAT,
+# INT64, STRING, BFLOAT16, ...
+globals().update({name: row[0] for name, row in DTYPES.items()})
+STRING, INT32, INT64 = (DTYPES[name][0] for name in
+                        ("STRING", "INT32", "INT64"))
+
+# (NumPy kind, itemsize) -> clg_dtype: the table's kinds are NumPy's
+# letters where NumPy has one ('b', 'i', 'u', 'f', 'c'). Kind 'S' (bytes)
+# is STRING for any itemsize; 'B' (bfloat16) is ml_dtypes' bfloat16.
+_BY_KIND = {(kind, size): number for number, size, kind in DTYPES.values()
+            if kind in "biufc"}
+_BY_LETTER = {kind: number for number, size, kind in DTYPES.values()
+              if kind in "SB"}
 
 try:
     import ml_dtypes
@@ -36,10 +60,11 @@ def clg_dtype(dtype):
     does not have."""
     dtype = np.dtype(dtype)
     if dtype.kind == "S":
-        return STRING
-    if _BFLOAT16 is not None and dtype == _BFLOAT16:
-        return BFLOAT16
-    code = _BY_KIND.get((dtype.kind, dtype.itemsize))
+        code = _BY_LETTER.get("S")
+    elif _BFLOAT16 is not None and dtype == _BFLOAT16:
+        code = _BY_LETTER.get("B")
+    else:
+        code = _BY_KIND.get((dtype.kind, dtype.itemsize))
     if code is None:
         _errors.raise_status(
             "UNSUPPORTED_DTYPE",

@@ -1,8 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The C library through ctypes: loading, structures and prototypes.
+"""The C library through ctypes: loading, structures and prototypes,
+generated from the public header, include/clgather/clgather.h.
 
-Mirrors include/clgather/clgather.h and nothing else: every operation is
-the library's. The structures follow the header's layouts field for field.
+Nothing here copies the header: at build time python/CMakeLists.txt reads
+it through the C preprocessor (_cheader) into the module _api (its
+functions, structs, enums and integer macros), and this module makes the
+ctypes structures and prototypes from that. The library's tables (its
+statuses, data types, operators, out-of-range modes and device
+parameters) are asked of the library loaded, by its introspection calls.
+docs/python.md, "How the binding follows the header".
 """
 
 import ctypes
@@ -39,209 +45,209 @@ def _library_path():
 LIBRARY_PATH = _library_path()
 lib = ctypes.CDLL(LIBRARY_PATH)
 
+# --------------------------------------------------------------- the header
+
+
+def _header_api():
+    """The header as data: the module _api written at build time, else
+    (a source tree that CMake has not configured) the header of the
+    source tree read now, through the C compiler."""
+    try:
+        from ._api import API
+        return API
+    except ImportError:
+        pass
+    here = os.path.dirname(os.path.abspath(__file__))
+    header = os.path.join(here, "..", "..", "..", "include", "clgather",
+                          "clgather.h")
+    if not os.path.exists(header):
+        raise ImportError(
+            "clgather: the package has no _api module (generated from "
+            "clgather.h at build time); reinstall it (pip install ./python)")
+    from . import _cheader
+    return _cheader.parse(header)
+
+
+API = _header_api()
+DEFINES = API["defines"]
+MAX_RANK = DEFINES["CLG_MAX_RANK"]
+CACHE_PATH_MAX = DEFINES["CLG_CACHE_PATH_MAX"]
+
+
+def enum(name):
+    """The enumerators of the header's enum `name` without their common
+    prefix: enum("clg_device_type") is {"OTHER": 0, "CPU": 1, ...}."""
+    rows = API["enums"][name]
+    prefix = os.path.commonprefix([row[0] for row in rows])
+    prefix = prefix[:prefix.rfind("_") + 1]
+    return {row[0][len(prefix):]: row[1] for row in rows}
+
+
 # --------------------------------------------------------------- types
 
-c_status = ctypes.c_int
-c_dtype = ctypes.c_int
-c_cl_int = ctypes.c_int32
-c_cl_uint = ctypes.c_uint32
+# The C integer types of the header, as ctypes has them. An enum is an int
+# in the C ABIs clgather supports (each enum's values fit one).
+_SCALARS = {
+    "void": None, "char": ctypes.c_char, "signed char": ctypes.c_byte,
+    "unsigned char": ctypes.c_ubyte, "short": ctypes.c_short,
+    "unsigned short": ctypes.c_ushort, "int": ctypes.c_int,
+    "unsigned int": ctypes.c_uint, "long": ctypes.c_long,
+    "unsigned long": ctypes.c_ulong, "long long": ctypes.c_longlong,
+    "unsigned long long": ctypes.c_ulonglong, "float": ctypes.c_float,
+    "double": ctypes.c_double, "size_t": ctypes.c_size_t,
+    "int8_t": ctypes.c_int8, "uint8_t": ctypes.c_uint8,
+    "int16_t": ctypes.c_int16, "uint16_t": ctypes.c_uint16,
+    "int32_t": ctypes.c_int32, "uint32_t": ctypes.c_uint32,
+    "int64_t": ctypes.c_int64, "uint64_t": ctypes.c_uint64,
+    "intptr_t": ctypes.c_ssize_t, "uintptr_t": ctypes.c_size_t,
+}
+
+# clg_<name> struct -> its ctypes.Structure, made from the header's
+# fields in ctype below (in a dict, not as module names: the binding uses
+# few of them by name).
+STRUCTS = {}
+# clg_<name> struct -> the structure the binding passes for it where it
+# differs from the header's whole one (Call, below).
+PASSED = {}
+
+
+def ctype(spec):
+    """The ctypes type of a type as _cheader names it: "int64_t*",
+    "struct clg_tensor*", "enum clg_dtype", "opaque clg_context**",
+    "handle" (an OpenCL object: cl_mem, cl_event, ...). A char pointer is
+    c_char_p (bytes in, bytes out), any other pointer to void, to an opaque
+    struct or an OpenCL object is c_void_p."""
+    base = spec.rstrip("*")
+    stars = len(spec) - len(base)
+    if base == "handle" or base.startswith("opaque "):
+        if base != "handle":
+            stars -= 1  # clg_context * is the handle
+        result = ctypes.c_void_p
+    elif base.startswith("enum "):
+        result = ctypes.c_int
+    elif base.startswith("struct "):
+        name = base.split()[1]
+        result = PASSED.get(name) or _struct(name)
+    elif base in ("char", "void") and stars:
+        result = ctypes.c_char_p if base == "char" else ctypes.c_void_p
+        stars -= 1
+    else:
+        result = _SCALARS[base]
+    for _ in range(stars):
+        result = ctypes.POINTER(result)
+    return result
+
+
+def _struct(name):
+    """The ctypes.Structure of header struct `name`, made on first use."""
+    if name not in STRUCTS:
+        fields = []
+        for field, spec, _, length in API["structs"][name]:
+            member = ctype(spec)
+            fields.append((field, member if length is None
+                           else member * length))
+        STRUCTS[name] = type(name, (ctypes.Structure,),
+                             {"_fields_": fields, "__doc__": name,
+                              "__module__": __name__})
+    return STRUCTS[name]
+
+
+for _name in API["structs"]:
+    _struct(_name)
+
+Tensor = STRUCTS["clg_tensor"]
+ClTensor = STRUCTS["clg_cl_tensor"]
+String = STRUCTS["clg_string"]
+DeviceInfo = STRUCTS["clg_device_info"]
+CallOptions = STRUCTS["clg_call_options"]
+
+
+def prefix(struct, last):
+    """A structure of the fields of `struct` up to and including `last`,
+    at the same offsets."""
+    names = [field[0] for field in struct._fields_]
+    return type(struct.__name__, (ctypes.Structure,), {
+        "_fields_": struct._fields_[:names.index(last) + 1],
+        "__doc__": "%s through %s" % (struct.__name__, last),
+        "__module__": __name__})
+
+
+# The clg_call the binding passes: the header's fields through the last
+# one it sets (batch_dims). The library reads `size` bytes (the binding
+# sets ctypes.sizeof(Call)), so the fields after it keep their defaults
+# (the device tensors' byte offsets: 0, where the binding puts PyOpenCL
+# arrays), and a library older than a field takes its zero bytes.
+CALL_LAST_FIELD = "batch_dims"
+Call = PASSED["clg_call"] = prefix(STRUCTS["clg_call"], CALL_LAST_FIELD)
+
 c_handle = ctypes.c_void_p  # cl_context, cl_device_id, cl_mem, ...
-
-MAX_RANK = 32  # CLG_MAX_RANK
-
-
-class Tensor(ctypes.Structure):
-    """clg_tensor."""
-    _fields_ = [("dtype", c_dtype), ("rank", ctypes.c_size_t),
-                ("shape", ctypes.POINTER(ctypes.c_int64)),
-                ("data", ctypes.c_void_p)]
-
-
-class ClTensor(ctypes.Structure):
-    """clg_cl_tensor."""
-    _fields_ = [("dtype", c_dtype), ("rank", ctypes.c_size_t),
-                ("shape", ctypes.POINTER(ctypes.c_int64)),
-                ("buffer", c_handle)]
-
-
-class String(ctypes.Structure):
-    """clg_string."""
-    _fields_ = [("data", ctypes.c_void_p), ("length", ctypes.c_size_t)]
-
-
-class DeviceInfo(ctypes.Structure):
-    """clg_device_info."""
-    _fields_ = [("platform_index", ctypes.c_uint32),
-                ("device_index", ctypes.c_uint32), ("type", ctypes.c_int),
-                ("is_default", ctypes.c_int),
-                ("platform_name", ctypes.c_char * 128),
-                ("name", ctypes.c_char * 128),
-                ("vendor", ctypes.c_char * 128),
-                ("version", ctypes.c_char * 128),
-                ("global_mem_size", ctypes.c_uint64),
-                ("max_alloc_size", ctypes.c_uint64),
-                ("host_unified_memory", ctypes.c_int)]
-
-
-CACHE_PATH_MAX = 4096  # CLG_CACHE_PATH_MAX
-
-
-class CacheInfo(ctypes.Structure):
-    """clg_cache_info, followed by spare room: the library writes the whole
-    structure, and a layout that grew must not write past ours."""
-    _fields_ = [("enabled", ctypes.c_int),
-                ("directory", ctypes.c_char * CACHE_PATH_MAX),
-                ("max_bytes", ctypes.c_uint64), ("hits", ctypes.c_uint64),
-                ("misses", ctypes.c_uint64), ("stores", ctypes.c_uint64),
-                ("rejected", ctypes.c_uint64),
-                ("_spare", ctypes.c_char * 4096)]
-
-
-class CallOptions(ctypes.Structure):
-    """clg_call_options (an enum is an int in the C ABIs clgather
-    supports)."""
-    _fields_ = [("oob", ctypes.c_int)]
-
-
-class Call(ctypes.Structure):
-    """clg_call with batch_dims, appended to its first layout. The library
-    reads `size` bytes (set to ctypes.sizeof(Call)), so fields it appended
-    later keep their defaults, and a library older than batch_dims takes
-    its zero bytes."""
-    _fields_ = [("size", ctypes.c_uint32), ("op", ctypes.c_int),
-                ("axis", ctypes.c_int64), ("options", CallOptions),
-                ("batch_dims", ctypes.c_int64)]
-
-
-P = ctypes.POINTER
 c_ctx = ctypes.c_void_p  # clg_context *
-T = P(Tensor)
-CT = P(ClTensor)
 
 # --------------------------------------------------------------- prototypes
 
-_PROTOTYPES = {
-    "clg_version": (ctypes.c_uint, []),
-    "clg_version_string": (ctypes.c_char_p, []),
-    "clg_status_name": (ctypes.c_char_p, [c_status]),
-    "clg_status_message": (ctypes.c_char_p, [c_status]),
-    "clg_dtype_size": (ctypes.c_size_t, [c_dtype]),
-    "clg_dtype_name": (ctypes.c_char_p, [c_dtype]),
-    "clg_devices_list": (c_status, [P(DeviceInfo), ctypes.c_size_t,
-                                    P(ctypes.c_size_t)]),
-    "clg_context_create": (c_status, [P(c_ctx), ctypes.c_char_p]),
-    "clg_context_create_from_cl": (c_status, [P(c_ctx), c_handle, c_handle,
-                                              c_handle]),
-    "clg_context_destroy": (None, [c_ctx]),
-    "clg_context_device_name": (ctypes.c_char_p, [c_ctx]),
-    "clg_context_device_vendor": (ctypes.c_char_p, [c_ctx]),
-    "clg_context_device_version": (ctypes.c_char_p, [c_ctx]),
-    "clg_context_device_type": (ctypes.c_int, [c_ctx]),
-    "clg_context_uses_host_memory": (ctypes.c_int, [c_ctx]),
-    "clg_context_uses_svm": (ctypes.c_int, [c_ctx]),
-    "clg_context_max_alloc_size": (ctypes.c_uint64, [c_ctx]),
-    "clg_context_cl_context": (c_handle, [c_ctx]),
-    "clg_context_cl_device": (c_handle, [c_ctx]),
-    "clg_context_cl_queue": (c_handle, [c_ctx]),
-    "clg_context_set_validate": (c_status, [c_ctx, ctypes.c_int]),
-    "clg_context_validates": (ctypes.c_int, [c_ctx]),
-    # The device parameters by name (clg_param is an int): the fields are
-    # the library's, asked for (param_names), never mirrored.
-    "clg_param_count": (ctypes.c_int, []),
-    "clg_param_name": (ctypes.c_char_p, [ctypes.c_int]),
-    "clg_context_get_param": (c_status, [c_ctx, ctypes.c_int,
-                                         P(ctypes.c_int64)]),
-    "clg_context_set_params_text": (c_status, [c_ctx, ctypes.c_char_p]),
-    "clg_context_params_env": (ctypes.c_char_p, [c_ctx]),
-    "clg_gather_output_shape": (c_status, [T, T, ctypes.c_int64,
-                                           P(ctypes.c_int64), ctypes.c_size_t,
-                                           P(ctypes.c_size_t)]),
-    "clg_gather_elements_output_shape": (c_status, [T, T, ctypes.c_int64,
-                                                    P(ctypes.c_int64),
-                                                    ctypes.c_size_t,
-                                                    P(ctypes.c_size_t)]),
-    "clg_gather": (c_status, [c_ctx, T, T, ctypes.c_int64, T]),
-    "clg_gather_elements": (c_status, [c_ctx, T, T, ctypes.c_int64, T]),
-    "clg_reference_gather": (c_status, [c_ctx, T, T, ctypes.c_int64, T]),
-    "clg_reference_gather_elements": (c_status, [c_ctx, T, T, ctypes.c_int64,
-                                                 T]),
-    "clg_enqueue_gather": (c_status, [c_ctx, c_handle, CT, CT, ctypes.c_int64,
-                                      CT, c_cl_uint, P(c_handle),
-                                      P(c_handle)]),
-    "clg_enqueue_gather_elements": (c_status, [c_ctx, c_handle, CT, CT,
-                                               ctypes.c_int64, CT, c_cl_uint,
-                                               P(c_handle), P(c_handle)]),
-    "clg_context_finish": (c_status, [c_ctx]),
-    "clg_context_finish_queue": (c_status, [c_ctx, c_handle]),
-    "clg_context_finish_events": (c_status, [c_ctx, c_cl_uint, P(c_handle)]),
-    "clg_context_last_error": (ctypes.c_char_p, [c_ctx]),
-    "clg_context_last_cl_error": (c_cl_int, [c_ctx]),
-    "clg_cl_error_name": (ctypes.c_char_p, [c_cl_int]),
-    "clg_context_build_log": (ctypes.c_char_p, [c_ctx]),
-}
+# Functions of the header that the binding leaves unbound on purpose:
+# name -> why (none: it binds every one; the test that compares the
+# binding with the header reads this).
+NOT_BOUND = {}
 
-# Functions of libraries that have a persistent program cache; bound when
-# the library loaded has them (HAS_CACHE).
-_CACHE_PROTOTYPES = {
-    "clg_context_cache_info": (c_status, [c_ctx, P(CacheInfo)]),
-    "clg_context_cache_refusal": (ctypes.c_char_p, [c_ctx]),
-    "clg_context_set_cache_dir": (c_status, [c_ctx, ctypes.c_char_p]),
-    "clg_context_set_cache_max": (c_status, [c_ctx, ctypes.c_uint64]),
-}
-HAS_CACHE = all(hasattr(lib, name) for name in _CACHE_PROTOTYPES)
-if HAS_CACHE:
-    _PROTOTYPES.update(_CACHE_PROTOTYPES)
-
-# Functions of libraries that have the out-of-range modes (clg_oob_mode,
-# the _ex operators with clg_call_options); bound when the library loaded
-# has them (HAS_OOB). Without them every call is the plain one (raise).
-OPT = P(CallOptions)
-_OOB_PROTOTYPES = {
-    "clg_oob_mode_name": (ctypes.c_char_p, [ctypes.c_int]),
-    "clg_oob_mode_parse": (c_status, [ctypes.c_char_p, P(ctypes.c_int)]),
-    "clg_gather_ex": (c_status, [c_ctx, T, T, ctypes.c_int64, T, OPT]),
-    "clg_gather_elements_ex": (c_status, [c_ctx, T, T, ctypes.c_int64, T,
-                                          OPT]),
-    "clg_reference_gather_ex": (c_status, [c_ctx, T, T, ctypes.c_int64, T,
-                                           OPT]),
-    "clg_reference_gather_elements_ex": (c_status, [c_ctx, T, T,
-                                                    ctypes.c_int64, T, OPT]),
-    "clg_enqueue_gather_ex": (c_status, [c_ctx, c_handle, CT, CT,
-                                         ctypes.c_int64, CT, c_cl_uint,
-                                         P(c_handle), P(c_handle), OPT]),
-    "clg_enqueue_gather_elements_ex": (c_status, [c_ctx, c_handle, CT, CT,
-                                                  ctypes.c_int64, CT,
-                                                  c_cl_uint, P(c_handle),
-                                                  P(c_handle), OPT]),
-}
-HAS_OOB = all(hasattr(lib, name) for name in _OOB_PROTOTYPES)
-if HAS_OOB:
-    _PROTOTYPES.update(_OOB_PROTOTYPES)
-
-# Functions of libraries that have the operator table and the generic
-# calls (clg_op, clg_call); bound when the library loaded has them
-# (HAS_CALLS). The operators are the library's, asked for (operators()),
-# never mirrored; without them the named functions serve.
-_CALL_PROTOTYPES = {
-    "clg_op_count": (ctypes.c_int, []),
-    "clg_op_name": (ctypes.c_char_p, [ctypes.c_int]),
-    "clg_op_parse": (c_status, [ctypes.c_char_p, P(ctypes.c_int)]),
-    "clg_call_set_attribute": (c_status, [P(Call), ctypes.c_int64]),
-    "clg_output_shape": (c_status, [P(Call), T, T, P(ctypes.c_int64),
-                                    ctypes.c_size_t, P(ctypes.c_size_t)]),
-    "clg_run": (c_status, [c_ctx, P(Call), T, T, T]),
-    "clg_reference": (c_status, [c_ctx, P(Call), T, T, T]),
-    "clg_enqueue": (c_status, [c_ctx, c_handle, P(Call), CT, CT, CT,
-                               c_cl_uint, P(c_handle), P(c_handle)]),
-}
-HAS_CALLS = HAS_OOB and all(hasattr(lib, name) for name in _CALL_PROTOTYPES)
-if HAS_CALLS:
-    _PROTOTYPES.update(_CALL_PROTOTYPES)
-
-for _name, (_restype, _argtypes) in _PROTOTYPES.items():
+# Every function of the header that the library loaded exports gets its
+# prototype; those it lacks (an older library, through CLGATHER_LIBRARY)
+# are listed here and left out.
+MISSING = []
+for _name, (_ret, _params) in API["functions"].items():
+    if _name in NOT_BOUND:
+        continue
+    if not hasattr(lib, _name):
+        MISSING.append(_name)
+        continue
     _fn = getattr(lib, _name)
-    _fn.restype = _restype
-    _fn.argtypes = _argtypes
+    _fn.restype = ctype(_ret[0])
+    _fn.argtypes = [ctype(p[0]) for p in _params]
+
+
+def _has(*names):
+    return all(hasattr(lib, name) for name in names)
+
+
+# A library with the persistent program cache.
+HAS_CACHE = _has("clg_context_cache_info", "clg_context_cache_refusal",
+                 "clg_context_set_cache_dir", "clg_context_set_cache_max")
+# A library with the out-of-range modes (clg_oob_mode, the _ex operators
+# with clg_call_options). Without them every call is the plain one
+# (raise).
+HAS_OOB = _has("clg_oob_mode_name", "clg_oob_mode_parse", "clg_gather_ex",
+               "clg_gather_elements_ex", "clg_reference_gather_ex",
+               "clg_reference_gather_elements_ex", "clg_enqueue_gather_ex",
+               "clg_enqueue_gather_elements_ex")
+# A library with the operator table and the generic calls (clg_op,
+# clg_call). The operators are the library's, asked for (operators()),
+# never mirrored; without them the named functions serve.
+HAS_CALLS = HAS_OOB and _has(
+    "clg_op_count", "clg_op_name", "clg_op_parse", "clg_call_set_attribute",
+    "clg_output_shape", "clg_run", "clg_reference", "clg_enqueue")
+
+
+def type_size(name):
+    """sizeof of a public type in the library loaded (clg_type_size), or
+    None for a library without the call or that does not know it."""
+    if not hasattr(lib, "clg_type_size"):
+        return None
+    return lib.clg_type_size(name.encode()) or None
+
+
+_CACHE_INFO = STRUCTS["clg_cache_info"]
+# The bytes the library writes into a clg_cache_info: its own size, which
+# a newer library's may exceed (4 KiB more than the header's for a library
+# that cannot say).
+_CACHE_INFO_BYTES = type_size("clg_cache_info") or \
+    ctypes.sizeof(_CACHE_INFO) + 4096
+
+
+class CacheInfo(_CACHE_INFO):
+    """clg_cache_info, followed by room for what a newer library appended
+    to it."""
+    _fields_ = [("_spare", ctypes.c_char * max(
+        1, _CACHE_INFO_BYTES - ctypes.sizeof(_CACHE_INFO)))]
 
 
 def text(raw):
