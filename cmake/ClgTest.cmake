@@ -8,12 +8,15 @@
 # cmocka (PkgConfig::CMOCKA) is found, or reported missing, by
 # cmake/ClgOptions.cmake.
 # Every test keeps its program cache in the build tree
-# (build/test-program-cache), never in the user's: clg_test_environment
-# sets it on any test.
+# (build/test-program-cache), never in the user's, and runs its small
+# host-memory calls on the device (CLGATHER_PARAMS=host=0, the tiny-call
+# host path off; a test that sets CLGATHER_PARAMS itself says host=0 too,
+# or tests that path): clg_test_environment sets both on any test.
 
 function(clg_test_environment name)
   set_property(TEST ${name} APPEND PROPERTY ENVIRONMENT
-               "CLGATHER_CACHE_DIR=${PROJECT_BINARY_DIR}/test-program-cache")
+               "CLGATHER_CACHE_DIR=${PROJECT_BINARY_DIR}/test-program-cache"
+               "CLGATHER_PARAMS=host=0")
 endfunction()
 
 function(clg_add_test name)

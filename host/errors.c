@@ -22,6 +22,7 @@ typedef struct thread_entry {
     cl_int cl_error;
     cl_int exec_status; /* < 0: a command's execution status */
     char *build_log;    /* owned */
+    clg_path path;      /* where the last host-memory call ran */
 } thread_entry;
 
 typedef struct thread_errors {
@@ -189,6 +190,17 @@ cl_int clg_context_last_exec_status(const clg_context *ctx)
 {
     const thread_entry *e = find_entry(ctx);
     return e ? e->exec_status : CL_COMPLETE;
+}
+
+void clg_set_last_path(clg_context *ctx, clg_path path)
+{
+    write_entry(ctx)->path = path;
+}
+
+clg_path clg_context_last_path(const clg_context *ctx)
+{
+    const thread_entry *e = ctx ? find_entry(ctx) : NULL;
+    return e ? e->path : CLG_PATH_NONE;
 }
 
 const char *clg_context_build_log(const clg_context *ctx)

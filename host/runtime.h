@@ -45,6 +45,9 @@ clg_status clg_fail_exec(clg_context *ctx, cl_int exec_status, const char *fmt,
                          ...) CLG_PRINTF(3, 4);
 /* Clears the last error of ctx (or of the thread when ctx is NULL). */
 void clg_clear_error(clg_context *ctx);
+/* Records where the calling thread's host-memory call on ctx ran
+ * (clg_context_last_path). */
+void clg_set_last_path(clg_context *ctx, clg_path path);
 /* Sets the calling thread's raw OpenCL code for ctx (after clg_fail). */
 void clg_set_cl_error(clg_context *ctx, cl_int code);
 /* Puts `prefix` before the calling thread's last error message for ctx,

@@ -545,6 +545,38 @@ static clg_status host_launch(const clg_routine *r, clg_context *ctx,
     return run_host(&hc);
 }
 
+/* A tiny call goes to its row's host loop: at most the `host` parameter's
+ * bytes of output and indices, and not under validation mode, whose
+ * comparison needs the device's result (docs/design.md, "Host memory and
+ * device buffers"). */
+static int on_host(clg_context *ctx, const clg_problem *p)
+{
+    clg_param_values prm;
+    uint64_t moved = (uint64_t)p->out_count * p->elem_size +
+                     (uint64_t)p->index_count * p->index_size;
+    return clg_rt_validation(ctx) == 0 &&
+           clg_param_values_get(ctx, &prm) == CLG_STATUS_OK &&
+           prm.host > 0 && moved <= prm.host;
+}
+
+static clg_status run_on_host(clg_context *ctx, const clg_problem *p,
+                              const clg_tensor *data,
+                              const clg_tensor *indices,
+                              const clg_tensor *output)
+{
+    clg_status st = p->oob == CLG_OOB_RAISE
+                        ? clg_check_indices_host(ctx, p, indices->data)
+                        : CLG_STATUS_OK;
+    if (st != CLG_STATUS_OK)
+        return st;
+    if (p->out_count > 0 && p->data_count > 0)
+        clg_op_desc_of(p->op)->host(p, data->data, indices->data,
+                                    output->data);
+    clg_clear_error(ctx);
+    clg_set_last_path(ctx, CLG_PATH_HOST);
+    return CLG_STATUS_OK;
+}
+
 clg_status clg_dispatch_host(clg_context *ctx, const clg_call *call,
                              const clg_tensor *data, const clg_tensor *indices,
                              const clg_tensor *output)
@@ -557,6 +589,8 @@ clg_status clg_dispatch_host(clg_context *ctx, const clg_call *call,
             CLG_STATUS_OK ||
         (st = clg_validate_options(ctx, &call->options, &p)) != CLG_STATUS_OK)
         return st;
+    if (on_host(ctx, &p))
+        return run_on_host(ctx, &p, data, indices, output);
     void *ref = NULL;
     if ((st = clg_validate_reserve(ctx, &p, &ref)) != CLG_STATUS_OK)
         return st;
@@ -572,8 +606,10 @@ clg_status clg_dispatch_host(clg_context *ctx, const clg_call *call,
     if (st == CLG_STATUS_OK && clg_rt_validation(ctx) != 0)
         st = clg_validate_result(ctx, call, &p, data, indices, output, ref);
     free(ref);
-    if (st == CLG_STATUS_OK)
+    if (st == CLG_STATUS_OK) {
         clg_clear_error(ctx);
+        clg_set_last_path(ctx, CLG_PATH_DEVICE);
+    }
     return st;
 }
 

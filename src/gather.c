@@ -236,4 +236,5 @@ const clg_op_desc clg_gather_desc = {
     .index_window = CLG_WINDOW_POSITIONS,
     .in_place_align = CLG_ALIGN_ANY,
     .routine = &clg_gather_routine,
+    .host = clg_gather_host,
 };

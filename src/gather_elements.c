@@ -394,4 +394,5 @@ const clg_op_desc clg_gather_elements_desc = {
     .index_window = CLG_WINDOW_OUTPUT,
     .in_place_align = CLG_ALIGN_ELEMENT,
     .routine = &clg_gather_elements_routine,
+    .host = clg_gather_elements_host,
 };

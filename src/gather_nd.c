@@ -169,4 +169,5 @@ const clg_op_desc clg_gather_nd_desc = {
     .index_window = CLG_WINDOW_TUPLES,
     .in_place_align = CLG_ALIGN_ANY,
     .routine = &clg_gather_nd_routine,
+    .host = clg_gather_nd_host,
 };

@@ -153,6 +153,24 @@ int64_t clg_gather_nd_ref_index(const clg_problem *p, const int64_t *pos,
 int64_t clg_gather_nd_ref_data(const clg_problem *p, const int64_t *pos,
                                const int64_t *at, const int64_t *dstride);
 
+/* The position in [0, s) that index value v selects under `mode`
+ * (docs/design.md, "Out-of-range modes"), or -1 for none: a value out of
+ * range under fill. Raise has checked every value before. s > 0. Shared
+ * by the reference and the host loops (src/host_path.c). */
+int64_t clg_resolve(int64_t v, int64_t s, clg_oob_mode mode);
+
+/* Each operator's host loop (src/host_path.c): the whole call on the
+ * calling thread, for a validated, non-empty problem whose index values
+ * raise has checked; output written in order. */
+typedef void (*clg_host_loop)(const clg_problem *p, const void *data,
+                              const void *indices, void *out);
+void clg_gather_host(const clg_problem *p, const void *data,
+                     const void *indices, void *out);
+void clg_gather_elements_host(const clg_problem *p, const void *data,
+                              const void *indices, void *out);
+void clg_gather_nd_host(const clg_problem *p, const void *data,
+                        const void *indices, void *out);
+
 /* ---------------------------------------------------------------- indices */
 
 /* src/check.c. Scans index values for the first one outside [-s, s-1].
@@ -435,6 +453,7 @@ typedef struct clg_op_desc {
     clg_index_window index_window; /* the index-window rule */
     clg_align_need in_place_align; /* the in-place alignment need */
     const clg_routine *routine;    /* plan, footprint, launch */
+    clg_host_loop host;            /* a tiny host-memory call's loop */
 } clg_op_desc;
 
 /* Each row of CLG_OP_TABLE's descriptor, clg_<name>_desc. */

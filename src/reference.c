@@ -53,25 +53,6 @@ static void next_index(int64_t *idx, const int64_t *shape, size_t rank)
     }
 }
 
-/* The position in [0, s) that index value v selects under `mode`
- * (docs/design.md, "Out-of-range modes"), or -1 for none: a value out of
- * range under fill. Raise has checked every value before. s > 0. */
-static int64_t resolve(int64_t v, int64_t s, clg_oob_mode mode)
-{
-    if (v >= -s && v < s)
-        return v < 0 ? v + s : v;
-    switch (mode) {
-    case CLG_OOB_WRAP: {
-        int64_t r = v % s; /* C truncates toward zero: r in (-s, s) */
-        return r < 0 ? r + s : r;
-    }
-    case CLG_OOB_CLIP:
-        return v < 0 ? 0 : s - 1; /* -s normalises to 0; s-1 stays */
-    default:
-        return -1;
-    }
-}
-
 /* ------------------------------------------------------------ offset rules */
 
 /* Gather: out[o..., i..., k...] = data[o..., norm(idx[i...]), k...] */
@@ -183,7 +164,7 @@ clg_status clg_reference_of(clg_context *ctx, const clg_call *call,
         for (size_t c = 0; c < p.components; c++) {
             int64_t v = load_index(indices->data, p.index_dtype,
                                    ioff + (int64_t)c);
-            at[c] = resolve(v, p.data_shape[p.axis + c], p.oob);
+            at[c] = clg_resolve(v, p.data_shape[p.axis + c], p.oob);
             fill |= at[c] < 0;
         }
         if (fill) /* fill: an out-of-range value gives zero bytes */

@@ -542,7 +542,14 @@ CLG_API clg_status clg_environment_check(void);
  *    small    [0, 1024]  host-memory calls in place: an output of at most
  *                        small KiB is written to a scratch buffer and read
  *                        back with one read, instead of being mapped and
- *                        unmapped where it is, 0 never.
+ *                        unmapped where it is, 0 never;
+ *    host     [0, 16777216] host-memory calls (clg_run and its named
+ *                        forms) that move at most `host` bytes of output
+ *                        and indices are computed on the calling thread by
+ *                        a plain loop, without a launch (clg_context_
+ *                        last_path says CLG_PATH_HOST), except under
+ *                        validation mode; 0 never. Device-buffer and
+ *                        enqueued calls always launch.
  *  prefetch and nt other than 0, and pack 2, need a device compiler with
  *  clang's built-ins (the row's `builtins`: POCL, Intel's CPU runtime).
  *  Where the row has them, Gather rows of 1 KiB or more always move at
@@ -579,7 +586,10 @@ CLG_API clg_status clg_environment_check(void);
       (0, 1, 1024, 16384))                                                    \
     X(SMALL, 8, small, 0, 1024, 1024, 0, (64, 0, 64, 64, 64, 64),             \
       (0, 16, 64, 256))
-#define CLG_PARAM_NAMED_FIELDS(X) /* none yet */
+#define CLG_PARAM_NAMED_FIELDS(X)                                             \
+    X(HOST, 9, host, 0, 16777216, 16777216, 0,                                \
+      (65536, 32768, 65536, 32768, 65536, 32768),                             \
+      (0, 8192, 32768, 65536, 262144))
 #define CLG_PARAM_TABLE(X) CLG_PARAM_STRUCT_FIELDS(X) CLG_PARAM_NAMED_FIELDS(X)
 
 #define CLG_PARAM_ENUM_ENTRY_(ID, id, name, lo, hi, plain, pow2, rows,        \
@@ -1336,6 +1346,20 @@ CLG_API cl_int clg_context_last_cl_error(const clg_context *ctx);
  *  clg_cl_error_name. CL_COMPLETE (0) when the last failure was of another
  *  kind, after a success, and for NULL. */
 CLG_API cl_int clg_context_last_exec_status(const clg_context *ctx);
+
+/** Where a host-memory call ran (the `host` device parameter). */
+typedef enum clg_path {
+    CLG_PATH_NONE = 0,   /* no host-memory call has succeeded yet */
+    CLG_PATH_DEVICE = 1, /* on the device: kernels, or for an empty call
+                            the index check alone */
+    CLG_PATH_HOST = 2    /* on the calling thread, a plain loop */
+} clg_path;
+
+/** Where the calling thread's last successful host-memory call on ctx
+ *  (clg_run, clg_gather, clg_gather_elements, clg_gather_nd and their _ex
+ *  forms) ran. Per thread and per context, as the last error; a failed
+ *  call leaves it as it was. CLG_PATH_NONE for a NULL ctx. */
+CLG_API clg_path clg_context_last_path(const clg_context *ctx);
 
 /** Symbolic name of an OpenCL error code, e.g. "CL_OUT_OF_RESOURCES".
  *  Static, never NULL; "CL_UNKNOWN_ERROR" for unknown codes. */

@@ -386,7 +386,7 @@ def test_validation_mode():
 
 
 FIELDS = ["wg", "strip", "pack", "chunk", "unit", "prefetch", "nt", "norm",
-          "small"]
+          "small", "host"]
 
 
 def test_parameters():

@@ -15,7 +15,7 @@ def test_fields_are_the_librarys():
     names = [lib.clg_param_name(i).decode()
              for i in range(lib.clg_param_count())]
     assert names == ["wg", "strip", "pack", "chunk", "unit", "prefetch",
-                     "nt", "norm", "small"]
+                     "nt", "norm", "small", "host"]
     assert list(_lib.PARAM_NAMES) == names
     assert lib.clg_param_name(len(names)) is None
     # No ctypes mirror of clg_params or clg_params_entry is left.

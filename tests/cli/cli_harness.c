@@ -703,7 +703,7 @@ int cli_run_env(cli_result *r, const char *name, const char *value,
                 const char *const *args)
 {
     char *saved = env_save(name);
-    if (setenv(name, value, 1) != 0) {
+    if ((value ? setenv(name, value, 1) : unsetenv(name)) != 0) {
         free(saved);
         return -1;
     }

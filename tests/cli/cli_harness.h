@@ -30,9 +30,9 @@ typedef struct cli_result {
  * Returns 0 when the program ran (whatever its status), -1 otherwise. */
 int cli_run(cli_result *r, const char *const *args);
 
-/* cli_run with the environment variable `name` set to `value` for that
- * run only (as it was before again after it, unset or set, whatever
- * happened). */
+/* cli_run with the environment variable `name` set to `value` (NULL:
+ * unset) for that run only (as it was before again after it, unset or
+ * set, whatever happened). */
 int cli_run_env(cli_result *r, const char *name, const char *value,
                 const char *const *args);
 

@@ -36,9 +36,8 @@ static char *run_bench(const char *name, const char *params,
     argv[n++] = "--json";
     argv[n++] = json;
     argv[n] = NULL;
-    assert_int_equal(params ? cli_run_env(&r, "CLGATHER_PARAMS", params, argv)
-                            : cli_run(&r, argv),
-                     0);
+    /* params NULL: no CLGATHER_PARAMS at all (the suite's host=0 too). */
+    assert_int_equal(cli_run_env(&r, "CLGATHER_PARAMS", params, argv), 0);
     if (r.status != 0)
         cli_result_dump(&r);
     assert_int_equal(r.status, 0);
@@ -219,9 +218,9 @@ static void test_check_kernel_and_linearity(void **state)
 static void test_tune_searches_every_field(void **state)
 {
     (void)state;
-    static const char *const names[] = {"wg",    "strip", "pack",
-                                        "chunk", "unit",  "prefetch",
-                                        "nt",    "norm",  "small"};
+    static const char *const names[] = {"wg",    "strip",    "pack", "chunk",
+                                        "unit",  "prefetch", "nt",   "norm",
+                                        "small", "host"};
     const char *argv[] = {"tune", "--scale", "0.01", "--repeat", "1", NULL};
     cli_result r;
     assert_int_equal(cli_run_env(&r, "CLGATHER_PARAMS", "wg=32", argv), 0);
@@ -237,9 +236,11 @@ static void test_tune_searches_every_field(void **state)
     }
     assert_non_null(strstr(r.out, "\nCLGATHER_PARAMS=wg="));
     assert_non_null(strstr(r.out, ",small="));
-    /* Each candidate's line on stderr: small's are tried. */
-    assert_non_null(strstr(r.err, ",small=0 "));
-    assert_non_null(strstr(r.err, ",small=256 "));
+    /* Each candidate's line on stderr: small's and host's are tried. */
+    assert_non_null(strstr(r.err, ",small=0,"));
+    assert_non_null(strstr(r.err, ",small=256,"));
+    assert_non_null(strstr(r.err, ",host=0 "));
+    assert_non_null(strstr(r.err, ",host=262144 "));
     if (strstr(r.out, "built-ins 1"))
         assert_non_null(strstr(r.err, ",pack=2,"));
     else

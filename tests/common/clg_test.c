@@ -464,9 +464,14 @@ clg_status clg_test_call(clg_op op, clg_context *ctx, int reference,
                    : clg_reference_gather_elements(ctx, data, indices, axis,
                                                    output);
     }
-    return op == CLG_OP_GATHER
-               ? clg_gather(ctx, data, indices, axis, output)
-               : clg_gather_elements(ctx, data, indices, axis, output);
+    clg_status st = op == CLG_OP_GATHER
+                        ? clg_gather(ctx, data, indices, axis, output)
+                        : clg_gather_elements(ctx, data, indices, axis,
+                                              output);
+    /* A device test's call runs on the device (clg_test_device_only). */
+    if (st == CLG_STATUS_OK)
+        assert_int_equal(clg_context_last_path(ctx), CLG_PATH_DEVICE);
+    return st;
 }
 
 /* ------------------------------------------------------------ PRNG */
@@ -536,6 +541,15 @@ int clg_test_quick(void)
 
 /* ------------------------------------------------------------ device */
 
+void clg_test_device_only(clg_context *ctx)
+{
+    if (clg_context_set_param(ctx, CLG_PARAM_HOST, 0) != CLG_STATUS_OK) {
+        print_error("clg_context_set_param(host, 0) failed: %s\n",
+                    clg_context_last_error(ctx));
+        exit(1);
+    }
+}
+
 int clg_test_device_setup(void **state)
 {
     clg_context *ctx = NULL;
@@ -560,6 +574,7 @@ int clg_test_device_setup(void **state)
                     clg_context_last_error(NULL));
         return -1;
     }
+    clg_test_device_only(ctx);
     print_message("device: %s | %s | %s\n", clg_context_device_name(ctx),
                   clg_context_device_vendor(ctx),
                   clg_context_device_version(ctx));
@@ -628,5 +643,7 @@ clg_status clg_test_context_with_env(clg_context **out, const char *name,
     assert_int_equal(setenv(name, value, 1), 0);
     clg_status st = clg_context_create(out, NULL);
     clg_test_env_restore(name, saved);
+    if (st == CLG_STATUS_OK && strstr(value, "host=") == NULL)
+        clg_test_device_only(*out);
     return st;
 }

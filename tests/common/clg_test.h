@@ -214,6 +214,11 @@ void clg_test_env_restore(const char *name, char *saved);
 clg_status clg_test_context_with_env(clg_context **out, const char *name,
                                      const char *value);
 
+/* Turns the tiny-call host path off on ctx (the `host` parameter 0), so
+ * that a device test's small calls run the kernels; the device setup and
+ * clg_test_context_with_env do it for the contexts they make. */
+void clg_test_device_only(clg_context *ctx);
+
 /* Group fixture: creates one context with clg_context_create(&ctx, NULL)
  * (so CLGATHER_DEVICE is honoured) and stores it in *state. Exits 77 when
  * no OpenCL device exists at all; any other failure (including a

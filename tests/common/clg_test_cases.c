@@ -630,7 +630,7 @@ static void run_error_case_as(clg_context *ctx, const clg_test_error_case *c,
 {
     clg_test_set_case("error case %s (%s, %s indices) on the %s", c->name,
                       clg_op_name(c->op), dtype_label(idx_dtype),
-                      path == CLG_PATH_DEVICE ? "device" : "reference");
+                      path == CLG_TEST_ON_DEVICE ? "device" : "reference");
     clg_test_tensor data, indices, out;
     clg_test_tensor_init(&data, c->dtype, c->rank, c->shape, 0, 0x11);
     clg_test_tensor_init(&indices, idx_dtype, c->idx_rank, c->idx_shape, 0, 0);
@@ -689,7 +689,7 @@ static void run_error_case_as(clg_context *ctx, const clg_test_error_case *c,
         CLG_ASSERT_STATUS(NULL, hs, c->status);
     }
 
-    clg_status st = clg_test_call(c->op, ctx, path == CLG_PATH_REFERENCE, dp,
+    clg_status st = clg_test_call(c->op, ctx, path == CLG_TEST_ON_REFERENCE, dp,
                                   ip, c->axis, op);
     CLG_ASSERT_STATUS(ctx, st, c->status);
     const char *message = clg_context_last_error(ctx);

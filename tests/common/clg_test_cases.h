@@ -87,9 +87,9 @@ int clg_test_run_case(clg_context *ctx, const clg_test_case *c,
 
 /* Paths an error case runs on. */
 typedef enum clg_test_path {
-    CLG_PATH_REFERENCE =
-        0,              /* clg_reference_* with the given ctx (may be NULL) */
-    CLG_PATH_DEVICE = 1 /* clg_gather / clg_gather_elements */
+    CLG_TEST_ON_REFERENCE =
+        0, /* clg_reference_* with the given ctx (may be NULL) */
+    CLG_TEST_ON_DEVICE = 1 /* clg_gather / clg_gather_elements */
 } clg_test_path;
 
 /* Runs an error case: asserts the status, the message fragments (from

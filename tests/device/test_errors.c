@@ -19,7 +19,7 @@ static void test_error_cases_on_device(void **state)
     clg_context *ctx = *state;
     for (size_t i = 0; i < clg_test_error_case_count; i++) {
         clg_test_run_error_case(ctx, &clg_test_error_cases[i],
-                                CLG_PATH_DEVICE);
+                                CLG_TEST_ON_DEVICE);
     }
     check_context_still_works(ctx);
 }
@@ -29,7 +29,7 @@ static void test_error_cases_on_reference_with_context(void **state)
     clg_context *ctx = *state;
     for (size_t i = 0; i < clg_test_error_case_count; i++) {
         clg_test_run_error_case(ctx, &clg_test_error_cases[i],
-                                CLG_PATH_REFERENCE);
+                                CLG_TEST_ON_REFERENCE);
     }
 }
 
@@ -40,7 +40,7 @@ static void test_error_then_success_interleaved(void **state)
     clg_context *ctx = *state;
     for (size_t i = 0; i < clg_test_error_case_count; i += 3) {
         clg_test_run_error_case(ctx, &clg_test_error_cases[i],
-                                CLG_PATH_DEVICE);
+                                CLG_TEST_ON_DEVICE);
         check_context_still_works(ctx);
         assert_string_equal(clg_context_last_error(ctx), "");
     }

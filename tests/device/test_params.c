@@ -244,10 +244,10 @@ static void test_params_by_name(void **state)
                       CLG_STATUS_INVALID_ARGUMENT);
     CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
                         "wg takes a number in [1, 4096]");
-    CLG_ASSERT_STATUS(ctx, clg_context_set_param(ctx, (clg_param)9, 1),
+    CLG_ASSERT_STATUS(ctx, clg_context_set_param(ctx, (clg_param)10, 1),
                       CLG_STATUS_INVALID_ARGUMENT);
     CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
-                        "param 9 is not a field (0 to 8)");
+                        "param 10 is not a field (0 to 9)");
     CLG_ASSERT_STATUS(ctx, clg_context_get_param(ctx, (clg_param)-1, &v),
                       CLG_STATUS_INVALID_ARGUMENT);
     CLG_ASSERT_STATUS(ctx, clg_context_get_param(ctx, CLG_PARAM_WG, NULL),
@@ -277,6 +277,12 @@ static void test_params_by_name(void **state)
     q.wg = 32;
     q.strip = 8;
     clg_params_format(&q, want, sizeof want);
+    /* The fields past clg_params follow, at the row's values. */
+    int64_t host = -1;
+    CLG_ASSERT_OK(ctx, clg_context_get_param(ctx, CLG_PARAM_HOST, &host));
+    assert_true(host >= 0);
+    snprintf(want + strlen(want), sizeof want - strlen(want), ",host=%lld",
+             (long long)host);
     assert_string_equal(text, want);
     CLG_ASSERT_STATUS(ctx, clg_context_set_params_text(ctx, "wg=16,nt=9"),
                       CLG_STATUS_INVALID_ARGUMENT);

@@ -412,6 +412,7 @@ static void test_execution_faults(void **state)
         set_env("CLGATHER_PARAMS", pl->params);
         set_env("CLGATHER_MAX_ALLOC", pl->max_alloc);
         CLG_ASSERT_OK(NULL, clg_context_create(&ctx, NULL));
+        clg_test_device_only(ctx);
         op_count = 0;
         cl_int err = CL_SUCCESS;
         cl_context cctx = clg_context_cl_context(ctx);

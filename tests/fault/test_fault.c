@@ -227,10 +227,12 @@ static void set_env(const scenario *s)
         setenv("CLGATHER_MAX_ALLOC", "1024", 1);
     else
         unsetenv("CLGATHER_MAX_ALLOC");
-    if (s->params)
-        setenv("CLGATHER_PARAMS", s->params, 1);
-    else
-        unsetenv("CLGATHER_PARAMS");
+    /* The scenario's parameters, and its small host-memory calls on the
+     * device (the tiny-call host path off). */
+    char params[256];
+    snprintf(params, sizeof params, "%s%shost=0", s->params ? s->params : "",
+             s->params ? "," : "");
+    setenv("CLGATHER_PARAMS", params, 1);
 }
 
 /* A buffer of at least one byte (OpenCL has no empty buffers), filled

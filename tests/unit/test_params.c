@@ -27,7 +27,7 @@ static void test_tuner_searches_every_row_value(void **state)
 {
     (void)state;
     char msg[256];
-    assert_int_equal(clg_param_count(), 9);
+    assert_int_equal(clg_param_count(), 10);
     assert_int_equal(clg_params_table_size, 6);
     for (int f = 0; f < clg_param_count(); f++) {
         const int64_t *values;
@@ -99,9 +99,9 @@ static void test_rows_as_clg_params(void **state)
 static void test_names_and_bounds(void **state)
 {
     (void)state;
-    static const char *const names[] = {"wg",    "strip", "pack",
-                                        "chunk", "unit",  "prefetch",
-                                        "nt",    "norm",  "small"};
+    static const char *const names[] = {"wg",    "strip",    "pack", "chunk",
+                                        "unit",  "prefetch", "nt",   "norm",
+                                        "small", "host"};
     for (int f = 0; f < clg_param_count(); f++) {
         clg_param p = (clg_param)-1;
         assert_string_equal(clg_param_name((clg_param)f), names[f]);
@@ -109,14 +109,15 @@ static void test_names_and_bounds(void **state)
         assert_int_equal(p, f);
     }
     assert_int_equal(CLG_PARAM_SMALL, 8);
-    assert_null(clg_param_name((clg_param)9));
+    assert_int_equal(CLG_PARAM_HOST, 9);
+    assert_null(clg_param_name((clg_param)10));
     assert_null(clg_param_name((clg_param)-1));
     clg_param p = CLG_PARAM_NT;
     CLG_ASSERT_STATUS(NULL, clg_param_parse("WG", &p),
                       CLG_STATUS_INVALID_ARGUMENT);
     CLG_ASSERT_CONTAINS(clg_context_last_error(NULL),
                         "\"WG\" is not a parameter field (wg, strip, pack, "
-                        "chunk, unit, prefetch, nt, norm, small)");
+                        "chunk, unit, prefetch, nt, norm, small, host)");
     assert_int_equal(p, CLG_PARAM_NT);
     CLG_ASSERT_STATUS(NULL, clg_param_parse(NULL, &p),
                       CLG_STATUS_NULL_POINTER);
@@ -133,10 +134,10 @@ static void test_names_and_bounds(void **state)
     CLG_ASSERT_OK(NULL, clg_param_bounds(CLG_PARAM_PACK, &lo, &hi));
     assert_int_equal(hi, 2);
     lo = hi = -7;
-    CLG_ASSERT_STATUS(NULL, clg_param_bounds((clg_param)9, &lo, &hi),
+    CLG_ASSERT_STATUS(NULL, clg_param_bounds((clg_param)10, &lo, &hi),
                       CLG_STATUS_INVALID_ARGUMENT);
     CLG_ASSERT_CONTAINS(clg_context_last_error(NULL),
-                        "param 9 is not a field (0 to 8)");
+                        "param 10 is not a field (0 to 9)");
     assert_int_equal(lo, -7);
     CLG_ASSERT_STATUS(NULL, clg_param_bounds(CLG_PARAM_WG, NULL, &hi),
                       CLG_STATUS_NULL_POINTER);
@@ -169,7 +170,7 @@ static void test_value_checks(void **state)
     assert_non_null(clg_param_check(CLG_PARAM_PACK, 2, 0, msg, sizeof msg));
     CLG_ASSERT_CONTAINS(msg, "pack above 1 needs a parameter row whose "
                              "compiler takes clang's built-ins");
-    assert_non_null(clg_param_check((clg_param)9, 0, 1, msg, sizeof msg));
+    assert_non_null(clg_param_check((clg_param)10, 0, 1, msg, sizeof msg));
 
     /* CLGATHER_PARAMS onto every field. */
     clg_param_values v = clg_params_rows[2];

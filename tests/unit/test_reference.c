@@ -26,7 +26,7 @@ static void test_reference_error_cases(void **state)
     (void)state;
     for (size_t i = 0; i < clg_test_error_case_count; i++) {
         clg_test_run_error_case(NULL, &clg_test_error_cases[i],
-                                CLG_PATH_REFERENCE);
+                                CLG_TEST_ON_REFERENCE);
     }
 }
 
