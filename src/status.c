@@ -103,7 +103,8 @@ int clg_dtype_kind(clg_dtype dtype)
     X(clg_call_options)                                                       \
     X(clg_call)                                                               \
     X(clg_cache_info)                                                         \
-    X(clg_cache_entry)
+    X(clg_cache_entry)                                                        \
+    X(clg_path)
 
 size_t clg_type_size(const char *name)
 {

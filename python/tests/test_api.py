@@ -533,13 +533,15 @@ def test_program_cache(tmp_path):
         with pytest.raises(NotImplementedError, match="no persistent"):
             clgather.Context(cache_dir=str(tmp_path))
         return
-    with clgather.Context(cache_dir=str(tmp_path)) as ctx:
+    # host=0: these tiny calls launch (and so compile) rather than run on
+    # the calling thread.
+    with clgather.Context(cache_dir=str(tmp_path), params="host=0") as ctx:
         assert ctx.gather(data, [4, 0]).tobytes() == data[[4, 0]].tobytes()
         first = ctx.cache_info()
     assert first["enabled"] and first["directory"] == str(tmp_path)
     assert first["misses"] >= 1 and first["stores"] >= 1
     assert first["hits"] == 0
-    with clgather.Context(cache_dir=str(tmp_path)) as ctx:
+    with clgather.Context(cache_dir=str(tmp_path), params="host=0") as ctx:
         assert ctx.gather(data, [1, 2]).tobytes() == data[[1, 2]].tobytes()
         again = ctx.cache_info()
         assert again["hits"] >= 1 and again["misses"] == 0
@@ -555,7 +557,7 @@ def test_program_cache(tmp_path):
     shared = tmp_path / "shared"
     shared.mkdir()
     shared.chmod(0o777)
-    with clgather.Context(cache_dir=str(shared)) as ctx:
+    with clgather.Context(cache_dir=str(shared), params="host=0") as ctx:
         assert ctx.gather(data, [3]).tobytes() == data[[3]].tobytes()
         info = ctx.cache_info()
     assert info["refusal"] == "not used: folder writable by group or others"

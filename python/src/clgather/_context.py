@@ -345,6 +345,16 @@ class Context:
             _errors.check(lib.clg_context_set_validate(ptr, int(bool(on))),
                           ptr)
 
+    @property
+    def last_path(self):
+        """Where this thread's last successful host-memory call on the
+        context ran: "host" (a tiny call, computed on the calling thread
+        below the `host` device parameter), "device", or None before any
+        (clg_context_last_path)."""
+        with self._hold() as ptr:
+            return {1: "device", 2: "host"}.get(
+                int(lib.clg_context_last_path(ptr)))
+
     # -------------------------------------------------------- parameters
 
     @property
