@@ -5,7 +5,8 @@
 #   CLGATHER_BUILD_CLI    the `clgather` tool (cli/), its I/O library (io/)
 #                         and the benchmark (bench/):
 #                         the protobuf-c runtime (pkg-config libprotobuf-c),
-#                         protoc-c and ONNX's onnx.proto
+#                         protoc-c, ONNX's onnx.proto and json-c (pkg-config
+#                         json-c; the --json documents)
 #   CLGATHER_BUILD_TESTS  the cmocka test suite (tests/) and the run of
 #                         examples/ under ctest: cmocka (pkg-config cmocka);
 #                         its cli and conformance areas also need the CLI
@@ -60,11 +61,12 @@ if(CLG_TOP_LEVEL OR CLGATHER_BUILD_CLI OR CLGATHER_BUILD_TESTS)
   if(PkgConfig_FOUND)
     pkg_check_modules(PROTOBUF_C QUIET IMPORTED_TARGET libprotobuf-c)
     pkg_check_modules(CMOCKA QUIET IMPORTED_TARGET cmocka)
-    # the tool's tests parse its --json output with json-c
+    # the tool writes its --json documents with json-c, its tests parse them
     pkg_check_modules(JSONC QUIET IMPORTED_TARGET json-c)
   else()
     clg_missing(clg_cli_missing "pkg-config (Debian package pkg-config), which "
-                "finds the protobuf-c runtime (libprotobuf-c-dev)")
+                "finds the protobuf-c runtime (libprotobuf-c-dev) and json-c "
+                "(libjson-c-dev)")
     clg_missing(clg_tests_missing "pkg-config (Debian package pkg-config), "
                 "which finds cmocka (libcmocka-dev)")
   endif()
@@ -73,6 +75,8 @@ if(CLG_TOP_LEVEL OR CLGATHER_BUILD_CLI OR CLGATHER_BUILD_TESTS)
                 "(Debian package libcmocka-dev)")
   endif()
   if(PkgConfig_FOUND AND NOT TARGET PkgConfig::JSONC)
+    clg_missing(clg_cli_missing "json-c, pkg-config module json-c "
+                "(Debian package libjson-c-dev)")
     clg_missing(clg_tests_missing "json-c, pkg-config module json-c "
                 "(Debian package libjson-c-dev)")
   endif()
