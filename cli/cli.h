@@ -179,13 +179,18 @@ const char *clg_cli_failure(void);
 void clg_cli_protect_writes(void);
 
 /* JSON documents of --json (docs/cli.md, "JSON output"). */
-#define CLG_CLI_JSON_VERSION 1
+#define CLG_CLI_JSON_VERSION 2
 struct clg_json;
 /* The members of a device object that name the runtime, after
  * "name", "vendor" and "version": "platform" (its name),
  * "platform_version" and "driver_version". */
 void clg_cli_json_runtime(struct clg_json *j, const clg_context *ctx);
-/* Opens the document: {"schema_version": 1, "command": CMD, ... */
+/* Opens the document's object on j (initialised by the caller) with the
+ * members every document begins with: {"schema": {"name": "clgather-CMD",
+ * "version": CLG_CLI_JSON_VERSION}, "schema_version", "command": CMD,
+ * "tool_version", "library_version", "time" (ISO 8601, UTC), ... */
+void clg_cli_json_head(struct clg_json *j, const char *cmd);
+/* clg_json_init on stdout, then clg_cli_json_head. */
 void clg_cli_json_begin(struct clg_json *j, const char *cmd);
 /* ... "error": clg_cli_failure() or null, "exit_status": RC} */
 void clg_cli_json_end(struct clg_json *j, int rc);
