@@ -8,7 +8,11 @@
 #                         protoc-c, ONNX's onnx.proto and json-c (pkg-config
 #                         json-c; the --json documents)
 #   CLGATHER_BUILD_TESTS  the cmocka test suite (tests/) and the run of
-#                         examples/ under ctest: cmocka (pkg-config cmocka);
+#                         examples/ under ctest: cmocka (pkg-config cmocka),
+#                         json-c, and a python3 with the JSON Schema
+#                         validator jsonschema (the test that validates every
+#                         --json document against docs/schemas/; CLG_PYTHON3
+#                         names the interpreter);
 #                         its cli and conformance areas also need the CLI
 #                         and are left out without it
 #   CLGATHER_BUILD_MAN    the man pages of the tool (cli/man/), made from
@@ -79,6 +83,23 @@ if(CLG_TOP_LEVEL OR CLGATHER_BUILD_CLI OR CLGATHER_BUILD_TESTS)
                 "(Debian package libjson-c-dev)")
     clg_missing(clg_tests_missing "json-c, pkg-config module json-c "
                 "(Debian package libjson-c-dev)")
+  endif()
+  # The validator of the --json documents (tests/cli/validate_json.py):
+  # a python3 that imports jsonschema.
+  find_program(CLG_PYTHON3 NAMES python3
+               DOC "python3 with jsonschema, for the --json schema test (Debian: python3-jsonschema)")
+  set(clg_have_jsonschema FALSE)
+  if(CLG_PYTHON3)
+    execute_process(COMMAND ${CLG_PYTHON3} -c "import jsonschema"
+                    RESULT_VARIABLE clg_jsonschema_rc OUTPUT_QUIET ERROR_QUIET)
+    if(clg_jsonschema_rc EQUAL 0)
+      set(clg_have_jsonschema TRUE)
+    endif()
+  endif()
+  if(NOT clg_have_jsonschema)
+    clg_missing(clg_tests_missing "python3 with the JSON Schema validator "
+                "jsonschema (Debian package python3-jsonschema; CLG_PYTHON3 "
+                "names the interpreter, now '${CLG_PYTHON3}')")
   endif()
   if(PkgConfig_FOUND AND NOT TARGET PkgConfig::PROTOBUF_C)
     clg_missing(clg_cli_missing "the protobuf-c runtime, pkg-config module "
