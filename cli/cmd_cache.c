@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <clgather/clgather.h>
 
@@ -102,19 +103,20 @@ static void print_entry(const clg_cache_entry *e, const char *why)
 
 /* What the command found and did, for the text and the JSON. */
 typedef struct cache_run {
-    const char *dir;           /* --dir, or NULL: the environment's */
-    int clear, fill, json;     /* --clear, --fill, --json */
-    const char *spec;          /* --device */
-    uint32_t ops, oobs;        /* --op, --oob masks (0: all) */
-    clg_cache_info info;       /* the environment's settings */
-    const char *folder;        /* the folder shown, NULL when off */
-    const char *folder_why;    /* why a context would not use it, or "" */
-    int cleared;               /* --clear ran */
-    size_t removed;            /* entries --clear removed */
-    clg_context *ctx;          /* --fill's context */
-    size_t warmed, skipped;    /* --fill's combinations */
-    uint64_t compiled, loaded; /* --fill's programs */
-    double fill_s;             /* --fill's time */
+    const char *dir;                  /* --dir, or NULL: the environment's */
+    char dir_buf[CLG_CACHE_PATH_MAX]; /* --dir made absolute */
+    int clear, fill, json;            /* --clear, --fill, --json */
+    const char *spec;                 /* --device */
+    uint32_t ops, oobs;               /* --op, --oob masks (0: all) */
+    clg_cache_info info;              /* the environment's settings */
+    const char *folder;               /* the folder shown, NULL when off */
+    const char *folder_why; /* why a context would not use it, or "" */
+    int cleared;            /* --clear ran */
+    size_t removed;         /* entries --clear removed */
+    clg_context *ctx;       /* --fill's context */
+    size_t warmed, skipped; /* --fill's combinations */
+    uint64_t compiled, loaded, stored; /* --fill's programs */
+    double fill_s;                     /* --fill's time */
     clg_cache_entry *entries;
     size_t count;
     uint64_t total;
@@ -202,11 +204,25 @@ static int fill(cache_run *run)
     if (clg_context_cache_info(run->ctx, &after) == CLG_STATUS_OK) {
         run->compiled = after.misses - before.misses;
         run->loaded = after.hits - before.hits;
+        run->stored = after.stores - before.stores;
     }
     if (st != CLG_STATUS_OK) {
         clg_cli_fail("cache", "--fill: %s",
                      clg_cli_describe(msg, sizeof msg, run->ctx, st));
         return clg_cli_exit_for_status(st);
+    }
+    /* The cache never fails a call: a folder it cannot write leaves the
+     * programs compiled and kept nowhere, which is the fill's failure. */
+    if (run->compiled > 0 && run->stored == 0) {
+        const char *why = clg_context_cache_refusal(run->ctx);
+        clg_cli_fail("cache",
+                     "--fill: %llu programs compiled, none stored in %s%s%s",
+                     (unsigned long long)run->compiled, after.directory,
+                     *why ? ": "
+                          : " (a folder that cannot be created or "
+                            "written?)",
+                     why);
+        return CLG_EXIT_ERROR;
     }
     if (!run->json)
         printf("filled: %zu warm-ups (shape class, element size, index "
@@ -268,6 +284,7 @@ static void json_fill(clg_json *j, const cache_run *run)
     clg_json_uint(j, "skipped", run->skipped);
     clg_json_uint(j, "programs_compiled", run->compiled);
     clg_json_uint(j, "programs_loaded", run->loaded);
+    clg_json_uint(j, "programs_stored", run->stored);
     clg_json_number(j, "seconds", run->ctx != NULL, run->fill_s);
     clg_json_end_object(j);
 }
@@ -315,6 +332,25 @@ static void json_cache(const cache_run *run, int rc)
     clg_cli_json_end(&j, rc);
 }
 
+/* --dir DIR relative to the working folder, made absolute into
+ * run->dir_buf (the cache takes absolute folders only); -1 (printed) when
+ * it cannot be. */
+static int absolute(cache_run *run, const char *dir)
+{
+    char cwd[CLG_CACHE_PATH_MAX];
+    if (getcwd(cwd, sizeof cwd) == NULL ||
+        (size_t)snprintf(run->dir_buf, sizeof run->dir_buf, "%s/%s", cwd,
+                         dir) >= sizeof run->dir_buf) {
+        fprintf(stderr,
+                "clgather cache: --dir %s: cannot make it an "
+                "absolute path\n",
+                dir);
+        return -1;
+    }
+    run->dir = run->dir_buf;
+    return 0;
+}
+
 enum { OPT_DIR = 256, OPT_CLEAR, OPT_FILL, OPT_OP, OPT_OOB, OPT_JSON };
 
 /* The options into run; -1 (printed) on a usage error, 1 for --help. */
@@ -345,6 +381,8 @@ static int parse_options(int argc, char **argv, cache_run *run)
                 return -1;
             }
             run->dir = optarg;
+            if (optarg[0] != '/' && absolute(run, optarg) != 0)
+                return -1;
             break;
         case OPT_CLEAR:
             run->clear = 1;
