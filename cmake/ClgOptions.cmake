@@ -98,8 +98,8 @@ if(CLG_TOP_LEVEL OR CLGATHER_BUILD_CLI OR CLGATHER_BUILD_TESTS)
   endif()
   if(NOT clg_have_jsonschema)
     clg_missing(clg_tests_missing "python3 with the JSON Schema validator "
-                "jsonschema (Debian package python3-jsonschema; CLG_PYTHON3 "
-                "names the interpreter, now '${CLG_PYTHON3}')")
+                "jsonschema (Debian package python3-jsonschema), given by "
+                "CLG_PYTHON3 (now '${CLG_PYTHON3}')")
   endif()
   if(PkgConfig_FOUND AND NOT TARGET PkgConfig::PROTOBUF_C)
     clg_missing(clg_cli_missing "the protobuf-c runtime, pkg-config module "
