@@ -48,7 +48,8 @@ enum {
       "measure bandwidth beside the device's copy kernel")                    \
     X("tune", clg_cli_tune,                                                   \
       "search the device parameters and print the best entry")                \
-    X("cache", clg_cli_cache, "show or clear the persistent program cache")
+    X("cache", clg_cli_cache,                                                 \
+      "show, clear or fill the persistent program cache")
 
 #define CLG_CLI_DECLARE_(name, function, summary)                             \
     int function(int argc, char **argv);
