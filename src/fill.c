@@ -10,13 +10,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One shape class: an operator, its attribute, data and indices shapes.
- * The rows cover what the routines choose between: rows and single
- * elements, the first, a middle and the last axis, outputs below and
+/* One shape class: an operator, its attribute, data and indices shapes. The
+ * rows cover what the routines choose between: rows of 6, 24 and 256
+ * elements (which, times the element sizes, reach the units and spans of
+ * docs/design.md, "Plans") and single elements, the first, a middle and the
+ * last axis, indices smaller than the data off the axis, outputs below and
  * above the size that turns the normalising pass on, an odd tiny shape
  * (one-byte units), data of 2^31 elements or more (64-bit offsets, and
- * windows where a buffer cannot hold it; nothing is allocated), and
- * GatherND with and without batch dims. */
+ * windows where a buffer cannot hold it; nothing is allocated), and GatherND
+ * with and without batch dims. */
 typedef struct fill_class {
     clg_op op;
     int64_t attribute;
@@ -29,14 +31,19 @@ static const fill_class classes[] = {
     {CLG_OP_GATHER, 0, 2, 1, {4096, 256}, {4096}},
     {CLG_OP_GATHER, 1, 2, 1, {256, 1000}, {100}},
     {CLG_OP_GATHER, 0, 1, 1, {100000}, {100000}},
+    {CLG_OP_GATHER, 0, 2, 1, {500, 24}, {64}},
+    {CLG_OP_GATHER, 0, 2, 1, {500, 6}, {64}},
     {CLG_OP_GATHER, 0, 2, 1, {7, 3}, {2}},
     {CLG_OP_GATHER, 0, 2, 1, {3, 1ll << 30}, {2}},
     {CLG_OP_GATHER_ELEMENTS, 1, 2, 2, {256, 1000}, {256, 100}},
     {CLG_OP_GATHER_ELEMENTS, 0, 2, 2, {1000, 256}, {100, 256}},
     {CLG_OP_GATHER_ELEMENTS, 1, 3, 3, {16, 100, 32}, {16, 10, 32}},
     {CLG_OP_GATHER_ELEMENTS, 1, 2, 2, {7, 3}, {7, 2}},
+    {CLG_OP_GATHER_ELEMENTS, 1, 2, 2, {7, 3}, {5, 2}},
+    {CLG_OP_GATHER_ELEMENTS, 0, 2, 2, {1000, 256}, {100, 128}},
     {CLG_OP_GATHER_ELEMENTS, 1, 2, 2, {2, 1ll << 30}, {2, 1ll << 20}},
     {CLG_OP_GATHER_ND, 0, 2, 2, {1000, 256}, {64, 1}},
+    {CLG_OP_GATHER_ND, 0, 2, 2, {500, 24}, {64, 1}},
     {CLG_OP_GATHER_ND, 0, 3, 2, {100, 100, 8}, {500, 3}},
     {CLG_OP_GATHER_ND, 1, 3, 3, {8, 100, 64}, {8, 16, 1}},
     {CLG_OP_GATHER_ND, 0, 2, 2, {3, 1ll << 30}, {2, 1}},

@@ -1536,14 +1536,17 @@ CLG_API clg_status clg_warm_up_cl(clg_context *ctx, const clg_call *call,
  *  attribute), with data 16-byte aligned:
  *    Gather:          [1000, 256] [64] axis 0; [4096, 256] [4096] axis 0;
  *                     [256, 1000] [100] axis 1; [100000] [100000] axis 0;
+ *                     [500, 24] [64] axis 0; [500, 6] [64] axis 0;
  *                     [7, 3] [2] axis 0; [3, 2^30] [2] axis 0
  *    GatherElements:  [256, 1000] [256, 100] axis 1; [1000, 256]
  *                     [100, 256] axis 0; [16, 100, 32] [16, 10, 32]
- *                     axis 1; [7, 3] [7, 2] axis 1; [2, 2^30] [2, 2^20]
+ *                     axis 1; [7, 3] [7, 2] axis 1; [7, 3] [5, 2] axis 1;
+ *                     [1000, 256] [100, 128] axis 0; [2, 2^30] [2, 2^20]
  *                     axis 1
- *    GatherND:        [1000, 256] [64, 1] batch_dims 0; [100, 100, 8]
- *                     [500, 3] batch_dims 0; [8, 100, 64] [8, 16, 1]
- *                     batch_dims 1; [3, 2^30] [2, 1] batch_dims 0
+ *    GatherND:        [1000, 256] [64, 1] batch_dims 0; [500, 24] [64, 1]
+ *                     batch_dims 0; [100, 100, 8] [500, 3] batch_dims 0;
+ *                     [8, 100, 64] [8, 16, 1] batch_dims 1; [3, 2^30]
+ *                     [2, 1] batch_dims 0
  *  (the last of each: 64-bit offsets, and tensors split into windows
  *  where one buffer cannot hold them; docs/guide.md, "Large tensors").
  *  A call of another shape loads from the cache whatever of its kernels
