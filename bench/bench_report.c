@@ -344,200 +344,168 @@ void bench_print_targets(const clg_context *ctx, const bench_result *res,
     }
 }
 
-static void json_device(FILE *f, const clg_context *ctx, const bench_cl *b,
+/* The variants the device compiler refused, as a list (b->copy_unavailable
+ * holds them as "a, b"). */
+static void json_refused(clg_json *j, const bench_cl *b)
+{
+    const char *names[16];
+    char text[sizeof b->copy_unavailable], *save = NULL, *name;
+    size_t n = 0;
+    snprintf(text, sizeof text, "%s", b->copy_unavailable);
+    for (name = strtok_r(text, ", ", &save); name != NULL && n < 16;
+         name = strtok_r(NULL, ", ", &save))
+        names[n++] = name;
+    clg_json_strings(j, "copy_variants_refused", names, n);
+}
+
+static void json_device(clg_json *j, const clg_context *ctx, const bench_cl *b,
                         const bench_options *opt)
 {
-    fputs("{\n  \"device\": ", f);
-    clg_json_write_string(f, clg_context_device_name(ctx));
-    fputs(",\n  \"device_vendor\": ", f);
-    clg_json_write_string(f, clg_context_device_vendor(ctx));
-    fputs(",\n  \"device_version\": ", f);
-    clg_json_write_string(f, clg_context_device_version(ctx));
-    fputs(",\n  \"platform\": ", f);
-    clg_json_write_string(f, clg_context_platform_name(ctx));
-    fputs(",\n  \"platform_version\": ", f);
-    clg_json_write_string(f, clg_context_platform_version(ctx));
-    fputs(",\n  \"driver_version\": ", f);
-    clg_json_write_string(f, clg_context_driver_version(ctx));
-    fprintf(f,
-            ",\n  \"host_unified_memory\": %s,\n  \"svm\": %s,"
-            "\n  \"max_alloc_bytes\": %llu,"
-            "\n  \"seed\": %llu,\n  \"repeat\": %d,\n  \"statistic\": "
-            "\"min\",\n  \"cache\": \"%s\",\n  \"host_copy_threads\": %d,"
-            "\n  \"oob\": \"%s\",\n  \"copy_variants\": [",
-            clg_context_uses_host_memory(ctx) ? "true" : "false",
-            clg_context_uses_svm(ctx) ? "true" : "false",
-            (unsigned long long)clg_context_max_alloc_size(ctx),
-            (unsigned long long)opt->seed, opt->repeat, BENCH_CACHE_CONDITIONS,
-            b->host_threads, clg_oob_mode_name(opt->oob));
-    for (size_t v = 0; v < b->copy_count; v++) {
-        fputs(v ? ", " : "", f);
-        clg_json_write_string(f, b->copy[v].name);
-    }
-    fputs("],\n  \"copy_variants_refused\": ", f);
-    clg_json_write_string(f, b->copy_unavailable);
-    fputs(",\n  \"params\": ", f);
-    clg_json_write_string(f, b->params);
-    fputs(",\n  \"params_env\": ", f);
-    if (clg_context_params_env(ctx))
-        clg_json_write_string(f, clg_context_params_env(ctx));
-    else
-        fputs("null", f);
-    fputs(",\n  \"workloads\": [", f);
+    const char *names[sizeof b->copy / sizeof b->copy[0]];
+    clg_cli_json_head(j, "bench");
+    clg_json_string(j, "device", clg_context_device_name(ctx));
+    clg_json_string(j, "device_vendor", clg_context_device_vendor(ctx));
+    clg_json_string(j, "device_version", clg_context_device_version(ctx));
+    clg_json_string(j, "platform", clg_context_platform_name(ctx));
+    clg_json_string(j, "platform_version", clg_context_platform_version(ctx));
+    clg_json_string(j, "driver_version", clg_context_driver_version(ctx));
+    clg_json_bool(j, "host_unified_memory", clg_context_uses_host_memory(ctx));
+    clg_json_bool(j, "svm", clg_context_uses_svm(ctx));
+    clg_json_uint(j, "max_alloc_bytes", clg_context_max_alloc_size(ctx));
+    clg_json_uint(j, "seed", opt->seed);
+    clg_json_int(j, "repeat", opt->repeat);
+    clg_json_string(j, "statistic", "min");
+    clg_json_string(j, "cache", BENCH_CACHE_CONDITIONS);
+    clg_json_int(j, "host_copy_threads", b->host_threads);
+    clg_json_string(j, "oob", clg_oob_mode_name(opt->oob));
+    for (size_t v = 0; v < b->copy_count; v++)
+        names[v] = b->copy[v].name;
+    clg_json_strings(j, "copy_variants", names, b->copy_count);
+    json_refused(j, b);
+    clg_json_string(j, "params", b->params);
+    clg_json_string(j, "params_env", clg_context_params_env(ctx));
 }
 
 /* The baselines of one result: the copy variants, the host copy and the
  * check pass. */
-static void json_baselines(FILE *f, const bench_result *r, const bench_cl *b)
+static void json_baselines(clg_json *j, const bench_result *r,
+                           const bench_cl *b)
 {
-    int m = r->measured;
-    fputs(", \"copy_variant\": ", f);
-    if (m)
-        clg_json_write_string(f, b->copy[r->copy_best].name);
-    else
-        fputs("null", f);
-    fputs(", \"copy_variants_gbps\": {", f);
-    for (size_t v = 0; v < b->copy_count; v++) {
-        fprintf(f, "%s\"%s\": ", v ? ", " : "", b->copy[v].name);
-        clg_json_write_number(f, m,
-                              (double)r->copy_bytes / r->copy_variant_s[v] *
-                                  1e-9);
-    }
-    fputs("}, \"host_copy_gbps\": ", f);
-    clg_json_write_number(f, m, m ? result_host_copy_gbps(r) : 0);
-    fputs(", \"check_ms\": ", f);
-    clg_json_write_number(f, m && r->check_kind != BENCH_CHECK_NONE,
-                          r->check_s * 1e3);
-    fputs(", \"check_pass\": ", f);
-    if (m && r->check_kind != BENCH_CHECK_NONE)
-        clg_json_write_string(f, bench_check_name(r->check_kind));
-    else
-        fputs("null", f);
+    int m = r->measured, c = m && r->check_kind != BENCH_CHECK_NONE;
+    clg_json_string(j, "copy_variant", m ? b->copy[r->copy_best].name : NULL);
+    clg_json_begin_object(j, "copy_variants_gbps");
+    for (size_t v = 0; v < b->copy_count; v++)
+        clg_json_number(j, b->copy[v].name, m,
+                        (double)r->copy_bytes / r->copy_variant_s[v] * 1e-9);
+    clg_json_end_object(j);
+    clg_json_number(j, "host_copy_gbps", m, m ? result_host_copy_gbps(r) : 0);
+    clg_json_number(j, "check_ms", c, r->check_s * 1e3);
+    clg_json_string(j, "check_pass",
+                    c ? bench_check_name(r->check_kind) : NULL);
 }
 
 /* The figures of one result; null where not measured. */
-static void json_figures(FILE *f, const bench_result *r)
+static void json_figures(clg_json *j, const bench_result *r)
 {
     int m = r->measured, k = m && r->has_kernel;
-    fputs(", \"kernel_ms\": ", f);
-    clg_json_write_number(f, k, r->kernel_s * 1e3);
-    fputs(", \"end_to_end_ms\": ", f);
-    clg_json_write_number(f, m, r->e2e_s * 1e3);
-    fprintf(f, ", \"bytes\": %llu, \"gbps\": ", (unsigned long long)r->bytes);
-    clg_json_write_number(f, k, k ? result_gbps(r) : 0);
-    fputs(", \"copy_gbps\": ", f);
-    clg_json_write_number(f, m, m ? result_copy_gbps(r) : 0);
-    fputs(", \"efficiency\": ", f);
-    clg_json_write_number(f, k, k ? result_efficiency(r) : 0);
-    fputs(", \"end_to_end_efficiency\": ", f);
-    clg_json_write_number(f, m, m ? result_e2e_efficiency(r) : 0);
-    fputs(", \"call_us\": ", f);
-    clg_json_write_number(f, m && r->has_micro, r->call_s * 1e6);
-    fputs(", \"launch_us\": ", f);
-    clg_json_write_number(f, m && r->has_micro, r->launch_s * 1e6);
-    fputs(", \"enqueue_us\": ", f);
-    clg_json_write_number(f, m && r->has_pipeline, r->enqueue_s * 1e6);
-    fputs(", \"pipelined_us\": ", f);
-    clg_json_write_number(f, m && r->has_pipeline, r->pipelined_s * 1e6);
-    fputs(", \"launch_pipelined_us\": ", f);
-    clg_json_write_number(f, m && r->has_pipeline,
-                          r->launch_pipelined_s * 1e6);
-    fputs(", \"args_pipelined_us\": ", f);
-    clg_json_write_number(f, m && r->has_pipeline, r->args_pipelined_s * 1e6);
+    int micro = m && r->has_micro, pipe = m && r->has_pipeline;
+    clg_json_number(j, "kernel_ms", k, r->kernel_s * 1e3);
+    clg_json_number(j, "end_to_end_ms", m, r->e2e_s * 1e3);
+    clg_json_uint(j, "bytes", r->bytes);
+    clg_json_number(j, "gbps", k, k ? result_gbps(r) : 0);
+    clg_json_number(j, "copy_gbps", m, m ? result_copy_gbps(r) : 0);
+    clg_json_number(j, "efficiency", k, k ? result_efficiency(r) : 0);
+    clg_json_number(j, "end_to_end_efficiency", m,
+                    m ? result_e2e_efficiency(r) : 0);
+    clg_json_number(j, "call_us", micro, r->call_s * 1e6);
+    clg_json_number(j, "launch_us", micro, r->launch_s * 1e6);
+    clg_json_number(j, "enqueue_us", pipe, r->enqueue_s * 1e6);
+    clg_json_number(j, "pipelined_us", pipe, r->pipelined_s * 1e6);
+    clg_json_number(j, "launch_pipelined_us", pipe,
+                    r->launch_pipelined_s * 1e6);
+    clg_json_number(j, "args_pipelined_us", pipe, r->args_pipelined_s * 1e6);
 }
 
 /* What was run (operator, shapes, copy bytes) and why not, if not. */
-static void json_setup(FILE *f, const bench_result *r)
+static void json_setup(clg_json *j, const bench_result *r)
 {
     const bench_workload *w = r->w;
-    fprintf(f,
-            ",\n     \"scale\": %.6g, \"op\": \"%s\", \"axis\": %lld, "
-            "\"data_dtype\": \"%s\", \"data_shape\": ",
-            r->scale, clg_op_name(w->op), (long long)w->axis,
-            clg_dtype_name(w->data_dtype));
-    clg_json_write_shape(f, r->data_shape, w->data_rank);
-    fprintf(f, ", \"indices_dtype\": \"%s\", \"indices_shape\": ",
-            clg_dtype_name(w->index_dtype));
-    clg_json_write_shape(f, r->index_shape, w->index_rank);
-    fputs(", \"output_shape\": ", f);
-    clg_json_write_shape(f, r->out_shape, r->out_rank);
-    fprintf(f, ", \"copy_bytes\": %llu, \"skipped\": ",
-            (unsigned long long)r->copy_bytes);
-    if (r->measured)
-        fputs("null", f);
-    else
-        clg_json_write_string(f, r->skipped);
-    fputs(", \"note\": ", f);
-    if (r->measured && r->note[0])
-        clg_json_write_string(f, r->note);
-    else
-        fputs("null", f);
+    clg_json_number(j, "scale", 1, r->scale);
+    clg_json_string(j, "op", clg_op_name(w->op));
+    clg_json_int(j, "axis", w->axis);
+    clg_json_string(j, "data_dtype", clg_dtype_name(w->data_dtype));
+    clg_json_shape(j, "data_shape", r->data_shape, w->data_rank);
+    clg_json_string(j, "indices_dtype", clg_dtype_name(w->index_dtype));
+    clg_json_shape(j, "indices_shape", r->index_shape, w->index_rank);
+    clg_json_shape(j, "output_shape", r->out_shape, r->out_rank);
+    clg_json_uint(j, "copy_bytes", r->copy_bytes);
+    clg_json_string(j, "skipped", r->measured ? NULL : r->skipped);
+    clg_json_string(j, "note", r->measured && r->note[0] ? r->note : NULL);
 }
 
-static void json_workloads(FILE *f, const bench_result *res, size_t n,
+static void json_workloads(clg_json *j, const bench_result *res, size_t n,
                            const bench_cl *b)
 {
+    clg_json_begin_array(j, "workloads");
     for (size_t i = 0; i < n; i++) {
-        fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-        clg_json_write_string(f, res[i].w->name);
-        json_figures(f, &res[i]);
-        json_baselines(f, &res[i], b);
-        json_setup(f, &res[i]);
-        fputs("}", f);
+        clg_json_begin_object(j, NULL);
+        clg_json_string(j, "name", res[i].w->name);
+        json_figures(j, &res[i]);
+        json_baselines(j, &res[i], b);
+        json_setup(j, &res[i]);
+        clg_json_end_object(j);
     }
+    clg_json_end_array(j);
 }
 
 /* One linearity row, as bench_print_linearity computes it. */
-static void json_linearity_row(FILE *f, const bench_result *r,
+static void json_linearity_row(clg_json *j, const bench_result *r,
                                const bench_result *ref)
 {
     const int k = r->has_kernel && ref->has_kernel;
     const double kr = linearity_ratio(r->kernel_s, ref->kernel_s, r, ref);
     const double er = linearity_ratio(r->e2e_s, ref->e2e_s, r, ref);
     const int verdict = linearity_verdict(r, ref);
-    clg_json_write_string(f, r->w->name);
-    fprintf(f,
-            ", \"scale\": %.6g, \"reference_scale\": %.6g, "
-            "\"bytes_ratio\": %.6g, \"kernel_ns_per_byte\": ",
-            r->scale, ref->scale, (double)r->bytes / (double)ref->bytes);
-    clg_json_write_number(f, r->has_kernel,
-                          r->kernel_s * 1e9 / (double)r->bytes);
-    fprintf(f,
-            ", \"end_to_end_ns_per_byte\": %.6g, "
-            "\"copy_ns_per_byte\": %.6g, \"kernel_ratio\": ",
-            r->e2e_s * 1e9 / (double)r->bytes,
-            r->copy_s * 1e9 / (double)r->copy_bytes);
-    clg_json_write_number(f, k, kr);
-    fputs(", \"kernel_deviation\": ", f);
-    clg_json_write_number(f, k, kr - 1);
-    fprintf(f,
-            ", \"end_to_end_ratio\": %.6g, \"end_to_end_deviation\": %.6g, "
-            "\"copy_ratio\": %.6g, \"within_25pct\": %s}",
-            er, er - 1, copy_linearity_ratio(r, ref),
-            verdict < 0 ? "null"
-            : verdict   ? "true"
-                        : "false");
+    clg_json_begin_object(j, NULL);
+    clg_json_string(j, "name", r->w->name);
+    clg_json_number(j, "scale", 1, r->scale);
+    clg_json_number(j, "reference_scale", 1, ref->scale);
+    clg_json_number(j, "bytes_ratio", 1,
+                    (double)r->bytes / (double)ref->bytes);
+    clg_json_number(j, "kernel_ns_per_byte", r->has_kernel,
+                    r->kernel_s * 1e9 / (double)r->bytes);
+    clg_json_number(j, "end_to_end_ns_per_byte", 1,
+                    r->e2e_s * 1e9 / (double)r->bytes);
+    clg_json_number(j, "copy_ns_per_byte", 1,
+                    r->copy_s * 1e9 / (double)r->copy_bytes);
+    clg_json_number(j, "kernel_ratio", k, kr);
+    clg_json_number(j, "kernel_deviation", k, kr - 1);
+    clg_json_number(j, "end_to_end_ratio", 1, er);
+    clg_json_number(j, "end_to_end_deviation", 1, er - 1);
+    clg_json_number(j, "copy_ratio", 1, copy_linearity_ratio(r, ref));
+    if (verdict < 0)
+        clg_json_null(j, "within_25pct");
+    else
+        clg_json_bool(j, "within_25pct", verdict);
+    clg_json_end_object(j);
 }
 
 /* Every scale of a workload measured at several, the reference scale's
  * row included (deviations 0). */
-static void json_linearity(FILE *f, const bench_result *res, size_t n)
+static void json_linearity(clg_json *j, const bench_result *res, size_t n)
 {
-    int first = 1;
-    fputs("\n  ],\n  \"linearity\": [", f);
+    clg_json_begin_array(j, "linearity");
     for (size_t i = 0; i < n; i++) {
         const bench_result *r = &res[i];
         const bench_result *ref = linearity_reference(res, n, r->w);
         int several = 0;
-        for (size_t j = 0; j < n; j++)
-            several |= j != i && res[j].w == r->w && res[j].measured;
+        for (size_t k = 0; k < n; k++)
+            several |= k != i && res[k].w == r->w && res[k].measured;
         if (!r->measured || !ref || !several)
             continue;
-        fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
-        first = 0;
-        json_linearity_row(f, r, ref);
+        json_linearity_row(j, r, ref);
     }
-    fputs(first ? "]\n}\n" : "\n  ]\n}\n", f);
+    clg_json_end_array(j);
 }
 
 /* The report is put together in memory and written with
@@ -552,14 +520,18 @@ int bench_write_json(const char *path, const clg_context *ctx,
     clg_io_error err;
     FILE *f = open_memstream(&text, &size);
     int rc = CLG_EXIT_OK;
+    clg_json j;
 
     if (!f) {
         fprintf(stderr, "clgather bench: %s: out of memory\n", path);
         return CLG_EXIT_ERROR;
     }
-    json_device(f, ctx, b, opt);
-    json_workloads(f, res, n, b);
-    json_linearity(f, res, n);
+    clg_json_init(&j, f);
+    json_device(&j, ctx, b, opt);
+    json_workloads(&j, res, n, b);
+    json_linearity(&j, res, n);
+    clg_json_end_object(&j);
+    clg_json_finish(&j);
     if (fclose(f) != 0 || text == NULL) {
         fprintf(stderr, "clgather bench: %s: out of memory\n", path);
         rc = CLG_EXIT_ERROR;

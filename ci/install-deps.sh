@@ -6,11 +6,12 @@
 #                                    (ci/quickstart.sh): a C toolchain,
 #                                    CMake, OpenCL headers and ICD loader,
 #                                    POCL (the CPU OpenCL device), xxHash
-#                                    (the program cache's hash), protobuf-c
-#                                    and ONNX (the tool), help2man (the
+#                                    (the program cache's hash), protobuf-c,
+#                                    json-c and ONNX (the tool), help2man (the
 #                                    tool's man pages), ONNX's node tests
 #   bash ci/install-deps.sh --tests  also what only the tests need
-#                                    (ci/test.sh): cmocka, json-c (the
+#                                    (ci/test.sh): cmocka, the JSON Schema
+#                                    validator python3-jsonschema (the
 #                                    tool's --json tests), clinfo,
 #                                    clang-format (ci/format.sh), clang-14
 #                                    with its libFuzzer and sanitizer
@@ -39,6 +40,7 @@ packages=(
   libxxhash-dev
   protobuf-c-compiler
   libprotobuf-c-dev
+  libjson-c-dev
   libonnx-dev
   libonnx-testdata
   help2man
@@ -46,7 +48,7 @@ packages=(
 test_packages=(
   clinfo
   libcmocka-dev
-  libjson-c-dev
+  python3-jsonschema
   clang-format
   clang-14
   libclang-rt-14-dev

@@ -48,7 +48,8 @@ enum {
       "measure bandwidth beside the device's copy kernel")                    \
     X("tune", clg_cli_tune,                                                   \
       "search the device parameters and print the best entry")                \
-    X("cache", clg_cli_cache, "show or clear the persistent program cache")
+    X("cache", clg_cli_cache,                                                 \
+      "show, clear or fill the persistent program cache")
 
 #define CLG_CLI_DECLARE_(name, function, summary)                             \
     int function(int argc, char **argv);
@@ -179,13 +180,18 @@ const char *clg_cli_failure(void);
 void clg_cli_protect_writes(void);
 
 /* JSON documents of --json (docs/cli.md, "JSON output"). */
-#define CLG_CLI_JSON_VERSION 1
+#define CLG_CLI_JSON_VERSION 2
 struct clg_json;
 /* The members of a device object that name the runtime, after
  * "name", "vendor" and "version": "platform" (its name),
  * "platform_version" and "driver_version". */
 void clg_cli_json_runtime(struct clg_json *j, const clg_context *ctx);
-/* Opens the document: {"schema_version": 1, "command": CMD, ... */
+/* Opens the document's object on j (initialised by the caller) with the
+ * members every document begins with: {"schema": {"name": "clgather-CMD",
+ * "version": CLG_CLI_JSON_VERSION}, "schema_version", "command": CMD,
+ * "tool_version", "library_version", "time" (ISO 8601, UTC), ... */
+void clg_cli_json_head(struct clg_json *j, const char *cmd);
+/* clg_json_init on stdout, then clg_cli_json_head. */
 void clg_cli_json_begin(struct clg_json *j, const char *cmd);
 /* ... "error": clg_cli_failure() or null, "exit_status": RC} */
 void clg_cli_json_end(struct clg_json *j, int rc);

@@ -117,12 +117,30 @@ void clg_cli_protect_writes(void)
     }
 }
 
+void clg_cli_json_head(struct clg_json *j, const char *cmd)
+{
+    char name[64], when[32] = "";
+    time_t now = time(NULL);
+    struct tm utc;
+    snprintf(name, sizeof name, "clgather-%s", cmd);
+    if (now != (time_t)-1 && gmtime_r(&now, &utc) != NULL)
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    clg_json_begin_object(j, NULL);
+    clg_json_begin_object(j, "schema");
+    clg_json_string(j, "name", name);
+    clg_json_int(j, "version", CLG_CLI_JSON_VERSION);
+    clg_json_end_object(j);
+    clg_json_int(j, "schema_version", CLG_CLI_JSON_VERSION);
+    clg_json_string(j, "command", cmd);
+    clg_json_string(j, "tool_version", CLG_VERSION_STRING);
+    clg_json_string(j, "library_version", clg_version_string());
+    clg_json_string(j, "time", when[0] ? when : NULL);
+}
+
 void clg_cli_json_begin(struct clg_json *j, const char *cmd)
 {
     clg_json_init(j, stdout);
-    clg_json_begin_object(j, NULL);
-    clg_json_int(j, "schema_version", CLG_CLI_JSON_VERSION);
-    clg_json_string(j, "command", cmd);
+    clg_cli_json_head(j, cmd);
 }
 
 void clg_cli_json_end(struct clg_json *j, int rc)

@@ -103,10 +103,14 @@ typedef struct run_tensors {
     size_t rank;
     int loaded, ran; /* inputs read; calls made */
     double first_ms, best_ms;
-    char cache[192];    /* what the program cache did for the first call */
-    int checked, agree; /* --check done, and its verdict */
-    int64_t position;   /* first differing element, or -1 */
-    char detail[1200];  /* the difference */
+    char cache[192]; /* what the program cache did for the first call */
+    const char *cache_state;   /* "off", "not_needed", "served", "missed" */
+    clg_cache_info cache_info; /* settings and counts after the first */
+    uint64_t programs_loaded, programs_compiled; /* by the first call */
+    const char *cache_refusal; /* why a miss passed over the folder */
+    int checked, agree;        /* --check done, and its verdict */
+    int64_t position;          /* first differing element, or -1 */
+    char detail[1200];         /* the difference */
 } run_tensors;
 
 /* Marks an option that takes one value; -1 (printed) when met again. */
@@ -308,28 +312,39 @@ static int load_tensors(const run_options *opt, run_tensors *t)
     return CLG_EXIT_OK;
 }
 
-/* What the program cache did for the first call: "served" (every program
- * it built was loaded), "missed" (some were compiled; with the reason when
- * the cache passed over its folder or an entry), "off", or "not needed"
- * (the context had every program). */
+/* What the program cache did for the first call, into t: "served" (every
+ * program it built was loaded), "missed" (some were compiled; with the
+ * reason when the cache passed over its folder or an entry), "off", or
+ * "not needed" (the context had every program); t->cache as text. */
 static void describe_cache(clg_context *ctx, const clg_cache_info *before,
-                           char *buf, size_t cap)
+                           run_tensors *t)
 {
-    clg_cache_info after;
-    if (clg_context_cache_info(ctx, &after) != CLG_STATUS_OK ||
-        !after.enabled) {
+    clg_cache_info *after = &t->cache_info;
+    char *buf = t->cache;
+    size_t cap = sizeof t->cache;
+    t->cache_refusal = NULL;
+    if (clg_context_cache_info(ctx, after) != CLG_STATUS_OK ||
+        !after->enabled) {
+        memset(after, 0, sizeof *after);
+        t->cache_state = "off";
         snprintf(buf, cap, "off");
         return;
     }
-    unsigned long long hits = after.hits - before->hits;
-    unsigned long long misses = after.misses - before->misses;
-    if (hits + misses == 0)
+    unsigned long long hits = after->hits - before->hits;
+    unsigned long long misses = after->misses - before->misses;
+    t->programs_loaded = hits;
+    t->programs_compiled = misses;
+    if (hits + misses == 0) {
+        t->cache_state = "not_needed";
         snprintf(buf, cap, "not needed");
-    else if (misses == 0)
+    } else if (misses == 0) {
+        t->cache_state = "served";
         snprintf(buf, cap, "served, %llu program%s loaded", hits,
                  hits == 1 ? "" : "s");
-    else {
+    } else {
         const char *why = clg_context_cache_refusal(ctx);
+        t->cache_state = "missed";
+        t->cache_refusal = *why ? why : NULL;
         snprintf(buf, cap, "missed, %llu program%s compiled, %llu loaded%s%s",
                  misses, misses == 1 ? "" : "s", hits, *why ? "; " : "", why);
     }
@@ -358,7 +373,7 @@ static int time_calls(clg_context *ctx, const run_options *opt, run_tensors *t)
         }
         if (r == 0) {
             t->first_ms = ms;
-            describe_cache(ctx, &before, t->cache, sizeof t->cache);
+            describe_cache(ctx, &before, t);
         } else if (r == 1 || ms < t->best_ms)
             t->best_ms = ms;
     }
@@ -439,6 +454,22 @@ static void json_tensor(clg_json *j, const char *key, const char *path,
     clg_json_end_object(j);
 }
 
+/* What the program cache did for the first call (docs/cli.md, "JSON
+ * output"). */
+static void json_program_cache(clg_json *j, const run_tensors *t)
+{
+    const clg_cache_info *c = &t->cache_info;
+    clg_json_begin_object(j, "program_cache");
+    clg_json_string(j, "state", t->cache_state);
+    clg_json_bool(j, "enabled", c->enabled);
+    clg_json_string(j, "directory", c->enabled ? c->directory : NULL);
+    clg_json_uint(j, "programs_loaded", t->programs_loaded);
+    clg_json_uint(j, "programs_compiled", t->programs_compiled);
+    clg_json_string(j, "refusal", t->cache_refusal);
+    clg_json_string(j, "text", t->cache);
+    clg_json_end_object(j);
+}
+
 /* The --json document (docs/cli.md, "JSON output"). */
 static void json_run(const clg_context *ctx, const run_options *opt,
                      const run_tensors *t, int rc)
@@ -463,12 +494,12 @@ static void json_run(const clg_context *ctx, const run_options *opt,
         clg_json_end_object(&j);
     }
     if (!t->ran) {
-        clg_json_null(&j, "time");
+        clg_json_null(&j, "timing");
     } else {
-        clg_json_begin_object(&j, "time");
+        clg_json_begin_object(&j, "timing");
         clg_json_number(&j, "first_call_ms", 1, t->first_ms);
         clg_json_bool(&j, "first_call_includes_build", 1);
-        clg_json_string(&j, "program_cache", t->cache);
+        json_program_cache(&j, t);
         clg_json_int(&j, "more_calls", opt->repeat);
         clg_json_number(&j, "best_more_ms", opt->repeat > 0, t->best_ms);
         clg_json_end_object(&j);

@@ -5,9 +5,14 @@
 #   CLGATHER_BUILD_CLI    the `clgather` tool (cli/), its I/O library (io/)
 #                         and the benchmark (bench/):
 #                         the protobuf-c runtime (pkg-config libprotobuf-c),
-#                         protoc-c and ONNX's onnx.proto
+#                         protoc-c, ONNX's onnx.proto and json-c (pkg-config
+#                         json-c; the --json documents)
 #   CLGATHER_BUILD_TESTS  the cmocka test suite (tests/) and the run of
-#                         examples/ under ctest: cmocka (pkg-config cmocka);
+#                         examples/ under ctest: cmocka (pkg-config cmocka),
+#                         json-c, and a python3 with the JSON Schema
+#                         validator jsonschema (the test that validates every
+#                         --json document against docs/schemas/; CLG_PYTHON3
+#                         names the interpreter);
 #                         its cli and conformance areas also need the CLI
 #                         and are left out without it
 #   CLGATHER_BUILD_MAN    the man pages of the tool (cli/man/), made from
@@ -60,11 +65,12 @@ if(CLG_TOP_LEVEL OR CLGATHER_BUILD_CLI OR CLGATHER_BUILD_TESTS)
   if(PkgConfig_FOUND)
     pkg_check_modules(PROTOBUF_C QUIET IMPORTED_TARGET libprotobuf-c)
     pkg_check_modules(CMOCKA QUIET IMPORTED_TARGET cmocka)
-    # the tool's tests parse its --json output with json-c
+    # the tool writes its --json documents with json-c, its tests parse them
     pkg_check_modules(JSONC QUIET IMPORTED_TARGET json-c)
   else()
     clg_missing(clg_cli_missing "pkg-config (Debian package pkg-config), which "
-                "finds the protobuf-c runtime (libprotobuf-c-dev)")
+                "finds the protobuf-c runtime (libprotobuf-c-dev) and json-c "
+                "(libjson-c-dev)")
     clg_missing(clg_tests_missing "pkg-config (Debian package pkg-config), "
                 "which finds cmocka (libcmocka-dev)")
   endif()
@@ -73,8 +79,27 @@ if(CLG_TOP_LEVEL OR CLGATHER_BUILD_CLI OR CLGATHER_BUILD_TESTS)
                 "(Debian package libcmocka-dev)")
   endif()
   if(PkgConfig_FOUND AND NOT TARGET PkgConfig::JSONC)
+    clg_missing(clg_cli_missing "json-c, pkg-config module json-c "
+                "(Debian package libjson-c-dev)")
     clg_missing(clg_tests_missing "json-c, pkg-config module json-c "
                 "(Debian package libjson-c-dev)")
+  endif()
+  # The validator of the --json documents (tests/cli/validate_json.py):
+  # a python3 that imports jsonschema.
+  find_program(CLG_PYTHON3 NAMES python3
+               DOC "python3 with jsonschema, for the --json schema test (Debian: python3-jsonschema)")
+  set(clg_have_jsonschema FALSE)
+  if(CLG_PYTHON3)
+    execute_process(COMMAND ${CLG_PYTHON3} -c "import jsonschema"
+                    RESULT_VARIABLE clg_jsonschema_rc OUTPUT_QUIET ERROR_QUIET)
+    if(clg_jsonschema_rc EQUAL 0)
+      set(clg_have_jsonschema TRUE)
+    endif()
+  endif()
+  if(NOT clg_have_jsonschema)
+    clg_missing(clg_tests_missing "python3 with the JSON Schema validator "
+                "jsonschema (Debian package python3-jsonschema), given by "
+                "CLG_PYTHON3 (now '${CLG_PYTHON3}')")
   endif()
   if(PkgConfig_FOUND AND NOT TARGET PkgConfig::PROTOBUF_C)
     clg_missing(clg_cli_missing "the protobuf-c runtime, pkg-config module "

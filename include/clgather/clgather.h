@@ -1570,6 +1570,65 @@ CLG_API clg_status clg_warm_up_cl(clg_context *ctx, const clg_call *call,
                                   const clg_cl_tensor *indices,
                                   const clg_cl_tensor *output);
 
+/** Whole-device warm-up (after CLBlast's CLBlastFillCache): builds the
+ *  kernels of every shape class below on the context's device, for the
+ *  host-memory calls (clg_warm_up) and the device-buffer ones
+ *  (clg_warm_up_cl), so that with the program cache enabled a later
+ *  process on this device, driver and clgather loads them instead of
+ *  compiling (a packager or an installer can fill a cache ahead of its
+ *  users; `clgather cache --fill` calls it). Without the cache the kernels
+ *  are built into the context alone. Nothing is run but the known-answer
+ *  self-test of each kernel built; no memory of the tensors' size is
+ *  allocated.
+ *  What it builds: each shape class of the operators in `ops`, in one
+ *  dtype of each element size of CLG_DTYPE_TABLE (1, 2, 4, 8 and 16 bytes:
+ *  the kernels move bytes, so one dtype stands for its size; STRING needs
+ *  no kernel), with int32 and int64 indices, in each out-of-range mode of
+ *  `oob_modes`, each variant chosen by the code the call itself runs (as
+ *  clg_warm_up does), with the context's parameters (CLGATHER_PARAMS,
+ *  clg_context_set_param). The shape classes (data shape, indices shape,
+ *  attribute), with data 16-byte aligned:
+ *    Gather:          [1000, 256] [64] axis 0; [4096, 256] [4096] axis 0;
+ *                     [256, 1000] [100] axis 1; [100000] [100000] axis 0;
+ *                     [500, 24] [64] axis 0; [500, 6] [64] axis 0;
+ *                     [7, 3] [2] axis 0; [3, 2^30] [2] axis 0
+ *    GatherElements:  [256, 1000] [256, 100] axis 1; [1000, 256]
+ *                     [100, 256] axis 0; [16, 100, 32] [16, 10, 32]
+ *                     axis 1; [7, 3] [7, 2] axis 1; [7, 3] [5, 2] axis 1;
+ *                     [1000, 256] [100, 128] axis 0; [2, 2^30] [2, 2^20]
+ *                     axis 1
+ *    GatherND:        [1000, 256] [64, 1] batch_dims 0; [500, 24] [64, 1]
+ *                     batch_dims 0; [100, 100, 8] [500, 3] batch_dims 0;
+ *                     [8, 100, 64] [8, 16, 1] batch_dims 1; [3, 2^30]
+ *                     [2, 1] batch_dims 0
+ *  (the last of each: 64-bit offsets, and tensors split into windows
+ *  where one buffer cannot hold them; docs/guide.md, "Large tensors").
+ *  A call of another shape loads from the cache whatever of its kernels
+ *  one of these classes built (the choice depends on the row size, the
+ *  axis, the output's size and the data's alignment; docs/guide.md,
+ *  "Program cache").
+ *  - ops: a mask of (1u << clg_op), 0 for every operator of CLG_OP_TABLE.
+ *  - oob_modes: a mask of (1u << clg_oob_mode), 0 for every mode of
+ *    CLG_OOB_TABLE.
+ *  - warmed (may be NULL): the class/dtype/index/mode combinations warmed
+ *    up; skipped (may be NULL): those the device's limits refused
+ *    (TENSOR_TOO_LARGE, e.g. a buffer above its CL_DEVICE_MAX_MEM_ALLOC_SIZE
+ *    that the library could not split), which are not an error. Once the
+ *    arguments are accepted both are written, also when a warm-up fails
+ *    (what was done until then).
+ *  How many programs were compiled and how many loaded:
+ *  clg_context_cache_info before and after. It takes seconds to minutes
+ *  (every program a compile on a cold cache; a second fill loads them).
+ *  Threading: as clg_warm_up; other threads may use the context meanwhile.
+ *  Errors: NULL_POINTER (ctx NULL), INVALID_ARGUMENT (a bit outside the
+ *  operator or mode table; a malformed CLGATHER_PARAMS), BUILD_FAILED,
+ *  DEVICE_MISCOMPILED (a kernel failed its self-test), OPENCL_ERROR,
+ *  OUT_OF_MEMORY; the first failure stops the fill, with the message of
+ *  the warm-up that failed in clg_context_last_error. */
+CLG_API clg_status clg_context_fill_cache(clg_context *ctx, uint32_t ops,
+                                          uint32_t oob_modes, size_t *warmed,
+                                          size_t *skipped);
+
 /* ======================================================================
  * 9. Named operator functions
  * ==================================================================== */

@@ -48,7 +48,38 @@ static json_object *run_json(int status, const char *command,
     assert_int_equal(json_object_get_int(json_object_object_get(doc,
                                                                 "schema_"
                                                                 "version")),
-                     1);
+                     2);
+    {
+        /* the members every document begins with */
+        json_object *schema = json_object_object_get(doc, "schema");
+        const char *when = json_object_get_string(json_object_object_get(doc,
+                                                                         "tim"
+                                                                         "e"));
+        char name[64];
+        int y, mo, d, h, mi, sec;
+        char z = 0;
+        snprintf(name, sizeof name, "clgather-%s", command);
+        assert_string_equal(
+            json_object_get_string(json_object_object_get(schema, "name")),
+            name);
+        assert_int_equal(json_object_get_int(json_object_object_get(schema,
+                                                                    "versio"
+                                                                    "n")),
+                         2);
+        assert_string_equal(json_object_get_string(
+                                json_object_object_get(doc, "tool_version")),
+                            CLG_VERSION_STRING);
+        assert_string_equal(json_object_get_string(json_object_object_get(
+                                doc, "library_version")),
+                            clg_version_string());
+        assert_non_null(when);
+        assert_int_equal(strlen(when), 20);
+        assert_int_equal(sscanf(when, "%4d-%2d-%2dT%2d:%2d:%2d%c", &y, &mo, &d,
+                                &h, &mi, &sec, &z),
+                         7);
+        assert_int_equal(z, 'Z');
+        assert_true(y >= 2024 && mo >= 1 && mo <= 12 && d >= 1 && d <= 31);
+    }
     assert_string_equal(json_object_get_string(json_object_object_get(doc,
                                                                       "comman"
                                                                       "d")),
@@ -167,12 +198,34 @@ static void test_run_json(void **state)
                                     json_type_null));
     assert_true(strlen(str(at(doc, "device", "name", NULL))) > 0);
     expect_runtime(at(doc, "device", NULL), NULL);
-    t = at(doc, "time", NULL);
+    t = at(doc, "timing", NULL);
     assert_true(json_object_get_double(at(t, "first_call_ms", NULL)) > 0);
     assert_true(json_object_get_boolean(at(t, "first_call_includes_build",
                                            NULL)));
     assert_int_equal(json_object_get_int(at(t, "more_calls", NULL)), 3);
     assert_true(json_object_get_double(at(t, "best_more_ms", NULL)) > 0);
+    /* the program cache's part in the first call, as data */
+    {
+        json_object *pc = at(t, "program_cache", NULL);
+        const char *cache_state = str(at(pc, "state", NULL));
+        uint64_t loaded =
+            json_object_get_uint64(at(pc, "programs_loaded", NULL));
+        uint64_t compiled =
+            json_object_get_uint64(at(pc, "programs_compiled", NULL));
+        assert_true(json_object_is_type(at(pc, "enabled", NULL),
+                                        json_type_boolean));
+        if (strcmp(cache_state, "served") == 0)
+            assert_true(loaded >= 1 && compiled == 0);
+        else if (strcmp(cache_state, "missed") == 0)
+            assert_true(compiled >= 1);
+        else
+            assert_true(strcmp(cache_state, "off") == 0 ||
+                        strcmp(cache_state, "not_needed") == 0);
+        assert_non_null(strstr(str(at(pc, "text", NULL)),
+                               strcmp(cache_state, "not_needed") == 0
+                                   ? "not needed"
+                                   : cache_state));
+    }
     assert_true(json_object_get_boolean(at(doc, "check", "agree", NULL)));
     assert_true(json_object_is_type(at(doc, "check", "first_difference", NULL),
                                     json_type_null));
@@ -183,7 +236,7 @@ static void test_run_json(void **state)
     args[5] = bad;
     doc = run_json(2, "run", args);
     assert_non_null(strstr(str(at(doc, "error", NULL)), "INDEX_OUT_OF_RANGE"));
-    assert_true(json_object_is_type(at(doc, "time", NULL), json_type_null));
+    assert_true(json_object_is_type(at(doc, "timing", NULL), json_type_null));
     assert_true(json_object_is_type(at(doc, "output", NULL), json_type_null));
     json_object_put(doc);
 

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The whole-device warm-up (clg_context_fill_cache, `clgather cache
+ * --fill`; docs/guide.md, "Program cache"): after a fill, a fresh context
+ * on the same cache folder, and a fresh process, build nothing from
+ * source for calls of the filled shape classes (the cache's counts say
+ * so); a second fill loads what the first compiled; `cache --json`
+ * reports the fill and the folder's entries.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "cli_harness.h"
+
+#define GATHER_BIT (1u << CLG_OP_GATHER)
+#define RAISE_BIT (1u << CLG_OOB_RAISE)
+
+/* A context on the default device using cache folder dir. */
+static clg_context *open_on(const char *dir)
+{
+    clg_context *ctx = NULL;
+    assert_int_equal(clg_context_create(&ctx, NULL), CLG_STATUS_OK);
+    assert_int_equal(clg_context_set_cache_dir(ctx, dir), CLG_STATUS_OK);
+    return ctx;
+}
+
+/* Gather on axis `axis` of FLOAT data `shape` with `count` indices of
+ * index_dtype (all 1), on ctx; output compared with the reference. */
+static void gather_once(clg_context *ctx, const int64_t *shape, size_t rank,
+                        int64_t axis, clg_dtype index_dtype, int64_t count)
+{
+    int64_t n = 1, out_shape[4], out_rank_shape[4];
+    size_t out_rank = 0;
+    for (size_t d = 0; d < rank; d++)
+        n *= shape[d];
+    float *data = malloc((size_t)n * sizeof *data);
+    int64_t *idx64 = malloc((size_t)count * sizeof *idx64);
+    int32_t *idx32 = malloc((size_t)count * sizeof *idx32);
+    int64_t idx_shape[1] = {count};
+    assert_non_null(data);
+    assert_non_null(idx64);
+    assert_non_null(idx32);
+    for (int64_t i = 0; i < n; i++)
+        data[i] = (float)i;
+    for (int64_t i = 0; i < count; i++) {
+        idx64[i] = 1;
+        idx32[i] = 1;
+    }
+    clg_tensor dt = {CLG_DTYPE_FLOAT, rank, shape, data};
+    clg_tensor it = {index_dtype, 1, idx_shape,
+                     index_dtype == CLG_DTYPE_INT64 ? (void *)idx64
+                                                    : (void *)idx32};
+    assert_int_equal(clg_gather_output_shape(&dt, &it, axis, out_shape, 4,
+                                             &out_rank),
+                     CLG_STATUS_OK);
+    int64_t m = 1;
+    for (size_t d = 0; d < out_rank; d++) {
+        m *= out_shape[d];
+        out_rank_shape[d] = out_shape[d];
+    }
+    float *out = malloc((size_t)m * sizeof *out);
+    float *ref = malloc((size_t)m * sizeof *ref);
+    assert_non_null(out);
+    assert_non_null(ref);
+    clg_tensor ot = {CLG_DTYPE_FLOAT, out_rank, out_rank_shape, out};
+    clg_tensor rt = {CLG_DTYPE_FLOAT, out_rank, out_rank_shape, ref};
+    assert_int_equal(clg_gather(ctx, &dt, &it, axis, &ot), CLG_STATUS_OK);
+    assert_int_equal(clg_reference_gather(ctx, &dt, &it, axis, &rt),
+                     CLG_STATUS_OK);
+    assert_memory_equal(out, ref, (size_t)m * sizeof *out);
+    free(data);
+    free(idx64);
+    free(idx32);
+    free(out);
+    free(ref);
+}
+
+/* The library call: a fill, then a fresh context on the folder runs
+ * Gather calls of the filled classes with every program loaded. */
+static void test_fill_then_fresh_context_builds_nothing(void **state)
+{
+    static const int64_t rows[2] = {1000, 256}, cols[2] = {256, 1000};
+    static const int64_t tiny[2] = {7, 3}, flat[1] = {100000};
+    char *dir = cli_path(cli_root, "lib-cache");
+    clg_cache_info info;
+    size_t warmed = 0, skipped = 0;
+    clg_context *ctx;
+    (void)state;
+
+    ctx = open_on(dir);
+    assert_int_equal(clg_context_fill_cache(ctx, GATHER_BIT, RAISE_BIT,
+                                            &warmed, &skipped),
+                     CLG_STATUS_OK);
+    /* 8 Gather classes x 5 element sizes x 2 index dtypes x 1 mode */
+    assert_int_equal(warmed + skipped, 80);
+    assert_int_equal(clg_context_cache_info(ctx, &info), CLG_STATUS_OK);
+    assert_true(info.enabled);
+    assert_true(info.misses >= 1);
+    assert_true(info.stores >= 1);
+    clg_context_destroy(ctx);
+
+    ctx = open_on(dir);
+    gather_once(ctx, rows, 2, 0, CLG_DTYPE_INT64, 64);
+    gather_once(ctx, rows, 2, 0, CLG_DTYPE_INT32, 64);
+    gather_once(ctx, cols, 2, 1, CLG_DTYPE_INT64, 100);
+    gather_once(ctx, flat, 1, 0, CLG_DTYPE_INT64, 100000);
+    gather_once(ctx, tiny, 2, 0, CLG_DTYPE_INT32, 2);
+    assert_int_equal(clg_context_cache_info(ctx, &info), CLG_STATUS_OK);
+    if (info.misses != 0)
+        fail_msg("a fresh context compiled %llu program(s) after the fill "
+                 "(%llu loaded): %s",
+                 (unsigned long long)info.misses,
+                 (unsigned long long)info.hits,
+                 clg_context_cache_refusal(ctx));
+    assert_true(info.hits >= 1);
+    clg_context_destroy(ctx);
+    free(dir);
+}
+
+/* Its arguments: masks outside the tables, a NULL context. */
+static void test_fill_arguments(void **state)
+{
+    clg_context *ctx = NULL;
+    size_t warmed = 7, skipped = 7;
+    (void)state;
+    assert_int_equal(clg_context_fill_cache(NULL, 0, 0, NULL, NULL),
+                     CLG_STATUS_NULL_POINTER);
+    assert_int_equal(clg_context_create(&ctx, NULL), CLG_STATUS_OK);
+    assert_int_equal(clg_context_fill_cache(ctx, 1u << 31, 0, &warmed,
+                                            &skipped),
+                     CLG_STATUS_INVALID_ARGUMENT);
+    assert_non_null(strstr(clg_context_last_error(ctx), "ops 0x80000000"));
+    assert_int_equal(clg_context_fill_cache(ctx, 0, 1u << 4, NULL, NULL),
+                     CLG_STATUS_INVALID_ARGUMENT);
+    clg_context_destroy(ctx);
+}
+
+static json_object *parse(const char *text)
+{
+    json_object *doc = json_tokener_parse(text);
+    if (doc == NULL)
+        fail_msg("not JSON: %s", text);
+    return doc;
+}
+
+static json_object *member(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+    if (!json_object_object_get_ex(o, key, &v))
+        fail_msg("no member '%s' in %s", key, json_object_to_json_string(o));
+    return v;
+}
+
+/* `cache --fill --json` twice, then `run --json` in a fresh process on
+ * the same folder: served, nothing compiled. */
+static void test_cli_fill_then_run_is_served(void **state)
+{
+    static const float values[6] = {1, 2, 3, 4, 5, 6};
+    static const int64_t data_shape[2] = {7, 3};
+    static const int64_t idx_shape[1] = {2};
+    static const int32_t idx[2] = {1, 0};
+    char *dir = cli_path(cli_root, "cli-cache");
+    char *data = cli_tmp("tiny.npy"), *indices = cli_tmp("tiny_idx.npy");
+    float seven[21];
+    const char *fill[] = {"cache", "--fill", "--op", "gather", "--oob",
+                          "raise", "--dir",  dir,    "--json", NULL};
+    const char *run[] = {"run",       "gather", "--data", data,
+                         "--indices", indices,  "--json", NULL};
+    cli_result r;
+    json_object *doc, *f, *pc;
+    uint64_t compiled;
+    (void)state;
+
+    for (size_t i = 0; i < 21; i++)
+        seven[i] = values[i % 6];
+    cli_write_npy(data, CLG_DTYPE_FLOAT, 2, data_shape, seven);
+    cli_write_npy(indices, CLG_DTYPE_INT32, 1, idx_shape, idx);
+
+    cli_expect_run(&r, 0, fill);
+    doc = parse(r.out);
+    cli_result_free(&r);
+    f = member(doc, "fill");
+    assert_int_equal(json_object_get_int(member(f, "warmed")) +
+                         json_object_get_int(member(f, "skipped")),
+                     80);
+    compiled = json_object_get_uint64(member(f, "programs_compiled"));
+    assert_true(compiled >= 1);
+    assert_int_equal(json_object_array_length(member(f, "operators")), 1);
+    assert_string_equal(json_object_get_string(json_object_array_get_idx(
+                            member(f, "operators"), 0)),
+                        "gather");
+    assert_true(json_object_array_length(member(doc, "entries")) >= compiled);
+    assert_string_equal(json_object_get_string(member(doc, "directory")), dir);
+    json_object_put(doc);
+
+    /* a second fill compiles nothing */
+    cli_expect_run(&r, 0, fill);
+    doc = parse(r.out);
+    cli_result_free(&r);
+    f = member(doc, "fill");
+    assert_int_equal(json_object_get_uint64(member(f, "programs_compiled")),
+                     0);
+    assert_int_equal(json_object_get_uint64(member(f, "programs_loaded")),
+                     compiled);
+    json_object_put(doc);
+
+    /* a fresh process on the folder */
+    assert_int_equal(cli_run_env(&r, "CLGATHER_CACHE_DIR", dir, run), 0);
+    if (r.status != 0)
+        cli_result_dump(&r);
+    assert_int_equal(r.status, 0);
+    doc = parse(r.out);
+    cli_result_free(&r);
+    pc = member(member(doc, "timing"), "program_cache");
+    assert_string_equal(json_object_get_string(member(pc, "state")), "served");
+    assert_int_equal(json_object_get_uint64(member(pc, "programs_compiled")),
+                     0);
+    assert_true(json_object_get_uint64(member(pc, "programs_loaded")) >= 1);
+    json_object_put(doc);
+    free(dir);
+    free(data);
+    free(indices);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fill_then_fresh_context_builds_nothing),
+        cmocka_unit_test(test_fill_arguments),
+        cmocka_unit_test(test_cli_fill_then_run_is_served),
+    };
+    return CLI_RUN_TESTS("clgather-fill", tests);
+}
