@@ -13,8 +13,9 @@
  * each ending with the error flag read back, as the library's blocking
  * call does; every output compared bit for bit with the library's.
  * Not built by CMake:
- *   cc -O2 -std=c11 -Iinclude nd_tuple_pass.c -Lbuild/src -lclgather \
- *      -lOpenCL -Wl,-rpath,build/src -o nd_tuple_pass
+ *   cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Ibuild/include \
+ *      bench/results/nd-tuple-pass/nd_tuple_pass.c -Lbuild -lclgather \
+ *      -lOpenCL -Wl,-rpath,$PWD/build -o nd_tuple_pass
  *   ./nd_tuple_pass DEVICE_SPEC [rounds] [repeat]
  */
 #define CL_TARGET_OPENCL_VERSION 120
@@ -172,8 +173,6 @@ int main(int argc, char **argv)
                                       sizeof geom, geom, &e);
         CK(e);
         char opts[256];
-        const char *vt = span == 1 ? "" : "";
-        (void)vt;
         /* A slice of one span: a 1-D launch over the tuples, so that the
          * compilers vectorise across tuples rather than a dim of size 1. */
         const int one = inner_u / span == 1;
