@@ -47,7 +47,8 @@ static const char *src =
     "  ulong s = (ulong)pos[t] * inner + c * SPAN;\n"
     "  VSTORE(VLOAD(0, data + s), 0, out + t * inner + c * SPAN);\n"
     "}\n"
-    "__kernel void fused(__global const uint *data, __global const long *idx,\n"
+    "__kernel void fused(__global const uint *data, __global const long "
+    "*idx,\n"
     "                    __global uint *out, __global volatile int *err,\n"
     "                    ulong n, ulong k, ulong block, ulong inner,\n"
     "                    __constant ulong *geom) {\n"
@@ -72,9 +73,22 @@ typedef struct wl {
 } wl;
 
 static const wl wls[] = {
-    {"nd-positions", CLG_DTYPE_FLOAT, 4, 3, 3, {32, 512, 768}, {32, 128, 1}, 1},
+    {"nd-positions",
+     CLG_DTYPE_FLOAT,
+     4,
+     3,
+     3,
+     {32, 512, 768},
+     {32, 128, 1},
+     1},
     {"nd-rows", CLG_DTYPE_FLOAT16, 2, 3, 2, {64, 4096, 256}, {16384, 2, 0}, 0},
-    {"nd-scalars", CLG_DTYPE_FLOAT, 4, 2, 2, {4096, 4096, 0}, {4194304, 2, 0},
+    {"nd-scalars",
+     CLG_DTYPE_FLOAT,
+     4,
+     2,
+     2,
+     {4096, 4096, 0},
+     {4194304, 2, 0},
      0},
 };
 
@@ -97,7 +111,7 @@ static uint64_t sm(uint64_t *s)
     do {                                                                      \
         cl_int e_ = (x);                                                      \
         if (e_ != CL_SUCCESS) {                                               \
-            fprintf(stderr, "%s:%d: %d\n", __FILE__, __LINE__, e_);          \
+            fprintf(stderr, "%s:%d: %d\n", __FILE__, __LINE__, e_);           \
             exit(2);                                                          \
         }                                                                     \
     } while (0)
@@ -105,7 +119,8 @@ static uint64_t sm(uint64_t *s)
 int main(int argc, char **argv)
 {
     const char *spec = argc > 1 ? argv[1] : NULL;
-    int rounds = argc > 2 ? atoi(argv[2]) : 3, repeat = argc > 3 ? atoi(argv[3]) : 5;
+    int rounds = argc > 2 ? atoi(argv[2]) : 3,
+        repeat = argc > 3 ? atoi(argv[3]) : 5;
     clg_context *ctx = NULL;
     if (clg_context_create(&ctx, spec) != CLG_STATUS_OK) {
         fprintf(stderr, "context: %s\n", clg_context_last_error(NULL));
@@ -158,7 +173,8 @@ int main(int argc, char **argv)
         CK(e);
         cl_mem dout = clCreateBuffer(cc, CL_MEM_READ_WRITE, obytes, NULL, &e);
         CK(e);
-        cl_mem dpos = clCreateBuffer(cc, CL_MEM_READ_WRITE, tuples * 4, NULL, &e);
+        cl_mem dpos = clCreateBuffer(cc, CL_MEM_READ_WRITE, tuples * 4, NULL,
+                                     &e);
         CK(e);
         cl_mem derr = clCreateBuffer(cc, CL_MEM_READ_WRITE, 4, NULL, &e);
         CK(e);
@@ -169,7 +185,8 @@ int main(int argc, char **argv)
             geom[2 * i + 1] = stride;
             stride *= (cl_ulong)W->dshape[b + i];
         }
-        cl_mem dgeom = clCreateBuffer(cc, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+        cl_mem dgeom = clCreateBuffer(cc,
+                                      CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                       sizeof geom, geom, &e);
         CK(e);
         char opts[256];
@@ -186,19 +203,20 @@ int main(int argc, char **argv)
                      dims);
         else
             snprintf(opts, sizeof opts,
-                     "%s -DSPAN=%zu -DVLOAD=vload%zu -DVSTORE=vstore%zu",
-                     dims, span, span, span);
+                     "%s -DSPAN=%zu -DVLOAD=vload%zu -DVSTORE=vstore%zu", dims,
+                     span, span, span);
         cl_program pr = clCreateProgramWithSource(cc, 1, &src, NULL, &e);
         CK(e);
         e = clBuildProgram(pr, 1, &dev, opts, NULL, NULL);
         if (e != CL_SUCCESS) {
             char log[8192];
-            clGetProgramBuildInfo(pr, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log,
-                                  NULL);
+            clGetProgramBuildInfo(pr, dev, CL_PROGRAM_BUILD_LOG, sizeof log,
+                                  log, NULL);
             fprintf(stderr, "build: %s\n", log);
             return 2;
         }
-        cl_kernel kp = clCreateKernel(pr, "pos", &e), kc = clCreateKernel(pr, "copy", &e),
+        cl_kernel kp = clCreateKernel(pr, "pos", &e),
+                  kc = clCreateKernel(pr, "copy", &e),
                   kf = clCreateKernel(pr, "fused", &e);
         CK(e);
         cl_ulong un = n, uk = k, ub = block, ui = inner_u;
@@ -225,11 +243,13 @@ int main(int argc, char **argv)
                       ti = {CLG_DTYPE_INT64, W->irank, W->ishape, di};
         int64_t oshape[8];
         size_t orank = 0;
-        clg_call call = {.size = sizeof call, .op = CLG_OP_GATHER_ND,
+        clg_call call = {.size = sizeof call,
+                         .op = CLG_OP_GATHER_ND,
                          .batch_dims = W->b};
         clg_tensor hd = {W->dt, W->drank, W->dshape, data},
                    hi = {CLG_DTYPE_INT64, W->irank, W->ishape, idx};
-        if (clg_output_shape(&call, &hd, &hi, oshape, 8, &orank) != CLG_STATUS_OK)
+        if (clg_output_shape(&call, &hd, &hi, oshape, 8, &orank) !=
+            CLG_STATUS_OK)
             return 2;
         clg_cl_tensor to = {W->dt, orank, oshape, dout};
         double best[3] = {1e9, 1e9, 1e9};
@@ -241,8 +261,10 @@ int main(int argc, char **argv)
                                             NULL, NULL));
                     double t0 = now();
                     if (v == 0) {
-                        if (clg_run_cl(ctx, &call, &td, &ti, &to) != CLG_STATUS_OK) {
-                            fprintf(stderr, "T: %s\n", clg_context_last_error(ctx));
+                        if (clg_run_cl(ctx, &call, &td, &ti, &to) !=
+                            CLG_STATUS_OK) {
+                            fprintf(stderr, "T: %s\n",
+                                    clg_context_last_error(ctx));
                             return 2;
                         }
                     } else {
@@ -250,16 +272,16 @@ int main(int argc, char **argv)
                         const size_t *g = one ? &g1 : g2;
                         const cl_uint nd = one ? 1 : 2;
                         if (v == 1) {
-                            CK(clEnqueueNDRangeKernel(q, kp, 1, NULL, &g1, NULL, 0,
-                                                      NULL, NULL));
-                            CK(clEnqueueNDRangeKernel(q, kc, nd, NULL, g, NULL, 0,
-                                                      NULL, NULL));
+                            CK(clEnqueueNDRangeKernel(q, kp, 1, NULL, &g1,
+                                                      NULL, 0, NULL, NULL));
+                            CK(clEnqueueNDRangeKernel(q, kc, nd, NULL, g, NULL,
+                                                      0, NULL, NULL));
                         } else {
-                            CK(clEnqueueNDRangeKernel(q, kf, nd, NULL, g, NULL, 0,
-                                                      NULL, NULL));
+                            CK(clEnqueueNDRangeKernel(q, kf, nd, NULL, g, NULL,
+                                                      0, NULL, NULL));
                         }
-                        CK(clEnqueueReadBuffer(q, derr, CL_TRUE, 0, 4, &flag, 0,
-                                               NULL, NULL));
+                        CK(clEnqueueReadBuffer(q, derr, CL_TRUE, 0, 4, &flag,
+                                               0, NULL, NULL));
                         if (flag) {
                             fprintf(stderr, "raised\n");
                             return 2;
@@ -270,9 +292,11 @@ int main(int argc, char **argv)
                         best[v] = t;
                     if (r == 0 && i == 0) {
                         CK(clEnqueueReadBuffer(q, dout, CL_TRUE, 0, obytes,
-                                               v == 0 ? want : got, 0, NULL, NULL));
+                                               v == 0 ? want : got, 0, NULL,
+                                               NULL));
                         if (v > 0 && memcmp(want, got, obytes) != 0) {
-                            fprintf(stderr, "%s: variant %d differs\n", W->name, v);
+                            fprintf(stderr, "%s: variant %d differs\n",
+                                    W->name, v);
                             return 1;
                         }
                         CK(clEnqueueFillBuffer(q, dout, &zero, 4, 0, obytes, 0,
