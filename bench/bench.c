@@ -76,17 +76,17 @@ static void usage(FILE *out)
 static void list_workloads(void)
 {
     printf("%-20s %-15s %-8s %-18s %-6s %-14s %s\n", "name", "op", "data",
-           "shape", "index", "shape", "axis");
+           "shape", "index", "shape", "attribute");
     for (size_t i = 0; i < BENCH_WORKLOAD_COUNT; i++) {
         const bench_workload *w = &bench_workloads[i];
         char ds[64], is[64];
-        printf("%-20s %-15s %-8s %-18s %-6s %-14s %lld\n", w->name,
+        printf("%-20s %-15s %-8s %-18s %-6s %-14s %s %lld\n", w->name,
                clg_op_name(w->op), clg_dtype_name(w->data_dtype),
                clg_io_format_shape(ds, sizeof ds, w->data_shape, w->data_rank),
                clg_dtype_name(w->index_dtype),
                clg_io_format_shape(is, sizeof is, w->index_shape,
                                    w->index_rank),
-               (long long)w->axis);
+               clg_op_attribute(w->op), (long long)w->axis);
     }
 }
 

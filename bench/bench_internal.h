@@ -23,7 +23,7 @@
 #define BENCH_DEFAULT_SEED UINT64_C(0x636c676174686572) /* "clgather" */
 #define BENCH_DEFAULT_REPEAT 5
 #define BENCH_MAX_SCALES 8
-#define BENCH_WORKLOAD_COUNT 6 /* entries of bench_workloads */
+#define BENCH_WORKLOAD_COUNT 9 /* entries of bench_workloads */
 #define BENCH_COPY_MAX 8       /* copy-kernel variants */
 #define BENCH_MAX_THREADS 64   /* threads of the host copy */
 /* How the caches stand when each figure is taken: the same for every
@@ -40,8 +40,9 @@ typedef struct bench_workload {
     int64_t data_shape[3];
     clg_dtype index_dtype;
     size_t index_rank;
-    int64_t index_shape[2];
-    int64_t axis;
+    int64_t index_shape[3];
+    int64_t
+        axis; /* the operator's attribute: axis, or GatherND's batch_dims */
     int scale_data_dim;  /* data dimension --scale multiplies, or -1 */
     int scale_index_dim; /* indices dimension --scale multiplies, or -1 */
     int micro;           /* also measure call_us and launch_us */
@@ -93,7 +94,7 @@ typedef struct bench_result {
     const bench_workload *w;
     double scale;
     int64_t data_shape[3];  /* after --scale */
-    int64_t index_shape[2]; /* after --scale */
+    int64_t index_shape[3]; /* after --scale */
     int64_t out_shape[CLG_MAX_RANK];
     size_t out_rank;
     uint64_t data_bytes; /* whole data tensor (allocated, not all read) */
@@ -130,7 +131,8 @@ clg_status bench_workload_size(const bench_workload *w, double scale,
 /* Fills the host tensors of r (data: r->data_bytes, indices: as many as
  * r->index_bytes holds) for the workload at position wi of the table:
  * splitmix64 seeded from `seed` and wi; index values uniform in [-s, s-1],
- * s = data.shape[axis]. */
+ * s = data.shape[axis]; for GatherND component c of each tuple uniform in
+ * [-s_c, s_c - 1], s_c = data.shape[batch_dims + c]. */
 /* The workload's operator on device buffers (clg_gather_cl_ex or
  * clg_gather_elements_cl_ex), or on the CPU reference, under out-of-range
  * mode `oob`. */

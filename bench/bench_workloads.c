@@ -22,7 +22,15 @@
  *   - elements-last-axis: dim 0 of data and indices, for the same reason;
  *   - elements-axis0: dim 1 (the columns) of data and indices: scaling the
  *     rows gathered along axis 0 would leave the 64 MiB data tensor to be
- *     streamed whole at every scale. */
+ *     streamed whole at every scale;
+ *   - nd-positions, nd-rows: the number of index tuples (slices gathered),
+ *     as embedding's;
+ *   - nd-scalars: dim 0 of data and of indices, so that the tuples keep
+ *     their density over the data's cache lines.
+ * The GatherND workloads are real uses: a BERT masked-LM head's positions
+ * (batch_dims 1: 128 positions of each of 32 sequences, rows of 3 KiB),
+ * PyTorch advanced indexing x[i, j] exported as GatherND (rows of 512
+ * bytes) and tuples that address single elements (k = r, scalar slices). */
 const bench_workload bench_workloads[] = {
     {"embedding",
      CLG_OP_GATHER,
@@ -96,6 +104,42 @@ const bench_workload bench_workloads[] = {
      -1,
      0,
      1},
+    {"nd-positions",
+     CLG_OP_GATHER_ND,
+     CLG_DTYPE_FLOAT,
+     3,
+     {32, 512, 768},
+     CLG_DTYPE_INT64,
+     3,
+     {32, 128, 1},
+     1,
+     -1,
+     1,
+     0},
+    {"nd-rows",
+     CLG_OP_GATHER_ND,
+     CLG_DTYPE_FLOAT16,
+     3,
+     {64, 4096, 256},
+     CLG_DTYPE_INT64,
+     2,
+     {16384, 2, 0},
+     0,
+     -1,
+     0,
+     0},
+    {"nd-scalars",
+     CLG_OP_GATHER_ND,
+     CLG_DTYPE_FLOAT,
+     2,
+     {4096, 4096, 0},
+     CLG_DTYPE_INT64,
+     2,
+     {4194304, 2, 0},
+     0,
+     0,
+     0,
+     0},
 };
 _Static_assert(sizeof bench_workloads / sizeof bench_workloads[0] ==
                    BENCH_WORKLOAD_COUNT,
@@ -166,8 +210,13 @@ void bench_fill_inputs(size_t wi, uint64_t seed, const bench_result *r,
 {
     const bench_workload *w = r->w;
     uint64_t state = seed ^ (UINT64_C(0xD1B54A32D192ED03) * (wi + 1));
-    int64_t s =
-        r->data_shape[w->axis < 0 ? (int64_t)w->data_rank + w->axis : w->axis];
+    const size_t first = (size_t)(w->axis < 0 ? (int64_t)w->data_rank + w->axis
+                                              : w->axis);
+    /* GatherND: a tuple of k components, component c along data dim
+     * first + c; the other operators: one value along the axis. */
+    const int64_t k = w->op == CLG_OP_GATHER_ND
+                          ? r->index_shape[w->index_rank - 1]
+                          : 1;
     int64_t index_count =
         (int64_t)(r->index_bytes / clg_dtype_size(w->index_dtype));
     unsigned char *d = data;
@@ -180,11 +229,12 @@ void bench_fill_inputs(size_t wi, uint64_t seed, const bench_result *r,
         uint64_t v = splitmix64(&state);
         memcpy(d + i, &v, (size_t)(r->data_bytes - i));
     }
-    for (int64_t k = 0; k < index_count; k++) {
+    for (int64_t x = 0; x < index_count; x++) {
+        int64_t s = r->data_shape[first + (size_t)(x % k)];
         int64_t v = (int64_t)(splitmix64(&state) % (uint64_t)(2 * s)) - s;
         if (w->index_dtype == CLG_DTYPE_INT64)
-            ((int64_t *)indices)[k] = v;
+            ((int64_t *)indices)[x] = v;
         else
-            ((int32_t *)indices)[k] = (int32_t)v;
+            ((int32_t *)indices)[x] = (int32_t)v;
     }
 }

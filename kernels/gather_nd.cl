@@ -12,12 +12,25 @@
  * a tuple with a component out of range raises *err, under fill its whole
  * slice is zero bytes. CLG_PREFETCH and CLG_NT are 0.
  *
- * Entry point (one work-item per output unit; NDRange in global
- * coordinates, dimensions 0 and 1 padded and bounds-checked):
- *   clg_gather_nd  (c, j, o)  the work-items with c = 0 also check their
+ * Entry points (NDRange in global coordinates, dimensions 0 and 1 padded
+ * and bounds-checked):
+ *   clg_gather_nd  (c, j, o)  one work-item per output unit; the
+ *                             work-items with c = 0 also check their
  *                             tuple where the slice is empty (inner 0,
  *                             launched with one c), so that raise finds a
  *                             bad tuple whatever the output's size.
+ *   clg_gather_nd_positions (t)  the per-tuple pass (CPU plans, whole
+ *                             tensors): one work-item per tuple t = o * n
+ *                             + j of the whole indices (count tuples)
+ *                             computes and checks its slice's position
+ *                             once, o * axis_stride + sum_i pos_i * st_i
+ *                             in data viewed as [outer * block, slice],
+ *                             as an int into `normed`; a tuple with no
+ *                             position writes o * axis_stride under raise
+ *                             (and raises *err), INT_MIN under fill (out of
+ *                             range for any int axis, so that Gather's
+ *                             fill zeroes its slice). Gather's routine then
+ *                             moves the slices (src/gather_nd.c).
  *
  * Windows (CLG_WINDOWS = 1): as gather.cl's; the indices window holds
  * whole tuples. */
@@ -92,4 +105,38 @@ __kernel void clg_gather_nd(__global const clg_unit *restrict data,
     (void)data_len;
 #endif
         out[dst] = data[src];
+}
+
+__kernel void clg_gather_nd_positions(__global const clg_index *restrict indices,
+                                      __global volatile int *restrict err,
+                                      __global int *restrict normed,
+                                      ulong count, ulong n,
+                                      ulong axis_stride,
+                                      __global const ulong *restrict tuple_geom)
+{
+    clg_off t = (clg_off)get_global_id(0);
+    if (t >= (clg_off)count)
+        return;
+    clg_off k = (clg_off)tuple_geom[0];
+    clg_off off = 0;
+    int none = 0;
+    for (clg_off i = 0; i < k; i++) {
+        ulong s = tuple_geom[1 + 2 * i];
+        ulong v = clg_position(indices[t * k + i], s);
+        none |= v == s;
+        off += (clg_off)(v == s ? 0 : v) * (clg_off)tuple_geom[2 + 2 * i];
+    }
+    clg_off first = t / (clg_off)n * (clg_off)axis_stride;
+#if CLG_OOB == 0
+    if (none) {
+        *err = 1;
+        off = 0;
+    }
+#elif CLG_OOB == 3
+    if (none) {
+        normed[t] = INT_MIN;
+        return;
+    }
+#endif
+    normed[t] = (int)(first + off);
 }

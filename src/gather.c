@@ -131,10 +131,12 @@ static const clg_entry gather_entries[2][3] = {
 /* The lean bodies need what their row of the entry table says (whole
  * tensors) and, for rows, a dimension 0 that fills its work-groups
  * exactly; only they take spans, prefetching and non-temporal stores
- * (docs/design.md, "Kernels"). */
-static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
-                                const clg_plan *plan, const clg_box *box,
-                                const clg_windows *w)
+ * (docs/design.md, "Kernels"). `positions`: the indices are positions an
+ * earlier pass wrote (clg_gather_launch_positions), never normalised
+ * again. */
+static clg_status gather_launch_as(clg_context *ctx, const clg_problem *p,
+                                   const clg_plan *plan, const clg_box *box,
+                                   const clg_windows *w, int positions)
 {
     const clg_device_facts *dev = clg_rt_facts(ctx);
     int rows = plan->inner > 1, whole = clg_launch_is_whole(plan, box, w);
@@ -160,7 +162,7 @@ static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
         span = 1;
         gather_geometry(dev, &prm, box, span, dims, &g);
     }
-    int normed = gather_normed(p, plan, &prm, &g, lean);
+    int normed = !positions && gather_normed(p, plan, &prm, &g, lean);
     v.entry = entries[normed ? 2 : lean ? 1 : 0];
     v.value[CLG_OPT_SPAN] = (unsigned)span;
     v.value[CLG_OPT_PREFETCH] = lean && !normed && prm.prefetch > 0;
@@ -221,6 +223,21 @@ static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
     if (normed)
         clg_rt_release(&wn.indices);
     return st;
+}
+
+static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
+                                const clg_plan *plan, const clg_box *box,
+                                const clg_windows *w)
+{
+    return gather_launch_as(ctx, p, plan, box, w, 0);
+}
+
+clg_status clg_gather_launch_positions(clg_context *ctx, const clg_problem *p,
+                                       const clg_plan *plan,
+                                       const clg_box *box,
+                                       const clg_windows *w)
+{
+    return gather_launch_as(ctx, p, plan, box, w, 1);
 }
 
 const clg_routine clg_gather_routine = {gather_plan, gather_footprint,

@@ -5,6 +5,7 @@
  * reference rule in src/reference.c. */
 #include "op.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* batch_dims b in [0, min(q, r) - 1], for indices of rank q >= 1; the
@@ -115,8 +116,103 @@ static clg_status tuple_geom(clg_context *ctx, const clg_problem *p,
     return clg_rt_const_buffer(ctx, g, (1 + 2 * k) * sizeof(cl_ulong), out);
 }
 
+/* The per-tuple pass (docs/design.md, "Kernels"): on a CPU plan over
+ * whole tensors with slices to move, an output of at least the `norm`
+ * parameter's KiB (the size at which Gather's own pass pays for its
+ * launch) and positions that fit an int, one work-item per tuple computes
+ * and checks the tuple's slice position once, and Gather's routine moves
+ * the slices as a Gather along axis 0 of data viewed as [outer * block,
+ * slice] (docs/decisions.md, "GatherND: a per-tuple pass"). */
+static int gather_nd_by_tuples(clg_context *ctx, const clg_problem *p,
+                               const clg_plan *plan, int whole)
+{
+    clg_param_values prm;
+    if (!whole || clg_rt_facts(ctx)->plan_type != CLG_DEVICE_TYPE_CPU ||
+        plan->inner < 1 || plan->outer < 1 || plan->n < 1 ||
+        clg_param_values_get(ctx, &prm) != CLG_STATUS_OK || prm.norm == 0)
+        return 0;
+    int64_t block = plan->axis_stride / plan->inner; /* slices a batch */
+    return plan->outer <= INT32_MAX / (block ? block : 1) &&
+           (uint64_t)p->out_count * p->elem_size >= (uint64_t)prm.norm * 1024;
+}
+
+static clg_status gather_nd_tuples_launch(clg_context *ctx,
+                                          const clg_problem *p,
+                                          const clg_plan *plan,
+                                          const clg_windows *w)
+{
+    const clg_device_facts *dev = clg_rt_facts(ctx);
+    const int64_t tuples = plan->outer * plan->n;
+    const int64_t block = plan->axis_stride / plan->inner;
+    const int64_t slice = p->out_count / tuples; /* elements */
+    clg_variant v = clg_plan_variant(CLG_ENTRY_GATHER_ND_POSITIONS, p, plan,
+                                     1);
+    cl_kernel k = NULL;
+    cl_mem geom = NULL;
+    clg_windows wg = *w;
+    clg_status st = clg_variant_kernel(ctx, &v, &k);
+    /* The Gather: data [outer * block, slice] along axis 0, the int
+     * positions [tuples] (out of range only under fill), output [tuples,
+     * slice]. */
+    clg_problem g = *p;
+    g.op = CLG_OP_GATHER;
+    g.index_dtype = CLG_DTYPE_INT32;
+    g.index_size = 4;
+    g.components = 1;
+    g.data_rank = 2;
+    g.data_shape[0] = plan->outer * block;
+    g.data_shape[1] = slice;
+    g.index_rank = 1;
+    g.index_shape[0] = tuples;
+    g.out_rank = 2;
+    g.out_shape[0] = tuples;
+    g.out_shape[1] = slice;
+    g.axis = 0;
+    g.axis_size = g.data_shape[0];
+    g.index_count = tuples;
+    clg_plan gp;
+    clg_gather_routine.plan(&g, dev, plan->unit, &gp);
+    clg_box gbox = {0, 1, 0, tuples, 0, gp.inner};
+    wg.indices_svm = NULL;
+    wg.index_base = wg.data_base = wg.out_base = 0;
+    wg.index_len = tuples;
+    wg.data_len = gp.data_units;
+    wg.out_len = gp.out_units;
+    if (st != CLG_STATUS_OK || w->call->dry) /* a warm-up: build both */
+        return st != CLG_STATUS_OK
+                   ? st
+                   : clg_gather_launch_positions(ctx, &g, &gp, &gbox, &wg);
+    wg.indices = NULL;
+    if ((st = tuple_geom(ctx, p, &geom)) == CLG_STATUS_OK)
+        st = clg_rt_call_temp(w->call, (size_t)tuples * sizeof(int),
+                              &wg.indices);
+    if (st == CLG_STATUS_OK) {
+        cl_ulong count = (cl_ulong)tuples, n = (cl_ulong)plan->n,
+                 stride = (cl_ulong)block;
+        clg_args a = {{{0}}};
+        clg_geometry geo;
+        size_t origin[3] = {0, 0, 0}, size[3] = {(size_t)tuples, 1, 1};
+        a.at[CLG_ARG_INDICES] = clg_rt_mem_arg(&w->indices, w->indices_svm);
+        a.at[CLG_ARG_ERR] = CLG_RT_BUFFER(w->call->err);
+        a.at[CLG_ARG_NORMED] = CLG_RT_BUFFER(wg.indices);
+        a.at[CLG_ARG_COUNT] = CLG_RT_SCALAR(count);
+        a.at[CLG_ARG_N] = CLG_RT_SCALAR(n);
+        a.at[CLG_ARG_AXIS_STRIDE] = CLG_RT_SCALAR(stride);
+        a.at[CLG_ARG_TUPLE_GEOM] = CLG_RT_BUFFER(geom);
+        clg_geometry_make(dev, 1, origin, size, &geo);
+        st = clg_entry_launch(w->call, v.entry, k, &a, &geo);
+    }
+    if (st == CLG_STATUS_OK)
+        st = clg_gather_launch_positions(ctx, &g, &gp, &gbox, &wg);
+    /* OpenCL defers the releases until the launches are done. */
+    clg_rt_release(&geom);
+    clg_rt_release(&wg.indices);
+    return st;
+}
+
 /* One work-item per output element (c, j, o); a box of empty slices
- * launches one c to check its tuples under raise. */
+ * launches one c to check its tuples under raise; or the per-tuple pass
+ * (gather_nd_by_tuples). */
 static clg_status gather_nd_launch(clg_context *ctx, const clg_problem *p,
                                    const clg_plan *plan, const clg_box *box,
                                    const clg_windows *w)
@@ -127,6 +223,8 @@ static clg_status gather_nd_launch(clg_context *ctx, const clg_problem *p,
     if (box->o1 <= box->o0 || box->j1 <= box->j0 ||
         (cols == 0 && p->oob != CLG_OOB_RAISE))
         return CLG_STATUS_OK; /* nothing to write or check */
+    if (cols > 0 && gather_nd_by_tuples(ctx, p, plan, whole))
+        return gather_nd_tuples_launch(ctx, p, plan, w);
     clg_variant v = clg_plan_variant(CLG_ENTRY_GATHER_ND, p, plan, whole);
     cl_kernel k = NULL;
     clg_status st = clg_variant_kernel(ctx, &v, &k);

@@ -390,6 +390,16 @@ int clg_elements_lanes_nt(int builtins, unsigned nt, uint64_t out_bytes,
  * span * unit within the device's `unit` bytes; 1 off the lean bodies. */
 int clg_gather_span(const clg_plan *plan, const clg_param_values *prm);
 
+/* Gather's launch (src/gather.c) over INT32 positions that an earlier
+ * launch of the same call wrote: each in [0, s), or INT_MIN where fill
+ * selects none. Its lean bodies read them as they are, with no
+ * normalising pass of their own (GatherND's per-tuple pass,
+ * src/gather_nd.c). */
+clg_status clg_gather_launch_positions(clg_context *ctx, const clg_problem *p,
+                                       const clg_plan *plan,
+                                       const clg_box *box,
+                                       const clg_windows *w);
+
 /* Each row of CLG_OP_TABLE's routine, clg_<name>_routine, defined in its
  * file (src/<name>.c) beside its descriptor. */
 #define CLG_OP_ROUTINE_DECLARE_(ID, value, name, op_type, versions,           \

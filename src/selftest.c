@@ -523,6 +523,74 @@ cleanup:
     return st;
 }
 
+/* gather_nd.cl's per-tuple pass: indices [2, count / 2, 2] of data [2,
+ * AXIS, AXIS] with batch_dims 1 (axis_stride AXIS * AXIS); the positions
+ * are the reference's GatherND of o * AXIS * AXIS + i * AXIS + j + 1,
+ * less one, INT_MIN where fill selects none. */
+static clg_status test_gather_nd_positions(const st_run *r, clg_entry entry,
+                                           const st_case *c)
+{
+    const clg_device_facts *dev = clg_rt_facts(r->ctx);
+    unsigned isz = r->v->value[CLG_OPT_INDEX_BYTES];
+    enum { TUPLES = MAX_VALUES / 2 };
+    int64_t idx[2 * TUPLES * 2];
+    int32_t iota[2 * AXIS * AXIS], want[2 * TUPLES], got[2 * TUPLES];
+    int64_t dshape[3] = {2, AXIS, AXIS}, ishape[3] = {2, TUPLES, 2};
+    int64_t oshape[2] = {2, TUPLES};
+    cl_ulong g[5] = {2, AXIS, AXIS, AXIS, 1};
+    cl_ulong count = 2 * TUPLES, n = TUPLES, stride = AXIS * AXIS;
+    cl_int flag[2] = {0, 0};
+    cl_mem ib = NULL, eb = NULL, nb = NULL, geom = NULL;
+    st_launch l = {entry, {{{0}}}, {0}};
+    size_t size = 2 * TUPLES, origin = 0;
+    int raised = 0;
+    clg_status st = CLG_STATUS_OK;
+    fill_indices(idx, isz, c, 2 * TUPLES * 2);
+    memset(got, 0xa5, sizeof got);
+    if (r->v->value[CLG_OPT_OOB] != CLG_OOB_RAISE || !c->with_bad) {
+        clg_call call = {.size = sizeof call,
+                         .op = CLG_OP_GATHER_ND,
+                         .batch_dims = 1};
+        call.options.oob = (clg_oob_mode)r->v->value[CLG_OPT_OOB];
+        for (int i = 0; i < 2 * AXIS * AXIS; i++)
+            iota[i] = i + 1;
+        clg_tensor d = {CLG_DTYPE_INT32, 3, dshape, iota};
+        clg_tensor x = {isz == 4 ? CLG_DTYPE_INT32 : CLG_DTYPE_INT64, 3,
+                        ishape, idx};
+        clg_tensor y = {CLG_DTYPE_INT32, 2, oshape, want};
+        st = clg_reference_of(r->ctx, &call, &d, &x, &y);
+        for (size_t i = 0; i < 2 * TUPLES; i++)
+            want[i] = want[i] ? want[i] - 1 : INT32_MIN;
+    }
+    if (st == CLG_STATUS_OK)
+        st = clg_rt_copy_buffer(r->ctx, idx, sizeof idx, &ib);
+    if (st == CLG_STATUS_OK)
+        st = clg_rt_copy_buffer(r->ctx, flag, sizeof flag, &eb);
+    if (st == CLG_STATUS_OK)
+        st = clg_rt_copy_buffer(r->ctx, got, sizeof got, &nb);
+    if (st == CLG_STATUS_OK)
+        st = clg_rt_const_buffer(r->ctx, g, sizeof g, &geom);
+    if (st != CLG_STATUS_OK)
+        goto cleanup;
+    l.a.at[CLG_ARG_INDICES] = CLG_RT_BUFFER(ib);
+    l.a.at[CLG_ARG_ERR] = CLG_RT_BUFFER(eb);
+    l.a.at[CLG_ARG_NORMED] = CLG_RT_BUFFER(nb);
+    l.a.at[CLG_ARG_COUNT] = CLG_RT_SCALAR(count);
+    l.a.at[CLG_ARG_N] = CLG_RT_SCALAR(n);
+    l.a.at[CLG_ARG_AXIS_STRIDE] = CLG_RT_SCALAR(stride);
+    l.a.at[CLG_ARG_TUPLE_GEOM] = CLG_RT_BUFFER(geom);
+    clg_geometry_make_wg(dev, 64, 1, &origin, &size, &l.g);
+    st = run_launches(r, &l, 1, nb, got, sizeof got, eb, &raised);
+    if (st == CLG_STATUS_OK)
+        st = verdict(r, entry, c, raised, got, want, sizeof got);
+cleanup:
+    clg_rt_release(&ib);
+    clg_rt_release(&eb);
+    clg_rt_release(&nb);
+    clg_rt_release(&geom);
+    return st;
+}
+
 /* The off-axis dims of a GatherElements case by CLG_OUTER_DIMS and
  * CLG_INNER_DIMS (0 none, 1 one stride, 2 a ragged list): data and
  * indices extents. */
@@ -674,7 +742,9 @@ static clg_status selftest_run(const st_run *r, clg_entry e)
             st = test_gather(r, e, &c);
             break;
         case CLG_FILE_GATHER_ND:
-            st = test_gather_nd(r, e, &c);
+            st = e == CLG_ENTRY_GATHER_ND_POSITIONS
+                     ? test_gather_nd_positions(r, e, &c)
+                     : test_gather_nd(r, e, &c);
             break;
         default:
             st = test_elements(r, e, &c);

@@ -142,6 +142,9 @@ extern const char *const clg_arg_names[CLG_ARG_END];
         CLG_ARG_STRIPS, CLG_ARG_Z0
 #define CLG_ARGS_ND                                                           \
     CLG_ARGS_OPERATOR_, CLG_ARG_BATCH_STRIDE, CLG_ARG_TUPLE_GEOM
+#define CLG_ARGS_ND_POSITIONS                                                 \
+    CLG_ARG_INDICES, CLG_ARG_ERR, CLG_ARG_NORMED, CLG_ARG_COUNT, CLG_ARG_N,   \
+        CLG_ARG_AXIS_STRIDE, CLG_ARG_TUPLE_GEOM
 #define CLG_ARGS_CHECK                                                        \
     CLG_ARG_INDICES, CLG_ARG_ERR, CLG_ARG_COUNT, CLG_ARG_AXIS_SIZE
 #define CLG_ARGS_NORMALIZE                                                    \
@@ -253,7 +256,9 @@ enum { CLG_ENTRY_CONDITIONS(CLG_CONDITION_FLAG_) };
       CLG_ARGS_PACKED,                                                        \
       CLG_COND_WHOLE | CLG_COND_OUTER_STRIDE | CLG_COND_INNER_STRIDE |        \
           CLG_COND_PREFETCHES | CLG_COND_NT_STORES)                           \
-    X(GATHER_ND, GATHER_ND, clg_gather_nd, 3, CLG_ARGS_ND, 0)
+    X(GATHER_ND, GATHER_ND, clg_gather_nd, 3, CLG_ARGS_ND, 0)                 \
+    X(GATHER_ND_POSITIONS, GATHER_ND, clg_gather_nd_positions, 1,             \
+      CLG_ARGS_ND_POSITIONS, CLG_COND_WHOLE)
 
 typedef enum clg_entry {
 #define CLG_ENTRY_ENUM_(id, file, name, dims, args, conditions) CLG_ENTRY_##id,

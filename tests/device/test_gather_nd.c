@@ -22,7 +22,8 @@ static const clg_oob_mode modes[] = {CLG_OOB_RAISE, CLG_OOB_WRAP, CLG_OOB_CLIP,
 
 typedef struct fixture {
     clg_context *ctx;
-    clg_context *split; /* CLGATHER_MAX_ALLOC=1024: pieces */
+    clg_context *split;  /* CLGATHER_MAX_ALLOC=1024: pieces */
+    clg_context *tuples; /* CLGATHER_PARAMS=norm=1: the per-tuple pass */
     uint64_t seed;
 } fixture;
 
@@ -35,6 +36,9 @@ static int setup(void **state)
     if (clg_test_context_with_env(&f.split, "CLGATHER_MAX_ALLOC", "1024") !=
         CLG_STATUS_OK)
         return -1;
+    if (clg_test_context_with_env(&f.tuples, "CLGATHER_PARAMS", "norm=1") !=
+        CLG_STATUS_OK)
+        return -1;
     f.seed = clg_test_seed(DEFAULT_SEED);
     *state = &f;
     return 0;
@@ -44,6 +48,7 @@ static int teardown(void **state)
 {
     fixture *f = *state;
     clg_context_destroy(f->split);
+    clg_context_destroy(f->tuples);
     *state = f->ctx;
     return clg_test_device_teardown(state);
 }
@@ -313,6 +318,39 @@ static void test_nd_pieces(void **state)
         }
 }
 
+/* The per-tuple pass (docs/design.md, "Kernels") on a context whose
+ * `norm` is 1 KiB, so that these outputs of 1 KiB or more take it on CPU
+ * plans: slices of 64 elements with batch_dims 1, rows with k 1 and
+ * scalar slices, every width, both index types, every mode, out-of-range
+ * components under the modes that resolve them and half the raise cases. */
+static void test_nd_tuple_pass(void **state)
+{
+    fixture *f = *state;
+    fixture g = *f;
+    clg_test_rng rng = {f->seed ^ 0x7a55};
+    g.ctx = f->tuples;
+    static const int64_t ds[3][4] = {{3, 7, 5, 64},
+                                     {50, 30, 0, 0},
+                                     {40, 50, 0, 0}};
+    static const int64_t is[3][3] = {{3, 20, 2}, {60, 1, 0}, {1200, 2, 0}};
+    static const size_t r[3] = {4, 2, 2}, q[3] = {3, 2, 2};
+    for (int shape = 0; shape < 3; shape++)
+        for (size_t w = 0; w < CLG_TEST_ARRAY_LEN(widths); w++)
+            for (int it = 0; it < 2; it++)
+                for (size_t m = 0; m < CLG_TEST_ARRAY_LEN(modes); m++) {
+                    nd_case c = {0};
+                    c.dtype = widths[w];
+                    c.itype = it ? CLG_DTYPE_INT64 : CLG_DTYPE_INT32;
+                    c.mode = modes[m];
+                    c.b = shape == 0 ? 1 : 0;
+                    c.r = r[shape];
+                    c.q = q[shape];
+                    memcpy(c.dshape, ds[shape], sizeof ds[shape]);
+                    memcpy(c.ishape, is[shape], sizeof is[shape]);
+                    run_case(&g, &rng, &c, c.mode != CLG_OOB_RAISE || (w & 1));
+                }
+}
+
 /* The ONNX page's examples on the device: 1 (int32 node test), 4
  * (float32 node test) and 5 (batch_dims 1). */
 static void test_nd_onnx_examples(void **state)
@@ -363,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_nd_every_b_and_k),
         cmocka_unit_test(test_nd_pieces),
         cmocka_unit_test(test_nd_random),
+        cmocka_unit_test(test_nd_tuple_pass),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
