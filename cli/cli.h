@@ -107,6 +107,12 @@ const char *clg_cli_device_type_name(clg_device_type t);
  * CMD: " and returns CLG_EXIT_ERROR; else CLG_EXIT_OK. */
 int clg_cli_params(clg_context *ctx, const char *cmd, char *buf, size_t cap);
 
+/* For the commands that test the device (compare, onnx-test): every call
+ * on ctx launches, tiny ones too (the `host` parameter 0). Prints the
+ * library's message and returns CLG_EXIT_ERROR when it cannot be set
+ * (a malformed CLGATHER_PARAMS); else CLG_EXIT_OK. */
+int clg_cli_device_only(clg_context *ctx, const char *cmd);
+
 /* "STATUS_NAME: message" of a failed call into buf: the context's last
  * error (ctx NULL: the thread's), else the status's generic message. */
 const char *clg_cli_describe(char *buf, size_t cap, const clg_context *ctx,

@@ -328,6 +328,17 @@ int clg_cli_check_env(const char *cmd)
     return CLG_EXIT_ERROR;
 }
 
+int clg_cli_device_only(clg_context *ctx, const char *cmd)
+{
+    char msg[1200];
+    clg_status st = clg_context_set_param(ctx, CLG_PARAM_HOST, 0);
+    if (st != CLG_STATUS_OK) {
+        clg_cli_fail(cmd, "%s", clg_cli_describe(msg, sizeof msg, ctx, st));
+        return CLG_EXIT_ERROR;
+    }
+    return CLG_EXIT_OK;
+}
+
 int clg_cli_params(clg_context *ctx, const char *cmd, char *buf, size_t cap)
 {
     char msg[1200];

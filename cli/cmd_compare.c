@@ -260,7 +260,8 @@ static int open_device(compare_device *d, const char *spec)
     snprintf(d->spec, sizeof d->spec, "%s", spec);
     if ((rc = clg_cli_open_device("compare", spec, &d->ctx)) != CLG_EXIT_OK)
         return rc;
-    if (clg_cli_params(d->ctx, "compare", msg, sizeof msg) != CLG_EXIT_OK)
+    if (clg_cli_device_only(d->ctx, "compare") != CLG_EXIT_OK ||
+        clg_cli_params(d->ctx, "compare", msg, sizeof msg) != CLG_EXIT_OK)
         return CLG_EXIT_ERROR;
     snprintf(d->label, sizeof d->label, "%s (%s)",
              clg_cli_device_line(line, sizeof line, d->ctx), spec);

@@ -365,7 +365,8 @@ static int open_device(const options *opt, clg_context **ctx)
     if ((rc = clg_cli_open_device("onnx-test", opt->device, ctx)) !=
         CLG_EXIT_OK)
         return rc;
-    if (clg_cli_params(*ctx, "onnx-test", msg, sizeof msg) != CLG_EXIT_OK)
+    if (clg_cli_device_only(*ctx, "onnx-test") != CLG_EXIT_OK ||
+        clg_cli_params(*ctx, "onnx-test", msg, sizeof msg) != CLG_EXIT_OK)
         return CLG_EXIT_ERROR;
     fprintf(stderr, "clgather onnx-test: device: %s\n",
             clg_cli_device_line(line, sizeof line, *ctx));

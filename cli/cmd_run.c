@@ -103,6 +103,7 @@ typedef struct run_tensors {
     size_t rank;
     int loaded, ran; /* inputs read; calls made */
     double first_ms, best_ms;
+    clg_path path;   /* where the first call ran */
     char cache[192]; /* what the program cache did for the first call */
     const char *cache_state;   /* "off", "not_needed", "served", "missed" */
     clg_cache_info cache_info; /* settings and counts after the first */
@@ -373,6 +374,7 @@ static int time_calls(clg_context *ctx, const run_options *opt, run_tensors *t)
         }
         if (r == 0) {
             t->first_ms = ms;
+            t->path = clg_context_last_path(ctx);
             describe_cache(ctx, &before, t);
         } else if (r == 1 || ms < t->best_ms)
             t->best_ms = ms;
@@ -391,8 +393,14 @@ static void print_run(FILE *report, const clg_context *ctx,
             clg_io_format_shape(text, sizeof text, t->out.shape, t->out.rank));
     fprintf(report, "device: %s\n",
             clg_cli_device_line(line, sizeof line, ctx));
-    fprintf(report, "time: %.3f ms (first call; program cache: %s)",
-            t->first_ms, t->cache);
+    if (t->path == CLG_PATH_HOST)
+        fprintf(report,
+                "time: %.3f ms (first call, on the calling thread: "
+                "at most the host parameter's bytes)",
+                t->first_ms);
+    else
+        fprintf(report, "time: %.3f ms (first call; program cache: %s)",
+                t->first_ms, t->cache);
     if (opt->repeat > 0)
         fprintf(report, ", %.3f ms (best of %lld more)", t->best_ms,
                 (long long)opt->repeat);
@@ -502,6 +510,8 @@ static void json_run(const clg_context *ctx, const run_options *opt,
         json_program_cache(&j, t);
         clg_json_int(&j, "more_calls", opt->repeat);
         clg_json_number(&j, "best_more_ms", opt->repeat > 0, t->best_ms);
+        clg_json_string(&j, "path",
+                        t->path == CLG_PATH_HOST ? "host" : "device");
         clg_json_end_object(&j);
     }
     if (!t->checked) {

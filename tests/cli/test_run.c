@@ -169,6 +169,63 @@ static void test_first_call_and_program_cache(void **state)
     free(cache);
 }
 
+/* Where the call ran: a tiny call on the calling thread under the host
+ * parameter, on the device with host=0 (the test suite's setting), in
+ * the text report and in --json; compare and onnx-test always launch. */
+static void test_run_reports_its_path(void **state)
+{
+    static const float data[6] = {1, 2, 3, 4, 5, 6};
+    static const int64_t data_shape[2] = {3, 2}, index_shape[1] = {2};
+    static const int64_t indices[2] = {2, -3};
+    char *d = cli_tmp("p_data.npy"), *i = cli_tmp("p_indices.npy");
+    char *o = cli_tmp("p_out.npy");
+    const char *run[] = {"run", "gather",   "--data", d,        "--indices",
+                         i,     "--output", o,        "--json", NULL};
+    const char *cmp[] = {"compare", "--data", d,   "--indices",
+                         i,         "--json", NULL};
+    cli_result r;
+    (void)state;
+    cli_write_npy(d, CLG_DTYPE_FLOAT, 2, data_shape, data);
+    cli_write_npy(i, CLG_DTYPE_INT64, 1, index_shape, indices);
+    assert_int_equal(cli_run_env(&r, "CLGATHER_PARAMS", "host=4096", run), 0);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"path\": \"host\""));
+    cli_result_free(&r);
+    run[8] = NULL; /* the text report */
+    assert_int_equal(cli_run_env(&r, "CLGATHER_PARAMS", "host=4096", run), 0);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, " ms (first call, on the calling thread: "
+                                  "at most the host parameter's bytes)"));
+    cli_result_free(&r);
+    run[8] = "--json";
+    cli_expect_run(&r, 0, run);
+    assert_non_null(strstr(r.out, "\"path\": \"device\""));
+    cli_result_free(&r);
+    /* compare launches whatever the parameter says: its device row
+     * builds a program into an empty cache. */
+    char *cache = cli_tmp("p-program-cache");
+    const char *show[] = {"cache", "--dir", cache, NULL};
+    char *saved = getenv("CLGATHER_CACHE_DIR")
+                      ? strdup(getenv("CLGATHER_CACHE_DIR"))
+                      : NULL;
+    assert_int_equal(setenv("CLGATHER_CACHE_DIR", cache, 1), 0);
+    assert_int_equal(cli_run_env(&r, "CLGATHER_PARAMS", "host=4096", cmp), 0);
+    assert_int_equal(r.status, 0);
+    cli_result_free(&r);
+    cli_expect_run(&r, 0, show);
+    assert_non_null(strstr(r.out, "entries: 1, "));
+    cli_result_free(&r);
+    if (saved)
+        assert_int_equal(setenv("CLGATHER_CACHE_DIR", saved, 1), 0);
+    else
+        assert_int_equal(unsetenv("CLGATHER_CACHE_DIR"), 0);
+    free(saved);
+    free(cache);
+    free(d);
+    free(i);
+    free(o);
+}
+
 /* clgather cache and clgather run say why the program cache passes over a
  * folder or an entry; neither blocks on a FIFO at an entry's name (the
  * alarm fails the test instead); each entry of a folder not used says the
@@ -711,6 +768,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gather_check_npy),
         cmocka_unit_test(test_first_call_and_program_cache),
+        cmocka_unit_test(test_run_reports_its_path),
         cmocka_unit_test(test_program_cache_trust),
         cmocka_unit_test(test_caches_under_another_users_home),
         cmocka_unit_test(test_cache_clear_refuses_another_users_folder),
