@@ -117,6 +117,8 @@ typedef struct bench_result {
     int has_kernel;              /* the device-buffer figures */
     int has_micro;               /* call_us, launch_us */
     int has_pipeline;            /* enqueue_us, pipelined_us, ... */
+    clg_path host_path;          /* where the host-memory calls ran (the `host`
+                           parameter: tiny ones on the calling thread) */
     char skipped[320]; /* why nothing was measured; "" when measured */
     char
         note[320]; /* why some figures are missing (device-buffer, per-call) */

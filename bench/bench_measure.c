@@ -625,6 +625,8 @@ static int timed_host(bench_run *run, double *t)
     clg_status st = call_host(run->ctx, r->w, &run->data, &run->indices,
                               &run->output, run->opt->oob);
     *t = now_s() - t0;
+    if (st == CLG_STATUS_OK)
+        r->host_path = clg_context_last_path(run->ctx);
     if (st != CLG_STATUS_OK && does_not_fit(run->ctx, st)) {
         snprintf(r->skipped, sizeof r->skipped, "host-memory call: %s",
                  clg_context_last_error(run->ctx));

@@ -339,9 +339,12 @@ void bench_print_targets(const clg_context *ctx, const bench_result *res,
         }
         double q = r->call_s / r->launch_s;
         printf("  %-20s x%-4g call_us <= 1.5 x launch_us: %.1f / %.1f = "
-               "%.2f %s\n",
+               "%.2f %s%s\n",
                r->w->name, r->scale, r->call_s * 1e6, r->launch_s * 1e6, q,
-               q <= 1.5 ? "ok" : "MISS");
+               q <= 1.5 ? "ok" : "MISS",
+               r->host_path == CLG_PATH_HOST
+                   ? " (on the calling thread: the host parameter)"
+                   : "");
         if (!r->has_pipeline)
             continue;
         q = r->pipelined_s / r->launch_pipelined_s;
@@ -426,6 +429,10 @@ static void json_figures(clg_json *j, const bench_result *r)
     clg_json_number(j, "end_to_end_efficiency", m,
                     m ? result_e2e_efficiency(r) : 0);
     clg_json_number(j, "call_us", micro, r->call_s * 1e6);
+    clg_json_string(j, "host_memory_path",
+                    !m                              ? NULL
+                    : r->host_path == CLG_PATH_HOST ? "host"
+                                                    : "device");
     clg_json_number(j, "launch_us", micro, r->launch_s * 1e6);
     clg_json_number(j, "enqueue_us", pipe, r->enqueue_s * 1e6);
     clg_json_number(j, "pipelined_us", pipe, r->pipelined_s * 1e6);
