@@ -73,6 +73,27 @@ def test_out_array_and_offsets(queue):
     assert got.get().tobytes() == host[2:][[3, -1]].tobytes()
 
 
+def test_views_at_offsets_are_used_in_place(queue):
+    # data, indices and out as views into the middle of their buffers,
+    # out one of a larger array whose other elements stay as they were.
+    host = np.arange(60, dtype=np.float32).reshape(12, 5)
+    data = cl_array.to_device(queue, host)[3:9]
+    idx = cl_array.to_device(queue, np.array([9, 9, 5, -6, 0], np.int64))[2:]
+    big = cl_array.to_device(queue, np.full((7, 5), -1, np.float32))
+    out = big[2:5]
+    assert data.offset and idx.offset and out.offset
+    got = clgather.gather(data, idx, out=out)
+    assert got is out
+    want = np.full((7, 5), -1, np.float32)
+    want[2:5] = host[3:9][[5, -6, 0]]
+    assert big.get().tobytes() == want.tobytes()
+    # An index error names the position within the view.
+    bad = cl_array.to_device(queue, np.array([0, 0, 1, 6], np.int64))[2:]
+    with pytest.raises(clgather.IndexOutOfRangeError,
+                       match=r"indices\[1\] = 6 is out of range"):
+        clgather.gather(data, bad)
+
+
 def test_user_event_orders_the_call(queue):
     host = np.arange(8, dtype=np.int16)
     data = cl_array.to_device(queue, host)

@@ -94,6 +94,23 @@ def _call(op, attribute, options):
     return call
 
 
+def call_at(op, attribute, options, offsets):
+    """The clg_call of an enqueue on device buffers (_lib.CallAt): as
+    _call, with the data, indices and output byte offsets; and a pointer
+    to it that the prototypes take (keep the call alive while it is
+    used)."""
+    call = _lib.CallAt()
+    call.size = ctypes.sizeof(_lib.CallAt)
+    call.op = op_code(op)
+    if options is not None:
+        call.options = options
+    call.data_offset, call.indices_offset, call.output_offset = offsets
+    # The prototypes take the binding's shorter Call: the same first bytes.
+    pointer = ctypes.cast(ctypes.pointer(call), ctypes.POINTER(_lib.Call))
+    _errors.check(_lib.lib.clg_call_set_attribute(pointer, attribute))
+    return call, pointer
+
+
 def operation(kind, op, options):
     """The library's call of `kind` for operator `op` (its C name,
     "gather") with a call's options (call_options) bound, taking the

@@ -235,6 +235,16 @@ def type_size(name):
     return lib.clg_type_size(name.encode()) or None
 
 
+# The clg_call of an enqueue on PyOpenCL arrays: through the device
+# tensors' byte offsets, where the library loaded has them (its clg_call
+# reaches output_offset); None where it has not, and then an array at an
+# offset is copied to offset 0 first.
+_FULL_CALL = STRUCTS["clg_call"]
+CallAt = (prefix(_FULL_CALL, "output_offset")
+          if "output_offset" in [f[0] for f in _FULL_CALL._fields_] and
+          HAS_CALLS and (type_size("clg_call") or 0) >=
+          _FULL_CALL.output_offset.offset + 8 else None)
+
 _CACHE_INFO = STRUCTS["clg_cache_info"]
 # The bytes the library writes into a clg_cache_info: its own size, which
 # a newer library's may exceed (4 KiB more than the header's for a library

@@ -153,8 +153,9 @@ def objects_of_handles(context, device, queue):
 
 
 def _buffer_array(array, what, queue, given, waits, cl, cl_array):
-    """The array as clgather takes it: C-contiguous from offset 0 of its
-    buffer. An array at an offset is copied once, on the device, on the
+    """The array as clgather takes it: C-contiguous, at its byte offset in
+    its buffer (clg_call's offsets). Where the library loaded has no
+    offsets, an array at an offset is copied once, on the device, on the
     call's queue= when `given`, else on its own queue (else `queue`),
     after its events and `waits` (the call's wait_for=); the copy's event
     is among the copy's events, which the operation waits for. An empty
@@ -170,7 +171,7 @@ def _buffer_array(array, what, queue, given, waits, cl, cl_array):
         _errors.raise_status(
             "INVALID_ARGUMENT", "%s: a PyOpenCL array must be C-contiguous"
             % what)
-    if array.offset and array.size:
+    if array.offset and array.size and _lib.CallAt is None:
         queue = queue if given else (array.queue or queue)
         buffer = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE,
                            array.nbytes)
@@ -187,6 +188,7 @@ class _ClTensor:
         self.array = array
         self.shape = _host.shape_array(array.shape)
         buffer = array.base_data.int_ptr if array.size else None
+        self.offset = array.offset if array.size else 0
         self.tensor = _lib.ClTensor(code, array.ndim, self.shape, buffer)
 
 
@@ -226,7 +228,8 @@ def enqueue(ctx, op, data, indices, axis, out, queue, waits, sync,
     elif not is_array(out):
         raise TypeError("out must be a pyopencl.array.Array for PyOpenCL "
                         "inputs")
-    elif not out.flags.c_contiguous or out.offset:
+    elif not out.flags.c_contiguous or (out.offset and
+                                        _lib.CallAt is None):
         _errors.raise_status(
             "INVALID_ARGUMENT", "out: a PyOpenCL array that is C-contiguous "
             "from offset 0 of its buffer")
@@ -240,12 +243,22 @@ def enqueue(ctx, op, data, indices, axis, out, queue, waits, sync,
         *[e.int_ptr for e in waits])
     event = _lib.c_handle()
     ptr = ctx.handle
-    call = _host.operation("enqueue", op, options)
-    _errors.check(call(ptr, queue.int_ptr, ctypes.byref(data_t.tensor),
-                       ctypes.byref(index_t.tensor), axis,
-                       ctypes.byref(out_t.tensor), len(waits),
-                       wait_list if waits else None, ctypes.byref(event)),
-                  ptr)
+    offsets = (data_t.offset, index_t.offset, out_t.offset)
+    if _lib.CallAt is not None:
+        # Each array at its offset in its own buffer: no copy.
+        call, pointer = _host.call_at(op, axis, options, offsets)
+        status = _lib.lib.clg_enqueue(
+            ptr, queue.int_ptr, pointer,
+            ctypes.byref(data_t.tensor), ctypes.byref(index_t.tensor),
+            ctypes.byref(out_t.tensor), len(waits),
+            wait_list if waits else None, ctypes.byref(event))
+    else:
+        call = _host.operation("enqueue", op, options)
+        status = call(ptr, queue.int_ptr, ctypes.byref(data_t.tensor),
+                      ctypes.byref(index_t.tensor), axis,
+                      ctypes.byref(out_t.tensor), len(waits),
+                      wait_list if waits else None, ctypes.byref(event))
+    _errors.check(status, ptr)
     # The library's reference to the event passes to PyOpenCL.
     out.add_event(cl.Event.from_int_ptr(event.value, retain=False))
     if sync:
