@@ -102,34 +102,6 @@ void clg_gather_nd_host(const clg_problem *p, const void *data,
         }
 }
 
-/* Copies element `at` of data (es bytes each) to dst, or zeroes dst when
- * `at` is -1; the common sizes as one load and store. */
-static inline void put_element(char *dst, const char *data, int64_t at,
-                               size_t es)
-{
-    if (at < 0) {
-        memset(dst, 0, es);
-        return;
-    }
-    const char *src = data + (size_t)at * es;
-    switch (es) {
-    case 1:
-        *dst = *src;
-        break;
-    case 2:
-        memcpy(dst, src, 2);
-        break;
-    case 4:
-        memcpy(dst, src, 4);
-        break;
-    case 8:
-        memcpy(dst, src, 8);
-        break;
-    default:
-        memcpy(dst, src, es);
-    }
-}
-
 /* GatherElements: out[pos] = data[pos with pos[axis] = resolve(idx[pos])]
  * over the output (the indices' shape), a row of its last dim at a time,
  * the data offset of the dims off the axis kept as the row advances. */
@@ -151,12 +123,37 @@ void clg_gather_elements_host(const clg_problem *p, const void *data,
     int64_t base = 0; /* data offset of the row's first element, off the
                          axis */
     char *dst = out;
+    const char *src = data;
     for (int64_t e = 0; e < p->out_count; e += row) {
-        for (int64_t c = 0; c < row; c++, dst += es) {
-            int64_t at = clg_resolve(index_at(p, indices, e + c), s, p->oob);
-            put_element(dst, data,
-                        at < 0 ? -1 : base + c * step + at * astride, es);
+        /* One row, its element size a constant where it is a common one,
+         * so that each copy is one load and store. */
+#define CLG_ELEMENTS_ROW_(ES)                                                 \
+    for (int64_t c = 0; c < row; c++, dst += (ES)) {                          \
+        int64_t at = clg_resolve(index_at(p, indices, e + c), s, p->oob);     \
+        if (at < 0)                                                           \
+            memset(dst, 0, (ES));                                             \
+        else                                                                  \
+            memcpy(dst,                                                       \
+                   src + (size_t)(base + c * step + at * astride) * (ES),     \
+                   (ES));                                                     \
+    }
+        switch (es) {
+        case 1:
+            CLG_ELEMENTS_ROW_(1)
+            break;
+        case 2:
+            CLG_ELEMENTS_ROW_(2)
+            break;
+        case 4:
+            CLG_ELEMENTS_ROW_(4)
+            break;
+        case 8:
+            CLG_ELEMENTS_ROW_(8)
+            break;
+        default:
+            CLG_ELEMENTS_ROW_(es)
         }
+#undef CLG_ELEMENTS_ROW_
         for (size_t d = last; d-- > 0;) {
             if (++pos[d] < shape[d]) {
                 base += d == p->axis ? 0 : dstride[d];
