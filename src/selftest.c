@@ -221,6 +221,26 @@ static clg_status verdict(const st_run *r, clg_entry entry, const st_case *c,
     return raise ? CLG_STATUS_OK : compare(r, entry, c, got, want, bytes);
 }
 
+/* The buffers of a pass over indices (check.cl's, gather_nd.cl's
+ * per-tuple one): the indices, a clear error flag and the pass's output
+ * filled from `got`, as launch l's INDICES, ERR and NORMED arguments. */
+static clg_status pass_buffers(const st_run *r, const void *idx,
+                               size_t idx_bytes, const void *got,
+                               size_t got_bytes, st_launch *l, cl_mem *ib,
+                               cl_mem *eb, cl_mem *nb)
+{
+    const cl_int flag[2] = {0, 0};
+    clg_status st = clg_rt_copy_buffer(r->ctx, idx, idx_bytes, ib);
+    if (st == CLG_STATUS_OK)
+        st = clg_rt_copy_buffer(r->ctx, flag, sizeof flag, eb);
+    if (st == CLG_STATUS_OK)
+        st = clg_rt_copy_buffer(r->ctx, got, got_bytes, nb);
+    l->a.at[CLG_ARG_INDICES] = CLG_RT_BUFFER(*ib);
+    l->a.at[CLG_ARG_ERR] = CLG_RT_BUFFER(*eb);
+    l->a.at[CLG_ARG_NORMED] = CLG_RT_BUFFER(*nb);
+    return st;
+}
+
 /* check.cl: the check kernel raises on a case with one bad value (in its
  * vector part at `bad_at` 5, in its tail at 18) and not on valid values;
  * the normalising pass writes the reference's positions. */
@@ -232,7 +252,6 @@ static clg_status test_check(const st_run *r, clg_entry entry,
     int check = entry == CLG_ENTRY_CHECK_INDICES;
     int64_t idx[CHECK_COUNT];
     int32_t pos[CHECK_COUNT], got[CHECK_COUNT];
-    cl_int flag[2] = {0, 0};
     cl_mem ib = NULL, eb = NULL, nb = NULL;
     st_launch l = {entry, {{{0}}}, {0}};
     cl_ulong count = CHECK_COUNT, s = AXIS;
@@ -251,16 +270,10 @@ static clg_status test_check(const st_run *r, clg_entry entry,
         fill_indices(idx, isz, &one, CHECK_COUNT);
     }
     memset(got, 0xa5, sizeof got);
-    clg_status st = clg_rt_copy_buffer(r->ctx, idx, CHECK_COUNT * isz, &ib);
-    if (st == CLG_STATUS_OK)
-        st = clg_rt_copy_buffer(r->ctx, flag, sizeof flag, &eb);
-    if (st == CLG_STATUS_OK)
-        st = clg_rt_copy_buffer(r->ctx, got, sizeof got, &nb);
+    clg_status st = pass_buffers(r, idx, CHECK_COUNT * isz, got, sizeof got,
+                                 &l, &ib, &eb, &nb);
     if (st != CLG_STATUS_OK)
         goto cleanup;
-    l.a.at[CLG_ARG_INDICES] = CLG_RT_BUFFER(ib);
-    l.a.at[CLG_ARG_ERR] = CLG_RT_BUFFER(eb);
-    l.a.at[CLG_ARG_NORMED] = CLG_RT_BUFFER(nb);
     l.a.at[CLG_ARG_COUNT] = CLG_RT_SCALAR(count);
     l.a.at[CLG_ARG_AXIS_SIZE] = CLG_RT_SCALAR(s);
     clg_geometry_make_wg(dev, 64, 1, &origin, &size, &l.g);
@@ -539,7 +552,6 @@ static clg_status test_gather_nd_positions(const st_run *r, clg_entry entry,
     int64_t oshape[2] = {2, TUPLES};
     cl_ulong g[5] = {2, AXIS, AXIS, AXIS, 1};
     cl_ulong count = 2 * TUPLES, n = TUPLES, stride = AXIS * AXIS;
-    cl_int flag[2] = {0, 0};
     cl_mem ib = NULL, eb = NULL, nb = NULL, geom = NULL;
     st_launch l = {entry, {{{0}}}, {0}};
     size_t size = 2 * TUPLES, origin = 0;
@@ -563,18 +575,12 @@ static clg_status test_gather_nd_positions(const st_run *r, clg_entry entry,
             want[i] = want[i] ? want[i] - 1 : INT32_MIN;
     }
     if (st == CLG_STATUS_OK)
-        st = clg_rt_copy_buffer(r->ctx, idx, sizeof idx, &ib);
-    if (st == CLG_STATUS_OK)
-        st = clg_rt_copy_buffer(r->ctx, flag, sizeof flag, &eb);
-    if (st == CLG_STATUS_OK)
-        st = clg_rt_copy_buffer(r->ctx, got, sizeof got, &nb);
+        st = pass_buffers(r, idx, sizeof idx, got, sizeof got, &l, &ib, &eb,
+                          &nb);
     if (st == CLG_STATUS_OK)
         st = clg_rt_const_buffer(r->ctx, g, sizeof g, &geom);
     if (st != CLG_STATUS_OK)
         goto cleanup;
-    l.a.at[CLG_ARG_INDICES] = CLG_RT_BUFFER(ib);
-    l.a.at[CLG_ARG_ERR] = CLG_RT_BUFFER(eb);
-    l.a.at[CLG_ARG_NORMED] = CLG_RT_BUFFER(nb);
     l.a.at[CLG_ARG_COUNT] = CLG_RT_SCALAR(count);
     l.a.at[CLG_ARG_N] = CLG_RT_SCALAR(n);
     l.a.at[CLG_ARG_AXIS_STRIDE] = CLG_RT_SCALAR(stride);
