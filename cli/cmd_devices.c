@@ -106,13 +106,43 @@ static const char *default_warning(const clg_device_info *infos, size_t count,
     return buf;
 }
 
+/* The runtime's versions of a listed device (CL_PLATFORM_VERSION and
+ * CL_DRIVER_VERSION), which clg_device_info does not hold: "" where the
+ * device cannot be resolved or asked. */
+typedef struct runtime_versions {
+    char platform[256], driver[128];
+} runtime_versions;
+
+static void versions_of(const clg_device_info *d, runtime_versions *v)
+{
+    char spec[32];
+    cl_platform_id platform = NULL;
+    cl_device_id device = NULL;
+    v->platform[0] = v->driver[0] = '\0';
+    snprintf(spec, sizeof spec, "%u:%u", (unsigned)d->platform_index,
+             (unsigned)d->device_index);
+    if (clg_device_resolve(spec, &platform, &device) != CLG_STATUS_OK)
+        return;
+    if (clGetPlatformInfo(platform, CL_PLATFORM_VERSION, sizeof v->platform,
+                          v->platform, NULL) != CL_SUCCESS)
+        v->platform[0] = '\0';
+    if (clGetDeviceInfo(device, CL_DRIVER_VERSION, sizeof v->driver, v->driver,
+                        NULL) != CL_SUCCESS)
+        v->driver[0] = '\0';
+    v->platform[sizeof v->platform - 1] = '\0';
+    v->driver[sizeof v->driver - 1] = '\0';
+}
+
 static void print_device(const clg_device_info *d)
 {
     char g[32], a[32];
+    runtime_versions v;
+    versions_of(d, &v);
     printf("%u:%u  %-4s %s%s\n", (unsigned)d->platform_index,
            (unsigned)d->device_index, clg_cli_device_type_name(d->type),
            d->name, d->is_default ? "  (default)" : "");
     printf("     platform: %s\n", d->platform_name);
+    printf("     driver: %s\n", v.driver);
     printf("     version: %s\n", d->version);
     printf("     global memory: %s (%llu bytes), max allocation: %s "
            "(%llu bytes)\n",
@@ -125,6 +155,8 @@ static void print_device(const clg_device_info *d)
 static void json_device(clg_json *j, const clg_device_info *d)
 {
     char spec[32];
+    runtime_versions v;
+    versions_of(d, &v);
     snprintf(spec, sizeof spec, "%u:%u", (unsigned)d->platform_index,
              (unsigned)d->device_index);
     clg_json_begin_object(j, NULL);
@@ -135,6 +167,8 @@ static void json_device(clg_json *j, const clg_device_info *d)
     clg_json_string(j, "name", d->name);
     clg_json_string(j, "vendor", d->vendor);
     clg_json_string(j, "platform", d->platform_name);
+    clg_json_string(j, "platform_version", v.platform);
+    clg_json_string(j, "driver_version", v.driver);
     clg_json_string(j, "version", d->version);
     clg_json_uint(j, "global_memory_bytes", d->global_mem_size);
     clg_json_uint(j, "max_alloc_bytes", d->max_alloc_size);

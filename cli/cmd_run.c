@@ -506,7 +506,8 @@ static void json_run(const clg_context *ctx, const run_options *opt,
     } else {
         clg_json_begin_object(&j, "timing");
         clg_json_number(&j, "first_call_ms", 1, t->first_ms);
-        clg_json_bool(&j, "first_call_includes_build", 1);
+        clg_json_bool(&j, "first_call_includes_build",
+                      t->path != CLG_PATH_HOST);
         json_program_cache(&j, t);
         clg_json_int(&j, "more_calls", opt->repeat);
         clg_json_number(&j, "best_more_ms", opt->repeat > 0, t->best_ms);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * clgather: run the ONNX operators Gather and GatherElements on OpenCL
+ * clgather: run the ONNX operators Gather, GatherElements and GatherND on OpenCL
  * devices from the command line, and check the results against ONNX's
  * expected outputs and the library's CPU reference.
  *
@@ -36,8 +36,8 @@ static const struct command {
 static void usage(FILE *out)
 {
     fprintf(out, "Usage: clgather COMMAND [OPTIONS]\n"
-                 "Run the ONNX operators Gather and GatherElements on OpenCL "
-                 "devices.\n"
+                 "Run the ONNX operators Gather, GatherElements and GatherND "
+                 "on OpenCL devices.\n"
                  "\n"
                  "Commands:\n");
     for (size_t i = 0; i < COMMAND_COUNT; i++)

@@ -192,8 +192,10 @@ static int parse_item(const char *item, size_t len, int builtins, size_t limit,
         size_t vlen = eq ? len - klen - 1 : 0;
         size_t digits = val ? strspn(val, "0123456789") : 0;
         int64_t value = digits ? (int64_t)strtoll(val, NULL, 10) : -1;
-        if (!val || digits == 0 || digits < vlen || digits > 6)
-            value = -1; /* out of every field's range */
+        /* Nine digits hold every field's bounds (the largest, host's, has
+         * eight) and cannot overflow; more are out of every range. */
+        if (!val || digits == 0 || digits < vlen || digits > 9)
+            value = -1;
         if (clg_param_check((clg_param)f, value, builtins, why, sizeof why)) {
             snprintf(msg, cap, "\"%.*s\": %s", (int)len, item, why);
             return 0;

@@ -67,11 +67,11 @@ clg_status clg_views_check(clg_context *ctx, const clg_call *call,
                             role_names[k]);
         return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
                         "the output's bytes [%llu, %llu) overlap the "
-                        "%s's [%llu, %llu) in the same buffer; the "
-                        "output must not alias an input",
+                        "%s [%llu, %llu) in the same buffer; the output "
+                        "must not alias an input",
                         (unsigned long long)o0, (unsigned long long)o1,
-                        role_names[k], (unsigned long long)i0,
-                        (unsigned long long)i1);
+                        k == 0 ? "data's" : "indices'",
+                        (unsigned long long)i0, (unsigned long long)i1);
     }
     return CLG_STATUS_OK;
 }

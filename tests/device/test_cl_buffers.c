@@ -395,7 +395,7 @@ static void test_buffers_offset_errors(void **state)
     CLG_ASSERT_STATUS(ctx, clg_run_cl(ctx, &call, &cd, &ci, &co),
                       CLG_STATUS_INVALID_ARGUMENT);
     CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
-                        "the output's bytes [104, 120) overlap the indices's "
+                        "the output's bytes [104, 120) overlap the indices' "
                         "[96, 112)");
     call.output_offset = 8; /* [8, 24) overlaps the data's [0, 24) */
     CLG_ASSERT_STATUS(ctx, clg_run_cl(ctx, &call, &cd, &ci, &co),

@@ -178,6 +178,17 @@ static void test_value_checks(void **state)
                                        sizeof msg));
     assert_int_equal(v.small, 16);
     assert_int_equal(v.wg, 256);
+    /* Every field's whole range, host's eight digits included. */
+    assert_true(clg_param_values_parse("host=16777216", 0, &v, msg,
+                                       sizeof msg));
+    assert_int_equal(v.host, 16777216);
+    assert_false(clg_param_values_parse("host=16777217", 0, &v, msg,
+                                        sizeof msg));
+    assert_string_equal(msg, "\"host=16777217\": host takes a number in "
+                             "[0, 16777216]");
+    assert_false(clg_param_values_parse("host=99999999999999999999", 0, &v,
+                                        msg, sizeof msg));
+    assert_int_equal(v.host, 16777216);
     assert_int_equal(v.norm, 1024);
     assert_false(clg_param_values_parse("small=16,small=0", 0, &v, msg,
                                         sizeof msg));
