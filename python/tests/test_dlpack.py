@@ -204,6 +204,11 @@ class ArrayToo:
         return self._array
 
 
+class Unreadable(Producer):
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("no bfloat16 here")
+
+
 def test_what_numpy_cannot_read_through_dlpack():
     # Without __array__: refused with NumPy's reason.
     with pytest.raises(clgather.InvalidArgumentError,
@@ -214,6 +219,12 @@ def test_what_numpy_cannot_read_through_dlpack():
     data = np.array([b"ab", b"c\0d"], "S3")
     assert clgather.gather(ArrayToo(data), [1, 0]).tolist() == [b"c\0d",
                                                                 b"ab"]
+    # An __array__ that cannot give NumPy an array either (PyTorch's
+    # bfloat16): both reasons, as clgather's own error.
+    with pytest.raises(clgather.InvalidArgumentError,
+                       match=r"DLPack only supports.*; nor numpy.asarray: "
+                       r"no bfloat16 here"):
+        clgather.gather(Unreadable(np.array([b"ab", b"cd"])), [1])
     # Not for out, which a copy would leave unwritten.
     target = np.zeros(2, "S3")
     with pytest.raises(clgather.InvalidArgumentError,

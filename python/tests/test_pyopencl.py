@@ -359,6 +359,20 @@ def test_wait_for_a_user_event(queue):
     clgather.finish(queue)
 
 
+def test_a_failed_wait_for_event_is_named_by_its_position(queue):
+    # The arrays carry events of their own (their uploads); the message
+    # counts the caller's wait_for= list.
+    data = cl_array.to_device(queue, np.arange(4, dtype=np.int32))
+    idx = cl_array.to_device(queue, np.array([3, 0], np.int64))
+    ok, bad = cl.UserEvent(queue.context), cl.UserEvent(queue.context)
+    clgather.gather(data, idx, wait_for=[ok, bad], sync=False)
+    ok.set_status(cl.command_execution_status.COMPLETE)
+    bad.set_status(-5)
+    with pytest.raises(clgather.OpenCLError,
+                       match=r"event_wait_list\[1\]"):
+        clgather.finish(queue)
+
+
 def test_wait_for_and_events_are_one_argument(queue):
     data = cl_array.to_device(queue, np.arange(4, dtype=np.int32))
     idx = cl_array.to_device(queue, np.array([3, 0], np.int64))

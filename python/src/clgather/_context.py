@@ -306,8 +306,10 @@ class Context:
     def __repr__(self):
         try:
             with self._hold() as ptr:
-                return "<clgather.Context %r (%s)>" % (
+                return "<clgather.Context %r on %s %s (%s)>" % (
                     _lib.text(lib.clg_context_device_name(ptr)),
+                    _lib.text(lib.clg_context_platform_name(ptr)),
+                    _lib.text(lib.clg_context_driver_version(ptr)),
                     _lib.text(lib.clg_context_device_version(ptr)))
         except _errors.InvalidArgumentError:
             return "<clgather.Context closed>"
@@ -317,6 +319,9 @@ class Context:
     device_name = _fact("clg_context_device_name", _lib.text)
     device_vendor = _fact("clg_context_device_vendor", _lib.text)
     device_version = _fact("clg_context_device_version", _lib.text)
+    platform_name = _fact("clg_context_platform_name", _lib.text)
+    platform_version = _fact("clg_context_platform_version", _lib.text)
+    driver_version = _fact("clg_context_driver_version", _lib.text)
     device_type = _fact("clg_context_device_type",
                         lambda v: _DEVICE_TYPES.get(v, "other"))
     uses_host_memory = _fact("clg_context_uses_host_memory", bool)

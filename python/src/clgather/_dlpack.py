@@ -92,12 +92,18 @@ def as_numpy(value, name, out=False):
     try:
         array = from_dlpack(value)
     except (BufferError, RuntimeError, TypeError, ValueError) as error:
+        reason = "numpy.from_dlpack cannot read this DLPack producer: %s" % (
+            error,)
         if hasattr(value, "__array__") and not out:
-            return np.asarray(value)
+            try:
+                return np.asarray(value)
+            except (BufferError, RuntimeError, TypeError,
+                    ValueError) as second:
+                # PyTorch's bfloat16, a tensor that requires grad, ...
+                reason += "; nor numpy.asarray: %s" % (second,)
         _errors.raise_status(
-            "INVALID_ARGUMENT", "%s (%s): numpy.from_dlpack cannot read "
-            "this DLPack producer: %s" %
-            (name, type(value).__name__, error))
+            "INVALID_ARGUMENT", "%s (%s): %s" %
+            (name, type(value).__name__, reason))
     if out and not array.flags.writeable:
         _errors.raise_status(
             "INVALID_ARGUMENT", "%s (%s) is read-only through DLPack (its "

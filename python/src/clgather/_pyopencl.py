@@ -237,8 +237,10 @@ def enqueue(ctx, op, data, indices, axis, out, queue, waits, sync,
     # The arrays the operation reads: a copy's event orders it after the
     # copy (on another queue, or an out-of-order one), which waited for
     # the original's events.
-    waits = (list(data_t.array.events) + list(index_t.array.events) +
-             list(out.events) + given)
+    # The caller's events first, so that a failed one's position in a
+    # message (event_wait_list[k]) is its position in wait_for=.
+    waits = (given + list(data_t.array.events) +
+             list(index_t.array.events) + list(out.events))
     wait_list = (_lib.c_handle * max(len(waits), 1))(
         *[e.int_ptr for e in waits])
     event = _lib.c_handle()
