@@ -555,8 +555,8 @@ static int on_host(clg_context *ctx, const clg_problem *p)
     uint64_t moved = (uint64_t)p->out_count * p->elem_size +
                      (uint64_t)p->index_count * p->index_size;
     return clg_rt_validation(ctx) == 0 &&
-           clg_param_values_get(ctx, &prm) == CLG_STATUS_OK &&
-           prm.host > 0 && moved <= prm.host;
+           clg_param_values_get(ctx, &prm) == CLG_STATUS_OK && prm.host > 0 &&
+           moved <= prm.host;
 }
 
 static clg_status run_on_host(clg_context *ctx, const clg_problem *p,

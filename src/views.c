@@ -70,8 +70,8 @@ clg_status clg_views_check(clg_context *ctx, const clg_call *call,
                         "%s [%llu, %llu) in the same buffer; the output "
                         "must not alias an input",
                         (unsigned long long)o0, (unsigned long long)o1,
-                        k == 0 ? "data's" : "indices'",
-                        (unsigned long long)i0, (unsigned long long)i1);
+                        k == 0 ? "data's" : "indices'", (unsigned long long)i0,
+                        (unsigned long long)i1);
     }
     return CLG_STATUS_OK;
 }

@@ -689,8 +689,8 @@ static void run_error_case_as(clg_context *ctx, const clg_test_error_case *c,
         CLG_ASSERT_STATUS(NULL, hs, c->status);
     }
 
-    clg_status st = clg_test_call(c->op, ctx, path == CLG_TEST_ON_REFERENCE, dp,
-                                  ip, c->axis, op);
+    clg_status st = clg_test_call(c->op, ctx, path == CLG_TEST_ON_REFERENCE,
+                                  dp, ip, c->axis, op);
     CLG_ASSERT_STATUS(ctx, st, c->status);
     const char *message = clg_context_last_error(ctx);
     assert_non_null(message);
