@@ -241,6 +241,9 @@ static const char R_PARENT_WRITABLE[] = "not used: a folder above it is "
 static const char R_PARENT_UNTRUSTED[] = "not used: a folder on its path is "
                                          "owned by another user or "
                                          "writable by others";
+static const char R_NOT_CREATED[] = "not used: the folder cannot be created "
+                                    "(a part of its path is not a folder, "
+                                    "or not writable)";
 static const char R_ENTRY_ABSENT[] = "entry not used: no such file";
 static const char R_ENTRY_NAME[] = "entry not used: not an entry's name";
 static const char R_ENTRY_OPEN[] = "entry not used: cannot be read";
@@ -570,6 +573,23 @@ cl_program clg_disk_load(clg_context *ctx, const char *key,
 /* ------------------------------------------------------------ store */
 
 /* Creates `dir` and its parents (mode 0700); 0 when it cannot. */
+/* 1 when the nearest part of `dir`'s path that exists is not a folder
+ * (a file where a folder would have to be created). */
+static int blocked_by_file(const char *dir)
+{
+    char path[CLG_CACHE_PATH_MAX];
+    struct stat st;
+    snprintf(path, sizeof path, "%s", dir);
+    for (;;) {
+        if (stat(path, &st) == 0)
+            return !S_ISDIR(st.st_mode);
+        char *slash = strrchr(path, '/');
+        if (!slash || slash == path)
+            return 0;
+        *slash = '\0';
+    }
+}
+
 static int make_dirs(const char *dir)
 {
     char path[CLG_CACHE_PATH_MAX];
@@ -815,10 +835,14 @@ void clg_disk_store(clg_context *ctx, const char *key, const char *passed,
         return;
     struct stat st;
     if (stat(ctx->disk.set.dir, &st) != 0 &&
-        !clg_rt_trusted_folder(ctx->disk.set.dir))
+        blocked_by_file(ctx->disk.set.dir))
+        why = R_NOT_CREATED;
+    else if (stat(ctx->disk.set.dir, &st) != 0 &&
+             !clg_rt_trusted_folder(ctx->disk.set.dir))
         why = R_PARENT_UNTRUSTED; /* not to be created there */
-    else if (make_dirs(ctx->disk.set.dir) &&
-             (dfd = open_folder(ctx->disk.set.dir, &why)) >= 0) {
+    else if (!make_dirs(ctx->disk.set.dir))
+        why = R_NOT_CREATED;
+    else if ((dfd = open_folder(ctx->disk.set.dir, &why)) >= 0) {
         write_entry(ctx, dfd, name, whole, passed, program);
         evict(dfd, ctx->disk.set.max_bytes);
         close(dfd);

@@ -242,7 +242,9 @@ clg_status clg_devices_select(const char *spec, const char *env_spec,
     if (tp->count == 0) {
         snprintf(msg, cap,
                  "no OpenCL device found (no platform or no device "
-                 "is installed; on a CPU install POCL)");
+                 "is installed: on a CPU, install the package "
+                 "pocl-opencl-icd, or set OCL_ICD_VENDORS to the folder "
+                 "that holds a runtime's .icd file)");
         st = CLG_STATUS_DEVICE_NOT_FOUND;
         goto cleanup;
     }

@@ -505,10 +505,15 @@ static void test_folder_cannot_be_created(void **state)
     char file[560];
     snprintf(file, sizeof file, "%s/file", dir);
     write_all(file, "x", 1);
-    clg_cache_info info = run_new(below, 0);
+    char why[256];
+    clg_cache_info info = run_why(below, 0, why, sizeof why);
     assert_int_equal(info.enabled, 1);
     assert_true(info.misses >= 1);
     assert_counts(&info, 0, info.misses, 0);
+    /* The context says why nothing was stored. */
+    assert_string_equal(why, "not used: the folder cannot be created (a "
+                             "part of its path is not a folder, or not "
+                             "writable)");
     remove_dir(dir);
 }
 
