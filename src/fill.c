@@ -13,7 +13,9 @@
 /* One shape class: an operator, its attribute, data and indices shapes. The
  * rows cover what the routines choose between: rows of 6, 24 and 256
  * elements (which, times the element sizes, reach the units and spans of
- * docs/design.md, "Plans") and single elements, the first, a middle and the
+ * docs/design.md, "Plans"), rows of 1 KiB or more whose length allows a
+ * span of 1, 2, 4 or 8 units only (257, 258, 260 and 264 elements: the
+ * lean rows body with its prefetch, per span) and single elements, the first, a middle and the
  * last axis, indices smaller than the data off the axis, outputs below and
  * above the size that turns the normalising pass on, an odd tiny shape
  * (one-byte units), data of 2^31 elements or more (64-bit offsets, and
@@ -31,6 +33,10 @@ static const fill_class classes[] = {
     {CLG_OP_GATHER, 0, 2, 1, {4096, 256}, {4096}},
     {CLG_OP_GATHER, 1, 2, 1, {256, 1000}, {100}},
     {CLG_OP_GATHER, 0, 1, 1, {100000}, {100000}},
+    {CLG_OP_GATHER, 0, 2, 1, {1000, 257}, {64}},
+    {CLG_OP_GATHER, 0, 2, 1, {1000, 258}, {64}},
+    {CLG_OP_GATHER, 0, 2, 1, {1000, 260}, {64}},
+    {CLG_OP_GATHER, 0, 2, 1, {1000, 264}, {64}},
     {CLG_OP_GATHER, 0, 2, 1, {500, 24}, {64}},
     {CLG_OP_GATHER, 0, 2, 1, {500, 6}, {64}},
     {CLG_OP_GATHER, 0, 2, 1, {7, 3}, {2}},
