@@ -35,8 +35,8 @@
 #    threads; the disk cache's kernels are those of the other tests.
 #  - device_fork, whose child would run Oclgrind's simulator after fork
 #    (a fork test of the wrapper, not of clgather's kernels).
-#  - the uninitialised-value check on device_guard (its seven parts,
-#    device_guard_gather, _elements, ... _split_elements), which runs with
+#  - the uninitialised-value check on device_guard (its eight parts,
+#    device_guard_gather, _elements, ... _split_elements, _nd), which runs with
 #    --check-api --data-races only: Oclgrind 21.10 marks the contents of a
 #    CL_MEM_USE_HOST_PTR buffer uninitialised (a kernel reading one written
 #    by the host is reported), and the guard test's device-buffer path
