@@ -329,22 +329,34 @@ int64_t clg_test_index_at(const clg_tensor *t, int64_t i)
 /* ------------------------------------------------------------ oracle */
 
 size_t clg_test_output_shape(clg_op op, const clg_tensor *data,
-                             const clg_tensor *indices, int64_t axis,
+                             const clg_tensor *indices, int64_t attr,
                              int64_t *shape)
 {
     size_t r = data->rank;
-    size_t a = (size_t)(axis < 0 ? axis + (int64_t)r : axis);
+    size_t q = indices->rank;
     if (op == CLG_OP_GATHER_ELEMENTS) {
-        for (size_t d = 0; d < indices->rank; d++) {
+        for (size_t d = 0; d < q; d++) {
             shape[d] = indices->shape[d];
         }
-        return indices->rank;
+        return q;
     }
     size_t n = 0;
+    if (op == CLG_OP_GATHER_ND) {
+        /* indices.shape[:q-1] + data.shape[b+k:] */
+        size_t k = (size_t)indices->shape[q - 1];
+        for (size_t d = 0; d + 1 < q; d++) {
+            shape[n++] = indices->shape[d];
+        }
+        for (size_t d = (size_t)attr + k; d < r; d++) {
+            shape[n++] = data->shape[d];
+        }
+        return n;
+    }
+    size_t a = (size_t)(attr < 0 ? attr + (int64_t)r : attr);
     for (size_t d = 0; d < a; d++) {
         shape[n++] = data->shape[d];
     }
-    for (size_t d = 0; d < indices->rank; d++) {
+    for (size_t d = 0; d < q; d++) {
         shape[n++] = indices->shape[d];
     }
     for (size_t d = a + 1; d < r; d++) {
@@ -380,20 +392,52 @@ static int next_index(int64_t *mi, const int64_t *shape, size_t rank)
     return 0;
 }
 
+/* The size of the data dim index value number i (row-major) selects on:
+ * the axis, or for GatherND the dim b + c of its component c. */
+static int64_t index_dim(clg_op op, const clg_tensor *data,
+                         const clg_tensor *indices, size_t a, int64_t i)
+{
+    if (op != CLG_OP_GATHER_ND) {
+        return data->shape[a];
+    }
+    int64_t k = indices->shape[indices->rank - 1];
+    return data->shape[a + (size_t)(i % k)];
+}
+
 clg_status clg_test_oracle(clg_op op, const clg_tensor *data,
-                           const clg_tensor *indices, int64_t axis, void *out,
+                           const clg_tensor *indices, int64_t attr, void *out,
                            clg_test_bad_index *bad)
+{
+    return clg_test_oracle_mode(op, data, indices, attr, CLG_OOB_RAISE, out,
+                                bad);
+}
+
+clg_status clg_test_oracle_mode(clg_op op, const clg_tensor *data,
+                                const clg_tensor *indices, int64_t attr,
+                                clg_oob_mode mode, void *out,
+                                clg_test_bad_index *bad)
 {
     size_t r = data->rank;
     size_t q = indices->rank;
-    size_t a = (size_t)(axis < 0 ? axis + (int64_t)r : axis);
-    int64_t s = data->shape[a];
+    /* a: the axis, or GatherND's b (its first tuple dim) */
+    size_t a = (size_t)(attr < 0 ? attr + (int64_t)r : attr);
     size_t elem = clg_test_dtype_size(data->dtype);
     int64_t nidx = clg_test_count(indices->shape, q);
+    int64_t oshape[2 * CLG_MAX_RANK + 8];
+    size_t orank = clg_test_output_shape(op, data, indices, attr, oshape);
+    int64_t nout = clg_test_count(oshape, orank);
 
-    /* Every index value is checked, in row-major order. */
+    /* Under raise every index value is checked, in row-major order; in
+     * every mode one on a dim of size 0 has nowhere to go. */
     for (int64_t i = 0; i < nidx; i++) {
         int64_t v = clg_test_index_at(indices, i);
+        int64_t s = index_dim(op, data, indices, a, i);
+        if (mode != CLG_OOB_RAISE) {
+            if (s == 0 && nout > 0) {
+                return CLG_STATUS_INDEX_OUT_OF_RANGE;
+            }
+            continue;
+        }
         if (v < -s || v > s - 1) {
             if (bad != NULL) {
                 format_position(indices->shape, q, i, bad->position,
@@ -401,14 +445,14 @@ clg_status clg_test_oracle(clg_op op, const clg_tensor *data,
                 bad->value = v;
                 bad->lo = -s;
                 bad->hi = s - 1;
+                bad->dim = op == CLG_OP_GATHER_ND
+                               ? a + (size_t)(i % indices->shape[q - 1])
+                               : a;
             }
             return CLG_STATUS_INDEX_OUT_OF_RANGE;
         }
     }
 
-    int64_t oshape[2 * CLG_MAX_RANK + 8];
-    size_t orank = clg_test_output_shape(op, data, indices, axis, oshape);
-    int64_t nout = clg_test_count(oshape, orank);
     if (nout == 0) {
         return CLG_STATUS_OK;
     }
@@ -424,14 +468,16 @@ clg_status clg_test_oracle(clg_op op, const clg_tensor *data,
     int64_t pos = 0;
     do {
         int64_t off = 0;
+        int none = 0; /* fill: no position */
         if (op == CLG_OP_GATHER) {
             /* out[o..., i..., k...] = data[o..., norm(idx[i...]), k...] */
             int64_t ilin = 0;
             for (size_t d = 0; d < q; d++) {
                 ilin = ilin * indices->shape[d] + mi[a + d];
             }
-            int64_t v = clg_test_index_at(indices, ilin);
-            v = v < 0 ? v + s : v;
+            int64_t v = clg_test_oob_position(clg_test_index_at(indices, ilin),
+                                              data->shape[a], mode);
+            none = v < 0;
             for (size_t d = 0; d < a; d++) {
                 off += mi[d] * dstride[d];
             }
@@ -439,15 +485,42 @@ clg_status clg_test_oracle(clg_op op, const clg_tensor *data,
             for (size_t d = a + 1; d < r; d++) {
                 off += mi[d + q - 1] * dstride[d];
             }
+        } else if (op == CLG_OP_GATHER_ND) {
+            /* out[i..., j..., t...] = data[i..., norm_c(idx[i..., j..., c])
+             * for c < k, t...] with i the b batch dims */
+            size_t k = (size_t)indices->shape[q - 1];
+            int64_t tuple = 0;
+            for (size_t d = 0; d + 1 < q; d++) {
+                tuple = tuple * indices->shape[d] + mi[d];
+            }
+            for (size_t d = 0; d < a; d++) {
+                off += mi[d] * dstride[d];
+            }
+            for (size_t c = 0; c < k; c++) {
+                int64_t v = clg_test_oob_position(
+                    clg_test_index_at(indices,
+                                      tuple * (int64_t)k + (int64_t)c),
+                    data->shape[a + c], mode);
+                none |= v < 0;
+                off += v * dstride[a + c];
+            }
+            for (size_t d = a + k; d < r; d++) {
+                off += mi[q - 1 + d - a - k] * dstride[d];
+            }
         } else {
             /* out[p] = data[p with p[axis] = norm(idx[p])] */
-            int64_t v = clg_test_index_at(indices, pos);
-            v = v < 0 ? v + s : v;
+            int64_t v = clg_test_oob_position(clg_test_index_at(indices, pos),
+                                              data->shape[a], mode);
+            none = v < 0;
             for (size_t d = 0; d < r; d++) {
                 off += (d == a ? v : mi[d]) * dstride[d];
             }
         }
-        memcpy(o + (size_t)pos * elem, src + (size_t)off * elem, elem);
+        if (none) {
+            memset(o + (size_t)pos * elem, 0, elem);
+        } else {
+            memcpy(o + (size_t)pos * elem, src + (size_t)off * elem, elem);
+        }
         pos++;
     } while (next_index(mi, oshape, orank));
     assert_int_equal(pos, nout);
@@ -456,19 +529,52 @@ clg_status clg_test_oracle(clg_op op, const clg_tensor *data,
 
 clg_status clg_test_call(clg_op op, clg_context *ctx, int reference,
                          const clg_tensor *data, const clg_tensor *indices,
-                         int64_t axis, const clg_tensor *output)
+                         int64_t attr, const clg_tensor *output)
 {
     if (reference) {
         return op == CLG_OP_GATHER
-                   ? clg_reference_gather(ctx, data, indices, axis, output)
-                   : clg_reference_gather_elements(ctx, data, indices, axis,
+                   ? clg_reference_gather(ctx, data, indices, attr, output)
+               : op == CLG_OP_GATHER_ND
+                   ? clg_reference_gather_nd(ctx, data, indices, attr, output)
+                   : clg_reference_gather_elements(ctx, data, indices, attr,
                                                    output);
     }
-    clg_status st = op == CLG_OP_GATHER
-                        ? clg_gather(ctx, data, indices, axis, output)
-                        : clg_gather_elements(ctx, data, indices, axis,
-                                              output);
+    clg_status st =
+        op == CLG_OP_GATHER ? clg_gather(ctx, data, indices, attr, output)
+        : op == CLG_OP_GATHER_ND
+            ? clg_gather_nd(ctx, data, indices, attr, output)
+            : clg_gather_elements(ctx, data, indices, attr, output);
     /* A device test's call runs on the device (clg_test_device_only). */
+    if (st == CLG_STATUS_OK)
+        assert_int_equal(clg_context_last_path(ctx), CLG_PATH_DEVICE);
+    return st;
+}
+
+clg_status clg_test_call_mode(clg_op op, clg_context *ctx, int reference,
+                              const clg_tensor *data,
+                              const clg_tensor *indices, int64_t attr,
+                              clg_oob_mode mode, const clg_tensor *output)
+{
+    if (mode == CLG_OOB_RAISE) {
+        return clg_test_call(op, ctx, reference, data, indices, attr, output);
+    }
+    const clg_call_options o = {mode};
+    if (reference) {
+        return op == CLG_OP_GATHER
+                   ? clg_reference_gather_ex(ctx, data, indices, attr, output,
+                                             &o)
+               : op == CLG_OP_GATHER_ND
+                   ? clg_reference_gather_nd_ex(ctx, data, indices, attr,
+                                                output, &o)
+                   : clg_reference_gather_elements_ex(ctx, data, indices, attr,
+                                                      output, &o);
+    }
+    clg_status st =
+        op == CLG_OP_GATHER
+            ? clg_gather_ex(ctx, data, indices, attr, output, &o)
+        : op == CLG_OP_GATHER_ND
+            ? clg_gather_nd_ex(ctx, data, indices, attr, output, &o)
+            : clg_gather_elements_ex(ctx, data, indices, attr, output, &o);
     if (st == CLG_STATUS_OK)
         assert_int_equal(clg_context_last_path(ctx), CLG_PATH_DEVICE);
     return st;

@@ -141,30 +141,55 @@ int64_t clg_test_index_at(const clg_tensor *t, int64_t i);
  * [0, s-1]; clip clamps into [-s, s-1], then adds s to a negative. */
 int64_t clg_test_oob_position(int64_t v, int64_t s, clg_oob_mode mode);
 
-/* Where the oracle found the first out-of-range index (row-major order). */
+/* Where the oracle found the first out-of-range index (row-major order;
+ * for GatherND the position of the component, its last subscript). */
 typedef struct clg_test_bad_index {
     char position[8 + 24 * (CLG_MAX_RANK +
                             1)]; /* "indices[1][2]"; "indices" for a scalar */
     int64_t value;
     int64_t lo, hi; /* the valid range [-s, s-1] */
+    size_t dim;     /* the data dim it selects on */
 } clg_test_bad_index;
 
-/* Output shape of an op on valid inputs (axis in range). Returns the rank. */
+/* In what follows `attr` is the operator's int64 attribute (CLG_OP_TABLE):
+ * the axis of Gather and GatherElements, batch_dims of GatherND. */
+
+/* Output shape of an op on valid inputs (attr in range). Returns the
+ * rank. */
 size_t clg_test_output_shape(clg_op op, const clg_tensor *data,
-                             const clg_tensor *indices, int64_t axis,
+                             const clg_tensor *indices, int64_t attr,
                              int64_t *shape);
 
-/* Naive op on inputs whose shapes, dtypes and axis are valid: returns OK
+/* Naive op on inputs whose shapes, dtypes and attr are valid: returns OK
  * and writes the output (count(output) * size bytes into out), or returns
- * INDEX_OUT_OF_RANGE, fills *bad and writes nothing. */
+ * INDEX_OUT_OF_RANGE, fills *bad and writes nothing. Under raise. */
 clg_status clg_test_oracle(clg_op op, const clg_tensor *data,
-                           const clg_tensor *indices, int64_t axis, void *out,
+                           const clg_tensor *indices, int64_t attr, void *out,
                            clg_test_bad_index *bad);
 
-/* Calls the library: device (ctx non-NULL, reference 0), reference. */
+/* The same under an out-of-range mode: wrap and clip resolve each value
+ * (each tuple component for GatherND) with clg_test_oob_position, fill
+ * writes zero bytes for an element (GatherND: a whole slice) whose value
+ * (any of whose components) is out of range. With an index axis (GatherND:
+ * a tuple component's dim) of size 0 and a non-empty output, every mode
+ * gives INDEX_OUT_OF_RANGE; *bad is then filled under raise only. */
+clg_status clg_test_oracle_mode(clg_op op, const clg_tensor *data,
+                                const clg_tensor *indices, int64_t attr,
+                                clg_oob_mode mode, void *out,
+                                clg_test_bad_index *bad);
+
+/* Calls the library: device (ctx non-NULL, reference 0; a successful
+ * call must have run on the device, clg_test_device_only), reference. */
 clg_status clg_test_call(clg_op op, clg_context *ctx, int reference,
                          const clg_tensor *data, const clg_tensor *indices,
-                         int64_t axis, const clg_tensor *output);
+                         int64_t attr, const clg_tensor *output);
+
+/* The same through the _ex functions with options.oob = mode (under raise
+ * exactly clg_test_call). */
+clg_status clg_test_call_mode(clg_op op, clg_context *ctx, int reference,
+                              const clg_tensor *data,
+                              const clg_tensor *indices, int64_t attr,
+                              clg_oob_mode mode, const clg_tensor *output);
 
 /* ------------------------------------------------------------ PRNG */
 

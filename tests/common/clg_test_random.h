@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Randomized cases: a spec (op, dtypes, shapes, axis, pointer offsets),
+ * Randomized cases: a spec (op, dtypes, shapes, attribute, mode, pointer
+ * offsets),
  * drawn from a seeded PRNG or written by hand, is turned into tensors with
  * random contents; the oracle (clg_test.h) gives the expected output or the
  * expected INDEX_OUT_OF_RANGE, and clg_test_check_random() runs the library
@@ -19,13 +20,15 @@ typedef struct clg_test_spec {
     clg_dtype idx_dtype;
     size_t rank;
     int64_t shape[CLG_TEST_RANDOM_MAX_RANK];
-    int64_t axis;
-    size_t idx_rank; /* Gather: 0 (scalar) .. 3; GatherElements: rank */
+    int64_t axis;    /* the attribute: GatherND's batch_dims */
+    size_t idx_rank; /* Gather: 0 (scalar) .. 3; GatherElements: rank;
+                        GatherND: batch_dims + 1 .. batch_dims + 3 */
     int64_t idx_shape[CLG_TEST_RANDOM_MAX_RANK];
     /* Byte offsets of the payloads from a 64-byte boundary. */
     size_t data_misalign, idx_misalign, out_misalign;
-    /* Number of out-of-range index values to plant (0, 1 or 2). */
+    /* Number of out-of-range index values to plant (0 to 3). */
     int bad;
+    clg_oob_mode oob; /* the call's mode (clg_test_random_spec: raise) */
 } clg_test_spec;
 
 typedef struct clg_test_random_case {
@@ -48,6 +51,23 @@ typedef struct clg_test_random_case {
  * random. Output and data hold fewer than 4096 elements. */
 void clg_test_random_spec(clg_test_rng *rng, size_t i, clg_test_spec *spec);
 
+/* The number of (data rank r, batch_dims b, tuple length k) triples that
+ * clg_test_random_nd_spec walks: r in 1..5, b in 0..r-1, k in 1..r-b. */
+#define CLG_TEST_ND_TRIPLES 35
+
+/* Draws GatherND spec number i: every 128 consecutive i cover each
+ * combination of dtype (16) x index dtype (2) x mode (4) once, and every
+ * CLG_TEST_ND_TRIPLES consecutive i each triple (r, b, k) once (`axis`
+ * holds b). Shapes are random with 0 to 2 tuple dims; zero-size dims
+ * (data, batch or tuple dims; an empty tuple dim wherever a component's
+ * dim is 0), offsets and planted bad components (often under the modes
+ * other than raise) are random. Output and data hold fewer than 4096
+ * elements. */
+void clg_test_random_nd_spec(clg_test_rng *rng, size_t i, clg_test_spec *spec);
+
+/* The triple (r, b, k) number t (< CLG_TEST_ND_TRIPLES) of the walk. */
+void clg_test_nd_triple(size_t t, size_t *r, size_t *b, size_t *k);
+
 /* Makes tensors for a spec: random bytes; float dtypes get NaNs with
  * payloads (quiet and signalling), -0.0, subnormals and infinities mixed
  * in; STRING elements point into a pool that holds NUL bytes. Index values
@@ -58,7 +78,8 @@ void clg_test_random_case_make(clg_test_rng *rng, const clg_test_spec *spec,
 void clg_test_random_case_free(clg_test_random_case *rc);
 
 /* Runs the case on the reference (ctx may be NULL) and, when `device`,
- * on the device (host-memory API), and checks: status equals the oracle's;
+ * on the device (host-memory API), under the spec's mode, and checks:
+ * status equals the oracle's;
  * on success outputs equal the oracle's bit for bit; on error the message
  * names the first bad position, its value and the range, and outputs are
  * untouched; guard zones and inputs are unchanged. */

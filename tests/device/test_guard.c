@@ -10,7 +10,7 @@
  * output of every call that must fail, so a write to any of them faults
  * too.
  *
- * Both operators run over
+ * Gather and GatherElements run over
  *   - element sizes 1, 2, 4, 8 and 16, Gather inner blocks of 1 to 9, 12,
  *     16, 17, 33 and 64 elements of each size and one of 4097 bytes (so
  *     units of 1 to 16 bytes, and wider rows than one CPU work-group),
@@ -29,6 +29,14 @@
  *     (CLGATHER_MAX_ALLOC=1024), on tensors grown past the cap, so that
  *     they are cut into pieces and windows.
  *
+ * GatherND runs over every (data rank 1 to 4, batch_dims, tuple length)
+ * with two element sizes in turn (one on the split path and under
+ * CLG_TEST_QUICK=1), 0 to 2 tuple dims, both index types, both
+ * placements, the same patterns (each value bad for its own component's
+ * dim), on the three paths (shapes grown past the cap on the split
+ * path), and empty tensors: no tuples, an empty batch, an empty slice and
+ * a component's dim of size 0.
+ *
  * Every pattern with a bad value runs under raise and again under one of
  * the other out-of-range modes (wrap, clip, fill in turn from pattern to
  * pattern, on the split path from case to case; docs/design.md,
@@ -45,10 +53,10 @@
  * keeps every shape family and path but runs fewer element sizes and index
  * patterns (for ci/oclgrind.sh).
  *
- * The work comes in seven parts, each a ctest test of its own
+ * The work comes in eight parts, each a ctest test of its own
  * (device_guard_gather, _gather_rank4, _elements, _elements_rank4,
- * _many, _split_gather and _split_elements, chosen by the environment
- * variable CLG_TEST_PART; unset: all seven in one process):
+ * _many, _split_gather, _split_elements and _nd, chosen by the environment
+ * variable CLG_TEST_PART; unset: all eight in one process):
  * each part's cost is mostly POCL compiling the work-group functions its
  * shapes reach on a cold kernel cache, so that no one process holds the
  * whole of it and each stays far from its timeout on a busy machine. The
@@ -84,12 +92,13 @@ enum {
     PART_SPLIT_ELEMENTS = 16,
     PART_GATHER_RANK4 = 32,
     PART_ELEMENTS_RANK4 = 64,
-    PART_ALL = 127
+    PART_ND = 128,
+    PART_ALL = 255
 };
-#define PART_COUNT 7
+#define PART_COUNT 8
 static const char *const part_names[PART_COUNT] = {
-    "gather",         "elements",     "many",          "split_gather",
-    "split_elements", "gather_rank4", "elements_rank4"};
+    "gather",         "elements",     "many",           "split_gather",
+    "split_elements", "gather_rank4", "elements_rank4", "nd"};
 static unsigned parts = PART_ALL;
 
 /* ------------------------------------------------------------ faults */
@@ -250,7 +259,7 @@ typedef struct shape_case {
     clg_dtype dtype;
     size_t rank;
     int64_t shape[MAX_DIMS];
-    int64_t axis;
+    int64_t axis; /* GatherND: batch_dims */
     size_t idx_rank;
     int64_t idx_shape[MAX_DIMS];
     const char *kind; /* which family of cases it belongs to */
@@ -278,6 +287,13 @@ static size_t data_bytes_of(const shape_case *sc)
 
 static size_t out_bytes_of(const shape_case *sc)
 {
+    if (sc->op == CLG_OP_GATHER_ND) {
+        int64_t shape[2 * MAX_DIMS];
+        clg_tensor D = {sc->dtype, sc->rank, sc->shape, NULL};
+        clg_tensor I = {CLG_DTYPE_INT64, sc->idx_rank, sc->idx_shape, NULL};
+        size_t rank = clg_test_output_shape(sc->op, &D, &I, sc->axis, shape);
+        return (size_t)clg_test_count(shape, rank) * elem_of(sc);
+    }
     int64_t n = clg_test_count(sc->idx_shape, sc->idx_rank);
     if (sc->op == CLG_OP_GATHER) {
         for (size_t d = 0; d < sc->rank; d++) {
@@ -379,6 +395,49 @@ static void unit_shape(clg_dtype dtype, int64_t k, int64_t outer, int64_t n,
     sc->kind = "inner block";
 }
 
+/* GatherND: data of rank r, dims 1..4, batch_dims b, tuples of k, m tuple
+ * dims of 1..4 (indices [data.shape[:b], m dims, k]). */
+static void nd_shape(clg_test_rng *rng, clg_dtype dtype, size_t r, size_t b,
+                     size_t k, size_t m, shape_case *sc)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->op = CLG_OP_GATHER_ND;
+    sc->dtype = dtype;
+    sc->rank = r;
+    sc->axis = (int64_t)b;
+    sc->kind = "tuples";
+    for (size_t d = 0; d < r; d++) {
+        sc->shape[d] = clg_test_rng_range(rng, 1, 4);
+    }
+    for (size_t d = 0; d < b; d++) {
+        sc->idx_shape[d] = sc->shape[d];
+    }
+    for (size_t d = b; d < b + m; d++) {
+        sc->idx_shape[d] = clg_test_rng_range(rng, 1, 4);
+    }
+    sc->idx_shape[b + m] = (int64_t)k;
+    sc->idx_rank = b + m + 1;
+}
+
+/* Grows a GatherND case (with m >= 1 tuple dims) until data and output
+ * hold at least SPLIT_MIN bytes: data dims (a batch dim in indices too),
+ * then tuple dims. */
+static void grow_nd_for_split(clg_test_rng *rng, shape_case *sc)
+{
+    size_t b = (size_t)sc->axis, m = sc->idx_rank - 1 - b;
+    while (data_bytes_of(sc) < SPLIT_MIN) {
+        size_t d = (size_t)clg_test_rng_range(rng, 0, (int64_t)sc->rank - 1);
+        sc->shape[d] += 1 + sc->shape[d] / 2;
+        if (d < b) {
+            sc->idx_shape[d] = sc->shape[d];
+        }
+    }
+    while (out_bytes_of(sc) < SPLIT_MIN) {
+        size_t d = b + (size_t)clg_test_rng_range(rng, 0, (int64_t)m - 1);
+        sc->idx_shape[d] += 1 + sc->idx_shape[d] / 2;
+    }
+}
+
 /* ------------------------------------------------------------ index values */
 
 /* The adversarial values an index type can hold. */
@@ -436,47 +495,56 @@ static size_t pattern_count(clg_dtype idt, int64_t s)
     return adversarial(idt, s, v) + 2;
 }
 
-/* Fills n values with pattern k (see pattern_count) and describes it.
- * `turn` rotates where each bad value goes (first, last, anywhere) and
- * whether a second one follows it, from one case to the next. */
-static void make_pattern(clg_test_rng *rng, clg_dtype idt, int64_t s, size_t k,
-                         size_t turn, int64_t *values, int64_t n, char *desc,
-                         size_t size)
+/* Fills n values with pattern k (see pattern_count) and describes it;
+ * value i selects on a dim of size sz[i] (the axis; for GatherND its
+ * component's dim), all sizes positive or all 0. `turn` rotates where
+ * each bad value goes (first, last, anywhere) and whether a second one
+ * follows it, from one case to the next. */
+static void make_pattern(clg_test_rng *rng, clg_dtype idt, const int64_t *sz,
+                         size_t k, size_t turn, int64_t *values, int64_t n,
+                         char *desc, size_t size)
 {
     int64_t adv[8];
-    size_t na = adversarial(idt, s, adv);
+    size_t na = adversarial(idt, n > 0 ? sz[0] : 0, adv);
     char b1[32], b2[32];
+    int positive = n > 0 && sz[0] > 0;
     for (int64_t i = 0; i < n; i++) {
-        values[i] = s > 0 ? clg_test_rng_range(rng, -s, s - 1) : 0;
+        values[i] = sz[i] > 0 ? clg_test_rng_range(rng, -sz[i], sz[i] - 1) : 0;
     }
     if (k == 0 || n == 0) {
-        if (n >= 2 && s > 0) {
-            values[clg_test_rng_range(rng, 0, n - 1)] = -s;
-            values[clg_test_rng_range(rng, 0, n - 1)] = s - 1;
+        if (n >= 2 && positive) {
+            int64_t p = clg_test_rng_range(rng, 0, n - 1);
+            values[p] = -sz[p];
+            p = clg_test_rng_range(rng, 0, n - 1);
+            values[p] = sz[p] - 1;
         }
-        snprintf(desc, size, "%s", s > 0 ? "all valid" : "axis of size 0");
+        snprintf(desc, size, "%s",
+                 positive || n == 0 ? "all valid" : "axis of size 0");
         return;
     }
     if (k == na + 1) {
         for (int64_t i = 0; i < n; i++) {
+            adversarial(idt, sz[i], adv);
             values[i] = adv[(size_t)i % na];
         }
         snprintf(desc, size, "every value bad");
         return;
     }
-    int64_t bad = adv[k - 1];
     size_t where = (k + turn) % 3;
     int64_t pos = where == 0   ? 0
                   : where == 1 ? n - 1
                                : clg_test_rng_range(rng, 0, n - 1);
+    adversarial(idt, sz[pos], adv);
+    int64_t bad = adv[k - 1];
     values[pos] = bad;
     int len = snprintf(desc, size, "%s at %" PRId64 " of %" PRId64,
-                       value_name(bad, s, b1, sizeof b1), pos, n);
+                       value_name(bad, sz[pos], b1, sizeof b1), pos, n);
     if ((k + turn) % 2 == 0 && pos + 1 < n) {
         int64_t pos2 = clg_test_rng_range(rng, pos + 1, n - 1);
+        adversarial(idt, sz[pos2], adv);
         values[pos2] = adv[k % na];
         snprintf(desc + len, size - (size_t)len, ", then %s at %" PRId64,
-                 value_name(adv[k % na], s, b2, sizeof b2), pos2);
+                 value_name(adv[k % na], sz[pos2], b2, sizeof b2), pos2);
     }
 }
 
@@ -488,7 +556,7 @@ static const char *const path_names[3] = {
     "host API, buffers capped at " SPLIT_CAP " bytes"};
 
 /* Calls made, by path and operator, and how many of them had to fail. */
-static size_t calls[3][2], failing[3][2];
+static size_t calls[3][3], failing[3][3]; /* [path][op] */
 /* The out-of-range mode of the calls being made, and calls per mode. */
 static clg_oob_mode mode = CLG_OOB_RAISE;
 static size_t mode_calls[4];
@@ -516,12 +584,12 @@ static void describe(const guard_case *gc, path pth)
     const shape_case *sc = gc->sc;
     char ds[128], is[128];
     snprintf(fault_case, sizeof fault_case,
-             "%s [%s], %s, %s data %s axis %" PRId64 ", %s indices %s, "
+             "%s [%s], %s, %s data %s %s %" PRId64 ", %s indices %s, "
              "%s; tensors %s; --oob %s (CLG_TEST_SEED=%" PRIu64 ")",
              path_names[pth], sc->kind, clg_op_name(sc->op),
              clg_dtype_name(sc->dtype),
-             clg_test_shape_str(sc->shape, sc->rank, ds, sizeof ds), sc->axis,
-             clg_dtype_name(gc->idt),
+             clg_test_shape_str(sc->shape, sc->rank, ds, sizeof ds),
+             clg_op_attribute(sc->op), sc->axis, clg_dtype_name(gc->idt),
              clg_test_shape_str(sc->idx_shape, sc->idx_rank, is, sizeof is),
              gc->pattern, placement_names[gc->where], clg_oob_mode_name(mode),
              seed);
@@ -533,6 +601,9 @@ static clg_status call_host(clg_context *ctx, const guard_case *gc)
     clg_call_options o = {.oob = mode};
     return gc->sc->op == CLG_OP_GATHER
                ? clg_gather_ex(ctx, &gc->D, &gc->I, gc->sc->axis, &gc->O, &o)
+           : gc->sc->op == CLG_OP_GATHER_ND
+               ? clg_gather_nd_ex(ctx, &gc->D, &gc->I, gc->sc->axis, &gc->O,
+                                  &o)
                : clg_gather_elements_ex(ctx, &gc->D, &gc->I, gc->sc->axis,
                                         &gc->O, &o);
 }
@@ -631,10 +702,12 @@ static void run_buffers(clg_context *ctx, guard_case *gc)
     clg_cl_tensor co = {sc->dtype, gc->out_rank, gc->out_shape, o};
     describe(gc, PATH_BUFFERS);
     clg_call_options opt = {.oob = mode};
-    clg_status st = sc->op == CLG_OP_GATHER
-                        ? clg_gather_cl_ex(ctx, &cd, &ci, sc->axis, &co, &opt)
-                        : clg_gather_elements_cl_ex(ctx, &cd, &ci, sc->axis,
-                                                    &co, &opt);
+    clg_status st =
+        sc->op == CLG_OP_GATHER
+            ? clg_gather_cl_ex(ctx, &cd, &ci, sc->axis, &co, &opt)
+        : sc->op == CLG_OP_GATHER_ND
+            ? clg_gather_nd_cl_ex(ctx, &cd, &ci, sc->axis, &co, &opt)
+            : clg_gather_elements_cl_ex(ctx, &cd, &ci, sc->axis, &co, &opt);
     check_status(ctx, gc, st);
     if (st == CLG_STATUS_OK && o != NULL) {
         check_mapped_output(q, o, gc);
@@ -671,11 +744,13 @@ static void expect_reference(clg_context *ctx, guard_case *gc)
     W.data = gc->want;
     clg_test_set_case("reference: %s", fault_case);
     clg_call_options o = {.oob = mode};
-    gc->expect = sc->op == CLG_OP_GATHER
-                     ? clg_reference_gather_ex(ctx, &gc->D, &gc->I, sc->axis,
-                                               &W, &o)
-                     : clg_reference_gather_elements_ex(ctx, &gc->D, &gc->I,
-                                                        sc->axis, &W, &o);
+    gc->expect =
+        sc->op == CLG_OP_GATHER
+            ? clg_reference_gather_ex(ctx, &gc->D, &gc->I, sc->axis, &W, &o)
+        : sc->op == CLG_OP_GATHER_ND
+            ? clg_reference_gather_nd_ex(ctx, &gc->D, &gc->I, sc->axis, &W, &o)
+            : clg_reference_gather_elements_ex(ctx, &gc->D, &gc->I, sc->axis,
+                                               &W, &o);
     snprintf(gc->message, sizeof gc->message, "%s",
              clg_context_last_error(ctx));
     if (mode != CLG_OOB_RAISE) {
@@ -768,6 +843,15 @@ static void run_case(clg_context *ctx, clg_test_rng *rng, const shape_case *sc,
     int64_t *values = malloc(sizeof *values * (size_t)(nidx + 1));
     assert_non_null(values);
     int64_t s = sc->shape[axis_of(sc)];
+    /* The dim each value selects on (GatherND: its component's). */
+    int64_t *sz = malloc(sizeof *sz * (size_t)(nidx + 1));
+    assert_non_null(sz);
+    for (int64_t i = 0; i < nidx; i++) {
+        sz[i] = sc->op == CLG_OP_GATHER_ND
+                    ? sc->shape[axis_of(sc) +
+                                (size_t)(i % sc->idx_shape[sc->idx_rank - 1])]
+                    : s;
+    }
     size_t np = nidx > 0 ? pattern_count(idt, s) : 1;
     char pattern[160];
     gc.pattern = pattern;
@@ -776,7 +860,7 @@ static void run_case(clg_context *ctx, clg_test_rng *rng, const shape_case *sc,
         if (quick && k != 0 && k != 1 + turn % (np - 1)) {
             continue;
         }
-        make_pattern(rng, idt, s, k, turn, values, nidx, pattern,
+        make_pattern(rng, idt, sz, k, turn, values, nidx, pattern,
                      sizeof pattern);
         guarded_protect(&gc.indices, PROT_READ | PROT_WRITE);
         clg_test_tensor tt = {.t = gc.I, .bytes = gc.indices.bytes};
@@ -805,6 +889,7 @@ static void run_case(clg_context *ctx, clg_test_rng *rng, const shape_case *sc,
         mode = CLG_OOB_RAISE;
     }
     free(values);
+    free(sz);
     guard_case_free(&gc);
 }
 
@@ -987,6 +1072,56 @@ static void run_empty(clg_context *ctx, clg_test_rng *rng, const path *paths,
     }
 }
 
+/* GatherND: every (data rank 1..4, batch_dims b, tuple length k), each
+ * with two element sizes in turn (on the split path and under
+ * CLG_TEST_QUICK=1 one), 0 to 2 tuple dims (on the split path 1 or 2,
+ * grown past the cap); then the empty cases. */
+static void run_nd(clg_context *ctx, clg_test_rng *rng, const path *paths,
+                   size_t npaths, int split)
+{
+    size_t turn = 0;
+    for (size_t r = 1; r <= 4; r++) {
+        for (size_t b = 0; b < r; b++) {
+            for (size_t k = 1; k <= r - b; k++, turn++) {
+                for (size_t j = 0; j < (split || quick ? 1 : 2); j++) {
+                    clg_dtype dt =
+                        dtypes[(turn + 2 * j) % CLG_TEST_ARRAY_LEN(dtypes)];
+                    size_t m = split ? 1 + turn % 2 : (turn + j) % 3;
+                    shape_case sc;
+                    nd_shape(rng, dt, r, b, k, m, &sc);
+                    if (split) {
+                        grow_nd_for_split(rng, &sc);
+                    }
+                    run_shape(ctx, rng, &sc, paths, npaths, SIZE_MAX);
+                }
+            }
+        }
+    }
+    /* clang-format off */
+    static const struct { size_t rank, idx_rank; int64_t b, shape[2],
+                          idx[3]; } cases[] = {
+        {2, 2, 0, {3, 4}, {0, 1}},    /* no tuples */
+        {2, 3, 1, {0, 4}, {0, 2, 1}}, /* an empty batch */
+        {2, 2, 0, {3, 0}, {2, 1}},    /* empty slices */
+        {2, 2, 0, {0, 4}, {2, 1}},    /* a component's dim of size 0 */
+        {2, 3, 1, {2, 3}, {2, 0, 1}}, /* no tuples in each batch */
+    };
+    /* clang-format on */
+    for (size_t i = 0; i < CLG_TEST_ARRAY_LEN(cases); i++) {
+        shape_case sc;
+        memset(&sc, 0, sizeof sc);
+        sc.op = CLG_OP_GATHER_ND;
+        sc.dtype = CLG_DTYPE_FLOAT;
+        sc.rank = cases[i].rank;
+        sc.idx_rank = cases[i].idx_rank;
+        sc.axis = cases[i].b;
+        memcpy(sc.shape, cases[i].shape, sizeof cases[i].shape);
+        memcpy(sc.idx_shape, cases[i].idx, sizeof cases[i].idx);
+        sc.kind = "empty";
+        run_shape(ctx, rng, &sc, paths, npaths, SIZE_MAX);
+    }
+}
+
 /* ------------------------------------------------------------ tests */
 
 static const path whole_paths[2] = {PATH_HOST, PATH_BUFFERS};
@@ -1092,9 +1227,26 @@ static void test_split_elements(void **state)
     clg_context_destroy(ctx);
 }
 
+/* GatherND on the three paths (the split one on a context of its own). */
+static void test_nd(void **state)
+{
+    clg_context *ctx = *state;
+    static const path split_path[1] = {PATH_SPLIT};
+    clg_test_rng rng = {seed ^ 0x9d};
+    if (!(parts & PART_ND))
+        return;
+    install_fault_handler();
+    run_nd(ctx, &rng, whole_paths, 2, 0);
+    clg_context *split = split_context();
+    run_nd(split, &rng, split_path, 1, 1);
+    clg_context_destroy(split);
+}
+
 /* 1 when the parts that ran cover path p with operator op. */
 static int covered(int p, int op)
 {
+    if (op == CLG_OP_GATHER_ND)
+        return (parts & PART_ND) != 0;
     if (p == PATH_SPLIT)
         return (parts & PART_SPLIT_ELEMENTS) ||
                (op == CLG_OP_GATHER && (parts & PART_SPLIT_GATHER));
@@ -1112,7 +1264,7 @@ static void test_summary(void **state)
     (void)state;
     size_t total = 0, bad = 0;
     for (int p = 0; p < 3; p++) {
-        for (int op = 0; op < 2; op++) {
+        for (int op = 0; op < 3; op++) {
             print_message("%s, %s: %zu calls, %zu of them failing\n",
                           path_names[p], clg_op_name((clg_op)op), calls[p][op],
                           failing[p][op]);
@@ -1142,7 +1294,7 @@ static void test_summary(void **state)
     const char *plan = getenv("CLGATHER_TEST_PLAN");
     print_message("guard pages: %zu cases run (%zu failing), 0 faults "
                   "(%s plan%s, CLG_TEST_SEED=%" PRIu64
-                  ", parts %s%s%s%s%s%s%s)\n",
+                  ", parts %s%s%s%s%s%s%s%s)\n",
                   total, bad, plan != NULL && plan[0] ? plan : "device",
                   quick ? ", CLG_TEST_QUICK=1" : "", seed,
                   parts & PART_GATHER ? "gather " : "",
@@ -1151,7 +1303,8 @@ static void test_summary(void **state)
                   parts & PART_ELEMENTS_RANK4 ? "elements_rank4 " : "",
                   parts & PART_MANY ? "many " : "",
                   parts & PART_SPLIT_GATHER ? "split_gather " : "",
-                  parts & PART_SPLIT_ELEMENTS ? "split_elements" : "");
+                  parts & PART_SPLIT_ELEMENTS ? "split_elements " : "",
+                  parts & PART_ND ? "nd" : "");
 }
 
 /* CLG_TEST_PART: the part to run; unset or empty: all. */
@@ -1167,7 +1320,7 @@ static int read_parts(void)
         }
     fprintf(stderr,
             "CLG_TEST_PART=%s: not gather, gather_rank4, elements, "
-            "elements_rank4, many, split_gather or split_elements\n",
+            "elements_rank4, many, split_gather, split_elements or nd\n",
             v);
     return 0;
 }
@@ -1189,6 +1342,7 @@ int main(void)
         cmocka_unit_test(test_many_and_empty),
         cmocka_unit_test(test_split_gather),
         cmocka_unit_test(test_split_elements),
+        cmocka_unit_test(test_nd),
         cmocka_unit_test(test_summary),
     };
     return CLG_RUN_DEVICE_TESTS(tests);

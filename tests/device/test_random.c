@@ -10,7 +10,10 @@
  * with the CPU reference (same context) and the test's oracle. Then 512
  * more cases under each of several CLGATHER_PARAMS settings, so that the
  * small cases reach every walk of every plan (docs/design.md, "Device
- * parameters"). */
+ * parameters"). GatherND has cases of its own (every dtype, INT32 and
+ * INT64, every batch_dims and tuple length of data ranks 1 to 5, negative
+ * components, every out-of-range mode, empty tensors), compared the same
+ * way, and under each setting too. */
 #define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 #include "clg_test_random.h"
 
@@ -19,6 +22,8 @@
 #include "clg_test_cache.h" /* the program cache, to count the variants built */
 
 #define CASES 2048
+#define ND_CASES 512 /* four walks of dtype x index dtype x mode */
+#define ND_SETTING_CASES 128
 #define DEFAULT_SEED UINT64_C(0x5eed0001c1a7e5)
 
 static uint64_t seed;
@@ -75,6 +80,47 @@ static void test_device_matches_reference(void **state)
     for (size_t r = 1; r <= CLG_TEST_RANDOM_MAX_RANK; r++) {
         assert_int_equal(per_rank[r], CASES / CLG_TEST_RANDOM_MAX_RANK);
     }
+}
+
+static void run_nd_cases(clg_context *ctx, const char *setting,
+                         uint64_t stream, size_t count, size_t *errors,
+                         size_t *resolved, size_t *empties)
+{
+    clg_test_rng rng = {seed ^ stream};
+    for (size_t i = 0; i < count; i++) {
+        clg_test_spec spec;
+        clg_test_random_case rc;
+        clg_test_random_nd_spec(&rng, i, &spec);
+        clg_test_random_case_make(&rng, &spec, &rc);
+        clg_test_set_case("CLGATHER_PARAMS=%s, GatherND case %zu "
+                          "(CLG_TEST_SEED=%" PRIu64 "): %s",
+                          setting, i, seed, rc.desc);
+        clg_test_check_random(ctx, 1, &rc);
+        *errors += rc.expect != CLG_STATUS_OK;
+        *resolved += spec.oob != CLG_OOB_RAISE && spec.bad > 0 &&
+                     rc.out_bytes > 0;
+        *empties += rc.out_bytes == 0;
+        clg_test_random_case_free(&rc);
+    }
+}
+
+/* GatherND against the reference and the oracle: each (rank, batch_dims,
+ * tuple length) triple at least 14 times, each dtype x index dtype x mode
+ * four times. */
+static void test_nd_device_matches_reference(void **state)
+{
+    clg_context *ctx = *state;
+    size_t errors = 0, resolved = 0, empties = 0;
+    run_nd_cases(ctx, "(the device's)", 0x9d, ND_CASES, &errors, &resolved,
+                 &empties);
+    print_message("%d GatherND cases: %zu raised, %zu with bad components "
+                  "resolved by wrap, clip or fill, %zu with empty outputs\n",
+                  ND_CASES, errors, resolved, empties);
+    assert_true(ND_CASES >= 14 * CLG_TEST_ND_TRIPLES);
+    assert_true(errors > 0);
+    assert_true(resolved > 0);
+    assert_true(empties > 0);
+    assert_true(clg_test_kernels_named(ctx, "clg_gather_nd") >= 1);
 }
 
 /* The kernel variants the cases above built, and that they are the plan's
@@ -141,6 +187,9 @@ static void run_cases_with(clg_context *ctx, const char *setting,
         clg_test_check_random(ctx, 1, &rc);
         clg_test_random_case_free(&rc);
     }
+    size_t errors = 0, resolved = 0, empties = 0;
+    run_nd_cases(ctx, setting, stream ^ 0x9d, ND_SETTING_CASES, &errors,
+                 &resolved, &empties);
 }
 
 /* The same comparison under each setting; where the device's entry has
@@ -206,6 +255,7 @@ int main(void)
     seed = clg_test_seed(DEFAULT_SEED);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_device_matches_reference),
+        cmocka_unit_test(test_nd_device_matches_reference),
         cmocka_unit_test(test_variants_built),
         cmocka_unit_test(test_device_parameters),
     };

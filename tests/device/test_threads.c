@@ -12,6 +12,10 @@
  *    for bit with the test's oracle; an index error must name the first
  *    bad position, its value and the range in the calling thread's
  *    clg_context_last_error, and a success must leave it "".
+ *    Among them, every fifth call of a thread is a GatherND case
+ *    (clg_test_random_nd_spec: 512 in all, every dtype, index type,
+ *    out-of-range mode, batch_dims and tuple length), through the same
+ *    three paths with its mode (the _ex functions).
  *    clg_context_finish is not per thread: it reports the first deferred
  *    error of every thread's enqueues. So cases with planted bad indices
  *    take a blocking path, and every thread finishes every 32 enqueues,
@@ -22,8 +26,8 @@
  *  - messages are per thread: threads failing and succeeding at once each
  *    read their own;
  *  - 8 threads hitting a fresh context at once, each needing the same
- *    programs first: every result right, and the cache holds each program
- *    once, the same set a single thread builds.
+ *    programs first (GatherND's among them): every result right, and the
+ *    cache holds each program once, the same set a single thread builds.
  * cmocka's assertions are not thread-safe: the threads count and describe
  * their failures, and the main thread asserts on them. */
 #include "clg_test_random.h"
@@ -36,6 +40,7 @@
 
 #define THREADS 8
 #define CALLS_PER_THREAD 256
+#define ND_CALLS_PER_THREAD 64 /* one in five calls */
 #define FINISH_EVERY 32
 #define DEFAULT_SEED UINT64_C(0x7ead5eed0009)
 
@@ -56,7 +61,7 @@ typedef struct worker {
     uint64_t seed;
     cl_command_queue io;    /* in order, the thread's own: writes, reads */
     cl_command_queue queue; /* where it enqueues: NULL, io or out of order */
-    size_t calls[PATH_COUNT][2], index_errors[PATH_COUNT][2];
+    size_t calls[PATH_COUNT][3], index_errors[PATH_COUNT][3]; /* by op */
     size_t finishes;
     size_t failures;
     char first[2048];
@@ -182,8 +187,9 @@ static void run_host(worker *w, const clg_test_random_case *rc, size_t case_no)
     clg_test_tensor out;
     clg_test_tensor_init(&out, s->dtype, rc->out_rank, rc->out_shape,
                          s->out_misalign, 0xAB);
-    clg_status st = clg_test_call(s->op, w->ctx, 0, &rc->data.t,
-                                  &rc->indices.t, s->axis, &out.t);
+    clg_status st = clg_test_call_mode(s->op, w->ctx, 0, &rc->data.t,
+                                       &rc->indices.t, s->axis, s->oob,
+                                       &out.t);
     check_result(w, rc, case_no, PATH_HOST, st, out.t.data);
     if (st != CLG_STATUS_OK && !all_bytes(out.t.data, out.bytes, 0xAB))
         failure(w, "case %zu (host memory): output written on error: %s",
@@ -270,10 +276,13 @@ static void run_cl(worker *w, const clg_test_random_case *rc, size_t case_no)
     buffers b;
     unsigned char *out = malloc(rc->out_bytes + 1);
     if (out && buffers_make(w, rc, 1, &b)) {
-        clg_status st = s->op == CLG_OP_GATHER
-                            ? clg_gather_cl(w->ctx, &b.d, &b.i, s->axis, &b.o)
-                            : clg_gather_elements_cl(w->ctx, &b.d, &b.i,
-                                                     s->axis, &b.o);
+        const clg_call_options o = {s->oob};
+        clg_status st =
+            s->op == CLG_OP_GATHER
+                ? clg_gather_cl(w->ctx, &b.d, &b.i, s->axis, &b.o)
+            : s->op == CLG_OP_GATHER_ND
+                ? clg_gather_nd_cl_ex(w->ctx, &b.d, &b.i, s->axis, &b.o, &o)
+                : clg_gather_elements_cl(w->ctx, &b.d, &b.i, s->axis, &b.o);
         if (st != CLG_STATUS_OK || read_output(w, &b, rc->out_bytes, out))
             check_result(w, rc, case_no, PATH_CL, st, out);
     } else if (!out) {
@@ -324,10 +333,15 @@ static void run_enqueue(worker *w, const clg_test_random_case *rc,
     unsigned char *out = malloc(rc->out_bytes + 1);
     if (out && buffers_make(w, rc, 0, &b)) {
         nwait = write_inputs(w, rc, &b, wait);
+        const clg_call_options o = {s->oob};
         clg_status st =
             s->op == CLG_OP_GATHER
                 ? clg_enqueue_gather(w->ctx, w->queue, &b.d, &b.i, s->axis,
                                      &b.o, nwait, nwait ? wait : NULL, &done)
+            : s->op == CLG_OP_GATHER_ND
+                ? clg_enqueue_gather_nd_ex(w->ctx, w->queue, &b.d, &b.i,
+                                           s->axis, &b.o, nwait,
+                                           nwait ? wait : NULL, &done, &o)
                 : clg_enqueue_gather_elements(w->ctx, w->queue, &b.d, &b.i,
                                               s->axis, &b.o, nwait,
                                               nwait ? wait : NULL, &done);
@@ -376,17 +390,27 @@ static void finish_ok(worker *w, size_t case_no)
 static void *random_worker(void *arg)
 {
     worker *w = arg;
-    clg_test_rng rng = {w->seed};
-    size_t enqueued = 0;
+    clg_test_rng rng = {w->seed}, nd_rng = {w->seed ^ UINT64_C(0x9d)};
+    size_t enqueued = 0, i = 0, nd = 0;
     pthread_barrier_wait(w->barrier);
-    for (size_t i = 0; i < CALLS_PER_THREAD; i++) {
+    for (size_t j = 0; j < CALLS_PER_THREAD + ND_CALLS_PER_THREAD; j++) {
         /* Spec numbers t*256 .. t*256+255: the 8 threads together cover
-         * each op x dtype x index dtype x rank combination 4 times. */
-        size_t case_no = (size_t)w->index * CALLS_PER_THREAD + i;
+         * each op x dtype x index dtype x rank combination 4 times; GatherND
+         * spec numbers t*64 .. t*64+63 (case numbers from 4096 on), each
+         * dtype x index dtype x mode 4 times. */
+        int is_nd = j % 5 == 4;
+        size_t case_no =
+            is_nd ? 4096 + (size_t)w->index * ND_CALLS_PER_THREAD + nd++
+                  : (size_t)w->index * CALLS_PER_THREAD + i++;
         clg_test_spec spec;
         clg_test_random_case rc;
-        clg_test_random_spec(&rng, case_no, &spec);
-        clg_test_random_case_make(&rng, &spec, &rc);
+        if (is_nd) {
+            clg_test_random_nd_spec(&nd_rng, case_no - 4096, &spec);
+            clg_test_random_case_make(&nd_rng, &spec, &rc);
+        } else {
+            clg_test_random_spec(&rng, case_no, &spec);
+            clg_test_random_case_make(&rng, &spec, &rc);
+        }
         path p = (path)(case_no % PATH_COUNT);
         if (p == PATH_ENQUEUE && rc.expect != CLG_STATUS_OK)
             p = case_no % 2 ? PATH_HOST : PATH_CL; /* see the top */
@@ -468,11 +492,11 @@ static void test_threads_share_context(void **state)
     workers_join(w, THREADS);
     pthread_barrier_destroy(&barrier);
 
-    size_t calls[PATH_COUNT][2] = {{0}}, errors[PATH_COUNT][2] = {{0}};
+    size_t calls[PATH_COUNT][3] = {{0}}, errors[PATH_COUNT][3] = {{0}};
     size_t total = 0, finishes = 0, mismatches = 0;
     for (size_t t = 0; t < THREADS; t++) {
         for (int p = 0; p < PATH_COUNT; p++)
-            for (int op = 0; op < 2; op++) {
+            for (int op = 0; op < 3; op++) {
                 calls[p][op] += w[t].calls[p][op];
                 errors[p][op] += w[t].index_errors[p][op];
                 total += w[t].calls[p][op];
@@ -486,20 +510,25 @@ static void test_threads_share_context(void **state)
                   total, finishes);
     for (int p = 0; p < PATH_COUNT; p++)
         print_message("  %-25s Gather %4zu (%3zu index errors), "
-                      "GatherElements %4zu (%3zu index errors)\n",
+                      "GatherElements %4zu (%3zu), GatherND %4zu (%3zu)\n",
                       path_names[p], calls[p][0], errors[p][0], calls[p][1],
-                      errors[p][1]);
+                      errors[p][1], calls[p][2], errors[p][2]);
     print_message("  mismatches: %zu\n", mismatches);
     assert_no_failures(w, THREADS);
     assert_int_equal(mismatches, 0);
-    assert_true(total >= 2000);
-    for (int p = 0; p < PATH_COUNT; p++)
+    assert_true(total >= 2000 + 500);
+    for (int p = 0; p < PATH_COUNT; p++) {
         for (int op = 0; op < 2; op++)
             assert_true(calls[p][op] >= 200);
+        assert_true(calls[p][CLG_OP_GATHER_ND] >= 100);
+    }
     /* Index errors reached both blocking paths, never the enqueue one. */
     assert_true(errors[PATH_HOST][0] + errors[PATH_HOST][1] > 0);
     assert_true(errors[PATH_CL][0] + errors[PATH_CL][1] > 0);
-    assert_int_equal(errors[PATH_ENQUEUE][0] + errors[PATH_ENQUEUE][1], 0);
+    assert_true(errors[PATH_HOST][2] + errors[PATH_CL][2] > 0);
+    assert_int_equal(errors[PATH_ENQUEUE][0] + errors[PATH_ENQUEUE][1] +
+                         errors[PATH_ENQUEUE][2],
+                     0);
     CLG_ASSERT_OK(ctx, clg_context_finish(ctx));
 }
 
@@ -660,8 +689,10 @@ static void test_last_error_per_thread(void **state)
 
 /* The cases every thread runs on the fresh context, the same for all:
  * spec numbers 0 .. 63 (both ops x 16 dtypes x both index types, rank 1),
- * from one seed. */
-#define FIRST_USE_CASES 64
+ * then GatherND's 0 .. 31 (16 dtypes x both index types, raise), from one
+ * seed. */
+#define FIRST_USE_CASES 96
+#define FIRST_USE_GATHER 64
 
 typedef struct first_use {
     worker w;
@@ -696,7 +727,10 @@ static void make_first_use_cases(clg_test_random_case *cases)
     clg_test_rng rng = {seed ^ UINT64_C(0xf125f05e)};
     for (size_t k = 0; k < FIRST_USE_CASES; k++) {
         clg_test_spec spec;
-        clg_test_random_spec(&rng, k, &spec);
+        if (k < FIRST_USE_GATHER)
+            clg_test_random_spec(&rng, k, &spec);
+        else
+            clg_test_random_nd_spec(&rng, k - FIRST_USE_GATHER, &spec);
         clg_test_random_case_make(&rng, &spec, &cases[k]);
     }
 }

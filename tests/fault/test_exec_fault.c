@@ -4,7 +4,8 @@
  * because a user event of the caller's ("the gate") is set to a negative
  * status. For every kernel plan (one launch; the packed strips of
  * GatherElements, several commands per operation; the normalising pass;
- * the GPU plan; a context whose buffers are cut into pieces), on the
+ * the GPU plan; a context whose buffers are cut into pieces; GatherND,
+ * whose launch also makes the buffer of the tuple's dims), on the
  * context's queue, an in-order queue and an out-of-order one, each
  * injection point is run under an alarm:
  *   - BEFORE: the gate fails before the enqueue: refused with
@@ -87,6 +88,9 @@ static const plan plans[] = {
     /* Buffers of 1 KiB: the host call (64 x 12 floats) runs in pieces. */
     {"Gather, pieces", NULL, NULL, "1024", CLG_OP_GATHER, 20, 12, 16, 64,
      "clg_gather"},
+    /* indices [n, 1]: rows of data, batch_dims 0. */
+    {"GatherND, one launch", NULL, NULL, NULL, CLG_OP_GATHER_ND, 50, 12, 33,
+     50, "clg_gather_nd"},
 };
 
 /* Counts of the whole run. */
@@ -119,9 +123,11 @@ static void tensors_make(tensors *t, clg_op op, int64_t rows, int64_t cols,
     t->op = op;
     t->dshape[0] = rows;
     t->dshape[1] = cols;
-    int64_t icount = op == CLG_OP_GATHER ? n : n * cols;
+    /* indices: Gather [n], GatherElements [n, cols], GatherND [n, 1] */
+    int64_t icols = op == CLG_OP_GATHER_ND ? 1 : cols;
+    int64_t icount = op == CLG_OP_GATHER ? n : n * icols;
     t->ishape[0] = n;
-    t->ishape[1] = cols;
+    t->ishape[1] = icols;
     t->irank = op == CLG_OP_GATHER ? 1 : 2;
     t->oshape[0] = n;
     t->oshape[1] = cols;
@@ -199,9 +205,11 @@ static clg_status enqueue(clg_context *ctx, cl_command_queue q,
                           const tensors *t, const bufs *b, cl_uint nw,
                           const cl_event *w, cl_event *ev)
 {
-    return t->op == CLG_OP_GATHER
-               ? clg_enqueue_gather(ctx, q, &b->td, &b->ti, 0, &b->to, nw, w,
-                                    ev)
+    return t->op == CLG_OP_GATHER ? clg_enqueue_gather(ctx, q, &b->td, &b->ti,
+                                                       0, &b->to, nw, w, ev)
+           : t->op == CLG_OP_GATHER_ND
+               ? clg_enqueue_gather_nd(ctx, q, &b->td, &b->ti, 0, &b->to, nw,
+                                       w, ev)
                : clg_enqueue_gather_elements(ctx, q, &b->td, &b->ti, 0, &b->to,
                                              nw, w, ev);
 }
@@ -230,6 +238,8 @@ static void *blocker_run(void *arg)
     } else {
         k->st = t->op == CLG_OP_GATHER
                     ? clg_gather_cl(k->ctx, &k->b.td, &k->b.ti, 0, &k->b.to)
+                : t->op == CLG_OP_GATHER_ND
+                    ? clg_gather_nd_cl(k->ctx, &k->b.td, &k->b.ti, 0, &k->b.to)
                     : clg_gather_elements_cl(k->ctx, &k->b.td, &k->b.ti, 0,
                                              &k->b.to);
     }

@@ -8,7 +8,9 @@
  * without the call), the output contract, and a context that works after.
  * Scenarios with an out-of-range mode other than raise plant values far
  * out of range, which their kernels resolve: no error to defer, the
- * reference's output under the same mode expected.
+ * reference's output under the same mode expected. GatherND runs with
+ * batch_dims 0 and tuples of one component (indices [n, 1]: rows of data)
+ * on each kind of path, under each mode.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "clg_test.h"
@@ -116,6 +118,19 @@ static const scenario scenarios[] = {
      0, OWN_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_WRAP},
     {"enqueue, GPU plan, fill", ENQUEUE, CLG_OP_GATHER, 1, 0, 50, 12, 33,
      CONTEXT_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_FILL},
+    /* GatherND: its launches also make the buffer of the tuple's dims. */
+    {"host, in place, GatherND", HOST_IN_PLACE, CLG_OP_GATHER_ND, 0, 0, 64, 16,
+     10, CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
+    {"host, copied, GatherND, fill", HOST_COPY, CLG_OP_GATHER_ND, 1, 0, 20, 30,
+     12, CONTEXT_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_FILL},
+    {"host, split, in place, GatherND, wrap", HOST_SPLIT_IN_PLACE,
+     CLG_OP_GATHER_ND, 0, 1, 40, 7, 40, CONTEXT_QUEUE, 1, NULL, CACHE_OFF,
+     CLG_OOB_WRAP},
+    {"device buffers, GPU plan, GatherND, clip", DEVICE_BUFFERS,
+     CLG_OP_GATHER_ND, 1, 0, 50, 12, 33, CONTEXT_QUEUE, 1, NULL, CACHE_OFF,
+     CLG_OOB_CLIP},
+    {"enqueue, deferred index error, GatherND", ENQUEUE, CLG_OP_GATHER_ND, 0,
+     0, 50, 12, 33, OWN_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_RAISE},
 };
 
 /* The scenario's host-memory call, or the CPU reference (ctx NULL). */
@@ -127,9 +142,12 @@ static clg_status call_host(const scenario *s, clg_context *ctx,
     if (!ctx)
         return s->op == CLG_OP_GATHER
                    ? clg_reference_gather_ex(NULL, d, i, 0, o, &opt)
+               : s->op == CLG_OP_GATHER_ND
+                   ? clg_reference_gather_nd_ex(NULL, d, i, 0, o, &opt)
                    : clg_reference_gather_elements_ex(NULL, d, i, 0, o, &opt);
-    return s->op == CLG_OP_GATHER
-               ? clg_gather_ex(ctx, d, i, 0, o, &opt)
+    return s->op == CLG_OP_GATHER ? clg_gather_ex(ctx, d, i, 0, o, &opt)
+           : s->op == CLG_OP_GATHER_ND
+               ? clg_gather_nd_ex(ctx, d, i, 0, o, &opt)
                : clg_gather_elements_ex(ctx, d, i, 0, o, &opt);
 }
 
@@ -161,11 +179,14 @@ static void tensors_make(const scenario *s, tensors *t)
     memset(t, 0, sizeof *t);
     t->dshape[0] = s->rows;
     t->dshape[1] = s->cols;
+    /* Gather: indices [n]; GatherElements: [rows, cols]; GatherND: [n, 1]
+     * (rows of data); the output [n, cols] or [rows, cols]. */
+    int elements = s->op == CLG_OP_GATHER_ELEMENTS;
     size_t irank = s->op == CLG_OP_GATHER ? 1 : 2;
-    t->ishape[0] = s->op == CLG_OP_GATHER ? s->n : s->rows;
-    t->ishape[1] = s->cols;
+    t->ishape[0] = elements ? s->rows : s->n;
+    t->ishape[1] = elements ? s->cols : 1;
     int64_t icount = irank == 1 ? t->ishape[0] : t->ishape[0] * t->ishape[1];
-    t->oshape[0] = irank == 1 ? s->n : s->rows;
+    t->oshape[0] = elements ? s->rows : s->n;
     t->oshape[1] = s->cols;
     size_t dcount = (size_t)(s->rows * s->cols);
     size_t ocount = (size_t)(t->oshape[0] * t->oshape[1]);
@@ -289,6 +310,9 @@ static clg_status run_enqueue(const scenario *s, clg_context *ctx, tensors *t,
     clg_status st = s->op == CLG_OP_GATHER
                         ? clg_enqueue_gather_ex(ctx, q, D, I, 0, O, 2, wait,
                                                 &done, &opt)
+                    : s->op == CLG_OP_GATHER_ND
+                        ? clg_enqueue_gather_nd_ex(ctx, q, D, I, 0, O, 2, wait,
+                                                   &done, &opt)
                         : clg_enqueue_gather_elements_ex(ctx, q, D, I, 0, O, 2,
                                                          wait, &done, &opt);
     if (arm)
@@ -350,6 +374,8 @@ static clg_status run_op(const scenario *s, clg_context *ctx, tensors *t,
             clg_call_options opt = {.oob = s->oob};
             st = s->op == CLG_OP_GATHER
                      ? clg_gather_cl_ex(ctx, &D, &I, 0, &O, &opt)
+                 : s->op == CLG_OP_GATHER_ND
+                     ? clg_gather_nd_cl_ex(ctx, &D, &I, 0, &O, &opt)
                      : clg_gather_elements_cl_ex(ctx, &D, &I, 0, &O, &opt);
             if (arm)
                 cl_fault_pause();
@@ -375,6 +401,21 @@ static int old_or_result(const tensors *t)
     return 1;
 }
 
+/* The message fragments of the planted index error: "<op> #" and the
+ * value at indices[3] (GatherND: its component, indices[3][0]). */
+static const char *op_number(const scenario *s, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s #", clg_op_name(s->op));
+    return buf;
+}
+
+static const char *planted(const scenario *s, char *buf, size_t size)
+{
+    snprintf(buf, size, "indices[3]%s = 1000 is out of range",
+             s->op == CLG_OP_GATHER_ND ? "[0]" : "");
+    return buf;
+}
+
 /* Checks one run with call `n` failing (0: none). */
 static void check_run(const scenario *s, tensors *t, uint64_t n,
                       clg_context *ctx, clg_status st)
@@ -386,9 +427,11 @@ static void check_run(const scenario *s, tensors *t, uint64_t n,
         if (st == CLG_STATUS_OK) {
             CLG_ASSERT_BYTES(t->out, t->want, t->obytes, 4, "output");
         } else {
-            CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), "Gather #");
+            char buf[64];
             CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
-                                "indices[3] = 1000 is out of range");
+                                op_number(s, buf, sizeof buf));
+            CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
+                                planted(s, buf, sizeof buf));
         }
         return;
     }
@@ -400,10 +443,12 @@ static void check_run(const scenario *s, tensors *t, uint64_t n,
         assert_int_equal(st, CLG_STATUS_OPENCL_ERROR);
     assert_int_equal(code, CL_OUT_OF_RESOURCES);
     if (s->path == ENQUEUE && s->bad && !t->saved &&
-        !strcmp(failed, "clEnqueueReadBuffer") && !strstr(message, "slots"))
+        !strcmp(failed, "clEnqueueReadBuffer") && !strstr(message, "slots")) {
         /* The finish failed reading the indices back, not the error
          * slots: it still names the operation. */
-        CLG_ASSERT_CONTAINS(message, "Gather #");
+        char buf[64];
+        CLG_ASSERT_CONTAINS(message, op_number(s, buf, sizeof buf));
+    }
     if (s->path == DEVICE_BUFFERS || s->path == ENQUEUE)
         return; /* the device buffer's contents are unspecified */
     int whole = s->path != HOST_SPLIT_IN_PLACE && s->path != HOST_SPLIT_COPY;
@@ -451,9 +496,12 @@ static uint64_t run_once(const scenario *s, tensors *t, uint64_t n)
     CLG_ASSERT_STATUS(ctx, run_op(s, ctx, t, 0, 0), expected(s));
     /* A refused enqueue takes no operation number: the operation after it
      * is #1 on this new context, else #2. */
-    if (s->path == ENQUEUE && expected(s) != CLG_STATUS_OK)
-        CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
-                            refused ? "Gather #1 " : "Gather #2 ");
+    if (s->path == ENQUEUE && expected(s) != CLG_STATUS_OK) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s #%d ", clg_op_name(s->op),
+                 refused ? 1 : 2);
+        CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), buf);
+    }
     if (expected(s) == CLG_STATUS_OK)
         CLG_ASSERT_BYTES(t->out, t->want, t->obytes, 4,
                          "output after recovery");

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the output-shape functions and the CPU reference of
- * both operators (clg_gather_output_shape, clg_gather_elements_output_shape,
- * clg_reference_gather_ex, clg_reference_gather_elements_ex) under every
- * out-of-range mode, no device.
+ * the three operators (clg_gather_output_shape,
+ * clg_gather_elements_output_shape, clg_gather_nd_output_shape,
+ * clg_reference_gather_ex, clg_reference_gather_elements_ex,
+ * clg_reference_gather_nd_ex) under every out-of-range mode, no device.
  *
- * The input chooses the operator, dtypes, ranks, shapes, axis, index
+ * The input chooses the operator, dtypes, ranks, shapes, axis (GatherND:
+ * batch_dims, and with the last index dim the tuple length), index
  * values, the output-shape capacity, the out-of-range mode (raise, wrap,
  * clip, fill) and at most one fault in the call (a
  * wrong output dtype, shape or rank, an output aliasing an input, a NULL
@@ -15,9 +17,11 @@
  *   - an error is one of those the harness found, and leaves the output,
  *     the shape array and the inputs untouched;
  *   - under raise a bad index is never accepted: the first one in
- *     row-major order gives INDEX_OUT_OF_RANGE, and the message names its
- *     position and value; under the other modes only an empty axis with a
- *     non-empty output is refused (INDEX_OUT_OF_RANGE, "size 0");
+ *     row-major order (GatherND: the first component outside its own
+ *     dim's range) gives INDEX_OUT_OF_RANGE, and the message names its
+ *     position and value; under the other modes only an empty axis (a
+ *     tuple component's empty dim) with a non-empty output is refused
+ *     (INDEX_OUT_OF_RANGE, "size 0");
  *   - otherwise the status is OK and the output equals the formula of
  *     docs/design.md ("Semantics", "Out-of-range modes"), evaluated here
  *     element by element. */
@@ -48,7 +52,8 @@ enum fault {
 };
 
 typedef struct spec {
-    int elements; /* GatherElements, else Gather */
+    int elements; /* GatherElements */
+    int nd;       /* GatherND (axis: batch_dims); neither: Gather */
     clg_dtype dtype, index_dtype;
     size_t data_rank, index_rank; /* up to RANKS */
     int64_t data_shape[RANKS], index_shape[RANKS];
@@ -160,6 +165,37 @@ static int64_t index_dim_of(uint8_t b, const spec *s, size_t d)
     return dd > 0 ? dd - 1 : 0;
 }
 
+/* GatherND's batch_dims: mostly in [0, min(q, r) - 1]; sometimes one of
+ * 16 values around and far outside it. */
+static int64_t batch_dims_of(uint8_t b, size_t q, size_t r)
+{
+    int64_t top = (int64_t)(q < r ? q : r) - 1;
+    /* clang-format off */
+    const int64_t odd[16] = {
+        -1, top + 1, (int64_t)r, (int64_t)q,
+        INT64_MIN, INT64_MAX, 1LL << 32, -(1LL << 32),
+        RANKS, CLG_MAX_RANK, 0, 1,
+        2, top, -2, 3};
+    /* clang-format on */
+    if (b >= 0xF0)
+        return odd[b & 15];
+    return top >= 0 ? (int64_t)(b % (top + 1)) : 0;
+}
+
+/* GatherND indices mostly follow the rules: the batch dims data's, the
+ * last dim (the tuple length k) in [1, r - b], r - b most often; else
+ * any. */
+static int64_t nd_index_dim_of(uint8_t b, const spec *s, size_t d)
+{
+    int64_t r = (int64_t)s->data_rank, q = (int64_t)s->index_rank;
+    int64_t bd = s->axis >= 0 && s->axis < r ? s->axis : 0;
+    if ((int64_t)d < bd && b < 0xA0)
+        return s->data_shape[d];
+    if ((int64_t)d == q - 1 && r - bd >= 1 && b < 0xA0)
+        return b < 0x60 ? r - bd : 1 + (int64_t)b % (r - bd);
+    return dim_of(b);
+}
+
 static void decode(const uint8_t *data, size_t size, spec *s)
 {
     reader r = {data, size, 0};
@@ -167,16 +203,35 @@ static void decode(const uint8_t *data, size_t size, spec *s)
     memset(s, 0, sizeof *s);
     b = next(&r);
     s->elements = b & 1;
+    /* bits 6 and 7 of a non-GatherElements call: GatherND, its fault in
+     * bits 3 to 5 */
+    s->nd = !s->elements && (b & 0xC0) == 0xC0;
     s->misalign = (b >> 1) & 1;
     s->null_empty = (b >> 2) & 1;
-    s->fault = (b >> 3) % 12 < 6 ? FAULT_NONE
-                                 : (enum fault)((b >> 3) % 12 - 5);
+    if (s->nd)
+        s->fault = (enum fault)(((b >> 3) & 7) % 7);
+    else
+        s->fault = (b >> 3) % 12 < 6 ? FAULT_NONE
+                                     : (enum fault)((b >> 3) % 12 - 5);
     s->dtype = dtype_of(&r);
     s->index_dtype = index_dtype_of(next(&r));
     s->data_rank = rank_of(next(&r));
     for (size_t d = 0; d < s->data_rank; d++)
         s->data_shape[d] = dim_of(next(&r));
     b = next(&r);
+    if (s->nd) {
+        /* index rank, batch_dims, then the index dims */
+        s->index_rank = rank_of(b);
+        s->axis = batch_dims_of(next(&r), s->index_rank, s->data_rank);
+        for (size_t d = 0; d < s->index_rank; d++)
+            s->index_shape[d] = nd_index_dim_of(next(&r), s, d);
+        b = next(&r);
+        s->capacity = b < 0xE0 ? CLG_MAX_RANK : (size_t)(b & 31);
+        s->oob = (clg_oob_mode)((b >> 5) & 3);
+        s->values = data + r.at;
+        s->n_values = size - r.at;
+        return;
+    }
     s->index_rank = s->elements && b < 0xE0 ? s->data_rank : rank_of(b);
     for (size_t d = 0; d < s->index_rank; d++)
         s->index_shape[d] = index_dim_of(next(&r), s, d);
@@ -260,11 +315,50 @@ static size_t norm_axis(const spec *s)
     return (size_t)(s->axis < 0 ? s->axis + (int64_t)s->data_rank : s->axis);
 }
 
+/* The size of the data dim index value k selects on: the axis, or for
+ * GatherND the dim b + c of its component c (valid descriptors). */
+static int64_t index_dim(const spec *s, int64_t k)
+{
+    if (!s->nd)
+        return s->data_shape[norm_axis(s)];
+    int64_t tk = s->index_shape[s->index_rank - 1];
+    return s->data_shape[(size_t)s->axis + (size_t)(k % tk)];
+}
+
+/* The least of the dims the index values select on (0: no position to
+ * resolve a value onto). */
+static int64_t least_index_dim(const spec *s)
+{
+    if (!s->nd)
+        return s->data_shape[norm_axis(s)];
+    int64_t least = INT64_MAX, tk = s->index_shape[s->index_rank - 1];
+    for (int64_t c = 0; c < tk; c++)
+        if (index_dim(s, c) < least)
+            least = index_dim(s, c);
+    return least;
+}
+
 /* The operator's own rules and the output shape. */
 static unsigned output_errors(const spec *s, expect *e)
 {
     size_t axis = norm_axis(s), k = 0;
-    if (s->elements) {
+    if (s->nd) {
+        /* b in range (expect_of): batch dims equal, 1 <= K <= r - b,
+         * output indices.shape[:q-1] + data.shape[b+K:] */
+        size_t b = (size_t)s->axis, q = s->index_rank, r = s->data_rank;
+        int64_t tk = s->index_shape[q - 1];
+        for (size_t d = 0; d < b; d++)
+            if (s->data_shape[d] != s->index_shape[d])
+                return BIT(SHAPE_MISMATCH);
+        if (tk < 1 || tk > (int64_t)(r - b))
+            return BIT(SHAPE_MISMATCH);
+        if (q - 1 + r - b - (size_t)tk > CLG_MAX_RANK)
+            return BIT(INVALID_RANK);
+        for (size_t d = 0; d + 1 < q; d++)
+            e->out_shape[k++] = s->index_shape[d];
+        for (size_t d = b + (size_t)tk; d < r; d++)
+            e->out_shape[k++] = s->data_shape[d];
+    } else if (s->elements) {
         if (s->index_rank != s->data_rank)
             return BIT(RANK_MISMATCH);
         for (size_t d = 0; d < s->data_rank; d++)
@@ -306,8 +400,16 @@ static void expect_of(const spec *s, expect *e)
         err |= BIT(INVALID_RANK);
     err |= shape_errors(s->data_shape, s->data_rank, &e->data_count);
     err |= shape_errors(s->index_shape, s->index_rank, &e->index_count);
-    if (s->axis < -r || s->axis > r - 1)
+    if (s->nd) {
+        /* indices of rank >= 1; batch_dims in [0, min(q, r) - 1] */
+        int64_t q = (int64_t)s->index_rank;
+        if (q == 0)
+            err |= BIT(INVALID_RANK);
+        else if (s->axis < 0 || s->axis > (q < r ? q : r) - 1)
+            err |= BIT(INVALID_ARGUMENT);
+    } else if (s->axis < -r || s->axis > r - 1) {
         err |= BIT(INVALID_AXIS);
+    }
     if (err == 0)
         err = output_errors(s, e);
     e->errors = err;
@@ -380,13 +482,12 @@ static int64_t load_index(const buf *ix, size_t size, int64_t k)
 
 static void fill(const spec *s, const expect *e, buf *d, buf *ix, buf *out)
 {
-    int64_t axis_size = s->data_shape[norm_axis(s)];
     for (size_t i = 0; i < d->n; i++)
         d->p[i] = data_byte(i);
     for (size_t i = 0; i < out->n; i++)
         out->p[i] = out_byte(i);
     for (int64_t k = 0; k < e->index_count; k++) {
-        int64_t v = index_value(s, k, axis_size);
+        int64_t v = index_value(s, k, index_dim(s, k));
         if (e->index_size == 4) {
             int32_t w = (int32_t)v; /* wraps: the scan reads it back */
             memcpy(ix->p + (size_t)k * 4, &w, 4);
@@ -398,12 +499,14 @@ static void fill(const spec *s, const expect *e, buf *d, buf *ix, buf *out)
 
 /* ---------------------------------------------------------------- oracle */
 
-/* The first index outside [-s, s-1] in row-major order, or -1. */
-static int64_t first_bad(const buf *ix, const expect *e, int64_t s,
+/* The first index outside [-s, s-1] (s its index_dim) in row-major
+ * order, or -1. */
+static int64_t first_bad(const spec *sp, const buf *ix, const expect *e,
                          int64_t *value)
 {
     for (int64_t k = 0; k < e->index_count; k++) {
         int64_t v = load_index(ix, e->index_size, k);
+        int64_t s = index_dim(sp, k);
         if (v < -s || v >= s) {
             *value = v;
             return k;
@@ -446,9 +549,43 @@ static int64_t position(int64_t v, int64_t s, clg_oob_mode mode)
     return v < 0 ? v + s : v;
 }
 
+/* GatherND's output element from its multi-index o: the tuple at
+ * o[:q-1], its components resolved by the mode onto data dims b + c, the
+ * batch dims and the slice position from o; zero bytes when a component
+ * has no position. */
+static void formula_nd_element(const spec *s, const expect *e, const buf *d,
+                               const buf *ix, const int64_t *o,
+                               unsigned char *dst)
+{
+    size_t b = (size_t)s->axis, q = s->index_rank, r = s->data_rank;
+    size_t tk = (size_t)s->index_shape[q - 1];
+    int64_t at[CLG_MAX_RANK], tuple = 0, off = 0;
+    for (size_t j = 0; j + 1 < q; j++)
+        tuple = tuple * s->index_shape[j] + o[j];
+    for (size_t j = 0; j < b; j++)
+        at[j] = o[j];
+    for (size_t c = 0; c < tk; c++) {
+        int64_t v = position(load_index(ix, e->index_size,
+                                        tuple * (int64_t)tk + (int64_t)c),
+                             s->data_shape[b + c], s->oob);
+        if (v < 0) {
+            memset(dst, 0, e->elem);
+            return;
+        }
+        at[b + c] = v;
+    }
+    for (size_t j = b + tk; j < r; j++)
+        at[j] = o[q - 1 + j - b - tk];
+    for (size_t j = 0; j < r; j++)
+        off = off * s->data_shape[j] + at[j];
+    memcpy(dst, d->p + (size_t)off * e->elem, e->elem);
+}
+
 /* The output by the formulas, element by element from its multi-index:
  *   Gather:         out[o..., i..., k...] = data[o..., norm(idx[i...]), k...]
  *   GatherElements: out[p] = data[p with p[axis] = norm(idx[p])]
+ *   GatherND:       out[i..., j..., t...] =
+ *                       data[i..., norm_c(idx[i..., j..., c])..., t...]
  * with norm replaced by the mode's position, and zero bytes for none. */
 static void formula(const spec *s, const expect *e, const buf *d,
                     const buf *ix, unsigned char *out)
@@ -461,6 +598,10 @@ static void formula(const spec *s, const expect *e, const buf *d,
         for (size_t j = e->out_rank; j-- > 0;) {
             o[j] = rest % e->out_shape[j];
             rest /= e->out_shape[j];
+        }
+        if (s->nd) {
+            formula_nd_element(s, e, d, ix, o, out + (size_t)k * e->elem);
+            continue;
         }
         if (s->elements) {
             pos = k;
@@ -492,7 +633,9 @@ static clg_status output_shape(const spec *s, const clg_tensor *d,
                                const clg_tensor *ix, int64_t *shape,
                                size_t *rank)
 {
-    return s->elements
+    return s->nd ? clg_gather_nd_output_shape(d, ix, s->axis, shape,
+                                              s->capacity, rank)
+           : s->elements
                ? clg_gather_elements_output_shape(d, ix, s->axis, shape,
                                                   s->capacity, rank)
                : clg_gather_output_shape(d, ix, s->axis, shape, s->capacity,
@@ -503,7 +646,8 @@ static clg_status reference(const spec *s, const clg_tensor *d,
                             const clg_tensor *ix, const clg_tensor *out)
 {
     clg_call_options o = {.oob = s->oob};
-    return s->elements
+    return s->nd ? clg_reference_gather_nd_ex(NULL, d, ix, s->axis, out, &o)
+           : s->elements
                ? clg_reference_gather_elements_ex(NULL, d, ix, s->axis, out,
                                                   &o)
                : clg_reference_gather_ex(NULL, d, ix, s->axis, out, &o);
@@ -682,12 +826,12 @@ static void check_call(const spec *s, const expect *e, clg_tensor *d,
     d->data = bufs[0].p;
     ix->data = bufs[1].p;
     clg_status want = apply_fault(s, e, d, ix, &o, oshape);
-    bad = first_bad(&bufs[1], e, s->data_shape[norm_axis(s)], &bad_value);
+    bad = first_bad(s, &bufs[1], e, &bad_value);
     if (want == CLG_STATUS_OK && bad >= 0 && s->oob == CLG_OOB_RAISE) {
         want = CLG_STATUS_INDEX_OUT_OF_RANGE;
         bad_index_text(s, bad, bad_value, text, sizeof text);
     } else if (want == CLG_STATUS_OK && e->out_count > 0 &&
-               s->data_shape[norm_axis(s)] == 0) {
+               least_index_dim(s) == 0) {
         /* No position to resolve onto, in any mode. */
         want = CLG_STATUS_INDEX_OUT_OF_RANGE;
         snprintf(text, sizeof text, "has size 0");

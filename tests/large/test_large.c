@@ -6,9 +6,11 @@
  *
  * Data bytes follow a position-dependent pattern, so a window or piece
  * placed at the wrong offset shows up as a wrong value. Small outputs are
- * compared whole with the CPU reference; the 3 GiB output is checked at
- * sampled positions (first, last, around 2^31, piece borders, random)
- * against the formula.
+ * compared whole with the CPU reference; the 3 GiB outputs are checked
+ * row by row and at sampled positions (first, last, around 2^31, piece
+ * borders, random) against the formula. Gather, GatherElements and
+ * GatherND (batch dims, scalar slices addressing past 2^31 under clip,
+ * row slices of a 2.5 GiB output under fill).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "clg_test.h"
@@ -198,6 +200,135 @@ static void test_gather_elements_axis0_over_2g(void **state)
     free(want);
 }
 
+/* GatherND, batch_dims 1, on data [2, 2^30 + 5] (2^31 + 10 elements) with
+ * indices int64 [2, 3, 1]: each batch's tuples pick scalars of its own
+ * row, the second row past 2^31; then one component out of range names
+ * its tuple, its component and its data dim. */
+static void gather_nd_batch_over_2g(clg_context *ctx, uint8_t *data)
+{
+    const int64_t s = GIB + 5;
+    int64_t dshape[2] = {2, s}, ishape[3] = {2, 3, 1}, oshape[2] = {2, 3};
+    int64_t idx[6] = {0, -1, GIB, 12345, -s, s - 1};
+    uint8_t out[6], ref[6], want[6];
+    clg_tensor D = {CLG_DTYPE_UINT8, 2, dshape, data};
+    clg_tensor I = {CLG_DTYPE_INT64, 3, ishape, idx};
+    clg_tensor O = {CLG_DTYPE_UINT8, 2, oshape, out};
+    clg_tensor R = {CLG_DTYPE_UINT8, 2, oshape, ref};
+    for (int b = 0; b < 2; b++)
+        for (int j = 0; j < 3; j++)
+            want[b * 3 + j] =
+                pattern((uint64_t)(b * s + norm(idx[b * 3 + j], s)));
+    memset(out, 0xEE, sizeof out);
+    CLG_ASSERT_OK(ctx, clg_gather_nd(ctx, &D, &I, 1, &O));
+    CLG_ASSERT_OK(ctx, clg_reference_gather_nd(ctx, &D, &I, 1, &R));
+    CLG_ASSERT_BYTES(out, want, sizeof out, 1, "device vs formula");
+    CLG_ASSERT_BYTES(ref, want, sizeof ref, 1, "reference vs formula");
+
+    idx[4] = s;
+    memset(out, 0xA5, sizeof out);
+    CLG_ASSERT_STATUS(ctx, clg_gather_nd(ctx, &D, &I, 1, &O),
+                      CLG_STATUS_INDEX_OUT_OF_RANGE);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
+                        "indices[1][1][0] = 1073741829 is out of range "
+                        "[-1073741829, 1073741828] for data dim 1 of size "
+                        "1073741829");
+    CLG_ASSERT_FILLED(out, sizeof out, 0xA5, "output after the error");
+}
+
+/* GatherND, batch_dims 0, tuples of 2 (scalar slices) on data [2, 2^30 +
+ * 5] with 4096 int32 tuples: random components, extremes, and some out of
+ * range, under clip (each component clamped into its own dim); the flat
+ * offsets reach past 2^31. Compared whole with the reference and the
+ * formula. */
+static void gather_nd_scalars_over_2g(clg_context *ctx, uint8_t *data)
+{
+    const int64_t s = GIB + 5;
+    enum { N = 4096 };
+    int64_t dshape[2] = {2, s}, ishape[2] = {N, 2}, oshape[1] = {N};
+    int32_t *idx = malloc(2 * N * sizeof *idx);
+    uint8_t out[N], ref[N], want[N];
+    assert_non_null(idx);
+    clg_test_rng rng = {clg_test_seed(0x9d2e)};
+    for (int i = 0; i < N; i++) {
+        idx[2 * i] = (int32_t)clg_test_rng_range(&rng, -3, 2);
+        idx[2 * i + 1] = (int32_t)clg_test_rng_range(&rng, -s - 9, s + 8);
+    }
+    const int32_t extremes[12] = {1,  (int32_t)(s - 1), -1, -1, 1, INT32_MAX,
+                                  -2, INT32_MIN,        5,  0,  1, (int32_t)s};
+    memcpy(idx, extremes, sizeof extremes);
+    for (int i = 0; i < N; i++) {
+        int64_t r = clg_test_oob_position(idx[2 * i], 2, CLG_OOB_CLIP);
+        int64_t c = clg_test_oob_position(idx[2 * i + 1], s, CLG_OOB_CLIP);
+        want[i] = pattern((uint64_t)(r * s + c));
+    }
+    assert_int_equal(want[0], pattern((uint64_t)(2 * s - 1)));
+    clg_tensor D = {CLG_DTYPE_UINT8, 2, dshape, data};
+    clg_tensor I = {CLG_DTYPE_INT32, 2, ishape, idx};
+    clg_tensor O = {CLG_DTYPE_UINT8, 1, oshape, out};
+    clg_tensor R = {CLG_DTYPE_UINT8, 1, oshape, ref};
+    const clg_call_options clip = {CLG_OOB_CLIP};
+    CLG_ASSERT_OK(ctx, clg_gather_nd_ex(ctx, &D, &I, 0, &O, &clip));
+    CLG_ASSERT_OK(ctx, clg_reference_gather_nd_ex(ctx, &D, &I, 0, &R, &clip));
+    CLG_ASSERT_BYTES(out, want, N, 1, "device vs formula");
+    CLG_ASSERT_BYTES(ref, want, N, 1, "reference vs formula");
+    free(idx);
+}
+
+/* Both GatherND data cases above on one data tensor. */
+static void test_gather_nd_data_over_2g(void **state)
+{
+    clg_context *ctx = *state;
+    assert_exceeds_one_buffer(ctx, 2 * (GIB + 5));
+    uint8_t *data = pattern_alloc(2 * (GIB + 5));
+    gather_nd_batch_over_2g(ctx, data);
+    gather_nd_scalars_over_2g(ctx, data);
+    free(data);
+}
+
+/* GatherND, batch_dims 0, tuples of 1 on data [3, 2^29] (1.5 GiB) with
+ * indices [[2], [7], [-3], [1], [-1]] under fill: an output of 5 * 2^29
+ * elements (past 2^31) of row slices, cut into pieces; row 1 (7 out of
+ * range) all zero bytes, the others copies of data rows 2, 0, 1 and 2. */
+static void test_gather_nd_output_over_2g(void **state)
+{
+    clg_context *ctx = *state;
+    const int64_t w = GIB / 2, n = 5;
+    int64_t dshape[2] = {3, w}, ishape[2] = {n, 1}, oshape[2] = {n, w};
+    int64_t idx[5] = {2, 7, -3, 1, -1};
+    assert_exceeds_one_buffer(ctx, 3 * w);
+    assert_true(n * w > ((int64_t)1 << 31));
+    uint8_t *data = pattern_alloc(3 * w);
+    uint8_t *out = malloc((size_t)(n * w));
+    assert_non_null(out);
+    memset(out, 0xEE, (size_t)(n * w));
+    clg_tensor D = {CLG_DTYPE_UINT8, 2, dshape, data};
+    clg_tensor I = {CLG_DTYPE_INT64, 2, ishape, idx};
+    clg_tensor O = {CLG_DTYPE_UINT8, 2, oshape, out};
+    const clg_call_options fill = {CLG_OOB_FILL};
+    CLG_ASSERT_OK(ctx, clg_gather_nd_ex(ctx, &D, &I, 0, &O, &fill));
+    for (int64_t j = 0; j < n; j++) {
+        clg_test_set_case("output row %lld (index %lld)", (long long)j,
+                          (long long)idx[j]);
+        if (j == 1)
+            CLG_ASSERT_FILLED(out + w, (size_t)w, 0, "output row 1 (filled)");
+        else
+            CLG_ASSERT_BYTES(out + j * w, data + norm(idx[j], 3) * w,
+                             (size_t)w, 1, "output row");
+    }
+    /* Sampled positions around the 1 GiB piece borders and 2^31. */
+    const int64_t sample[8] = {0,           w - 1,   GIB - 1,   GIB,
+                               2 * GIB - 1, 2 * GIB, INT32_MAX, n * w - 1};
+    for (int k = 0; k < 8; k++) {
+        int64_t p = sample[k], j = p / w, c = p % w;
+        uint8_t want = j == 1 ? 0
+                              : pattern((uint64_t)(norm(idx[j], 3) * w + c));
+        clg_test_set_case("output flat position %lld", (long long)p);
+        assert_int_equal(out[p], want);
+    }
+    free(out);
+    free(data);
+}
+
 int main(void)
 {
     /* POCL sizes CL_DEVICE_MAX_MEM_ALLOC_SIZE from the free memory (1 to
@@ -210,6 +341,8 @@ int main(void)
         cmocka_unit_test(test_gather_output_over_2g),
         cmocka_unit_test(test_gather_elements_data_over_2g),
         cmocka_unit_test(test_gather_elements_axis0_over_2g),
+        cmocka_unit_test(test_gather_nd_data_over_2g),
+        cmocka_unit_test(test_gather_nd_output_over_2g),
     };
     return CLG_RUN_DEVICE_TESTS(tests);
 }
