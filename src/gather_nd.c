@@ -99,9 +99,10 @@ static void gather_nd_footprint(const clg_plan *plan, const clg_box *b,
     *end = b->o1 * plan->axis_stride;
 }
 
-/* [k, s_0, st_0, ...]: each component's dim and its stride in slices. */
-static clg_status tuple_geom(clg_context *ctx, const clg_problem *p,
-                             cl_mem *out)
+/* [k, s_0, st_0, ...]: each component's dim and its stride in slices, in
+ * a small buffer of the plan. */
+static clg_status tuple_geom(const clg_plan_env *env, clg_call_plan *cp,
+                             const clg_problem *p, cl_ulong *which)
 {
     cl_ulong g[1 + 2 * CLG_MAX_RANK];
     size_t k = p->components;
@@ -112,51 +113,40 @@ static clg_status tuple_geom(clg_context *ctx, const clg_problem *p,
         g[2 + 2 * i] = stride;
         stride *= (cl_ulong)p->data_shape[p->axis + i];
     }
-    return clg_rt_const_buffer(ctx, g, (1 + 2 * k) * sizeof(cl_ulong), out);
+    return clg_call_plan_const(env, cp, g, 1 + 2 * k, which);
 }
 
 /* One work-item per output element (c, j, o); a box of empty slices
  * launches one c to check its tuples under raise. */
-static clg_status gather_nd_launch(clg_context *ctx, const clg_problem *p,
-                                   const clg_plan *plan, const clg_box *box,
-                                   const clg_windows *w)
+static clg_status gather_nd_steps(const clg_plan_env *env,
+                                  const clg_problem *p, const clg_plan *plan,
+                                  const clg_box *box, int whole,
+                                  int64_t out_len, clg_call_plan *cp)
 {
-    const clg_device_facts *dev = clg_rt_facts(ctx);
-    int whole = clg_launch_is_whole(plan, box, w);
     int64_t cols = box->c1 - box->c0;
+    (void)out_len;
     if (box->o1 <= box->o0 || box->j1 <= box->j0 ||
         (cols == 0 && p->oob != CLG_OOB_RAISE))
         return CLG_STATUS_OK; /* nothing to write or check */
     clg_variant v = clg_plan_variant(CLG_ENTRY_GATHER_ND, p, plan, whole);
-    cl_kernel k = NULL;
-    clg_status st = clg_variant_kernel(ctx, &v, &k);
-    if (st != CLG_STATUS_OK || w->call->dry)
-        return st;
-    clg_param_values prm;
-    if ((st = clg_param_values_get(ctx, &prm)) != CLG_STATUS_OK)
-        return st;
-    cl_mem geom = NULL;
-    if ((st = tuple_geom(ctx, p, &geom)) != CLG_STATUS_OK)
+    cl_ulong geom = 0;
+    clg_status st = tuple_geom(env, cp, p, &geom);
+    if (st != CLG_STATUS_OK)
         return st;
     size_t origin[3] = {(size_t)box->c0, (size_t)box->j0, (size_t)box->o0};
     size_t size[3] = {(size_t)(cols ? cols : 1), (size_t)(box->j1 - box->j0),
                       (size_t)(box->o1 - box->o0)};
     clg_geometry g;
-    clg_geometry_make_wg(dev, prm.wg, 3, origin, size, &g);
-    clg_base_scalars sc;
-    cl_ulong batch = (cl_ulong)plan->axis_stride;
-    clg_args a = {{{0}}};
-    clg_base_args(plan, w, &sc, &a);
-    a.at[CLG_ARG_BATCH_STRIDE] = CLG_RT_SCALAR(batch);
-    a.at[CLG_ARG_TUPLE_GEOM] = CLG_RT_BUFFER(geom);
-    st = clg_entry_launch(w->call, v.entry, k, &a, &g);
-    /* OpenCL defers the release until the launch is done. */
-    clg_rt_release(&geom);
-    return st;
+    clg_geometry_make_wg(env->dev, env->prm.wg, 3, origin, size, &g);
+    clg_plan_args a = {0};
+    clg_base_pargs(plan, &a);
+    clg_parg_value(&a, CLG_ARG_BATCH_STRIDE, (cl_ulong)plan->axis_stride);
+    clg_parg_ref(&a, CLG_ARG_TUPLE_GEOM, CLG_RT_REF_CONST, geom);
+    return clg_call_plan_step(env, cp, &v, &a, &g);
 }
 
 const clg_routine clg_gather_nd_routine = {gather_nd_plan, gather_nd_footprint,
-                                           gather_nd_launch};
+                                           gather_nd_steps};
 
 /* GatherND's row (docs/design.md, "Adding an operator"). */
 const clg_op_desc clg_gather_nd_desc = {
