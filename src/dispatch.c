@@ -1,26 +1,26 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The paths both operators share (docs/design.md, "Layers", "Enqueue and
- * deferred errors" and "Large tensors"): validate -> plan -> launch, on
- * device buffers and on host memory.
+/* The paths every operator shares (docs/design.md, "Layers", "Plans",
+ * "Enqueue and deferred errors" and "Large tensors"): validate -> plan ->
+ * compile -> run, on device buffers and on host memory.
  *
- * enqueue_problem is the one implementation; the three entry points differ
- * only in the call around it:
- *  - clg_dispatch_enqueue: a deferred call on the caller's queue; index
- *    errors surface from clg_context_finish;
- *  - clg_dispatch_cl: a blocking call on the context's queue that reads
- *    its own error slot;
- *  - clg_dispatch_host: host memory. On devices that share host memory
- *    (POCL's CPU device) the caller's buffers are used in place and the
- *    index values are checked before any kernel may write the caller's
- *    output; elsewhere data and indices are uploaded to scratch buffers
- *    and the output is downloaded only when the device raised no error.
- *    Either way the caller's output is untouched on an index error.
+ * Each path builds its call's plan as data, compiles it, and hands it to
+ * the runtime, which runs it (host/execute.c):
+ *  - clg_dispatch_enqueue: plan_cl's one box in a deferred call on the
+ *    caller's queue; index errors surface from clg_context_finish;
+ *  - clg_dispatch_cl: the same box in a blocking call on the context's
+ *    queue that reads its own error slot;
+ *  - clg_dispatch_host: host memory (plan_host). On devices that share
+ *    host memory (POCL's CPU device) the caller's buffers are used in
+ *    place and the index values are checked before any kernel may write
+ *    the caller's output; elsewhere data and indices are uploaded to
+ *    scratch buffers and the output is downloaded only when the device
+ *    raised no error. Either way the caller's output is untouched on an
+ *    index error.
  */
 #include "op.h"
 
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 static clg_status need_ctx(const clg_context *ctx)
 {
