@@ -110,8 +110,9 @@ static clg_status run_steps(clg_rt_call *c, const clg_rt_plan *plan,
     w->temp = NULL;
     if (b->nsteps == 0)
         return st;
-    if (b->temp_bytes > 0)
-        st = clg_rt_call_temp(c, b->temp_bytes, &w->temp);
+    if (b->temp_bytes > 0 &&
+        (st = clg_rt_call_temp(c, b->temp_bytes, &w->temp)) != CLG_STATUS_OK)
+        return st;
     if (b->pass_total <= 0) {
         for (size_t i = 0; i < b->nsteps && st == CLG_STATUS_OK; i++)
             st = launch_step(c, plan, &steps[i], w, &steps[i].g);
@@ -130,7 +131,8 @@ static clg_status run_steps(clg_rt_call *c, const clg_rt_plan *plan,
             }
         }
     }
-    clg_rt_release(&w->temp);
+    if (b->temp_bytes > 0)
+        clg_rt_release(&w->temp);
     return st;
 }
 
@@ -146,9 +148,9 @@ static clg_status make_consts(clg_context *ctx, const clg_rt_plan *plan,
     return st;
 }
 
-static void release_consts(cl_mem *consts)
+static void release_consts(const clg_rt_plan *plan, cl_mem *consts)
 {
-    for (size_t k = 0; k < CLG_RT_PLAN_CONSTS; k++)
+    for (size_t k = 0; k < plan->nconsts; k++)
         clg_rt_release(&consts[k]);
 }
 
@@ -165,11 +167,11 @@ clg_status clg_rt_run_box(clg_rt_call *c, const clg_rt_plan *plan,
                              (cl_ulong)box->out_len},
                      .consts = consts};
     clg_status st = CLG_STATUS_OK;
-    if (box->nsteps > 0)
+    if (box->nsteps > 0 && plan->nconsts > 0)
         st = make_consts(c->ctx, plan, consts);
     if (st == CLG_STATUS_OK)
         st = run_steps(c, plan, box, &w);
-    release_consts(consts);
+    release_consts(plan, consts);
     return st;
 }
 
@@ -394,7 +396,7 @@ static clg_status run_launches(host_run *hr, clg_rt_raised *raised)
         st = make_consts(ctx, plan, hr->consts);
     if (st == CLG_STATUS_OK && (st = run_pieces(hr)) == CLG_STATUS_OK)
         st = finish_host(hr, raised);
-    release_consts(hr->consts);
+    release_consts(plan, hr->consts);
     /* After a failure nothing enqueued (copies from the caller's inputs,
      * launches, downloads into the output or the staging copy) may still
      * run when the call returns. */

@@ -59,8 +59,13 @@ clg_status clg_call_plan_kernel(const clg_plan_env *env, clg_call_plan *cp,
                                 unsigned *k)
 {
     clg_rt_plan *rt = &cp->rt;
-    clg_rt_parg args[CLG_RT_PLAN_ARGS];
     const clg_arg *list = clg_entries[v->entry].args;
+    if (rt->nkernels == CLG_RT_PLAN_KERNELS)
+        return clg_fail(env->ctx, CLG_STATUS_BUILD_FAILED,
+                        "internal error: a plan has more than %d kernels",
+                        CLG_RT_PLAN_KERNELS);
+    /* Written in the next free place, kept unless an equal one exists. */
+    clg_rt_kernel_use *ku = &rt->kernels[rt->nkernels];
     size_t n = 0;
     for (; list[n] != CLG_ARG_END; n++) {
         if (n == CLG_RT_PLAN_ARGS || !(a->set >> list[n] & 1u))
@@ -68,22 +73,16 @@ clg_status clg_call_plan_kernel(const clg_plan_env *env, clg_call_plan *cp,
                             "internal error: an argument of kernel %s is "
                             "not set",
                             clg_entries[v->entry].name);
-        args[n] = a->at[list[n]];
+        ku->args[n] = a->at[list[n]];
     }
+    ku->kernel = NULL;
+    ku->nargs = n;
     for (size_t i = 0; i < rt->nkernels; i++)
         if (memcmp(&cp->variant[i], v, sizeof *v) == 0 &&
-            same_args(&rt->kernels[i], args, n)) {
+            same_args(&rt->kernels[i], ku->args, n)) {
             *k = (unsigned)i;
             return CLG_STATUS_OK;
         }
-    if (rt->nkernels == CLG_RT_PLAN_KERNELS)
-        return clg_fail(env->ctx, CLG_STATUS_BUILD_FAILED,
-                        "internal error: a plan has more than %d kernels",
-                        CLG_RT_PLAN_KERNELS);
-    clg_rt_kernel_use *ku = &rt->kernels[rt->nkernels];
-    ku->kernel = NULL;
-    ku->nargs = n;
-    memcpy(ku->args, args, n * sizeof *args);
     cp->variant[rt->nkernels] = *v;
     *k = (unsigned)rt->nkernels++;
     return CLG_STATUS_OK;

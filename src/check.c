@@ -160,7 +160,8 @@ clg_status clg_check_indices_device(clg_context *ctx, const clg_problem *p,
 {
     clg_plan_env env = {.ctx = ctx, .dev = clg_rt_facts(ctx)};
     clg_call_plan cp;
-    clg_plan_args a = {0};
+    clg_plan_args a;
+    clg_plan_args_init(&a);
     clg_variant v;
     clg_geometry g;
     clg_rt_call c;

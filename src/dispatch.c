@@ -110,7 +110,8 @@ static clg_status plan_cl(const clg_routine *r, clg_context *ctx,
         (!tuples || p->index_count == 0 || p->oob != CLG_OOB_RAISE)) {
         if (p->index_count == 0 || p->oob != CLG_OOB_RAISE)
             return st;
-        clg_plan_args a = {0};
+        clg_plan_args a;
+        clg_plan_args_init(&a);
         clg_variant v;
         clg_geometry g;
         clg_index_pass_make(env.dev, p, 0, &v, &a, &g);
@@ -321,7 +322,8 @@ static clg_status plan_host(const clg_routine *r, clg_context *ctx,
                    clg_check_indices_on_device(ctx, p, in_place);
     *host_check = checks_first && !rt->precheck;
     if (rt->precheck) {
-        clg_plan_args a = {0};
+        clg_plan_args a;
+        clg_plan_args_init(&a);
         clg_variant v;
         clg_index_pass_make(dev, p, 0, &v, &a, &rt->precheck_g);
         st = clg_call_plan_kernel(&env, cp, &v, &a, &rt->precheck_kernel);

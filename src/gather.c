@@ -172,14 +172,16 @@ static clg_status gather_steps(const clg_plan_env *env, const clg_problem *p,
                           (span == 1 || env->out_align >= span_bytes);
     if (normed)
         v.value[CLG_OPT_INDEX_BYTES] = 4;
-    clg_plan_args a = {0};
+    clg_plan_args a;
+    clg_plan_args_init(&a);
     clg_base_pargs(plan, &a);
     clg_parg_value(&a, CLG_ARG_PREFETCH, prm.prefetch);
     if (normed) {
         /* The gather reads the positions the normalising pass wrote into
          * the box's temporary. */
         clg_variant nv;
-        clg_plan_args na = {0};
+        clg_plan_args na;
+        clg_plan_args_init(&na);
         clg_geometry ng;
         clg_index_pass_make(dev, p, 1, &nv, &na, &ng);
         cp->box->temp_bytes = (size_t)p->index_count * sizeof(int);

@@ -295,7 +295,8 @@ static clg_status elements_steps(const clg_plan_env *env, const clg_problem *p,
     clg_geometry g;
     clg_param_values prm = env->prm;
     clg_elements_choice ch;
-    clg_plan_args a = {0};
+    clg_plan_args a;
+    clg_plan_args_init(&a);
     const clg_device_facts *dev = env->dev;
     clg_elements_choose(p, plan, &prm, box, whole, dev->max_alloc, &ch);
     elements_geometry(dev, &prm, &ch, box, &g);

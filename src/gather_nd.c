@@ -138,7 +138,8 @@ static clg_status gather_nd_steps(const clg_plan_env *env,
                       (size_t)(box->o1 - box->o0)};
     clg_geometry g;
     clg_geometry_make_wg(env->dev, env->prm.wg, 3, origin, size, &g);
-    clg_plan_args a = {0};
+    clg_plan_args a;
+    clg_plan_args_init(&a);
     clg_base_pargs(plan, &a);
     clg_parg_value(&a, CLG_ARG_BATCH_STRIDE, (cl_ulong)plan->axis_stride);
     clg_parg_ref(&a, CLG_ARG_TUPLE_GEOM, CLG_RT_REF_CONST, geom);

@@ -303,6 +303,12 @@ typedef struct clg_plan_args {
 } clg_plan_args;
 _Static_assert(CLG_ARG_END <= 32, "an argument is one bit of set");
 
+/* An empty argument set: only `set` is cleared, as an argument is read
+ * only where its bit is set (a call's plan is built on every call). */
+static inline void clg_plan_args_init(clg_plan_args *a)
+{
+    a->set = 0;
+}
 static inline void clg_parg_value(clg_plan_args *a, clg_arg id, cl_ulong v)
 {
     a->at[id] = (clg_rt_parg){CLG_RT_REF_VALUE, v};
