@@ -113,8 +113,6 @@ clg_status clg_rt_launch(clg_rt_call *c, cl_kernel kernel,
                          const clg_geometry *g)
 {
     clg_context *ctx = c->ctx;
-    if (c->dry)
-        return CLG_STATUS_OK;
     pthread_mutex_lock(&ctx->launch_lock);
     clg_status st = set_args(ctx, kernel, args, nargs);
     if (st == CLG_STATUS_OK)

@@ -178,7 +178,6 @@ typedef struct clg_rt_call {
     cl_mem err;        /* the error slot's buffer */
     clg_rt_slot *slot;
     clg_rt_scratch *temps; /* clg_rt_call_temp's set, given back at close */
-    int dry; /* a warm-up: kernels are built, nothing is enqueued */
 } clg_rt_call;
 
 /* The library's own in-order queue, for host-memory calls: never behind a
@@ -465,8 +464,7 @@ typedef struct clg_geometry {
 } clg_geometry;
 
 /* Sets args[0 .. nargs-1] on `kernel` and enqueues it over `g` in call
- * `c` (no wait; nothing in a dry call); the two are one step for other
- * threads. Where the
+ * `c` (no wait); the two are one step for other threads. Where the
  * device's grid is limited (GPUs: 65535 work-groups in dimensions 1 and 2)
  * the range is enqueued in several launches. */
 clg_status clg_rt_launch(clg_rt_call *c, cl_kernel kernel,
@@ -488,5 +486,136 @@ clg_status clg_rt_launch(clg_rt_call *c, cl_kernel kernel,
  * run in order. A deferred call's commands outlive it, so it gets a new
  * buffer. */
 clg_status clg_rt_call_temp(clg_rt_call *c, size_t bytes, cl_mem *out);
+
+/* ---------------------------------------------------------------- plans */
+
+/* A call's plan as data (docs/design.md, "Plans"), built by the operator
+ * layer from the problem, the device facts and the parameters read once,
+ * compiled there (every kernel resolved) and run here by one executor
+ * (host/execute.c), which knows no operator: kernels with argument lists
+ * whose buffers are symbolic, boxes of launches, their windows and the
+ * call's I/O mode. */
+
+/* What a plan argument stands for: */
+typedef enum clg_rt_ref {
+    CLG_RT_REF_VALUE,   /* the scalar `value`, held in the plan */
+    CLG_RT_REF_DATA,    /* the window's data (buffer or SVM pointer) */
+    CLG_RT_REF_INDICES, /* the window's indices */
+    CLG_RT_REF_OUTPUT,  /* the window's output */
+    CLG_RT_REF_ERR,     /* the call's error slot */
+    CLG_RT_REF_TEMP,    /* the box's temporary (clg_rt_call_temp) */
+    CLG_RT_REF_CONST,   /* the plan's small buffer number `value` */
+    CLG_RT_REF_WINDOW,  /* window bound number `value` (a scalar): data
+                           base, data length, index base, index length,
+                           output base, output length */
+    CLG_RT_REF_PASS,    /* the pass's first position (a scalar) */
+    CLG_RT_REF_NULL     /* no buffer (a NULL cl_mem) */
+} clg_rt_ref;
+
+/* One argument of a plan's kernel: a cl_ulong scalar or a reference. */
+typedef struct clg_rt_parg {
+    clg_rt_ref ref;
+    cl_ulong value;
+} clg_rt_parg;
+
+#define CLG_RT_PLAN_ARGS 24   /* arguments of one kernel, at most */
+#define CLG_RT_PLAN_KERNELS 4 /* distinct kernels of one plan */
+#define CLG_RT_PLAN_CONSTS 2  /* small read-only buffers of one plan */
+#define CLG_RT_BOX_STEPS 3    /* launches of one box, at most */
+
+/* A kernel of the plan and its arguments in parameter order; `kernel` is
+ * set by the compile step, before the plan runs. */
+typedef struct clg_rt_kernel_use {
+    cl_kernel kernel;
+    size_t nargs;
+    clg_rt_parg args[CLG_RT_PLAN_ARGS];
+} clg_rt_kernel_use;
+
+/* One launch: kernel number `kernel` of the plan over `g`. */
+typedef struct clg_rt_step {
+    unsigned kernel;
+    clg_geometry g;
+} clg_rt_step;
+
+/* A box: the launches that write one piece of the output, run once per
+ * data window of [first, end) (units); its output window (units) and
+ * index window (elements). With pass_total > 0 its steps run once per pass
+ * of pass_chunk positions of dimension 2 (origin z0, size the pass's
+ * count, CLG_RT_REF_PASS = z0). temp_bytes > 0: the box's temporary. */
+typedef struct clg_rt_box {
+    int64_t out_base, out_len;
+    int64_t index_base, index_len;
+    int64_t first, end;
+    size_t step0, nsteps;
+    int64_t pass_total, pass_chunk;
+    size_t temp_bytes;
+} clg_rt_box;
+
+/* Where a host-memory call's tensors go (docs/design.md, "Host memory and
+ * device buffers"). */
+typedef enum clg_rt_io {
+    CLG_RT_IO_BUFFERS, /* device buffers the caller gave (no host memory) */
+    CLG_RT_IO_COPY,    /* scratch buffers: uploads, a download */
+    CLG_RT_IO_WRAP,    /* caller memory wrapped in place; published */
+    CLG_RT_IO_SVM      /* caller memory in place as SVM pointers */
+} clg_rt_io;
+
+/* Which check raised when clg_rt_execute returns: */
+typedef enum clg_rt_raised {
+    CLG_RT_RAISED_NONE = 0,
+    CLG_RT_RAISED_SLOT = 1,    /* the call's error slot (the copy path) */
+    CLG_RT_RAISED_PRECHECK = 2 /* the check kernel run before any launch */
+} clg_rt_raised;
+
+typedef struct clg_rt_plan {
+    clg_rt_kernel_use kernels[CLG_RT_PLAN_KERNELS];
+    size_t nkernels;
+    cl_ulong consts[CLG_RT_PLAN_CONSTS][1 + 2 * CLG_MAX_RANK];
+    size_t const_len[CLG_RT_PLAN_CONSTS]; /* cl_ulongs */
+    size_t nconsts;
+    /* Steps and boxes: inline for a whole call, else allocated once
+     * (owned; clg_rt_plan_free). */
+    clg_rt_step inline_steps[CLG_RT_BOX_STEPS];
+    clg_rt_box inline_box;
+    clg_rt_step *steps;
+    clg_rt_box *boxes;
+    size_t nsteps, step_cap, nboxes, box_cap;
+    /* Host memory (clg_rt_execute): the caller's tensors, and how. */
+    clg_rt_io io;
+    int out_copy; /* in place, the output through a scratch buffer */
+    int whole;    /* one box, one data window */
+    int checked;  /* every index checked before the launches: the call's
+                     slot is never read */
+    int precheck; /* kernel number precheck_kernel over the wrapped indices
+                     in a blocking call of its own first (1), or not (0) */
+    unsigned precheck_kernel;
+    clg_geometry precheck_g;
+    int map_wait; /* the row's map_wait (clg_rt_publish) */
+    char *data, *indices, *output;
+    size_t unit, index_size; /* bytes of a data unit, of an index value */
+    int64_t window_units;    /* units per data window */
+    uint64_t index_bytes, out_bytes;
+} clg_rt_plan;
+
+/* Frees the lists a split plan allocated; the plan stays usable empty. */
+void clg_rt_plan_free(clg_rt_plan *plan);
+
+/* Enqueues box `box`'s launches in open call `c` over the caller's device
+ * buffers (one data window, the box's own): its small buffers and
+ * temporary are made and released around them. */
+clg_status clg_rt_run_box(clg_rt_call *c, const clg_rt_plan *plan,
+                          const clg_rt_box *box, cl_mem data, cl_mem indices,
+                          cl_mem output);
+
+/* Runs a compiled host-memory plan whole: the check kernel first where it
+ * says, scratch buffers, uploads, every launch of every box and window,
+ * publish or download, the wait and the close; a split call's output goes
+ * through a staging copy that reaches the caller's memory only once every
+ * piece succeeded. OK with *raised CLG_RT_RAISED_NONE: the result is in the
+ * caller's output; OK with *raised set: a check raised and the caller's
+ * output is untouched (the operator layer names the bad index); else the
+ * failure. */
+clg_status clg_rt_execute(clg_context *ctx, const clg_rt_plan *plan,
+                          clg_rt_raised *raised);
 
 #endif

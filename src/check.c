@@ -134,52 +134,51 @@ clg_status clg_check_indices_host(clg_context *ctx, const clg_problem *p,
     return pos < 0 ? CLG_STATUS_OK : clg_fail_index(ctx, p, pos, value);
 }
 
-clg_status clg_index_pass_kernel(clg_context *ctx, const clg_problem *p,
-                                 int normalise, cl_kernel *k)
+void clg_index_pass_make(const clg_device_facts *dev, const clg_problem *p,
+                         int normalise, clg_variant *v, clg_plan_args *a,
+                         clg_geometry *g)
 {
-    clg_variant v = {normalise ? CLG_ENTRY_NORMALIZE_INDICES
-                               : CLG_ENTRY_CHECK_INDICES,
-                     {0}};
-    v.value[CLG_OPT_INDEX_BYTES] = (unsigned)p->index_size;
-    v.value[CLG_OPT_OOB] = (unsigned)p->oob;
-    return clg_variant_kernel(ctx, &v, k);
-}
-
-clg_status clg_index_pass(clg_rt_call *c, const clg_problem *p,
-                          clg_rt_arg indices, cl_mem normed)
-{
-    cl_kernel k = NULL;
-    clg_geometry g;
-    clg_entry entry = normed ? CLG_ENTRY_NORMALIZE_INDICES
-                             : CLG_ENTRY_CHECK_INDICES;
-    clg_status st = clg_index_pass_kernel(c->ctx, p, normed != NULL, &k);
-    if (st != CLG_STATUS_OK || c->dry)
-        return st;
-    cl_ulong count = (cl_ulong)p->index_count, s = (cl_ulong)p->axis_size;
-    clg_args a = {{{0}}};
-    a.at[CLG_ARG_INDICES] = indices;
-    a.at[CLG_ARG_ERR] = CLG_RT_BUFFER(c->err);
-    a.at[CLG_ARG_NORMED] = CLG_RT_BUFFER(normed);
-    a.at[CLG_ARG_COUNT] = CLG_RT_SCALAR(count);
-    a.at[CLG_ARG_AXIS_SIZE] = CLG_RT_SCALAR(s);
+    clg_entry entry = normalise ? CLG_ENTRY_NORMALIZE_INDICES
+                                : CLG_ENTRY_CHECK_INDICES;
+    *v = (clg_variant){entry, {0}};
+    v->value[CLG_OPT_INDEX_BYTES] = (unsigned)p->index_size;
+    v->value[CLG_OPT_OOB] = (unsigned)p->oob;
+    clg_parg_ref(a, CLG_ARG_INDICES, CLG_RT_REF_INDICES, 0);
+    clg_parg_ref(a, CLG_ARG_ERR, CLG_RT_REF_ERR, 0);
+    clg_parg_ref(a, CLG_ARG_NORMED, CLG_RT_REF_TEMP, 0);
+    clg_parg_value(a, CLG_ARG_COUNT, (cl_ulong)p->index_count);
+    clg_parg_value(a, CLG_ARG_AXIS_SIZE, (cl_ulong)p->axis_size);
     /* The check kernel takes CLG_CHECK_SPAN (16) values per work-item. */
-    size_t items = normed ? (size_t)p->index_count
-                          : (size_t)((p->index_count + 15) / 16);
+    size_t items = normalise ? (size_t)p->index_count
+                             : (size_t)((p->index_count + 15) / 16);
     size_t origin[3] = {0, 0, 0}, size[3] = {items, 1, 1};
-    clg_geometry_make(clg_rt_facts(c->ctx), clg_entries[entry].dims, origin,
-                      size, &g);
-    return clg_entry_launch(c, entry, k, &a, &g);
+    clg_geometry_make(dev, clg_entries[entry].dims, origin, size, g);
 }
 
 clg_status clg_check_indices_device(clg_context *ctx, const clg_problem *p,
                                     cl_mem indices, int *raised)
 {
+    clg_plan_env env = {.ctx = ctx, .dev = clg_rt_facts(ctx)};
+    clg_call_plan cp;
+    clg_plan_args a;
+    clg_plan_args_init(&a);
+    clg_variant v;
+    clg_geometry g;
     clg_rt_call c;
-    clg_status st = clg_rt_call_open(ctx, clg_rt_host_queue(ctx), 0, NULL,
-                                     CLG_RT_CALL_BLOCKING, &c);
     *raised = 0;
+    clg_index_pass_make(env.dev, p, 0, &v, &a, &g);
+    clg_status st = clg_call_plan_init(ctx, &cp, 1);
+    clg_rt_box *box = clg_call_plan_box(&cp);
+    if (st == CLG_STATUS_OK)
+        st = clg_call_plan_step(&env, &cp, &v, &a, &g);
+    if (st == CLG_STATUS_OK)
+        st = clg_call_plan_compile(ctx, &cp);
+    if (st != CLG_STATUS_OK)
+        return st;
+    st = clg_rt_call_open(ctx, clg_rt_host_queue(ctx), 0, NULL,
+                          CLG_RT_CALL_BLOCKING, &c);
     if (st == CLG_STATUS_OK &&
-        (st = clg_index_pass(&c, p, clg_rt_mem_arg(&indices, NULL), NULL)) ==
+        (st = clg_rt_run_box(&c, &cp.rt, box, NULL, indices, NULL)) ==
             CLG_STATUS_OK)
         st = clg_rt_call_wait(&c, raised);
     clg_rt_call_close(&c, st != CLG_STATUS_OK);

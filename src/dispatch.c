@@ -1,31 +1,26 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The paths both operators share (docs/design.md, "Layers", "Enqueue and
- * deferred errors" and "Large tensors"): validate -> plan -> launch, on
- * device buffers and on host memory.
+/* The paths every operator shares (docs/design.md, "Layers", "Plans",
+ * "Enqueue and deferred errors" and "Large tensors"): validate -> plan ->
+ * compile -> run, on device buffers and on host memory.
  *
- * enqueue_problem is the one implementation; the three entry points differ
- * only in the call around it:
- *  - clg_dispatch_enqueue: a deferred call on the caller's queue; index
- *    errors surface from clg_context_finish;
- *  - clg_dispatch_cl: a blocking call on the context's queue that reads
- *    its own error slot;
- *  - clg_dispatch_host: host memory. On devices that share host memory
- *    (POCL's CPU device) the caller's buffers are used in place and the
- *    index values are checked before any kernel may write the caller's
- *    output; elsewhere data and indices are uploaded to scratch buffers
- *    and the output is downloaded only when the device raised no error.
- *    Either way the caller's output is untouched on an index error.
+ * Each path builds its call's plan as data, compiles it, and hands it to
+ * the runtime, which runs it (host/execute.c):
+ *  - clg_dispatch_enqueue: plan_cl's one box in a deferred call on the
+ *    caller's queue; index errors surface from clg_context_finish;
+ *  - clg_dispatch_cl: the same box in a blocking call on the context's
+ *    queue that reads its own error slot;
+ *  - clg_dispatch_host: host memory (plan_host). On devices that share
+ *    host memory (POCL's CPU device) the caller's buffers are used in
+ *    place and the index values are checked before any kernel may write
+ *    the caller's output; elsewhere data and indices are uploaded to
+ *    scratch buffers and the output is downloaded only when the device
+ *    raised no error. Either way the caller's output is untouched on an
+ *    index error.
  */
 #include "op.h"
 
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
-
-/* After this many launches the queue is finished, which bounds what is
- * queued (buffers wrapping caller memory stay alive until their commands
- * finish). */
-#define CLG_LAUNCHES_PER_FINISH 256
 
 static clg_status need_ctx(const clg_context *ctx)
 {
@@ -34,6 +29,10 @@ static clg_status need_ctx(const clg_context *ctx)
     return clg_rt_check_process(ctx);
 }
 
+static uint64_t index_bytes(const clg_problem *p)
+{
+    return (uint64_t)p->index_count * p->index_size;
+}
 static uint64_t out_bytes(const clg_problem *p)
 {
     return (uint64_t)p->out_count * p->elem_size;
@@ -76,48 +75,75 @@ static clg_status check_cl_call(clg_context *ctx, const clg_call *call,
     return st != CLG_STATUS_OK ? st : clg_views_check(ctx, call, p, t);
 }
 
-/* Enqueues one problem on device buffers in call `c`: the operator's
- * kernel over the whole tensors, or, when the output or the data is empty,
- * only the check of the index values. */
-static clg_status enqueue_problem(const clg_routine *r, clg_rt_call *c,
-                                  const clg_problem *p,
-                                  const clg_cl_tensor *data,
-                                  const clg_cl_tensor *indices,
-                                  const clg_cl_tensor *output)
+/* The alignment of a tensor at byte `offset` of a buffer aligned to
+ * `align` (a power of two): its view (src/views.c) starts there. */
+static size_t offset_alignment(size_t align, uint64_t offset)
 {
+    while (align > 1 && offset % align != 0)
+        align /= 2;
+    return align;
+}
+
+/* The plan of one problem on device buffers (one box over the whole
+ * tensors): the operator's kernel, or, when the output or the data is
+ * empty, only the check of the index values. Buffers (NULL in a warm-up)
+ * are asked only for their alignment. */
+static clg_status plan_cl(const clg_routine *r, clg_context *ctx,
+                          const clg_problem *p, cl_mem data, cl_mem output,
+                          const clg_call *call, clg_call_plan *cp)
+{
+    clg_plan_env env = {.ctx = ctx, .dev = clg_rt_facts(ctx)};
     clg_plan plan;
+    clg_status st = clg_call_plan_init(ctx, cp, 1);
+    clg_rt_box *b = clg_call_plan_box(cp);
     /* Tuples are checked by the operator's own kernel (one range per
      * component), which a box of empty slices launches for that alone. */
     int tuples = clg_op_desc_of(p->op)->tuples;
     if ((p->out_count == 0 || p->data_count == 0) &&
-        (!tuples || p->index_count == 0 || p->oob != CLG_OOB_RAISE))
-        return p->index_count == 0 || p->oob != CLG_OOB_RAISE
-                   ? CLG_STATUS_OK
-                   : clg_index_pass(c, p,
-                                    clg_rt_mem_arg(&indices->buffer, NULL),
-                                    NULL);
+        (!tuples || p->index_count == 0 || p->oob != CLG_OOB_RAISE)) {
+        if (p->index_count == 0 || p->oob != CLG_OOB_RAISE)
+            return st;
+        clg_plan_args a;
+        clg_plan_args_init(&a);
+        clg_variant v;
+        clg_geometry g;
+        clg_index_pass_make(env.dev, p, 0, &v, &a, &g);
+        b->index_len = p->index_count;
+        return clg_call_plan_step(&env, cp, &v, &a, &g);
+    }
+    if ((st = clg_param_values_get(ctx, &env.prm)) != CLG_STATUS_OK)
+        return st;
+    env.builtins = clg_params_entry_of(ctx)->builtins;
     /* The plan may move a Gather row in units wider than its element,
      * which needs both buffers aligned to them: a buffer over caller
      * memory (CL_MEM_USE_HOST_PTR) need not be. A warm-up, which may have
      * no buffers, plans for aligned ones. */
-    size_t align = CLG_MAX_ELEMENT_SIZE;
-    const cl_mem bufs[2] = {data->buffer, output->buffer};
-    for (int k = 0; k < 2; k++) {
-        size_t a = bufs[k] ? clg_rt_mem_alignment(c->ctx, bufs[k], NULL)
-                           : CLG_MAX_ELEMENT_SIZE;
-        if (a < align)
-            align = a;
-    }
-    r->plan(p, clg_rt_facts(c->ctx), align, &plan);
+    size_t in_align =
+        offset_alignment(data ? clg_rt_mem_alignment(ctx, data, NULL) : 4096,
+                         call->data_offset);
+    env.out_align =
+        offset_alignment(output ? clg_rt_mem_alignment(ctx, output, NULL)
+                                : 4096,
+                         call->output_offset);
+    size_t align = in_align < env.out_align ? in_align : env.out_align;
+    if (align > CLG_MAX_ELEMENT_SIZE)
+        align = CLG_MAX_ELEMENT_SIZE;
+    r->plan(p, env.dev, align, &plan);
     clg_box box = {0, plan.outer, 0, plan.n, 0, plan.inner};
-    clg_windows w = {.data = data->buffer,
-                     .indices = indices->buffer,
-                     .output = output->buffer,
-                     .data_len = plan.data_units,
-                     .index_len = p->index_count,
-                     .out_len = plan.out_units,
-                     .call = c};
-    return r->launch(c->ctx, p, &plan, &box, &w);
+    b->end = plan.data_units;
+    b->index_len = p->index_count;
+    b->out_len = plan.out_units;
+    return r->launch(&env, p, &plan, &box, 1, plan.out_units, cp);
+}
+
+/* The compiled plan of a device-buffer call; freed by the caller. */
+static clg_status compile_cl(const clg_call *call, clg_context *ctx,
+                             const clg_problem *p, const clg_cl_tensor *data,
+                             const clg_cl_tensor *output, clg_call_plan *cp)
+{
+    const clg_routine *r = clg_op_desc_of(call->op)->routine;
+    clg_status st = plan_cl(r, ctx, p, data->buffer, output->buffer, call, cp);
+    return st == CLG_STATUS_OK ? clg_call_plan_compile(ctx, cp) : st;
 }
 
 clg_status clg_dispatch_enqueue(clg_context *ctx, cl_command_queue queue,
@@ -127,8 +153,8 @@ clg_status clg_dispatch_enqueue(clg_context *ctx, cl_command_queue queue,
                                 const clg_cl_tensor *output, cl_uint num_wait,
                                 const cl_event *wait, cl_event *event)
 {
-    const clg_routine *r = clg_op_desc_of(call->op)->routine;
     clg_deferred_info info;
+    clg_call_plan cp;
     clg_rt_call c;
     clg_status st;
     /* OpenCL forbids an event that is also in the wait list. */
@@ -142,6 +168,8 @@ clg_status clg_dispatch_enqueue(clg_context *ctx, cl_command_queue queue,
             CLG_STATUS_OK ||
         (st = clg_validate_options(ctx, &call->options, &info.p)) !=
             CLG_STATUS_OK ||
+        (st = compile_cl(call, ctx, &info.p, data, output, &cp)) !=
+            CLG_STATUS_OK ||
         (st = clg_rt_call_open(ctx, queue, num_wait, wait,
                                CLG_RT_CALL_DEFERRED, &c)) != CLG_STATUS_OK)
         return st;
@@ -150,7 +178,8 @@ clg_status clg_dispatch_enqueue(clg_context *ctx, cl_command_queue queue,
     clg_cl_views v;
     st = clg_views_open(&c, call, &info.p, t, &v);
     if (st == CLG_STATUS_OK)
-        st = enqueue_problem(r, &c, &info.p, &v.t[0], &v.t[1], &v.t[2]);
+        st = clg_rt_run_box(&c, &cp.rt, &cp.rt.inline_box, v.t[0].buffer,
+                            v.t[1].buffer, v.t[2].buffer);
     if (st == CLG_STATUS_OK)
         st = clg_views_commit(&c, &v);
     clg_deferred_info packed;
@@ -169,8 +198,8 @@ clg_status clg_dispatch_cl(clg_context *ctx, const clg_call *call,
                            const clg_cl_tensor *indices,
                            const clg_cl_tensor *output)
 {
-    const clg_routine *r = clg_op_desc_of(call->op)->routine;
     clg_problem p;
+    clg_call_plan cp;
     clg_rt_call c;
     clg_status st;
     int raised = 0;
@@ -179,6 +208,7 @@ clg_status clg_dispatch_cl(clg_context *ctx, const clg_call *call,
             CLG_STATUS_OK ||
         (st = clg_validate_options(ctx, &call->options, &p)) !=
             CLG_STATUS_OK ||
+        (st = compile_cl(call, ctx, &p, data, output, &cp)) != CLG_STATUS_OK ||
         (st = clg_rt_call_open(ctx, NULL, 0, NULL,
                                p.oob == CLG_OOB_RAISE ? CLG_RT_CALL_BLOCKING
                                                       : CLG_RT_CALL_UNCHECKED,
@@ -188,7 +218,8 @@ clg_status clg_dispatch_cl(clg_context *ctx, const clg_call *call,
     clg_cl_views v;
     st = clg_views_open(&c, call, &p, t, &v);
     if (st == CLG_STATUS_OK)
-        st = enqueue_problem(r, &c, &p, &v.t[0], &v.t[1], &v.t[2]);
+        st = clg_rt_run_box(&c, &cp.rt, &cp.rt.inline_box, v.t[0].buffer,
+                            v.t[1].buffer, v.t[2].buffer);
     if (st == CLG_STATUS_OK)
         st = clg_views_commit(&c, &v);
     if (st == CLG_STATUS_OK)
@@ -206,311 +237,36 @@ clg_status clg_dispatch_cl(clg_context *ctx, const clg_call *call,
 
 /* ------------------------------------------------------------ host memory */
 
-/* One host-memory call: where its buffers come from (the caller's memory
- * in place, or a scratch set filled by copies), its call, plan and
- * pieces. */
-typedef struct host_call {
-    const clg_routine *r;
-    clg_context *ctx;
-    const clg_problem *p;
-    char *data, *indices, *output; /* caller memory */
-    int in_place;
-    int svm;       /* in place, as SVM pointers rather than wrapped */
-    int out_copy;  /* in place, but the output through a scratch buffer */
-    int whole;     /* one piece, one data window */
-    int launches;  /* enqueued so far */
-    int undrained; /* a failure left commands that could not be waited for */
-    clg_rt_call call;
-    clg_rt_scratch *scratch; /* copy path */
-    clg_plan plan;
-    clg_pieces pc;
-} host_call;
-
-/* Largest power of two (<= CLG_MAX_ELEMENT_SIZE) dividing an address. */
-static size_t address_alignment(const void *ptr)
+/* Largest power of two (<= `cap`) dividing an address. */
+static size_t address_alignment(const void *ptr, size_t cap)
 {
-    uintptr_t a = (uintptr_t)ptr | CLG_MAX_ELEMENT_SIZE;
+    uintptr_t a = (uintptr_t)ptr | cap;
     return (size_t)(a & (~a + 1));
 }
 
-/* 1 when the buffer of `slot` wraps the caller's memory. */
-static int wraps(const host_call *hc, clg_scratch_slot slot)
+/* The plan of a host-memory call, validated and not empty: in place or
+ * through copies, its pieces and windows and each box's launches, from
+ * the device facts and parameters read once (docs/design.md, "Plans").
+ * *host_check: the call scans its indices on the host before it runs.
+ * Pointers are read only for their alignment (a warm-up's output may be
+ * NULL). */
+static clg_status plan_host(const clg_routine *r, clg_context *ctx,
+                            const clg_problem *p, const clg_tensor *data,
+                            const clg_tensor *indices,
+                            const clg_tensor *output, clg_call_plan *cp,
+                            int *host_check)
 {
-    return hc->in_place && !(slot == CLG_SCRATCH_OUTPUT && hc->out_copy);
-}
-
-/* The buffer of `slot` over caller bytes [host, host + bytes), or on a
- * device that takes SVM pointers, those bytes themselves (*svm = host and
- * *out NULL). */
-static clg_status io_buffer(host_call *hc, clg_scratch_slot slot, void *host,
-                            size_t bytes, cl_mem *out, const void **svm)
-{
-    clg_status st;
-    *out = NULL;
-    *svm = NULL;
-    if (hc->call.dry) /* a warm-up: no buffers */
-        return CLG_STATUS_OK;
-    if (wraps(hc, slot) && hc->svm) {
-        *svm = host;
-        return CLG_STATUS_OK;
-    }
-    if (wraps(hc, slot))
-        return clg_rt_wrap(hc->ctx, host, bytes, slot == CLG_SCRATCH_OUTPUT,
-                           out);
-    if ((st = clg_rt_scratch_buffer(hc->ctx, hc->scratch, slot, bytes, out)) !=
-        CLG_STATUS_OK)
+    clg_plan_env env = {.ctx = ctx, .dev = clg_rt_facts(ctx)};
+    const clg_device_facts *dev = env.dev;
+    const clg_params_entry *row = clg_params_entry_of(ctx);
+    clg_rt_plan *rt = &cp->rt;
+    char *out = output ? (char *)output->data : NULL;
+    clg_plan plan;
+    clg_pieces pc;
+    clg_status st = clg_param_values_get(ctx, &env.prm);
+    if (st != CLG_STATUS_OK)
         return st;
-    if (slot != CLG_SCRATCH_OUTPUT)
-        return clg_rt_upload(&hc->call, *out, host, bytes);
-    return CLG_STATUS_OK;
-}
-
-static void io_release(host_call *hc, clg_scratch_slot slot, cl_mem *buf)
-{
-    if (wraps(hc, slot))
-        clg_rt_release(buf);
-    *buf = NULL;
-}
-
-/* 1 when the indices are checked by the check kernel, in place and in
- * parallel, rather than on the host. */
-static int device_checks(const host_call *hc)
-{
-    return clg_check_indices_on_device(hc->ctx, hc->p, hc->in_place);
-}
-
-/* Whether the call checks every index before its first launch (raise, in
- * place or split; the copy path of a single launch reads its error slot
- * instead). Modes other than raise resolve every value in the kernels,
- * which then never raise: nothing to check (docs/design.md, "Out-of-range
- * modes"). */
-static int checks_first(const host_call *hc)
-{
-    return (hc->in_place || !hc->whole) && hc->p->oob == CLG_OOB_RAISE;
-}
-
-/* Checks every index before a kernel may write the caller's memory. */
-static clg_status prevalidate(host_call *hc)
-{
-    clg_index_check ran;
-    return clg_check_indices_first(hc->ctx, hc->p, hc->indices, hc->in_place,
-                                   &ran);
-}
-
-/* Launches over each data window of piece `box`'s footprint [f0, f1). */
-static clg_status run_windows(host_call *hc, const clg_box *box,
-                              clg_windows *w, int64_t f0, int64_t f1)
-{
-    clg_status st = CLG_STATUS_OK;
-    size_t unit = hc->plan.unit;
-    /* Once every index is checked, the launches take the clip bodies: they
-     * leave a valid index as it is and check nothing more, and a value the
-     * caller changes during the call still stays inside the data. */
-    clg_problem launched = *hc->p;
-    if (checks_first(hc))
-        launched.oob = CLG_OOB_CLIP;
-    for (int64_t w0 = f0; w0 < f1 && st == CLG_STATUS_OK; w0 += hc->pc.units) {
-        w->data_base = w0;
-        w->data_len = f1 - w0 < hc->pc.units ? f1 - w0 : hc->pc.units;
-        st = io_buffer(hc, CLG_SCRATCH_DATA, hc->data + (size_t)w0 * unit,
-                       (size_t)w->data_len * unit, &w->data, &w->data_svm);
-        if (st == CLG_STATUS_OK)
-            st = hc->r->launch(hc->ctx, &launched, &hc->plan, box, w);
-        io_release(hc, CLG_SCRATCH_DATA, &w->data);
-        if (st == CLG_STATUS_OK && !hc->call.dry &&
-            ++hc->launches % CLG_LAUNCHES_PER_FINISH == 0)
-            st = clg_rt_call_sync(&hc->call);
-    }
-    return st;
-}
-
-/* After a piece's launches: its output reaches the caller's memory (a
- * download on the copy path of a split call; a map/unmap of a wrapped
- * output; nothing for SVM, whose writes the call's wait makes visible). */
-static clg_status commit_piece(host_call *hc, const clg_windows *w)
-{
-    size_t bytes = (size_t)w->out_len * hc->plan.unit;
-    char *dst = hc->output + (size_t)w->out_base * hc->plan.unit;
-    if (hc->call.dry)
-        return CLG_STATUS_OK;
-    if (wraps(hc, CLG_SCRATCH_OUTPUT))
-        return hc->svm
-                   ? CLG_STATUS_OK
-                   : clg_rt_publish(&hc->call, w->output, bytes,
-                                    clg_params_entry_of(hc->ctx)->map_wait);
-    if (!hc->whole)
-        return clg_rt_download(&hc->call, w->output, dst, bytes, 0);
-    return CLG_STATUS_OK;
-}
-
-/* Every piece in turn; the indices window is kept while it stays. */
-static clg_status run_pieces(host_call *hc)
-{
-    clg_status st = CLG_STATUS_OK;
-    clg_windows w = {.call = &hc->call};
-    int64_t index_base = -1, index_len = -1;
-    size_t unit = hc->plan.unit, isize = hc->p->index_size;
-    for (int64_t k = 0; k < hc->pc.count && st == CLG_STATUS_OK; k++) {
-        clg_box box;
-        int64_t f0, f1;
-        clg_piece_at(hc->r, hc->p, &hc->plan, &hc->pc, k, &box, &w, &f0, &f1);
-        st = io_buffer(hc, CLG_SCRATCH_OUTPUT,
-                       hc->output + (size_t)w.out_base * unit,
-                       (size_t)w.out_len * unit, &w.output, &w.output_svm);
-        if (st == CLG_STATUS_OK &&
-            (w.index_base != index_base || w.index_len != index_len)) {
-            io_release(hc, CLG_SCRATCH_INDICES, &w.indices);
-            st = io_buffer(hc, CLG_SCRATCH_INDICES,
-                           hc->indices + (size_t)w.index_base * isize,
-                           (size_t)w.index_len * isize, &w.indices,
-                           &w.indices_svm);
-            index_base = w.index_base;
-            index_len = w.index_len;
-        }
-        if (st == CLG_STATUS_OK)
-            st = run_windows(hc, &box, &w, f0, f1);
-        if (st == CLG_STATUS_OK)
-            st = commit_piece(hc, &w);
-        io_release(hc, CLG_SCRATCH_OUTPUT, &w.output);
-    }
-    io_release(hc, CLG_SCRATCH_INDICES, &w.indices);
-    return st;
-}
-
-/* A whole result from the scratch output, with a blocking read (which
- * waits for the launch). */
-static clg_status download_whole(host_call *hc)
-{
-    cl_mem out = NULL;
-    size_t bytes = (size_t)out_bytes(hc->p);
-    clg_status st = clg_rt_scratch_buffer(hc->ctx, hc->scratch,
-                                          CLG_SCRATCH_OUTPUT, bytes, &out);
-    return st != CLG_STATUS_OK
-               ? st
-               : clg_rt_download(&hc->call, out, hc->output, bytes, 1);
-}
-
-/* After every launch succeeded: in place, every index was checked before
- * the launch, so the kernels cannot have raised the error slot and nothing
- * reads it: read a small whole output back, or wait. On the copy path read
- * the slot and download a whole result. */
-static clg_status finish_host(host_call *hc)
-{
-    clg_context *ctx = hc->ctx;
-    int raised = 0;
-    clg_status st;
-    if (hc->out_copy && hc->whole)
-        return (st = download_whole(hc)) != CLG_STATUS_OK
-                   ? st
-                   : clg_rt_call_sync(&hc->call);
-    if ((st = clg_rt_call_wait(&hc->call, &raised)) != CLG_STATUS_OK ||
-        hc->in_place)
-        return st;
-    if (raised)
-        return flag_raised(ctx,
-                           clg_check_indices_host(ctx, hc->p, hc->indices),
-                           "every index is valid (were the indices modified "
-                           "during the call?)");
-    if (!hc->whole || (st = download_whole(hc)) != CLG_STATUS_OK)
-        return st;
-    /* The blocking read may return while its command was terminated. */
-    return clg_rt_call_sync(&hc->call);
-}
-
-/* Checks, opens the call, launches and finishes; hc->output is where the
- * pieces write. */
-static clg_status run_launches(host_call *hc)
-{
-    clg_context *ctx = hc->ctx;
-    clg_status st;
-    if (checks_first(hc) && (st = prevalidate(hc)) != CLG_STATUS_OK)
-        return st;
-    if ((!hc->in_place || hc->out_copy) &&
-        (st = clg_rt_scratch_take(ctx, &hc->scratch)) != CLG_STATUS_OK)
-        return st;
-    /* Only the copy path of a single launch under raise reads its slot. */
-    st = clg_rt_call_open(ctx, clg_rt_host_queue(ctx), 0, NULL,
-                          checks_first(hc) || hc->p->oob != CLG_OOB_RAISE
-                              ? CLG_RT_CALL_UNCHECKED
-                              : CLG_RT_CALL_BLOCKING,
-                          &hc->call);
-    if (st == CLG_STATUS_OK && (st = run_pieces(hc)) == CLG_STATUS_OK)
-        st = finish_host(hc);
-    /* After a failure nothing enqueued (copies from the caller's inputs,
-     * launches, downloads into the output or the staging copy) may still
-     * run when the call returns. */
-    if (!clg_rt_call_close(&hc->call, st != CLG_STATUS_OK))
-        hc->undrained = 1;
-    clg_rt_scratch_give(ctx, hc->scratch, hc->undrained);
-    hc->scratch = NULL;
-    return st;
-}
-
-/* A split call writes its pieces into a staging copy of the output, which
- * reaches the caller's memory only once every piece has succeeded: a
- * failure midway leaves the caller's output untouched (docs/design.md,
- * "Errors"). */
-static clg_status run_staged(host_call *hc)
-{
-    size_t bytes = (size_t)out_bytes(hc->p);
-    char *caller = hc->output;
-    char *staging = aligned_alloc(64, (bytes + 63) / 64 * 64);
-    if (!staging)
-        return clg_fail(hc->ctx, CLG_STATUS_OUT_OF_MEMORY,
-                        "out of host memory staging a split output of %zu "
-                        "bytes",
-                        bytes);
-    hc->output = staging;
-    clg_status st = run_launches(hc);
-    if (st == CLG_STATUS_OK)
-        memcpy(caller, staging, bytes);
-    hc->output = caller;
-    /* A queue that could not be drained may still write the staging copy:
-     * it is left allocated rather than freed under the device. */
-    if (!hc->undrained)
-        free(staging);
-    return st;
-}
-
-/* A warm-up: every kernel the call would launch, built in the order the
- * call would build them; nothing is enqueued (docs/design.md, "Program
- * cache"). */
-static clg_status run_dry(host_call *hc)
-{
-    clg_status st = CLG_STATUS_OK;
-    hc->call = (clg_rt_call){.ctx = hc->ctx, .dry = 1};
-    if (checks_first(hc) && device_checks(hc))
-        st = clg_index_pass(&hc->call, hc->p, clg_rt_mem_arg(NULL, NULL),
-                            NULL);
-    return st == CLG_STATUS_OK ? run_pieces(hc) : st;
-}
-
-static clg_status run_host(host_call *hc)
-{
-    const clg_device_facts *dev = clg_rt_facts(hc->ctx);
-    size_t align = CLG_MAX_ELEMENT_SIZE;
-    if (hc->in_place) {
-        align = address_alignment(hc->data);
-        if (address_alignment(hc->output) < align)
-            align = address_alignment(hc->output);
-    }
-    /* A staging buffer is 64-byte aligned, so a plan made for the caller's
-     * output alignment holds for it too. */
-    hc->r->plan(hc->p, dev, align, &hc->plan);
-    clg_pieces_cut(hc->p, &hc->plan, dev->max_alloc, &hc->pc);
-    hc->whole = hc->pc.count == 1 && hc->plan.data_units <= hc->pc.units;
-    if (hc->call.dry)
-        return run_dry(hc);
-    return hc->whole ? run_launches(hc) : run_staged(hc);
-}
-
-/* Host memory, validated and not empty: in place or through copies;
- * `dry`: a warm-up (output may be NULL). */
-static clg_status host_launch(const clg_routine *r, clg_context *ctx,
-                              const clg_problem *p, const clg_tensor *data,
-                              const clg_tensor *indices,
-                              const clg_tensor *output, int dry)
-{
+    env.builtins = row->builtins;
     /* In place needs caller memory aligned as the operator's kernels read
      * it (its row says; indices are read as int32/int64). */
     size_t need = clg_op_desc_of(p->op)->in_place_align == CLG_ALIGN_ELEMENT
@@ -518,31 +274,138 @@ static clg_status host_launch(const clg_routine *r, clg_context *ctx,
                       : 1;
     if (need > CLG_MAX_ELEMENT_SIZE)
         need = CLG_MAX_ELEMENT_SIZE;
-    host_call hc = {.r = r,
-                    .ctx = ctx,
-                    .p = p,
-                    .data = (char *)data->data,
-                    .indices = (char *)indices->data,
-                    .output = output ? (char *)output->data : NULL,
-                    .call = {.dry = dry}};
-    clg_param_values prm;
-    clg_status st = clg_param_values_get(ctx, &prm);
-    if (st != CLG_STATUS_OK)
-        return st;
-    hc.in_place = clg_rt_facts(ctx)->host_unified &&
-                  address_alignment(data->data) >= need &&
-                  address_alignment(hc.output) >= need &&
-                  address_alignment(indices->data) >= p->index_size;
+    const size_t cap = CLG_MAX_ELEMENT_SIZE;
+    int in_place = dev->host_unified &&
+                   address_alignment(data->data, cap) >= need &&
+                   address_alignment(out, cap) >= need &&
+                   address_alignment(indices->data, cap) >= p->index_size;
     /* In place, the kernels take the caller's memory as SVM pointers
      * where the device can; else wrapped in buffers, and then a small
      * output may go to a scratch buffer and back with one blocking read
      * instead of a map and an unmap where it is: which is cheaper depends
      * on the runtime (the `small` parameter; docs/design.md, "Host memory
      * and device buffers"). */
-    hc.svm = hc.in_place && clg_rt_facts(ctx)->host_svm;
-    hc.out_copy = hc.in_place && !hc.svm &&
-                  out_bytes(p) <= (uint64_t)prm.small * 1024;
-    return run_host(&hc);
+    int svm = in_place && dev->host_svm;
+    rt->out_copy = in_place && !svm &&
+                   out_bytes(p) <= (uint64_t)env.prm.small * 1024;
+    rt->io = !in_place ? CLG_RT_IO_COPY : svm ? CLG_RT_IO_SVM : CLG_RT_IO_WRAP;
+    size_t align = CLG_MAX_ELEMENT_SIZE;
+    if (in_place) {
+        align = address_alignment(data->data, cap);
+        if (address_alignment(out, cap) < align)
+            align = address_alignment(out, cap);
+    }
+    /* A staging buffer is 64-byte aligned, so a plan made for the caller's
+     * output alignment holds for it too. */
+    r->plan(p, dev, align, &plan);
+    clg_pieces_cut(p, &plan, dev->max_alloc, &pc);
+    rt->whole = pc.count == 1 && plan.data_units <= pc.units;
+    /* The output the kernels of a whole call write: the caller's, or a
+     * scratch buffer on the device's base alignment. */
+    env.out_align = in_place && !rt->out_copy ? address_alignment(out, 4096)
+                    : dev->base_align
+                        ? address_alignment((const void *)dev->base_align,
+                                            4096)
+                        : 1;
+    /* Under raise every index is checked before the first launch in place
+     * or split (the copy path of a single launch reads its error slot
+     * instead); the launches then take the clip bodies, which leave a
+     * valid index as it is and check nothing more, so that a value the
+     * caller changes during the call still stays inside the data. Modes
+     * other than raise resolve every value in the kernels, which then
+     * never raise (docs/design.md, "Out-of-range modes"). */
+    int checks_first = (in_place || !rt->whole) && p->oob == CLG_OOB_RAISE;
+    clg_problem launched = *p;
+    if (checks_first)
+        launched.oob = CLG_OOB_CLIP;
+    rt->checked = checks_first || p->oob != CLG_OOB_RAISE;
+    rt->map_wait = row->map_wait;
+    rt->data = (char *)data->data;
+    rt->indices = (char *)indices->data;
+    rt->output = out;
+    rt->unit = plan.unit;
+    rt->index_size = p->index_size;
+    rt->window_units = pc.units;
+    rt->index_bytes = index_bytes(p);
+    rt->out_bytes = out_bytes(p);
+    if ((st = clg_call_plan_init(ctx, cp, (size_t)pc.count)) != CLG_STATUS_OK)
+        return st;
+    rt->precheck = checks_first &&
+                   clg_check_indices_on_device(ctx, p, in_place);
+    *host_check = checks_first && !rt->precheck;
+    if (rt->precheck) {
+        clg_plan_args a;
+        clg_plan_args_init(&a);
+        clg_variant v;
+        clg_index_pass_make(dev, p, 0, &v, &a, &rt->precheck_g);
+        st = clg_call_plan_kernel(&env, cp, &v, &a, &rt->precheck_kernel);
+    }
+    for (int64_t k = 0; k < pc.count && st == CLG_STATUS_OK; k++) {
+        clg_box box;
+        clg_windows w;
+        int64_t f0, f1;
+        clg_piece_at(r, p, &plan, &pc, k, &box, &w, &f0, &f1);
+        clg_rt_box *b = clg_call_plan_box(cp);
+        b->out_base = w.out_base;
+        b->out_len = w.out_len;
+        b->index_base = w.index_base;
+        b->index_len = w.index_len;
+        b->first = f0;
+        b->end = f1;
+        int whole = box.o0 == 0 && box.o1 == plan.outer && box.j0 == 0 &&
+                    box.j1 == plan.n && box.c0 == 0 && box.c1 == plan.inner &&
+                    f0 == 0 && f1 == plan.data_units && f1 - f0 <= pc.units &&
+                    w.index_base == 0 && w.index_len == plan.index_count &&
+                    w.out_base == 0 && w.out_len == plan.out_units;
+        st = r->launch(&env, &launched, &plan, &box, whole, w.out_len, cp);
+    }
+    return st;
+}
+
+/* Runs a compiled host-memory plan; where a check raised, names the bad
+ * index from the caller's indices. */
+static clg_status run_host(clg_context *ctx, const clg_problem *p,
+                           clg_call_plan *cp, const void *indices)
+{
+    clg_rt_raised raised;
+    clg_status st;
+    while ((st = clg_rt_execute(ctx, &cp->rt, &raised)) == CLG_STATUS_OK &&
+           raised == CLG_RT_RAISED_PRECHECK) {
+        /* The check kernel raised: the host scan names the bad index;
+         * where it finds none, the call goes on without the check. */
+        if ((st = clg_check_indices_host(ctx, p, indices)) != CLG_STATUS_OK)
+            return st;
+        cp->rt.precheck = 0;
+    }
+    if (st == CLG_STATUS_OK && raised == CLG_RT_RAISED_SLOT)
+        st = flag_raised(ctx, clg_check_indices_host(ctx, p, indices),
+                         "every index is valid (were the indices modified "
+                         "during the call?)");
+    return st;
+}
+
+/* Host memory, validated and not empty: the plan, the host check of the
+ * indices where it runs on the host, the compile and the run; `warm`: a
+ * warm-up, which only compiles (output may be NULL). */
+static clg_status host_launch(const clg_routine *r, clg_context *ctx,
+                              const clg_problem *p, const clg_tensor *data,
+                              const clg_tensor *indices,
+                              const clg_tensor *output, int warm)
+{
+    clg_call_plan cp;
+    int host_check = 0;
+    clg_status st = plan_host(r, ctx, p, data, indices, output, &cp,
+                              &host_check);
+    /* Every index is checked before a kernel may write the caller's
+     * memory, and before any kernel is built. */
+    if (st == CLG_STATUS_OK && !warm && host_check)
+        st = clg_check_indices_host(ctx, p, indices->data);
+    if (st == CLG_STATUS_OK)
+        st = clg_call_plan_compile(ctx, &cp);
+    if (st == CLG_STATUS_OK && !warm)
+        st = run_host(ctx, p, &cp, indices->data);
+    clg_rt_plan_free(&cp.rt);
+    return st;
 }
 
 /* A tiny call goes to its row's host loop: at most the `host` parameter's
@@ -672,8 +535,8 @@ clg_status clg_dispatch_warm_up_cl(clg_context *ctx, const clg_call *call,
                                    const clg_cl_tensor *indices,
                                    const clg_cl_tensor *output)
 {
-    const clg_routine *r = clg_op_desc_of(call->op)->routine;
     clg_problem p;
+    clg_call_plan cp;
     clg_desc dd, id, od;
     clg_cl_tensor none = {0};
     clg_status st = warm_up_problem(ctx, call, cl_desc(data, &dd),
@@ -681,11 +544,8 @@ clg_status clg_dispatch_warm_up_cl(clg_context *ctx, const clg_call *call,
                                     cl_desc(output, &od), &p);
     if (st == CLG_STATUS_OK)
         st = clg_views_check_offsets(ctx, call, &p);
-    if (st == CLG_STATUS_OK) {
-        clg_rt_call c = {.ctx = ctx, .dry = 1};
-        st = enqueue_problem(r, &c, &p, data, indices,
-                             output ? output : &none);
-    }
+    if (st == CLG_STATUS_OK)
+        st = compile_cl(call, ctx, &p, data, output ? output : &none, &cp);
     if (st == CLG_STATUS_OK)
         clg_clear_error(ctx);
     return st;

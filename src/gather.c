@@ -102,12 +102,11 @@ static int gather_normed(const clg_problem *p, const clg_plan *plan,
  * prefetches each span's line of the row two indices ahead, instead of
  * the normalising pass and the trusted body, which read no row ahead
  * (docs/design.md, "Measured choices"). Narrower rows lost by it. */
-static int gather_prefetches_rows(clg_context *ctx, const clg_plan *plan,
+static int gather_prefetches_rows(int builtins, const clg_plan *plan,
                                   int whole)
 {
     return whole && plan->lean && plan->inner > 1 &&
-           (uint64_t)plan->inner * plan->unit >= 1024 &&
-           clg_params_entry_of(ctx)->builtins;
+           (uint64_t)plan->inner * plan->unit >= 1024 && builtins;
 }
 
 int clg_gather_nt(int builtins, unsigned nt, int single, size_t span_bytes,
@@ -132,22 +131,22 @@ static const clg_entry gather_entries[2][3] = {
  * tensors) and, for rows, a dimension 0 that fills its work-groups
  * exactly; only they take spans, prefetching and non-temporal stores
  * (docs/design.md, "Kernels"). `positions`: the indices are positions an
- * earlier pass wrote (clg_gather_launch_positions), never normalised
- * again. */
-static clg_status gather_launch_as(clg_context *ctx, const clg_problem *p,
-                                   const clg_plan *plan, const clg_box *box,
-                                   const clg_windows *w, int positions)
+ * earlier step of the box wrote into its temporary (GatherND's per-tuple
+ * pass), read as they are, never normalised again, over whole tensors. */
+static clg_status gather_steps_as(const clg_plan_env *env,
+                                  const clg_problem *p, const clg_plan *plan,
+                                  const clg_box *box, int whole,
+                                  int64_t out_len, clg_call_plan *cp,
+                                  int positions)
 {
-    const clg_device_facts *dev = clg_rt_facts(ctx);
-    int rows = plan->inner > 1, whole = clg_launch_is_whole(plan, box, w);
+    const clg_device_facts *dev = env->dev;
+    int rows = plan->inner > 1;
     const clg_entry *entries = gather_entries[rows];
     unsigned dims = clg_entries[entries[0]].dims;
-    clg_param_values prm;
+    clg_param_values prm = env->prm;
     clg_geometry g;
-    clg_status st = clg_param_values_get(ctx, &prm);
-    if (st != CLG_STATUS_OK)
-        return st;
-    if (gather_prefetches_rows(ctx, plan, whole)) {
+    clg_status st = CLG_STATUS_OK;
+    if (gather_prefetches_rows(env->builtins, plan, whole)) {
         prm.unit = prm.unit > 64 ? prm.unit : 64;
         prm.prefetch = prm.prefetch ? prm.prefetch : 2;
         prm.norm = 0;
@@ -167,81 +166,78 @@ static clg_status gather_launch_as(clg_context *ctx, const clg_problem *p,
     v.value[CLG_OPT_SPAN] = (unsigned)span;
     v.value[CLG_OPT_PREFETCH] = lean && !normed && prm.prefetch > 0;
     /* Non-temporal stores (clg_gather_nt); a span's needs the output's
-     * alignment, asked of the runtime only when the rest allows them (a
-     * warm-up, which may have no output, builds the aligned variant). */
-    uint64_t out_bytes = (uint64_t)w->out_len * plan->unit;
-    int builtins = clg_params_entry_of(ctx)->builtins;
+     * alignment. */
+    uint64_t out_bytes = (uint64_t)out_len * plan->unit;
     size_t span_bytes = (size_t)span * plan->unit;
-    v.value[CLG_OPT_NT] =
-        lean &&
-        clg_gather_nt(builtins, prm.nt, span == 1, span_bytes, span_bytes,
-                      out_bytes, dev->cache_bytes) &&
-        (span == 1 || w->call->dry ||
-         clg_rt_mem_alignment(ctx, w->output, w->output_svm) >= span_bytes);
+    v.value[CLG_OPT_NT] = lean &&
+                          clg_gather_nt(env->builtins, prm.nt, span == 1,
+                                        span_bytes, span_bytes, out_bytes,
+                                        dev->cache_bytes) &&
+                          (span == 1 || env->out_align >= span_bytes);
     if (normed)
         v.value[CLG_OPT_INDEX_BYTES] = 4;
+    clg_plan_args a;
+    clg_plan_args_init(&a);
+    clg_base_pargs(plan, &a);
+    clg_parg_value(&a, CLG_ARG_PREFETCH, prm.prefetch);
+    if (positions) {
+        /* This plan's own whole windows, in its units, which may be
+         * narrower than the units of the call's plan. */
+        clg_parg_ref(&a, CLG_ARG_INDICES, CLG_RT_REF_TEMP, 0);
+        clg_parg_value(&a, CLG_ARG_DATA_BASE, 0);
+        clg_parg_value(&a, CLG_ARG_DATA_LEN, (cl_ulong)plan->data_units);
+        clg_parg_value(&a, CLG_ARG_INDEX_BASE, 0);
+        clg_parg_value(&a, CLG_ARG_INDEX_LEN, (cl_ulong)plan->index_count);
+        clg_parg_value(&a, CLG_ARG_OUT_BASE, 0);
+        clg_parg_value(&a, CLG_ARG_OUT_LEN, (cl_ulong)plan->out_units);
+    }
+    if (normed) {
+        /* The gather reads the positions the normalising pass wrote into
+         * the box's temporary. */
+        clg_variant nv;
+        clg_plan_args na;
+        clg_plan_args_init(&na);
+        clg_geometry ng;
+        clg_index_pass_make(dev, p, 1, &nv, &na, &ng);
+        cp->box->temp_bytes = (size_t)p->index_count * sizeof(int);
+        st = clg_call_plan_step(env, cp, &nv, &na, &ng);
+        clg_parg_ref(&a, CLG_ARG_INDICES, CLG_RT_REF_TEMP, 0);
+    }
+    if (st == CLG_STATUS_OK)
+        st = clg_call_plan_step(env, cp, &v, &a, &g);
     /* Fill on the trusted rows body: its rows of position -1 are zeroed
      * by a launch of their own (kernels/gather.cl). */
-    clg_variant fv = v;
-    int fill_rows = normed && rows && p->oob == CLG_OOB_FILL;
-    fv.entry = CLG_ENTRY_GATHER_FILL_ROWS;
-    fv.value[CLG_OPT_SPAN] = 1;
-    fv.value[CLG_OPT_NT] = 0;
-    cl_kernel k = NULL, kf = NULL;
-    if ((st = clg_variant_kernel(ctx, &v, &k)) != CLG_STATUS_OK ||
-        (fill_rows &&
-         (st = clg_variant_kernel(ctx, &fv, &kf)) != CLG_STATUS_OK))
-        return st;
-    if (w->call->dry) /* a warm-up: the call's kernels, built */
-        return normed ? clg_index_pass_kernel(ctx, p, 1, &k) : st;
-    clg_windows wn = *w;
-    if (normed) /* the gather reads the normalised copy */
-        wn.indices_svm = NULL;
-    if (normed &&
-        ((st = clg_rt_call_temp(w->call, (size_t)p->index_count * sizeof(int),
-                                &wn.indices)) != CLG_STATUS_OK ||
-         (st = clg_index_pass(w->call, p,
-                              clg_rt_mem_arg(&w->indices, w->indices_svm),
-                              wn.indices)) != CLG_STATUS_OK)) {
-        clg_rt_release(&wn.indices);
-        return st;
-    }
-    clg_base_scalars sc;
-    cl_ulong ahead = prm.prefetch;
-    clg_args a = {{{0}}};
-    clg_base_args(plan, &wn, &sc, &a);
-    a.at[CLG_ARG_PREFETCH] = CLG_RT_SCALAR(ahead);
-    st = clg_entry_launch(w->call, v.entry, k, &a, &g);
-    if (st == CLG_STATUS_OK && fill_rows) {
+    if (st == CLG_STATUS_OK && normed && rows && p->oob == CLG_OOB_FILL) {
+        clg_variant fv = v;
         clg_geometry gf;
         size_t origin[3] = {0, 0, 0};
         size_t size[3] = {(size_t)plan->n, (size_t)plan->outer, 1};
+        fv.entry = CLG_ENTRY_GATHER_FILL_ROWS;
+        fv.value[CLG_OPT_SPAN] = 1;
+        fv.value[CLG_OPT_NT] = 0;
         clg_geometry_make(dev, clg_entries[fv.entry].dims, origin, size, &gf);
-        st = clg_entry_launch(w->call, fv.entry, kf, &a, &gf);
+        st = clg_call_plan_step(env, cp, &fv, &a, &gf);
     }
-    /* OpenCL defers the release until the launch is done. */
-    if (normed)
-        clg_rt_release(&wn.indices);
     return st;
 }
 
-static clg_status gather_launch(clg_context *ctx, const clg_problem *p,
-                                const clg_plan *plan, const clg_box *box,
-                                const clg_windows *w)
+static clg_status gather_steps(const clg_plan_env *env, const clg_problem *p,
+                               const clg_plan *plan, const clg_box *box,
+                               int whole, int64_t out_len, clg_call_plan *cp)
 {
-    return gather_launch_as(ctx, p, plan, box, w, 0);
+    return gather_steps_as(env, p, plan, box, whole, out_len, cp, 0);
 }
 
-clg_status clg_gather_launch_positions(clg_context *ctx, const clg_problem *p,
-                                       const clg_plan *plan,
-                                       const clg_box *box,
-                                       const clg_windows *w)
+clg_status clg_gather_steps_positions(const clg_plan_env *env,
+                                      const clg_problem *p,
+                                      const clg_plan *plan, clg_call_plan *cp)
 {
-    return gather_launch_as(ctx, p, plan, box, w, 1);
+    clg_box box = {0, plan->outer, 0, plan->n, 0, plan->inner};
+    return gather_steps_as(env, p, plan, &box, 1, plan->out_units, cp, 1);
 }
 
 const clg_routine clg_gather_routine = {gather_plan, gather_footprint,
-                                        gather_launch};
+                                        gather_steps};
 
 /* Gather's row (docs/design.md, "Adding an operator"). */
 const clg_op_desc clg_gather_desc = {

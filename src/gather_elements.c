@@ -201,126 +201,103 @@ static void elements_geometry(const clg_device_facts *dev,
                          g);
 }
 
-/* The (extent, stride) list of a ragged part in a small buffer:
- * [count, e0, st0, e1, st1, ...]. */
-static clg_status geom_buffer(clg_context *ctx, size_t dims,
-                              const int64_t *extent, const int64_t *stride,
-                              cl_mem *out)
+/* The (extent, stride) list of a ragged part in a small buffer of the
+ * plan: [count, e0, st0, e1, st1, ...]; the argument refers to it. */
+static clg_status geom_const(const clg_plan_env *env, clg_call_plan *cp,
+                             size_t dims, const int64_t *extent,
+                             const int64_t *stride, clg_plan_args *a,
+                             clg_arg id)
 {
     cl_ulong g[1 + 2 * CLG_MAX_RANK];
+    cl_ulong which = 0;
     g[0] = dims;
     for (size_t k = 0; k < dims; k++) {
         g[1 + 2 * k] = (cl_ulong)extent[k];
         g[2 + 2 * k] = (cl_ulong)stride[k];
     }
-    return clg_rt_const_buffer(ctx, g, (1 + 2 * dims) * sizeof(cl_ulong), out);
+    clg_status st = clg_call_plan_const(env, cp, g, 1 + 2 * dims, &which);
+    clg_parg_ref(a, id, CLG_RT_REF_CONST, which);
+    return st;
 }
 
-/* The arguments after the common ones (kernels/gather_elements.cl): their
- * values, which must outlive the launch. */
-typedef struct elements_extra {
-    cl_ulong axis_stride, outer_stride, inner_stride, strip_width, strips;
-    cl_ulong prefetch, z0;
-    cl_mem outer_geom, inner_geom;
-} elements_extra;
-
-static void elements_args(const clg_plan *plan, const clg_param_values *prm,
-                          const clg_elements_choice *ch, elements_extra *x,
-                          clg_args *a)
+/* The arguments after the common ones (kernels/gather_elements.cl); the
+ * ragged parts' lists go to small buffers of the plan. */
+static clg_status elements_args(const clg_plan_env *env, clg_call_plan *cp,
+                                const clg_plan *plan, cl_ulong prefetch,
+                                const clg_elements_choice *ch,
+                                clg_plan_args *a)
 {
-    x->prefetch = prm->prefetch;
-    x->axis_stride = (cl_ulong)plan->axis_stride;
-    x->outer_stride = plan->outer_dims == 1 ? (cl_ulong)plan->outer_stride[0]
-                                            : 0;
-    x->inner_stride = plan->inner_dims == 1 ? (cl_ulong)plan->inner_stride[0]
-                                            : 0;
-    x->strip_width = (cl_ulong)ch->strip_width;
-    x->strips = (cl_ulong)ch->strips;
-    a->at[CLG_ARG_AXIS_STRIDE] = CLG_RT_SCALAR(x->axis_stride);
-    a->at[CLG_ARG_OUTER_STRIDE] = CLG_RT_SCALAR(x->outer_stride);
-    a->at[CLG_ARG_INNER_STRIDE] = CLG_RT_SCALAR(x->inner_stride);
-    a->at[CLG_ARG_OUTER_GEOM] = CLG_RT_BUFFER(x->outer_geom);
-    a->at[CLG_ARG_INNER_GEOM] = CLG_RT_BUFFER(x->inner_geom);
-    a->at[CLG_ARG_STRIP_WIDTH] = CLG_RT_SCALAR(x->strip_width);
-    a->at[CLG_ARG_STRIPS] = CLG_RT_SCALAR(x->strips);
-    a->at[CLG_ARG_PREFETCH] = CLG_RT_SCALAR(x->prefetch);
-    a->at[CLG_ARG_Z0] = CLG_RT_SCALAR(x->z0);
-}
-
-/* The kernels of a launch: the walk's (k[0]), and for the packed walk
- * the pack kernel (k[1]). */
-static clg_status elements_kernels(clg_context *ctx, const clg_variant *v,
-                                   cl_kernel *k)
-{
-    clg_status st = clg_variant_kernel(ctx, v, &k[0]);
-    if (st == CLG_STATUS_OK && v->entry == CLG_ENTRY_ELEMENTS_PACKED) {
-        clg_variant pv = *v;
-        pv.entry = CLG_ENTRY_PACK_STRIPS;
-        st = clg_variant_kernel(ctx, &pv, &k[1]);
-    }
+    clg_status st = CLG_STATUS_OK;
+    clg_parg_value(a, CLG_ARG_AXIS_STRIDE, (cl_ulong)plan->axis_stride);
+    clg_parg_value(a, CLG_ARG_OUTER_STRIDE,
+                   plan->outer_dims == 1 ? (cl_ulong)plan->outer_stride[0]
+                                         : 0);
+    clg_parg_value(a, CLG_ARG_INNER_STRIDE,
+                   plan->inner_dims == 1 ? (cl_ulong)plan->inner_stride[0]
+                                         : 0);
+    clg_parg_ref(a, CLG_ARG_OUTER_GEOM, CLG_RT_REF_NULL, 0);
+    clg_parg_ref(a, CLG_ARG_INNER_GEOM, CLG_RT_REF_NULL, 0);
+    clg_parg_value(a, CLG_ARG_STRIP_WIDTH, (cl_ulong)ch->strip_width);
+    clg_parg_value(a, CLG_ARG_STRIPS, (cl_ulong)ch->strips);
+    clg_parg_value(a, CLG_ARG_PREFETCH, prefetch);
+    clg_parg_value(a, CLG_ARG_Z0, 0);
+    if (plan->outer_dims > 1)
+        st = geom_const(env, cp, plan->outer_dims, plan->outer_extent,
+                        plan->outer_stride, a, CLG_ARG_OUTER_GEOM);
+    if (st == CLG_STATUS_OK && plan->inner_dims > 1)
+        st = geom_const(env, cp, plan->inner_dims, plan->inner_extent,
+                        plan->inner_stride, a, CLG_ARG_INNER_GEOM);
     return st;
 }
 
 /* The packed walk over the whole tensors: per pass of ch->chunk strips, the
- * pack kernel (k[1]) copies them into one temporary buffer, then the
- * gather (k[0]) reads them from it (in order on the queue). `a`: the
- * gather's arguments; its data becomes the temporary, the pack kernel's
- * data stays the tensor. */
-static clg_status packed_passes(clg_context *ctx, clg_rt_call *call,
-                                const clg_problem *p, const clg_plan *plan,
-                                const clg_param_values *prm,
-                                const clg_elements_choice *ch,
-                                const clg_variant *v, const cl_kernel *k,
-                                clg_args *a, elements_extra *x)
+ * pack kernel copies them into the box's temporary, then the gather reads
+ * them from it (in order on the queue). `a`: the gather's arguments; its
+ * data becomes the temporary, the pack kernel's data stays the tensor. */
+static clg_status packed_steps(const clg_plan_env *env, clg_call_plan *cp,
+                               const clg_problem *p, const clg_plan *plan,
+                               const clg_elements_choice *ch,
+                               const clg_variant *v, clg_plan_args *a)
 {
-    cl_mem pack_buf = NULL;
-    cl_kernel pack = k[1], gather = k[0];
-    clg_args pa = *a; /* the pack kernel's data is the gather's */
+    clg_plan_args pa = *a; /* the pack kernel's data is the gather's */
+    clg_variant pv = *v;
     int64_t total = plan->outer * ch->strips;
-    size_t bytes = (size_t)ch->chunk * (size_t)plan->axis_size *
-                   (size_t)ch->strip_width * p->elem_size;
-    clg_status st = clg_rt_call_temp(call, bytes, &pack_buf);
-    pa.at[CLG_ARG_PACK] = CLG_RT_BUFFER(pack_buf);
-    a->at[CLG_ARG_DATA] = CLG_RT_BUFFER(pack_buf);
-    for (int64_t z0 = 0; z0 < total && st == CLG_STATUS_OK; z0 += ch->chunk) {
-        int64_t count = total - z0 < ch->chunk ? total - z0 : ch->chunk;
-        size_t origin[3] = {0, 0, (size_t)z0};
-        size_t s_pack[3] = {(size_t)ch->strip_width, (size_t)plan->axis_size,
-                            (size_t)count};
-        size_t s_gather[3] = {(size_t)ch->strip_width, (size_t)plan->n,
-                              (size_t)count};
-        clg_geometry gp, gg;
-        x->z0 = (cl_ulong)z0;
-        clg_geometry_make_wg(clg_rt_facts(ctx), prm->wg,
-                             clg_entries[CLG_ENTRY_PACK_STRIPS].dims, origin,
-                             s_pack, &gp);
-        clg_geometry_make_wg(clg_rt_facts(ctx), prm->wg,
-                             clg_entries[v->entry].dims, origin, s_gather,
-                             &gg);
-        st = clg_entry_launch(call, CLG_ENTRY_PACK_STRIPS, pack, &pa, &gp);
-        if (st == CLG_STATUS_OK)
-            st = clg_entry_launch(call, v->entry, gather, a, &gg);
-    }
-    clg_rt_release(&pack_buf);
-    return st;
+    size_t origin[3] = {0, 0, 0};
+    size_t s_pack[3] = {(size_t)ch->strip_width, (size_t)plan->axis_size,
+                        (size_t)ch->chunk};
+    size_t s_gather[3] = {(size_t)ch->strip_width, (size_t)plan->n,
+                          (size_t)ch->chunk};
+    clg_geometry gp, gg;
+    pv.entry = CLG_ENTRY_PACK_STRIPS;
+    clg_parg_ref(&pa, CLG_ARG_PACK, CLG_RT_REF_TEMP, 0);
+    clg_parg_ref(&pa, CLG_ARG_Z0, CLG_RT_REF_PASS, 0);
+    clg_parg_ref(a, CLG_ARG_DATA, CLG_RT_REF_TEMP, 0);
+    clg_parg_ref(a, CLG_ARG_Z0, CLG_RT_REF_PASS, 0);
+    /* Each pass's geometry is this one's with dimension 2 at its
+     * positions [z0, z0 + count) (host/execute.c). */
+    clg_geometry_make_wg(env->dev, env->prm.wg,
+                         clg_entries[CLG_ENTRY_PACK_STRIPS].dims, origin,
+                         s_pack, &gp);
+    clg_geometry_make_wg(env->dev, env->prm.wg, clg_entries[v->entry].dims,
+                         origin, s_gather, &gg);
+    cp->box->pass_total = total;
+    cp->box->pass_chunk = ch->chunk;
+    cp->box->temp_bytes = (size_t)ch->chunk * (size_t)plan->axis_size *
+                          (size_t)ch->strip_width * p->elem_size;
+    clg_status st = clg_call_plan_step(env, cp, &pv, &pa, &gp);
+    return st == CLG_STATUS_OK ? clg_call_plan_step(env, cp, v, a, &gg) : st;
 }
 
-static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
-                                  const clg_plan *plan, const clg_box *box,
-                                  const clg_windows *w)
+static clg_status elements_steps(const clg_plan_env *env, const clg_problem *p,
+                                 const clg_plan *plan, const clg_box *box,
+                                 int whole, int64_t out_len, clg_call_plan *cp)
 {
     clg_geometry g;
-    cl_kernel k[2] = {NULL, NULL};
-    clg_base_scalars sc;
-    clg_param_values prm;
+    clg_param_values prm = env->prm;
     clg_elements_choice ch;
-    elements_extra x = {0};
-    clg_args a = {{{0}}};
-    const clg_device_facts *dev = clg_rt_facts(ctx);
-    int whole = clg_launch_is_whole(plan, box, w);
-    clg_status st = clg_param_values_get(ctx, &prm);
-    if (st != CLG_STATUS_OK)
-        return st;
+    clg_plan_args a;
+    clg_plan_args_init(&a);
+    const clg_device_facts *dev = env->dev;
     clg_elements_choose(p, plan, &prm, box, whole, dev->max_alloc, &ch);
     elements_geometry(dev, &prm, &ch, box, &g);
     /* The packed kernels take no padded x, the lean kernel no padded a. */
@@ -345,8 +322,7 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
         /* They prefetch ch.ahead rows ahead where the compiler takes
          * clang's built-ins, whatever `prefetch` says (that field is the
          * lean bodies' distance in positions). */
-        v.value[CLG_OPT_PREFETCH] = clg_params_entry_of(ctx)->builtins &&
-                                    ch.ahead > 0;
+        v.value[CLG_OPT_PREFETCH] = env->builtins && ch.ahead > 0;
         prm.prefetch = ch.ahead;
     }
     v.value[CLG_OPT_NT] = (ch.entry == CLG_ENTRY_ELEMENTS_LEAN ||
@@ -354,35 +330,21 @@ static clg_status elements_launch(clg_context *ctx, const clg_problem *p,
                           prm.nt == 1;
     if (ch.entry == CLG_ENTRY_ELEMENTS_LANES)
         v.value[CLG_OPT_NT] =
-            clg_elements_lanes_nt(clg_params_entry_of(ctx)->builtins, prm.nt,
-                                  (uint64_t)w->out_len * (uint64_t)plan->unit,
+            clg_elements_lanes_nt(env->builtins, prm.nt,
+                                  (uint64_t)out_len * (uint64_t)plan->unit,
                                   dev->cache_bytes);
-    if ((st = elements_kernels(ctx, &v, k)) != CLG_STATUS_OK ||
-        w->call->dry) /* a warm-up: the call's kernels, built */
+    clg_base_pargs(plan, &a);
+    clg_status st = elements_args(env, cp, plan, prm.prefetch, &ch, &a);
+    if (st != CLG_STATUS_OK)
         return st;
-    if (plan->outer_dims > 1)
-        st = geom_buffer(ctx, plan->outer_dims, plan->outer_extent,
-                         plan->outer_stride, &x.outer_geom);
-    if (st == CLG_STATUS_OK && plan->inner_dims > 1)
-        st = geom_buffer(ctx, plan->inner_dims, plan->inner_extent,
-                         plan->inner_stride, &x.inner_geom);
-    if (st == CLG_STATUS_OK) {
-        clg_base_args(plan, w, &sc, &a);
-        elements_args(plan, &prm, &ch, &x, &a);
-        st = ch.entry == CLG_ENTRY_ELEMENTS_PACKED
-                 ? packed_passes(ctx, w->call, p, plan, &prm, &ch, &v, k, &a,
-                                 &x)
-                 : clg_entry_launch(w->call, v.entry, k[0], &a, &g);
-    }
-    /* Release is deferred by OpenCL until the enqueued kernel is done. */
-    clg_rt_release(&x.outer_geom);
-    clg_rt_release(&x.inner_geom);
-    return st;
+    return ch.entry == CLG_ENTRY_ELEMENTS_PACKED
+               ? packed_steps(env, cp, p, plan, &ch, &v, &a)
+               : clg_call_plan_step(env, cp, &v, &a, &g);
 }
 
 const clg_routine clg_gather_elements_routine = {elements_plan,
                                                  elements_footprint,
-                                                 elements_launch};
+                                                 elements_steps};
 
 /* GatherElements' row (docs/design.md, "Adding an operator"). */
 const clg_op_desc clg_gather_elements_desc = {

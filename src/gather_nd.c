@@ -100,9 +100,10 @@ static void gather_nd_footprint(const clg_plan *plan, const clg_box *b,
     *end = b->o1 * plan->axis_stride;
 }
 
-/* [k, s_0, st_0, ...]: each component's dim and its stride in slices. */
-static clg_status tuple_geom(clg_context *ctx, const clg_problem *p,
-                             cl_mem *out)
+/* [k, s_0, st_0, ...]: each component's dim and its stride in slices, in
+ * a small buffer of the plan. */
+static clg_status tuple_geom(const clg_plan_env *env, clg_call_plan *cp,
+                             const clg_problem *p, cl_ulong *which)
 {
     cl_ulong g[1 + 2 * CLG_MAX_RANK];
     size_t k = p->components;
@@ -113,7 +114,7 @@ static clg_status tuple_geom(clg_context *ctx, const clg_problem *p,
         g[2 + 2 * i] = stride;
         stride *= (cl_ulong)p->data_shape[p->axis + i];
     }
-    return clg_rt_const_buffer(ctx, g, (1 + 2 * k) * sizeof(cl_ulong), out);
+    return clg_call_plan_const(env, cp, g, 1 + 2 * k, which);
 }
 
 /* The per-tuple pass (docs/design.md, "Kernels"): on a CPU plan over
@@ -123,34 +124,30 @@ static clg_status tuple_geom(clg_context *ctx, const clg_problem *p,
  * and checks the tuple's slice position once, and Gather's routine moves
  * the slices as a Gather along axis 0 of data viewed as [outer * block,
  * slice] (docs/decisions.md, "GatherND: a per-tuple pass"). */
-static int gather_nd_by_tuples(clg_context *ctx, const clg_problem *p,
+static int gather_nd_by_tuples(const clg_plan_env *env, const clg_problem *p,
                                const clg_plan *plan, int whole)
 {
-    clg_param_values prm;
-    if (!whole || clg_rt_facts(ctx)->plan_type != CLG_DEVICE_TYPE_CPU ||
+    if (!whole || env->dev->plan_type != CLG_DEVICE_TYPE_CPU ||
         plan->inner < 1 || plan->outer < 1 || plan->n < 1 ||
-        clg_param_values_get(ctx, &prm) != CLG_STATUS_OK || prm.norm == 0)
+        env->prm.norm == 0)
         return 0;
     int64_t block = plan->axis_stride / plan->inner; /* slices a batch */
     return plan->outer <= INT32_MAX / (block ? block : 1) &&
-           (uint64_t)p->out_count * p->elem_size >= (uint64_t)prm.norm * 1024;
+           (uint64_t)p->out_count * p->elem_size >=
+               (uint64_t)env->prm.norm * 1024;
 }
 
-static clg_status gather_nd_tuples_launch(clg_context *ctx,
-                                          const clg_problem *p,
-                                          const clg_plan *plan,
-                                          const clg_windows *w)
+/* The pass's step into the box's temporary, then Gather's steps over it. */
+static clg_status gather_nd_tuples_steps(const clg_plan_env *env,
+                                         const clg_problem *p,
+                                         const clg_plan *plan,
+                                         clg_call_plan *cp)
 {
-    const clg_device_facts *dev = clg_rt_facts(ctx);
     const int64_t tuples = plan->outer * plan->n;
     const int64_t block = plan->axis_stride / plan->inner;
     const int64_t slice = p->out_count / tuples; /* elements */
     clg_variant v = clg_plan_variant(CLG_ENTRY_GATHER_ND_POSITIONS, p, plan,
                                      1);
-    cl_kernel k = NULL;
-    cl_mem geom = NULL;
-    clg_windows wg = *w;
-    clg_status st = clg_variant_kernel(ctx, &v, &k);
     /* The Gather: data [outer * block, slice] along axis 0, the int
      * positions [tuples] (out of range only under fill), output [tuples,
      * slice]. */
@@ -171,90 +168,64 @@ static clg_status gather_nd_tuples_launch(clg_context *ctx,
     g.axis_size = g.data_shape[0];
     g.index_count = tuples;
     clg_plan gp;
-    clg_gather_routine.plan(&g, dev, plan->unit, &gp);
-    clg_box gbox = {0, 1, 0, tuples, 0, gp.inner};
-    wg.indices_svm = NULL;
-    wg.index_base = wg.data_base = wg.out_base = 0;
-    wg.index_len = tuples;
-    wg.data_len = gp.data_units;
-    wg.out_len = gp.out_units;
-    if (st != CLG_STATUS_OK || w->call->dry) /* a warm-up: build both */
-        return st != CLG_STATUS_OK
-                   ? st
-                   : clg_gather_launch_positions(ctx, &g, &gp, &gbox, &wg);
-    wg.indices = NULL;
-    if ((st = tuple_geom(ctx, p, &geom)) == CLG_STATUS_OK)
-        st = clg_rt_call_temp(w->call, (size_t)tuples * sizeof(int),
-                              &wg.indices);
-    if (st == CLG_STATUS_OK) {
-        cl_ulong count = (cl_ulong)tuples, n = (cl_ulong)plan->n,
-                 stride = (cl_ulong)block;
-        clg_args a = {{{0}}};
-        clg_geometry geo;
-        size_t origin[3] = {0, 0, 0}, size[3] = {(size_t)tuples, 1, 1};
-        a.at[CLG_ARG_INDICES] = clg_rt_mem_arg(&w->indices, w->indices_svm);
-        a.at[CLG_ARG_ERR] = CLG_RT_BUFFER(w->call->err);
-        a.at[CLG_ARG_NORMED] = CLG_RT_BUFFER(wg.indices);
-        a.at[CLG_ARG_COUNT] = CLG_RT_SCALAR(count);
-        a.at[CLG_ARG_N] = CLG_RT_SCALAR(n);
-        a.at[CLG_ARG_AXIS_STRIDE] = CLG_RT_SCALAR(stride);
-        a.at[CLG_ARG_TUPLE_GEOM] = CLG_RT_BUFFER(geom);
-        clg_geometry_make(dev, 1, origin, size, &geo);
-        st = clg_entry_launch(w->call, v.entry, k, &a, &geo);
-    }
-    if (st == CLG_STATUS_OK)
-        st = clg_gather_launch_positions(ctx, &g, &gp, &gbox, &wg);
-    /* OpenCL defers the releases until the launches are done. */
-    clg_rt_release(&geom);
-    clg_rt_release(&wg.indices);
-    return st;
+    clg_gather_routine.plan(&g, env->dev, plan->unit, &gp);
+    cl_ulong geom = 0;
+    clg_status st = tuple_geom(env, cp, p, &geom);
+    if (st != CLG_STATUS_OK)
+        return st;
+    clg_plan_args a;
+    clg_plan_args_init(&a);
+    clg_parg_ref(&a, CLG_ARG_INDICES, CLG_RT_REF_INDICES, 0);
+    clg_parg_ref(&a, CLG_ARG_ERR, CLG_RT_REF_ERR, 0);
+    clg_parg_ref(&a, CLG_ARG_NORMED, CLG_RT_REF_TEMP, 0);
+    clg_parg_value(&a, CLG_ARG_COUNT, (cl_ulong)tuples);
+    clg_parg_value(&a, CLG_ARG_N, (cl_ulong)plan->n);
+    clg_parg_value(&a, CLG_ARG_AXIS_STRIDE, (cl_ulong)block);
+    clg_parg_ref(&a, CLG_ARG_TUPLE_GEOM, CLG_RT_REF_CONST, geom);
+    clg_geometry geo;
+    size_t origin[3] = {0, 0, 0}, size[3] = {(size_t)tuples, 1, 1};
+    clg_geometry_make(env->dev, 1, origin, size, &geo);
+    cp->box->temp_bytes = (size_t)tuples * sizeof(int);
+    st = clg_call_plan_step(env, cp, &v, &a, &geo);
+    return st == CLG_STATUS_OK ? clg_gather_steps_positions(env, &g, &gp, cp)
+                               : st;
 }
 
 /* One work-item per output element (c, j, o); a box of empty slices
  * launches one c to check its tuples under raise; or the per-tuple pass
  * (gather_nd_by_tuples). */
-static clg_status gather_nd_launch(clg_context *ctx, const clg_problem *p,
-                                   const clg_plan *plan, const clg_box *box,
-                                   const clg_windows *w)
+static clg_status gather_nd_steps(const clg_plan_env *env,
+                                  const clg_problem *p, const clg_plan *plan,
+                                  const clg_box *box, int whole,
+                                  int64_t out_len, clg_call_plan *cp)
 {
-    const clg_device_facts *dev = clg_rt_facts(ctx);
-    int whole = clg_launch_is_whole(plan, box, w);
     int64_t cols = box->c1 - box->c0;
+    (void)out_len;
     if (box->o1 <= box->o0 || box->j1 <= box->j0 ||
         (cols == 0 && p->oob != CLG_OOB_RAISE))
         return CLG_STATUS_OK; /* nothing to write or check */
-    if (cols > 0 && gather_nd_by_tuples(ctx, p, plan, whole))
-        return gather_nd_tuples_launch(ctx, p, plan, w);
+    if (cols > 0 && gather_nd_by_tuples(env, p, plan, whole))
+        return gather_nd_tuples_steps(env, p, plan, cp);
     clg_variant v = clg_plan_variant(CLG_ENTRY_GATHER_ND, p, plan, whole);
-    cl_kernel k = NULL;
-    clg_status st = clg_variant_kernel(ctx, &v, &k);
-    if (st != CLG_STATUS_OK || w->call->dry)
-        return st;
-    clg_param_values prm;
-    if ((st = clg_param_values_get(ctx, &prm)) != CLG_STATUS_OK)
-        return st;
-    cl_mem geom = NULL;
-    if ((st = tuple_geom(ctx, p, &geom)) != CLG_STATUS_OK)
+    cl_ulong geom = 0;
+    clg_status st = tuple_geom(env, cp, p, &geom);
+    if (st != CLG_STATUS_OK)
         return st;
     size_t origin[3] = {(size_t)box->c0, (size_t)box->j0, (size_t)box->o0};
     size_t size[3] = {(size_t)(cols ? cols : 1), (size_t)(box->j1 - box->j0),
                       (size_t)(box->o1 - box->o0)};
     clg_geometry g;
-    clg_geometry_make_wg(dev, prm.wg, 3, origin, size, &g);
-    clg_base_scalars sc;
-    cl_ulong batch = (cl_ulong)plan->axis_stride;
-    clg_args a = {{{0}}};
-    clg_base_args(plan, w, &sc, &a);
-    a.at[CLG_ARG_BATCH_STRIDE] = CLG_RT_SCALAR(batch);
-    a.at[CLG_ARG_TUPLE_GEOM] = CLG_RT_BUFFER(geom);
-    st = clg_entry_launch(w->call, v.entry, k, &a, &g);
-    /* OpenCL defers the release until the launch is done. */
-    clg_rt_release(&geom);
-    return st;
+    clg_geometry_make_wg(env->dev, env->prm.wg, 3, origin, size, &g);
+    clg_plan_args a;
+    clg_plan_args_init(&a);
+    clg_base_pargs(plan, &a);
+    clg_parg_value(&a, CLG_ARG_BATCH_STRIDE, (cl_ulong)plan->axis_stride);
+    clg_parg_ref(&a, CLG_ARG_TUPLE_GEOM, CLG_RT_REF_CONST, geom);
+    return clg_call_plan_step(env, cp, &v, &a, &g);
 }
 
 const clg_routine clg_gather_nd_routine = {gather_nd_plan, gather_nd_footprint,
-                                           gather_nd_launch};
+                                           gather_nd_steps};
 
 /* GatherND's row (docs/design.md, "Adding an operator"). */
 const clg_op_desc clg_gather_nd_desc = {

@@ -206,20 +206,16 @@ int clg_check_indices_on_device(clg_context *ctx, const clg_problem *p,
 clg_status clg_check_indices_host(clg_context *ctx, const clg_problem *p,
                                   const void *indices);
 
-/* Enqueues a pass over the indices (`indices`: the kernel argument of a
- * buffer or of SVM memory, see clg_rt_mem_arg) in call `c`, one work-item
- * per value, that raises the call's error slot when any value is outside
- * [-s, s-1]: with `normed` NULL the check kernel; else
+/* The variant, arguments and geometry of a pass over the indices, one
+ * work-item per value, that raises the call's error slot when any value
+ * is outside [-s, s-1]: the check kernel, or with `normalise`
  * clg_normalize_indices, which also writes each value normalised into
- * [0, s) to `normed` (p->index_count ints; 0 for a bad one). Normalising
- * needs s <= INT32_MAX. */
-clg_status clg_index_pass(clg_rt_call *c, const clg_problem *p,
-                          clg_rt_arg indices, cl_mem normed);
-
-/* The kernel of that pass (`normalise`: clg_normalize_indices), built on
- * first use. */
-clg_status clg_index_pass_kernel(clg_context *ctx, const clg_problem *p,
-                                 int normalise, cl_kernel *k);
+ * [0, s) to the temporary (p->index_count ints; 0 for a bad one).
+ * Normalising needs s <= INT32_MAX. */
+struct clg_plan_args;
+void clg_index_pass_make(const clg_device_facts *dev, const clg_problem *p,
+                         int normalise, clg_variant *v,
+                         struct clg_plan_args *a, clg_geometry *g);
 
 /* Runs the check kernel over device indices as a blocking call; *raised =
  * 1 when any value is outside [-s, s-1]. */
@@ -283,10 +279,6 @@ typedef struct clg_windows {
     clg_rt_call *call; /* its error slot is the kernels' err */
 } clg_windows;
 
-/* 1 when box and windows cover the whole tensors (no pieces). */
-int clg_launch_is_whole(const clg_plan *plan, const clg_box *box,
-                        const clg_windows *w);
-
 /* The kernel arguments every operator kernel starts with (the entry
  * table's CLG_ARGS_OPERATOR_ list in src/variant.h): data, indices,
  * output, err, n, axis_size, inner and the six window bounds.
@@ -318,9 +310,88 @@ void clg_geometry_make_wg(const clg_device_facts *dev, size_t wg,
 
 /* ---------------------------------------------------------------- routines */
 
+/* ---------------------------------------------------------- call plans */
+
+/* The symbolic arguments of one launch of a plan, by name (the plan's
+ * counterpart of clg_args; host/runtime.h, clg_rt_parg): `set` has bit
+ * 1 << id for each argument given. */
+typedef struct clg_plan_args {
+    clg_rt_parg at[CLG_ARG_END];
+    uint32_t set;
+} clg_plan_args;
+_Static_assert(CLG_ARG_END <= 32, "an argument is one bit of set");
+
+/* An empty argument set: only `set` is cleared, as an argument is read
+ * only where its bit is set (a call's plan is built on every call). */
+static inline void clg_plan_args_init(clg_plan_args *a)
+{
+    a->set = 0;
+}
+static inline void clg_parg_value(clg_plan_args *a, clg_arg id, cl_ulong v)
+{
+    a->at[id] = (clg_rt_parg){CLG_RT_REF_VALUE, v};
+    a->set |= 1u << id;
+}
+static inline void clg_parg_ref(clg_plan_args *a, clg_arg id, clg_rt_ref ref,
+                                cl_ulong which)
+{
+    a->at[id] = (clg_rt_parg){ref, which};
+    a->set |= 1u << id;
+}
+
+/* The arguments every operator entry point starts with (the entry table's
+ * CLG_ARGS_OPERATOR_ list): the window's data, indices and output, the
+ * error slot, n, axis_size, inner and the six window bounds. */
+void clg_base_pargs(const clg_plan *plan, clg_plan_args *a);
+
+/* One call's plan (docs/design.md, "Plans"): the runtime's data
+ * (clg_rt_plan) and the variant of each of its kernels, from which the
+ * compile step resolves them. `box` is the box the routine's steps are
+ * added to. */
+typedef struct clg_call_plan {
+    clg_rt_plan rt;
+    clg_variant variant[CLG_RT_PLAN_KERNELS];
+    clg_rt_box *box;
+} clg_call_plan;
+
+/* What a routine's choice reads, read once per call: the device, its
+ * parameters, whether its compiler takes clang's built-ins, and the
+ * alignment (bytes, at most 4096) of the output the kernels write. */
+typedef struct clg_plan_env {
+    clg_context *ctx; /* for messages only */
+    const clg_device_facts *dev;
+    clg_param_values prm;
+    int builtins;
+    size_t out_align;
+} clg_plan_env;
+
+/* src/call_plan.c. Starts an empty plan of `nboxes` boxes: inline for one,
+ * else its lists allocated once (OUT_OF_MEMORY). */
+clg_status clg_call_plan_init(clg_context *ctx, clg_call_plan *cp,
+                              size_t nboxes);
+/* Starts the next box; the routine's steps go to it. */
+clg_rt_box *clg_call_plan_box(clg_call_plan *cp);
+/* Adds the kernel of `v` with arguments `a` (every one of its entry's
+ * list set) and returns its number in *k (an equal kernel is shared). */
+clg_status clg_call_plan_kernel(const clg_plan_env *env, clg_call_plan *cp,
+                                const clg_variant *v, const clg_plan_args *a,
+                                unsigned *k);
+/* Adds a launch of that kernel over `g` to the current box. */
+clg_status clg_call_plan_step(const clg_plan_env *env, clg_call_plan *cp,
+                              const clg_variant *v, const clg_plan_args *a,
+                              const clg_geometry *g);
+/* A small read-only buffer of the plan holding vals[0 .. n-1]; *which
+ * gets its number (an equal one is shared). */
+clg_status clg_call_plan_const(const clg_plan_env *env, clg_call_plan *cp,
+                               const cl_ulong *vals, size_t n,
+                               cl_ulong *which);
+/* The compile step: resolves every kernel of the plan
+ * (clg_variant_kernel), building it on first use. */
+clg_status clg_call_plan_compile(clg_context *ctx, clg_call_plan *cp);
+
 /* What each operator provides to the shared paths (src/dispatch.c,
- * src/pieces.c): its plan, the data footprint of a box, and the launch of
- * its kernel over a box. */
+ * src/pieces.c): its plan, the data footprint of a box, and the steps of
+ * a box: each body's choice, geometry, fallback and option rules. */
 typedef struct clg_routine {
     /* Builds the plan; `align` is the alignment (bytes, power of two)
      * shared by the data and output addresses the device will see. */
@@ -329,11 +400,12 @@ typedef struct clg_routine {
     /* Data units [*first, *end) a box may read. */
     void (*footprint)(const clg_plan *plan, const clg_box *box, int64_t *first,
                       int64_t *end);
-    /* Enqueues the kernel over `box` with buffers `w` in call w->call (no
-     * wait). */
-    clg_status (*launch)(clg_context *ctx, const clg_problem *p,
-                         const clg_plan *plan, const clg_box *box,
-                         const clg_windows *w);
+    /* The launches over `box` as steps of cp's current box (`whole`: box
+     * and windows cover the whole tensors; `out_len`: the output window's
+     * units), with their kernels, temporary and small buffers. */
+    clg_status (*launch)(const clg_plan_env *env, const clg_problem *p,
+                         const clg_plan *plan, const clg_box *box, int whole,
+                         int64_t out_len, clg_call_plan *cp);
 } clg_routine;
 
 /* How a GatherElements launch walks its box (src/gather_elements.c;
@@ -390,15 +462,15 @@ int clg_elements_lanes_nt(int builtins, unsigned nt, uint64_t out_bytes,
  * span * unit within the device's `unit` bytes; 1 off the lean bodies. */
 int clg_gather_span(const clg_plan *plan, const clg_param_values *prm);
 
-/* Gather's launch (src/gather.c) over INT32 positions that an earlier
- * launch of the same call wrote: each in [0, s), or INT_MIN where fill
+/* Gather's steps (src/gather.c) over the whole tensors of `plan`, added
+ * to cp's current box, reading INT32 positions that an earlier step of
+ * the box wrote into its temporary: each in [0, s), or INT_MIN where fill
  * selects none. Its lean bodies read them as they are, with no
  * normalising pass of their own (GatherND's per-tuple pass,
  * src/gather_nd.c). */
-clg_status clg_gather_launch_positions(clg_context *ctx, const clg_problem *p,
-                                       const clg_plan *plan,
-                                       const clg_box *box,
-                                       const clg_windows *w);
+clg_status clg_gather_steps_positions(const clg_plan_env *env,
+                                      const clg_problem *p,
+                                      const clg_plan *plan, clg_call_plan *cp);
 
 /* Each row of CLG_OP_TABLE's routine, clg_<name>_routine, defined in its
  * file (src/<name>.c) beside its descriptor. */
@@ -496,8 +568,8 @@ clg_status clg_dispatch_host(clg_context *ctx, const clg_call *call,
                              const clg_tensor *data, const clg_tensor *indices,
                              const clg_tensor *output);
 /* Warm-ups (docs/design.md, "Program cache"): the host-memory call's and
- * the device-buffer call's paths in a dry call, which builds every kernel
- * the call would launch and enqueues nothing. Descriptors only: data
+ * the device-buffer call's plans, built and compiled (every kernel the
+ * call would launch built), never run. Descriptors only: data
  * pointers and buffers are not read (pointers only for their alignment);
  * output may be NULL; options as the call's (the out-of-range mode picks
  * the kernels). */

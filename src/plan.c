@@ -43,16 +43,6 @@ void clg_plan_offsets(clg_plan *plan, const clg_device_facts *dev)
                          biggest >= ((uint64_t)1 << 31);
 }
 
-int clg_launch_is_whole(const clg_plan *plan, const clg_box *box,
-                        const clg_windows *w)
-{
-    return box->o0 == 0 && box->o1 == plan->outer && box->j0 == 0 &&
-           box->j1 == plan->n && box->c0 == 0 && box->c1 == plan->inner &&
-           w->data_base == 0 && w->data_len == plan->data_units &&
-           w->index_base == 0 && w->index_len == plan->index_count &&
-           w->out_base == 0 && w->out_len == plan->out_units;
-}
-
 clg_variant clg_plan_variant(clg_entry entry, const clg_problem *p,
                              const clg_plan *plan, int whole)
 {

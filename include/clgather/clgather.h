@@ -1590,6 +1590,8 @@ CLG_API clg_status clg_warm_up_cl(clg_context *ctx, const clg_call *call,
  *  attribute), with data 16-byte aligned:
  *    Gather:          [1000, 256] [64] axis 0; [4096, 256] [4096] axis 0;
  *                     [256, 1000] [100] axis 1; [100000] [100000] axis 0;
+ *                     [1000, R] [64] axis 0 for R = 257, 258, 260, 264
+ *                     (rows of 1 KiB or more, each span);
  *                     [500, 24] [64] axis 0; [500, 6] [64] axis 0;
  *                     [7, 3] [2] axis 0; [3, 2^30] [2] axis 0
  *    GatherElements:  [256, 1000] [256, 100] axis 1; [1000, 256]
