@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Compare clgather with NumPy and ONNX Runtime (CPU) on the bench workloads.
+"""Compare clgather with its CPU and OpenCL peers on the bench workloads.
 
 One run does, on this machine and in this order:
 
@@ -19,18 +19,32 @@ One run does, on this machine and in this order:
    - ONNX Runtime: a one-node model (opset 13) on the CPU execution
      provider with default session options (so its default thread count),
      inputs and a preallocated output bound with I/O binding;
+   - the optional peers, each where it imports (else skipped with a line
+     saying why; requirements.txt lists them): OpenVINO (CPU plugin, a
+     one-op model), PyTorch CPU (index_select / gather with out=, or
+     advanced indexing, the faster), JAX CPU (jitted take,
+     take_along_axis, advanced indexing), and on the device under test
+     (matched by the name clgather bench reports) tinygrad's OpenCL
+     backend (TinyJit; a call over 2 s is not repeated) and PyOpenCL's
+     pyopencl.array.take (Gather only, the slice as one struct element);
    each under the same cache conditions as clgather bench (CACHE: one
    warm-up call, then --repeat calls back to back, the best kept), and
-   the NumPy and ONNX Runtime outputs compared bit for bit; the peers run
-   once, whatever the number of devices;
+   every output compared bit for bit with NumPy's (a float output that
+   is not bit-exact, e.g. NaN payloads quieted, is timed and checked again
+   on the integer view of the same bytes, and the report says so); the
+   CPU peers run once, whatever the number of devices, the OpenCL peers
+   once per device;
    with --rounds N, steps 1 and 2 run N times in turn (every device, then
    the peers, then every device again...), and each figure is the best of
    its rounds: on a shared machine a burst of load then costs one side one
    round, instead of deciding a ratio;
-3. prints, per device, each peer's time divided by clgather's, for both of
+3. prints the peers' versions, threads and notes, the load average, and
+   per device, each peer's time divided by clgather's, for both of
    clgather's paths: the device-buffer call (kernel_ms) and the
    host-memory call (end_to_end_ms, transfers and the index check
-   included); a ratio above 1 means clgather was faster; with several
+   included; which path ran it); a ratio above 1 means clgather was
+   faster, and a second table names the strongest (fastest) peer per
+   workload, against which the targets are judged; with several
    devices, also their times side by side and each one's time divided by
    the first's; writes peers.md (tables + machine),
    peers.json, peers.png (bar chart of the ratios and of clgather's
