@@ -604,7 +604,9 @@ def load_peers(device_names):
     and {key: why skipped}. OpenCL peers load once per device under test
     (by its name, as clgather bench reported it)."""
     loaded, skipped = {}, {}
-    for cls in OPTIONAL_PEERS:
+    # The OpenCL peers first: once OpenVINO is loaded, Intel's CPU runtime
+    # no longer shows in the platform list (each ships its own TBB).
+    for cls in sorted(OPTIONAL_PEERS, key=lambda c: not c.opencl):
         targets = list(enumerate(device_names)) if cls.opencl else [(None,
                                                                      None)]
         for d, name in targets:
