@@ -50,7 +50,8 @@ One run does, on this machine and in this order:
    peers.json, peers.png (bar chart of the ratios and of clgather's
    efficiencies) and bench.txt (clgather bench's own table) to --out-dir;
    with --readme FILE, also replaces the part of FILE between the lines
-   README_BEGIN and README_END with the machine, both tables and the chart.
+   README_BEGIN and README_END with the machine, the strongest-peer
+   tables, the verdicts and the chart (the full tables stay in peers.md).
 
 Setup (not part of CI), from a clone:
     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build
@@ -649,6 +650,10 @@ def time_peer(peer, w, data, idx, axis, ref, repeat, notes):
         notes.add(f"{tag}: failed: {type(e).__name__}: "
                   f"{str(e).splitlines()[0][:200] if str(e) else ''}")
         return None
+    chosen = getattr(peer, "chosen", None)
+    if chosen:
+        notes.add(f"{tag}: {chosen} was the faster")
+        peer.chosen = None
     if out.shape == ref.shape and np.array_equal(bits(out), bits(ref)):
         return t
     if out.shape == ref.shape and data.dtype.kind == "f":
@@ -940,10 +945,12 @@ def update_readme(path, machine, table, png, verdict, repeat, devices,
     _, tail = rest.split(README_END, 1)
     here = os.path.dirname(os.path.abspath(path))
     image = os.path.relpath(png, here)
-    # The raw bench output stays in its file beside the chart; the page
-    # keeps the summary tables and links it.
+    # The raw bench output and the full tables stay in their files beside
+    # the chart; the page keeps the strongest-peer tables and links them.
     raw = os.path.relpath(os.path.join(os.path.dirname(png), "bench.txt"),
                           here)
+    full = os.path.relpath(os.path.join(os.path.dirname(png), "peers.md"),
+                           here)
     flags = "".join(f" --device {shlex.quote(d)}" for d in devices or [])
     flags += f" --rounds {rounds}" if rounds > 1 else ""
     body = (f"{README_BEGIN}\nOne run of `bench/peers.py --repeat {repeat}"
@@ -951,7 +958,9 @@ def update_readme(path, machine, table, png, verdict, repeat, devices,
             f"clgather, its copy baseline and the peers all measured "
             f"{CACHE}.\n\nMachine: {machine}\n\n"
             f"The raw output of `clgather bench`: "
-            f"[{os.path.basename(raw)}]({raw}).\n\n{table}\n\n"
+            f"[{os.path.basename(raw)}]({raw}); every peer's ratios, "
+            f"versions, threads and notes: [peers.md]({full}).\n\n"
+            f"{table}\n\n"
             f"{verdict}\n\n![ratios and efficiencies]({image})\n"
             f"{README_END}")
     with open(path + ".tmp", "w") as f:
@@ -1086,10 +1095,11 @@ def main():
                f"threads); best of {args.repeat}"
                + (f" in each of {args.rounds} alternating rounds"
                   if args.rounds > 1 else "") + f"; cache: {CACHE}")
-    tables, verdicts = [], []
+    tables, verdicts, readme_tables = [], [], []
     for b, rs in zip(benches, rows_by_device):
         title = (f"clgather on {device_label(b)}:\n\n"
                  if len(benches) > 1 else "")
+        readme_tables.append(title + render_strongest(rs))
         tables.append(title + render_table(rs) + "\n\nThe strongest peer "
                       "(every peer's time; ratio > 1: clgather faster):\n\n"
                       + render_strongest(rs))
@@ -1146,7 +1156,8 @@ def main():
                                zip(benches, rows_by_device)]}, f, indent=1)
     print(f"\nWrote {png}, peers.md, peers.json and bench.txt")
     if args.readme:
-        update_readme(args.readme, machine, table, png, verdict, args.repeat,
+        update_readme(args.readme, machine, "\n\n".join(readme_tables),
+                      png, verdict, args.repeat,
                       args.device, args.rounds)
         print(f"Rewrote the results section of {args.readme}")
 
