@@ -26,6 +26,16 @@ static size_t misalign_for(clg_test_rng *rng, size_t elem)
     return elem * (size_t)rng_range(rng, 1, 3);
 }
 
+/* Where each tensor of the spec starts: misaligned now and then. */
+static void draw_misalign(clg_test_rng *rng, clg_test_spec *spec)
+{
+    size_t elem = clg_test_dtype_size(spec->dtype);
+    spec->data_misalign = misalign_for(rng, elem);
+    spec->out_misalign = misalign_for(rng, elem);
+    spec->idx_misalign = misalign_for(rng,
+                                      clg_test_dtype_size(spec->idx_dtype));
+}
+
 void clg_test_random_spec(clg_test_rng *rng, size_t i, clg_test_spec *spec)
 {
     memset(spec, 0, sizeof *spec);
@@ -91,11 +101,7 @@ void clg_test_random_spec(clg_test_rng *rng, size_t i, clg_test_spec *spec)
         }
     }
 
-    size_t elem = clg_test_dtype_size(spec->dtype);
-    spec->data_misalign = misalign_for(rng, elem);
-    spec->out_misalign = misalign_for(rng, elem);
-    spec->idx_misalign = misalign_for(rng,
-                                      clg_test_dtype_size(spec->idx_dtype));
+    draw_misalign(rng, spec);
 
     /* Plant bad indices, also where the output is empty: every index
      * value is checked ("it is an error if any of the index values are
@@ -169,11 +175,7 @@ void clg_test_random_nd_spec(clg_test_rng *rng, size_t i, clg_test_spec *spec)
     spec->idx_rank = b + m + 1;
     spec->idx_shape[b + m] = (int64_t)k;
 
-    size_t elem = clg_test_dtype_size(spec->dtype);
-    spec->data_misalign = misalign_for(rng, elem);
-    spec->out_misalign = misalign_for(rng, elem);
-    spec->idx_misalign = misalign_for(rng,
-                                      clg_test_dtype_size(spec->idx_dtype));
+    draw_misalign(rng, spec);
     /* Bad components: under raise now and then (also where the output is
      * empty: every value is checked), under the other modes often, so
      * that wrap, clip and fill resolve them. */
