@@ -481,7 +481,7 @@ clg_status clg_rt_launch(clg_rt_call *c, cl_kernel kernel,
  * it from a scratch set of the context's pool, given back by
  * clg_rt_call_close (as lost when commands may still run), so that later
  * calls reuse it: a new buffer per call cost Intel's CPU runtime 4-7 ms
- * of page faults on a 4 MiB pack (docs/design.md, "Measured choices").
+ * of page faults on a 4 MiB pack (docs/decisions.md).
  * Later passes of the same call may take it again: the call's commands
  * run in order. A deferred call's commands outlive it, so it gets a new
  * buffer. */

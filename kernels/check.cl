@@ -11,7 +11,7 @@
 /* Each work-item checks CLG_CHECK_SPAN consecutive values with vector
  * loads and one any(): POCL then streams the indices at copy speed, where
  * a work-item per value with its own conditional store did not
- * (docs/design.md, "Measured choices"). The last work-item takes the
+ * (docs/decisions.md). The last work-item takes the
  * tail one value at a time. */
 #define CLG_CHECK_SPAN 16
 #if CLG_INDEX_BYTES == 4

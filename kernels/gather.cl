@@ -131,7 +131,7 @@ typedef CLG_CAT(CLG_UNIT_SCALAR, CLG_SPAN) clg_span_unit;
  * address aligned to it: the host sets CLG_NT with spans only where the
  * output's base is aligned to CLG_SPAN * CLG_UNIT bytes (each span starts
  * a whole number of spans into it). Unit by unit instead measured 2.6 ms
- * against 1.1 on POCL's embedding (docs/design.md, "Measured choices"). */
+ * against 1.1 on POCL's embedding (docs/decisions.md). */
 #define clg_span_store(p, i, v)                                              \
     __builtin_nontemporal_store((v), (__global clg_span_unit *)(p) + (i))
 #else
@@ -143,8 +143,8 @@ typedef CLG_CAT(CLG_UNIT_SCALAR, CLG_SPAN) clg_span_unit;
  * already moves a vector of CLG_SPAN units. Intel's CPU compiler then
  * keeps one work-item a vector instead of vectorising across work-items,
  * which with the 3-D NDRange and the clip arithmetic turned its
- * whole-span non-temporal stores into a slower pattern (docs/design.md,
- * "Measured choices"); other compilers may ignore it. */
+ * whole-span non-temporal stores into a slower pattern
+ * (docs/decisions.md); other compilers may ignore it. */
 #if CLG_SPAN > 1
 #define CLG_SPAN_HINT __attribute__((vec_type_hint(clg_span_unit)))
 #else
@@ -222,13 +222,12 @@ __kernel void clg_gather_units_lean(CLG_GATHER_PARAMS)
  * Dimension 0 fills its work-groups exactly and is used unclamped: POCL
  * then vectorises the work-item loop with contiguous index loads and
  * output stores (a clamp or a branch there makes it scatter, or stay
- * scalar: docs/design.md, "Measured choices"). Padded rows (dimension 1)
+ * scalar: docs/decisions.md). Padded rows (dimension 1)
  * are clamped onto the last one and write the same bytes again. Under
  * fill a position of -1 (none) reads row 0: the units body stores zero
  * bytes instead; the rows body copies row 0, and clg_gather_fill_rows,
  * launched after it, zeroes those rows (zeroing a span here makes POCL
- * vectorise over rows, with gathers and scatters: docs/design.md,
- * "Measured choices"). */
+ * vectorise over rows, with gathers and scatters: docs/decisions.md). */
 CLG_SPAN_HINT __kernel void clg_gather_lean_normed(CLG_GATHER_PARAMS)
 {
     clg_off c = (clg_off)get_global_id(0);

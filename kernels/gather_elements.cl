@@ -110,7 +110,7 @@ inline ulong clg_read_position(clg_index v, ulong s, __global int *err, int *bad
 #if CLG_INDEX_BYTES == 4
 /* clg_read_position for an int index value on an axis of s <= INT_MAX
  * elements, in 32-bit arithmetic (the same result): a vectorised body
- * keeps its lanes 32 bits wide (docs/design.md, "Measured choices"). */
+ * keeps its lanes 32 bits wide (docs/decisions.md). */
 inline int clg_read_position_int(int v, int s, __global int *err, int *bad)
 {
 #if CLG_OOB == 1
@@ -244,7 +244,7 @@ __kernel void clg_pack_strips(__global const clg_unit *restrict data,
  * CLG_PREFETCH=1: the work-item also prefetches its element of indices and
  * of the output `prefetch` rows ahead (clamped to the last row): a row of
  * a strip is a short run at a long stride, which the hardware prefetcher
- * does not follow (docs/design.md, "Measured choices"). */
+ * does not follow (docs/decisions.md). */
 __kernel void clg_gather_elements_packed(CLG_ELEMENTS_PARAMS, ulong z0)
 {
     clg_off x = (clg_off)get_global_id(0);
@@ -262,7 +262,7 @@ __kernel void clg_gather_elements_packed(CLG_ELEMENTS_PARAMS, ulong z0)
     int bad;
     /* The host launches it only where a strip has at most INT_MAX
      * elements: an int offset into the strip lets the compilers use
-     * 32-bit-indexed vector gathers (docs/design.md, "Measured choices"). */
+     * 32-bit-indexed vector gathers (docs/decisions.md). */
 #if CLG_INDEX_BYTES == 4
     int v = clg_read_position_int(indices[pos], (int)axis_size,
                                   (__global int *)err, &bad);
@@ -279,10 +279,9 @@ __kernel void clg_gather_elements_packed(CLG_ELEMENTS_PARAMS, ulong z0)
 /* No branch on the work-item's position and no clamp on dimension 0 (the
  * host launches it only when dimension 0 is exactly n), and the error
  * store is the only conditional: POCL then vectorises the work-item loop
- * with contiguous index loads and output stores (docs/design.md,
- * "Measured choices"). Padded outer rows are clamped onto the last one
- * and write the same bytes again; a bad index reads the row's first
- * element.
+ * with contiguous index loads and output stores (docs/decisions.md).
+ * Padded outer rows are clamped onto the last one and write the same
+ * bytes again; a bad index reads the row's first element.
  * CLG_AHEAD=2 (rows contiguous: axis_stride 1; n <= axis_size <= INT_MAX):
  * work-item a also reads element a of data row o + 2 (clamped to the last
  * row), a contiguous load the hardware prefetcher follows, so that row o +
@@ -327,7 +326,7 @@ __kernel void clg_gather_elements_lean(CLG_ELEMENTS_PARAMS)
  * gather with 32-bit offsets. The NDRange is one-dimensional so that a
  * work-group spans rows whatever their width: Intel's CPU runtime ran
  * two-dimensional groups of several rows 1.5-3x slower, and POCL one-row
- * groups of narrow rows slower (docs/design.md, "Measured choices"). The
+ * groups of narrow rows slower (docs/decisions.md). The
  * host launches it only where rows are contiguous in data (axis_stride 1),
  * the axis is at most INT_MAX long and elements are at most 8 bytes (with
  * 16-byte ones every work-item takes the loop below). The last work-item

@@ -251,8 +251,8 @@ static size_t address_alignment(const void *ptr, size_t cap)
  * Pointers are read only for their alignment (a warm-up's output may be
  * NULL). */
 static clg_status plan_host(const clg_routine *r, clg_context *ctx,
-                            const clg_problem *p, const clg_tensor *data,
-                            const clg_tensor *indices,
+                            const clg_param_values *prm, const clg_problem *p,
+                            const clg_tensor *data, const clg_tensor *indices,
                             const clg_tensor *output, clg_call_plan *cp,
                             int *host_check)
 {
@@ -260,11 +260,16 @@ static clg_status plan_host(const clg_routine *r, clg_context *ctx,
     const clg_device_facts *dev = env.dev;
     const clg_params_entry *row = clg_params_entry_of(ctx);
     clg_rt_plan *rt = &cp->rt;
+    /* Nothing to free yet, whichever way this returns. */
+    rt->steps = NULL;
+    rt->boxes = NULL;
     char *out = output ? (char *)output->data : NULL;
     clg_plan plan;
     clg_pieces pc;
-    clg_status st = clg_param_values_get(ctx, &env.prm);
-    if (st != CLG_STATUS_OK)
+    clg_status st = CLG_STATUS_OK;
+    if (prm)
+        env.prm = *prm;
+    else if ((st = clg_param_values_get(ctx, &env.prm)) != CLG_STATUS_OK)
         return st;
     env.builtins = row->builtins;
     /* In place needs caller memory aligned as the operator's kernels read
@@ -388,13 +393,14 @@ static clg_status run_host(clg_context *ctx, const clg_problem *p,
  * indices where it runs on the host, the compile and the run; `warm`: a
  * warm-up, which only compiles (output may be NULL). */
 static clg_status host_launch(const clg_routine *r, clg_context *ctx,
+                              const clg_param_values *prm,
                               const clg_problem *p, const clg_tensor *data,
                               const clg_tensor *indices,
                               const clg_tensor *output, int warm)
 {
     clg_call_plan cp;
     int host_check = 0;
-    clg_status st = plan_host(r, ctx, p, data, indices, output, &cp,
+    clg_status st = plan_host(r, ctx, prm, p, data, indices, output, &cp,
                               &host_check);
     /* Every index is checked before a kernel may write the caller's
      * memory, and before any kernel is built. */
@@ -412,14 +418,12 @@ static clg_status host_launch(const clg_routine *r, clg_context *ctx,
  * bytes of output and indices, and not under validation mode, whose
  * comparison needs the device's result (docs/design.md, "Host memory and
  * device buffers"). */
-static int on_host(clg_context *ctx, const clg_problem *p)
+static int on_host(unsigned validation, const clg_param_values *prm,
+                   const clg_problem *p)
 {
-    clg_param_values prm;
     uint64_t moved = (uint64_t)p->out_count * p->elem_size +
                      (uint64_t)p->index_count * p->index_size;
-    return clg_rt_validation(ctx) == 0 &&
-           clg_param_values_get(ctx, &prm) == CLG_STATUS_OK && prm.host > 0 &&
-           moved <= prm.host;
+    return validation == 0 && prm && prm->host > 0 && moved <= prm->host;
 }
 
 static clg_status run_on_host(clg_context *ctx, const clg_problem *p,
@@ -452,10 +456,17 @@ clg_status clg_dispatch_host(clg_context *ctx, const clg_call *call,
             CLG_STATUS_OK ||
         (st = clg_validate_options(ctx, &call->options, &p)) != CLG_STATUS_OK)
         return st;
-    if (on_host(ctx, &p))
+    /* The context, read once: validation mode and the parameters (NULL
+     * where CLGATHER_PARAMS is malformed: the plan reports it). */
+    unsigned validation = clg_rt_validation(ctx);
+    clg_param_values values;
+    const clg_param_values *prm =
+        clg_param_values_get(ctx, &values) == CLG_STATUS_OK ? &values : NULL;
+    if (on_host(validation, prm, &p))
         return run_on_host(ctx, &p, data, indices, output);
     void *ref = NULL;
-    if ((st = clg_validate_reserve(ctx, &p, &ref)) != CLG_STATUS_OK)
+    if ((st = clg_validate_reserve(ctx, validation, &p, &ref)) !=
+        CLG_STATUS_OK)
         return st;
     if (p.out_count == 0 || p.data_count == 0)
         /* Empty output (or no data to read, which makes every index
@@ -465,8 +476,8 @@ clg_status clg_dispatch_host(clg_context *ctx, const clg_call *call,
                  ? clg_check_indices_host(ctx, &p, indices->data)
                  : CLG_STATUS_OK;
     else
-        st = host_launch(r, ctx, &p, data, indices, output, 0);
-    if (st == CLG_STATUS_OK && clg_rt_validation(ctx) != 0)
+        st = host_launch(r, ctx, prm, &p, data, indices, output, 0);
+    if (st == CLG_STATUS_OK && validation != 0)
         st = clg_validate_result(ctx, call, &p, data, indices, output, ref);
     free(ref);
     if (st == CLG_STATUS_OK) {
@@ -524,7 +535,7 @@ clg_status clg_dispatch_warm_up_host(clg_context *ctx, const clg_call *call,
     /* An empty call launches nothing: its indices are checked on the
      * host. */
     if (st == CLG_STATUS_OK && p.out_count > 0 && p.data_count > 0)
-        st = host_launch(r, ctx, &p, data, indices, output, 1);
+        st = host_launch(r, ctx, NULL, &p, data, indices, output, 1);
     if (st == CLG_STATUS_OK)
         clg_clear_error(ctx);
     return st;

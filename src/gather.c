@@ -101,7 +101,7 @@ static int gather_normed(const clg_problem *p, const clg_plan *plan,
  * takes clang's built-ins (POCL, Intel's CPU runtime): the lean body moves 64-byte spans and
  * prefetches each span's line of the row two indices ahead, instead of
  * the normalising pass and the trusted body, which read no row ahead
- * (docs/design.md, "Measured choices"). Narrower rows lost by it. */
+ * (docs/decisions.md). Narrower rows lost by it. */
 static int gather_prefetches_rows(int builtins, const clg_plan *plan,
                                   int whole)
 {

@@ -109,14 +109,12 @@ void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
         ch->entry = CLG_ENTRY_ELEMENTS_LEAN;
     /* The lean body reads row o + 2 ahead where that row holds every
      * element its work-items read (rows contiguous, indices no longer than
-     * the axis) and an int reaches every offset in a row (docs/design.md,
-     * "Measured choices"). */
+     * the axis) and an int reaches every offset in a row (docs/decisions.md). */
     if (ch->entry == CLG_ENTRY_ELEMENTS_LEAN && plan->axis_stride == 1 &&
         plan->n <= plan->axis_size && plan->axis_size <= INT32_MAX)
         ch->ahead = 2;
     /* Elements of at most 8 bytes in contiguous rows take the lanes body
-     * instead, which prefetches row o + 2 (docs/design.md, "Measured
-     * choices"). */
+     * instead, which prefetches row o + 2 (docs/decisions.md). */
     if (ch->entry == CLG_ENTRY_ELEMENTS_LEAN && plan->axis_stride == 1 &&
         plan->axis_size <= INT32_MAX &&
         clg_entry_fits(CLG_ENTRY_ELEMENTS_LANES, &v)) {
@@ -138,7 +136,7 @@ void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
      * int (kernels/gather_elements.cl). And the gather reads at least a
      * quarter of the strip's rows (4n >= s): the pack reads and writes all
      * s of them, and the packed walk measured about 4x faster a row than
-     * strips in place (docs/design.md, "Measured choices"); 16 rows of a
+     * strips in place (docs/decisions.md); 16 rows of a
      * 2^21-row axis took 135 ms packed against 0.12 in place. */
     int64_t even = width;
     while (even > 1 && 2 * even > width && plan->inner % even != 0)
@@ -152,7 +150,7 @@ void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
         return;
     ch->entry = CLG_ENTRY_ELEMENTS_PACKED;
     /* pack=2: the gather prefetches its indices and output this many rows
-     * ahead (docs/design.md, "Measured choices"). */
+     * ahead (docs/decisions.md). */
     ch->ahead = prm->pack == 2 ? CLG_PACKED_AHEAD : 0;
     ch->strip_width = even;
     ch->strips = plan->inner / even;
@@ -192,7 +190,7 @@ static void elements_geometry(const clg_device_facts *dev,
     size_t wg = prm->wg;
     if (ch->entry == CLG_ENTRY_ELEMENTS_LANES) {
         /* Rows of ceil(n / 16) work-items, flattened, in groups of at
-         * most 64 (1,024 elements; docs/design.md, "Measured choices"). */
+         * most 64 (1,024 elements; docs/decisions.md). */
         size[2] = (size[1] + 15) / 16 * size[2];
         wg = wg < 64 ? wg : 64;
     }

@@ -59,10 +59,9 @@ static clg_status compare(clg_context *ctx, const clg_problem *p,
     return CLG_STATUS_OK;
 }
 
-clg_status clg_validate_reserve(clg_context *ctx, const clg_problem *p,
-                                void **ref)
+clg_status clg_validate_reserve(clg_context *ctx, unsigned mode,
+                                const clg_problem *p, void **ref)
 {
-    unsigned mode = clg_rt_validation(ctx);
     size_t bytes = (size_t)p->out_count * p->elem_size;
     *ref = NULL;
     if (!(mode & CLG_RT_VALIDATE) || bytes == 0)

@@ -430,7 +430,7 @@ typedef struct clg_elements_choice {
 } clg_elements_choice;
 
 /* Rows of indices and output the packed gather prefetches ahead under
- * pack=2 (docs/design.md, "Measured choices"). */
+ * pack=2 (docs/decisions.md). */
 #define CLG_PACKED_AHEAD 16u
 
 void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
@@ -442,8 +442,7 @@ void clg_elements_choose(const clg_problem *p, const clg_plan *plan,
  * the device compiler takes clang's built-ins (`builtins`), and then as
  * `nt` says: 1 always, 2 or 3 where the output (out_bytes) is larger than
  * the device's global memory cache (cache_bytes, 0 unknown), which it
- * would not stay in for its reader anyway (docs/design.md, "Measured
- * choices"); 0 never. */
+ * would not stay in for its reader anyway (docs/decisions.md); 0 never. */
 /* Whether a lean Gather body stores non-temporally, moving `span_bytes`
  * a work-item (CLG_SPAN units) into an output of out_bytes whose base is
  * aligned to out_align bytes: only with `builtins`; units (span_bytes of
@@ -552,8 +551,8 @@ const clg_op_desc *clg_op_desc_of(clg_op op);
 size_t clg_one_component(const clg_problem *p);
 
 /* src/dispatch.c: the device-buffer and host-memory paths shared by every
- * operator, for a call read whole (clg_call_read); the enqueue is the
- * core of all three. */
+ * operator, for a call read whole (clg_call_read), each a plan compiled
+ * and run (docs/design.md, "Plans"). */
 clg_status clg_dispatch_enqueue(clg_context *ctx, cl_command_queue queue,
                                 const clg_call *call,
                                 const clg_cl_tensor *data,
@@ -635,13 +634,14 @@ void clg_info_unpack(const void *buf, clg_deferred_info *info);
 
 /* src/mismatch.c: validation mode. clg_validate_reserve allocates the
  * reference's output (*ref, NULL when validation is off or the output
- * empty) before the device may write the caller's output, so that a
- * failed allocation leaves it untouched; clg_validate_result runs the
+ * empty; `mode`: clg_rt_validation, read once by the call) before the
+ * device may write the caller's output, so that a failed allocation
+ * leaves it untouched; clg_validate_result runs the
  * reference over the same host tensors into *ref and compares it with the
  * device's output: DEVICE_MISMATCH naming the first differing position
  * and both values. The caller frees ref. */
-clg_status clg_validate_reserve(clg_context *ctx, const clg_problem *p,
-                                void **ref);
+clg_status clg_validate_reserve(clg_context *ctx, unsigned mode,
+                                const clg_problem *p, void **ref);
 clg_status clg_validate_result(clg_context *ctx, const clg_call *call,
                                const clg_problem *p, const clg_tensor *data,
                                const clg_tensor *indices,

@@ -31,7 +31,7 @@ _Static_assert(sizeof(clg_param_values) == CLG_PARAM_N * sizeof(unsigned),
 /* The rows of the parameter table, in the order of CLG_PARAM_TABLE's
  * `rows` column: X(index, name, type, match, builtins, map_wait)
  * (clg_params_entry; the last row matches every device). Measured on POCL 3.1's CPU device
- * (docs/design.md, "Measured choices"); other CPU devices get the same
+ * (docs/decisions.md); other CPU devices get the same
  * values without the clang built-ins. The Intel row is measured on
  * Intel's CPU runtime 2026.2 (its vendor string: POCL names the CPU's
  * vendor, GenuineIntel, and matches the row above first), whose compiler

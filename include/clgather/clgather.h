@@ -538,7 +538,9 @@ CLG_API clg_status clg_environment_check(void);
  *                        (calls whose output and rows read exceed the
  *                        cache; an output aligned to 64 bytes);
  *    norm     [0, 999999] Gather lean bodies: normalise the indices in a
- *                        pass first on outputs of norm KiB or more, 0 never;
+ *                        pass first on outputs of norm KiB or more, and
+ *                        GatherND on CPU plans: its per-tuple pass from
+ *                        the same size; 0 never;
  *    small    [0, 1024]  host-memory calls in place: an output of at most
  *                        small KiB is written to a scratch buffer and read
  *                        back with one read, instead of being mapped and
@@ -1533,10 +1535,13 @@ CLG_API clg_status clg_cache_list(const char *dir, clg_cache_entry *entries,
 CLG_API clg_status clg_cache_clear(const char *dir, size_t *removed);
 
 /** Warm-up: builds, without running anything, every kernel that the same
- *  clg_run call would use (its plan, variants, pieces and index check,
- *  chosen by the code the call itself runs), so that the call itself pays
- *  no build; with the program cache enabled it also fills the cache (a
- *  packager can fill it ahead of users). Takes the call's arguments:
+ *  clg_run call would use on the device (its plan, variants, pieces and
+ *  index check, chosen by the code the call itself runs), so that the call
+ *  itself pays no build; with the program cache enabled it also fills the
+ *  cache (a packager can fill it ahead of users). A call small enough for
+ *  the `host` parameter runs on the calling thread and needs none of
+ *  them; they are built all the same, for a context with host=0 and for
+ *  validation mode. Takes the call's arguments:
  *  - call: as for clg_run, options included: the out-of-range mode
  *    selects the kernels (each mode has its own bodies), so a caller that
  *    will run with options.oob = CLG_OOB_CLIP warms up with the same

@@ -677,4 +677,5 @@ def devices():
     return [Device(info) for info in infos[:count.value]]
 
 
-__all__ = ["Context", "Device", "devices", "gather", "gather_elements"]
+__all__ = ["Context", "Device", "devices", "gather", "gather_elements",
+           "gather_nd"]
