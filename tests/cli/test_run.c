@@ -201,8 +201,8 @@ static void test_run_reports_its_path(void **state)
     cli_expect_run(&r, 0, run);
     assert_non_null(strstr(r.out, "\"path\": \"device\""));
     cli_result_free(&r);
-    /* compare launches whatever the parameter says: its device row
-     * builds a program into an empty cache. */
+    /* compare launches whatever the parameter says: its device rows
+     * (one per device it finds) build programs into an empty cache. */
     char *cache = cli_tmp("p-program-cache");
     const char *show[] = {"cache", "--dir", cache, NULL};
     char *saved = getenv("CLGATHER_CACHE_DIR")
@@ -213,7 +213,9 @@ static void test_run_reports_its_path(void **state)
     assert_int_equal(r.status, 0);
     cli_result_free(&r);
     cli_expect_run(&r, 0, show);
-    assert_non_null(strstr(r.out, "entries: 1, "));
+    const char *entries = strstr(r.out, "entries: ");
+    assert_non_null(entries);
+    assert_true(atoi(entries + strlen("entries: ")) >= 1);
     cli_result_free(&r);
     if (saved)
         assert_int_equal(setenv("CLGATHER_CACHE_DIR", saved, 1), 0);
