@@ -12,6 +12,9 @@
  *                 non-temporal copy with `__builtin_prefetch` 16 units
  *                 ahead was tried too and did not beat the plain one on
  *                 POCL: within +-10% either way over six runs.)
+ *   read kernels  the same units only read (no non-temporal variant):
+ *                 what a pass over the indices alone costs, set beside the
+ *                 check kernel.
  *   host copy     memcpy on the host, the bytes split into one contiguous
  *                 part per thread (one thread per online CPU).
  * The check pass a host-memory call runs first is the library's own
@@ -115,6 +118,11 @@ static int add_copy_variant(bench_cl *b, size_t v)
         return bench_cl_failed(err, "clCreateKernel(clg_bench_copy)");
     if ((err = pick_local(b, c->kernel, &c->local)) != CL_SUCCESS)
         return bench_cl_failed(err, "clGetKernelWorkGroupInfo");
+    if (!copy_variants[v].nontemporal) {
+        c->read = clCreateKernel(c->program, "clg_bench_read", &err);
+        if (!c->read)
+            return bench_cl_failed(err, "clCreateKernel(clg_bench_read)");
+    }
     c->name = copy_variants[v].name;
     c->unit = copy_variants[v].unit;
     b->copy_count++;
@@ -163,6 +171,8 @@ int bench_cl_init(bench_cl *b, clg_context *ctx)
 void bench_cl_release(bench_cl *b)
 {
     for (size_t i = 0; i < b->copy_count; i++) {
+        if (b->copy[i].read)
+            clReleaseKernel(b->copy[i].read);
         clReleaseKernel(b->copy[i].kernel);
         clReleaseProgram(b->copy[i].program);
     }
@@ -192,6 +202,30 @@ cl_int bench_time_copy(const bench_cl *b, size_t v, cl_mem src, cl_mem dst,
         return err;
     double t0 = clg_cli_now();
     err = clEnqueueNDRangeKernel(b->queue, c->kernel, 1, NULL, &global,
+                                 &c->local, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clFinish(b->queue);
+    *t = clg_cli_now() - t0;
+    return err;
+}
+
+cl_int bench_time_read(const bench_cl *b, size_t v, cl_mem src, cl_mem hit,
+                       uint64_t bytes, cl_uint pattern, double *t)
+{
+    const bench_copy_kernel *c = &b->copy[v];
+    cl_ulong n = (cl_ulong)(bytes / c->unit);
+    size_t global = (size_t)((n + c->local - 1) / c->local * c->local);
+    cl_int err = clSetKernelArg(c->read, 0, sizeof src, &src);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(c->read, 1, sizeof hit, &hit);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(c->read, 2, sizeof n, &n);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(c->read, 3, sizeof pattern, &pattern);
+    if (err != CL_SUCCESS)
+        return err;
+    double t0 = clg_cli_now();
+    err = clEnqueueNDRangeKernel(b->queue, c->read, 1, NULL, &global,
                                  &c->local, 0, NULL, NULL);
     if (err == CL_SUCCESS)
         err = clFinish(b->queue);

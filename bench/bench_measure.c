@@ -247,6 +247,11 @@ typedef struct bench_run {
     cl_mem copy_src, copy_dst;
     void *host_src, *host_dst;
     clg_cl_tensor ddata, dindices, doutput;
+    cl_mem hit;          /* the read kernel's slot */
+    cl_mem read_src;     /* what it reads: read_wrap or dindices' buffer */
+    cl_mem read_wrap;    /* the host indices in place, if shared */
+    uint64_t read_bytes; /* the index bytes it reads: a multiple of 64 */
+    cl_uint pattern;     /* a word the indices do not hold */
 } bench_run;
 
 /* 1 when the run must stop: an error, or r->skipped says why it cannot
@@ -556,6 +561,109 @@ static int phase_copy(bench_run *run)
     return rc;
 }
 
+/* A 32-bit word that none of the first `bytes` of `p` holds: the read
+ * kernel's pattern, which no work-item then matches. */
+static cl_uint absent_word(const unsigned char *p, uint64_t bytes)
+{
+    for (cl_uint cand = 0x9e3779b9u;; cand += 0x61c88647u) {
+        int found = 0;
+        for (uint64_t o = 0; o + 4 <= bytes && !found; o += 4) {
+            cl_uint w;
+            memcpy(&w, p + o, sizeof w);
+            found = w == cand;
+        }
+        if (!found)
+            return cand;
+    }
+}
+
+static int timed_read(bench_run *run, double *t)
+{
+    cl_int err = bench_time_read(run->b, run->variant, run->read_src, run->hit,
+                                 run->read_bytes, run->pattern, t);
+    return err == CL_SUCCESS ? CLG_EXIT_OK
+                             : bench_cl_failed(err, "the read kernel");
+}
+
+/* The slot's value, then reset to 0. */
+static cl_int take_hit(const bench_cl *b, cl_mem hit, cl_int *value)
+{
+    const cl_int zero = 0;
+    cl_int err = clEnqueueReadBuffer(b->queue, hit, CL_TRUE, 0, sizeof *value,
+                                     value, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clEnqueueWriteBuffer(b->queue, hit, CL_TRUE, 0, sizeof zero,
+                                   &zero, 0, NULL, NULL);
+    return err;
+}
+
+/* Every read kernel over the index bytes, where the host-memory call runs
+ * the check kernel: the same host memory, wrapped in place as the check
+ * wraps it (else the device buffer). Timed with a pattern no word holds
+ * (the slot must stay 0), then once with the first word's (it must be
+ * raised), so that a kernel that reads nothing measures nothing. */
+static int phase_read(bench_run *run)
+{
+    const bench_cl *b = run->b;
+    bench_result *r = run->r;
+    const cl_int zero = 0;
+    cl_int err = CL_SUCCESS, hit = 0;
+    int rc = CLG_EXIT_OK;
+
+    r->read_s = INFINITY;
+    run->hit = clCreateBuffer(b->context,
+                              CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                              sizeof zero, (void *)&zero, &err);
+    if (!run->hit)
+        return bench_cl_failed(err, "clCreateBuffer(read slot)");
+    run->read_bytes = r->index_bytes / 64 * 64;
+    run->pattern = absent_word(run->indices.data, run->read_bytes);
+    run->read_src = run->dindices.buffer;
+    if (clg_context_uses_host_memory(run->ctx)) {
+        run->read_wrap =
+            clCreateBuffer(b->context, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,
+                           (size_t)run->read_bytes, run->indices.data, &err);
+        if (!run->read_wrap)
+            return bench_cl_failed(err, "clCreateBuffer(indices in place)");
+        run->read_src = run->read_wrap;
+    }
+    for (size_t v = 0; v < b->copy_count && rc == CLG_EXIT_OK; v++) {
+        double best = INFINITY, t;
+        if (!b->copy[v].read)
+            continue;
+        run->variant = v;
+        rc = best_of(run, "read kernel", run->opt->repeat, timed_read, &best);
+        if (rc == CLG_EXIT_OK && (err = take_hit(b, run->hit, &hit)) != 0)
+            rc = bench_cl_failed(err, "reading the read kernel's slot");
+        if (rc == CLG_EXIT_OK && hit == 0) {
+            const cl_uint first = *(const cl_uint *)run->indices.data;
+            err = bench_time_read(b, v, run->read_src, run->hit,
+                                  run->read_bytes, first, &t);
+            if (err == CL_SUCCESS)
+                err = take_hit(b, run->hit, &hit);
+            if (err != CL_SUCCESS)
+                rc = bench_cl_failed(err, "the read kernel");
+            else if (hit != 1)
+                hit = 2;
+            else
+                hit = 0;
+        }
+        if (rc == CLG_EXIT_OK && hit != 0) {
+            bench_progress_clear();
+            fprintf(stderr,
+                    "clgather bench: %s (scale %g): WRONG RESULT from read "
+                    "kernel %s\n",
+                    r->w->name, r->scale, b->copy[v].name);
+            rc = CLG_EXIT_DIFFER;
+        }
+        if (best < r->read_s) {
+            r->read_s = best;
+            r->read_best = v;
+        }
+    }
+    return rc;
+}
+
 static int timed_host_copy(bench_run *run, double *t)
 {
     int e = bench_time_host_copy(run->b, run->host_dst, run->host_src,
@@ -762,6 +870,10 @@ static int run_rounds(bench_run *run)
     r->check_s = INFINITY;
     if (!stopped(rc, r) && r->check_kind != BENCH_CHECK_NONE)
         rc = best_of(run, "check pass", repeat, timed_check, &r->check_s);
+    r->read_s = INFINITY;
+    if (!stopped(rc, r) && r->check_kind == BENCH_CHECK_DEVICE &&
+        r->has_kernel && r->index_bytes >= 64)
+        rc = phase_read(run);
     if (!stopped(rc, r) && r->has_kernel)
         rc = best_of(run, "device-buffer call", repeat, timed_device,
                      &r->kernel_s);
@@ -838,6 +950,8 @@ static void run_release(bench_run *run)
     release_mem(run->doutput.buffer);
     release_mem(run->copy_src);
     release_mem(run->copy_dst);
+    release_mem(run->hit);
+    release_mem(run->read_wrap);
     free(run->host_src);
     free(run->host_dst);
     free(run->data.data);

@@ -3,6 +3,7 @@
  * `clgather bench`: the report. The results table, the linearity table,
  * the targets and the JSON file.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,6 +305,13 @@ static double efficiency_target(const char *name, int gpu)
     return 0.8;
 }
 
+/* Whether r has the read kernel's time over its indices. */
+static int has_read(const bench_result *r)
+{
+    return r->measured && r->check_kind == BENCH_CHECK_DEVICE &&
+           r->read_s > 0 && isfinite(r->read_s);
+}
+
 /* One large workload's line: efficiency against its target, the
  * end-to-end efficiency, and what the check pass costs of the call. */
 static void print_target(const bench_result *r, int shared, int gpu)
@@ -320,6 +328,11 @@ static void print_target(const bench_result *r, int shared, int gpu)
                ee >= 0.7 ? "ok  " : "MISS");
     if (r->check_kind != BENCH_CHECK_NONE)
         printf("; check pass %.0f%% of e2e", 100 * r->check_s / r->e2e_s);
+    if (has_read(r)) {
+        const double q = r->check_s / r->read_s;
+        printf("; check <= 1.3 x read kernel: %.3f / %.3f ms = %.2f %s",
+               r->check_s * 1e3, r->read_s * 1e3, q, q <= 1.3 ? "ok" : "MISS");
+    }
     printf("\n");
 }
 
@@ -413,6 +426,9 @@ static void json_baselines(clg_json *j, const bench_result *r,
     clg_json_number(j, "check_ms", c, r->check_s * 1e3);
     clg_json_string(j, "check_pass",
                     c ? bench_check_name(r->check_kind) : NULL);
+    clg_json_number(j, "read_ms", has_read(r), r->read_s * 1e3);
+    clg_json_string(j, "read_variant",
+                    has_read(r) ? b->copy[r->read_best].name : NULL);
 }
 
 /* The figures of one result; null where not measured. */

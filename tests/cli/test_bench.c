@@ -228,8 +228,19 @@ static void test_check_kernel_and_linearity(void **state)
     const char *verdict;
     (void)state;
     expect_baselines(json, "check kernel");
-    if (shares_host_memory(json))
+    if (shares_host_memory(json)) {
+        /* The read kernel over the same indices, beside the check. */
+        char name[24];
         assert_true(number(json, "check_ms") > 0);
+        assert_true(number(json, "read_ms") > 0);
+        assert_int_equal(sscanf(field(json, "read_variant"), "\"%23[^\"]\"",
+                                name),
+                         1);
+        assert_true(!strcmp(name, "16B") || !strcmp(name, "32B") ||
+                    !strcmp(name, "64B"));
+    } else {
+        assert_true(strncmp(field(json, "read_ms"), "null", 4) == 0);
+    }
     assert_non_null(ref);
     assert_non_null(row);
     assert_true(number(ref, "reference_scale") == 0.005);

@@ -215,6 +215,90 @@ static void test_check_indices(void **state)
 
 /* The parameters by name: each field set and read alone, validated as in
  * CLGATHER_PARAMS, seen by the struct calls too; the whole set from text. */
+/* The check kernel's range test at its edges, for both index types: a
+ * tensor of valid values from -s to s-1 passes; one bad value (just
+ * outside, or the type's extremes), placed first, inside a full group of
+ * sixteen or in the short tail group, fails with its own index named.
+ * Sizes above the type's maximum accept every value. */
+static void check_edges(clg_context *ctx, clg_dtype dtype, int64_t s,
+                        int64_t lo, int64_t hi)
+{
+    const int64_t n = 70000 + 5; /* a tail group of 5 */
+    const size_t size = dtype == CLG_DTYPE_INT32 ? 4 : 8;
+    unsigned char *idx = malloc((size_t)n * size);
+    assert_non_null(idx);
+    const int64_t shape[1] = {n};
+    clg_tensor t = {dtype, 1, shape, idx};
+    clg_index_check ran = CLG_INDEX_CHECK_NONE;
+    const int shared = clg_context_uses_host_memory(ctx);
+    for (int64_t k = 0; k < n; k++) {
+        const int64_t off = k % (s < 3 ? s : 3);
+        int64_t v = k % 2 ? -s + off : s - 1 - off;
+        if (size == 4) {
+            int32_t w = (int32_t)v;
+            memcpy(idx + k * 4, &w, 4);
+        } else {
+            memcpy(idx + k * 8, &v, 8);
+        }
+    }
+    CLG_ASSERT_OK(ctx, clg_check_indices(ctx, &t, 0, s, &ran));
+    assert_int_equal(ran,
+                     shared ? CLG_INDEX_CHECK_DEVICE : CLG_INDEX_CHECK_HOST);
+    const int64_t bad[4] = {-s - 1, s, lo, hi};
+    const int64_t at[3] = {0, 35007, n - 2};
+    for (int b = 0; b < 4; b++)
+        for (int a = 0; a < 3; a++) {
+            unsigned char keep[8];
+            memcpy(keep, idx + at[a] * (int64_t)size, size);
+            if (size == 4) {
+                int32_t w = (int32_t)bad[b];
+                memcpy(idx + at[a] * 4, &w, 4);
+            } else {
+                memcpy(idx + at[a] * 8, &bad[b], 8);
+            }
+            CLG_ASSERT_STATUS(ctx, clg_check_indices(ctx, &t, 0, s, &ran),
+                              CLG_STATUS_INDEX_OUT_OF_RANGE);
+            char want[64];
+            snprintf(want, sizeof want, "indices[%lld] = %lld ",
+                     (long long)at[a], (long long)bad[b]);
+            CLG_ASSERT_CONTAINS(clg_context_last_error(ctx), want);
+            memcpy(idx + at[a] * (int64_t)size, keep, size);
+        }
+    free(idx);
+}
+
+/* Past the type's maximum, every value is a position. */
+static void check_any_int32(clg_context *ctx)
+{
+    const int64_t n = 70000 + 5;
+    int32_t *idx = calloc((size_t)n, sizeof *idx);
+    assert_non_null(idx);
+    idx[0] = INT32_MIN;
+    idx[35007] = INT32_MAX;
+    idx[n - 2] = INT32_MIN;
+    const int64_t shape[1] = {n};
+    clg_tensor t = {CLG_DTYPE_INT32, 1, shape, idx};
+    clg_index_check ran = CLG_INDEX_CHECK_NONE;
+    CLG_ASSERT_OK(ctx, clg_check_indices(ctx, &t, 0, INT64_C(1) << 31, &ran));
+    CLG_ASSERT_STATUS(ctx, clg_check_indices(ctx, &t, 0, INT32_MAX, &ran),
+                      CLG_STATUS_INDEX_OUT_OF_RANGE);
+    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
+                        "indices[0] = -2147483648 ");
+    free(idx);
+}
+
+static void test_check_indices_edges(void **state)
+{
+    clg_context *ctx = *state;
+    check_edges(ctx, CLG_DTYPE_INT32, 3, INT32_MIN, INT32_MAX);
+    check_edges(ctx, CLG_DTYPE_INT32, 1, INT32_MIN, INT32_MAX);
+    check_edges(ctx, CLG_DTYPE_INT32, INT32_MAX - 1, INT32_MIN, INT32_MAX);
+    check_edges(ctx, CLG_DTYPE_INT32, INT32_MAX, INT32_MIN, INT32_MAX);
+    check_edges(ctx, CLG_DTYPE_INT64, 3, INT64_MIN, INT64_MAX);
+    check_edges(ctx, CLG_DTYPE_INT64, INT64_C(1) << 40, INT64_MIN, INT64_MAX);
+    check_any_int32(ctx);
+}
+
 static void test_params_by_name(void **state)
 {
     clg_context *ctx = *state;
@@ -335,6 +419,7 @@ int main(void)
         cmocka_unit_test(test_params_get_set_parse),
         cmocka_unit_test(test_environment_read_once),
         cmocka_unit_test(test_check_indices),
+        cmocka_unit_test(test_check_indices_edges),
         cmocka_unit_test(test_params_by_name),
         cmocka_unit_test(test_params_by_name_under_a_bad_environment),
     };
