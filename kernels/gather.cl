@@ -25,6 +25,9 @@
  *                                     built with CLG_INDEX_BYTES = 4
  *   clg_gather_fill_rows   (j, o)     fill, after clg_gather_lean_normed:
  *                                     zeroes the rows of positions -1
+ *   clg_gather_rows        (j, o)     CPU devices, whole tensors: one
+ *                                     work-item moves a whole row in
+ *                                     spans of CLG_SPAN units
  *
  * Windows (CLG_WINDOWS = 1, launches over pieces of split tensors): each
  * buffer holds one window of its tensor, [base, base + len) in units
@@ -270,4 +273,51 @@ __kernel void clg_gather_units_normed(CLG_GATHER_PARAMS)
     clg_store(&out[o * (clg_off)n + j],
               data[o * (clg_off)axis_size + (clg_off)indices[j]]);
 #endif
+}
+
+/* One work-item per row (j, o), dimension 0 padded: it moves the row's
+ * `inner` units in spans of CLG_SPAN units (inner a whole number of
+ * spans), and with CLG_PREFETCH prefetches, span by span, the row
+ * `prefetch` index positions ahead (clamped into the indices). A loop over
+ * one contiguous row instead of one work-item per span: the compilers
+ * vectorise across work-items no further than the span, and each row's
+ * source and destination stream (docs/decisions.md, "GatherND: row
+ * slices by the row"). Under raise a bad index raises *err and writes
+ * nothing; under fill its row is zero bytes. */
+CLG_SPAN_HINT __kernel void clg_gather_rows(CLG_GATHER_PARAMS)
+{
+    clg_off j = (clg_off)get_global_id(0);
+    clg_off o = (clg_off)get_global_id(1);
+    if (j >= (clg_off)n)
+        return;
+    clg_off spans = (clg_off)inner / CLG_SPAN;
+    __global clg_unit *dst = out + (o * (clg_off)n + j) * (clg_off)inner;
+    ulong v = clg_position(indices[j], axis_size);
+    if (v == axis_size) {
+#if CLG_OOB == 0
+        *err = 1;
+#elif CLG_OOB == 3
+        for (clg_off c = 0; c < spans; c++)
+            clg_span_store(dst, c, (clg_span_unit)(0));
+#endif
+        return;
+    }
+    clg_off in_row = (clg_off)(o * (clg_off)axis_size);
+    __global const clg_unit *src = data + (in_row + (clg_off)v) *
+                                              (clg_off)inner;
+#if CLG_PREFETCH
+    clg_off jp = min(j + (clg_off)prefetch, (clg_off)n - 1);
+    ulong vp = clg_position(indices[jp], axis_size);
+    vp = vp == axis_size ? 0 : vp;
+    __global const clg_unit *ahead = data + (in_row + (clg_off)vp) *
+                                                (clg_off)inner;
+#else
+    (void)prefetch;
+#endif
+    for (clg_off c = 0; c < spans; c++) {
+#if CLG_PREFETCH
+        clg_prefetch(ahead + c * CLG_SPAN);
+#endif
+        clg_span_store(dst, c, clg_span_load(src, c));
+    }
 }

@@ -127,6 +127,58 @@ static const clg_entry gather_entries[2][3] = {
      CLG_ENTRY_GATHER_UNITS_NORMED},
     {CLG_ENTRY_GATHER, CLG_ENTRY_GATHER_LEAN, CLG_ENTRY_GATHER_LEAN_NORMED}};
 
+/* The arguments of a body over positions an earlier step wrote into the
+ * box's temporary: this plan's own whole windows, in its units, which may
+ * be narrower than the units of the call's plan. */
+static void positions_pargs(const clg_plan *plan, clg_plan_args *a)
+{
+    clg_parg_ref(a, CLG_ARG_INDICES, CLG_RT_REF_TEMP, 0);
+    clg_parg_value(a, CLG_ARG_DATA_BASE, 0);
+    clg_parg_value(a, CLG_ARG_DATA_LEN, (cl_ulong)plan->data_units);
+    clg_parg_value(a, CLG_ARG_INDEX_BASE, 0);
+    clg_parg_value(a, CLG_ARG_INDEX_LEN, (cl_ulong)plan->index_count);
+    clg_parg_value(a, CLG_ARG_OUT_BASE, 0);
+    clg_parg_value(a, CLG_ARG_OUT_LEN, (cl_ulong)plan->out_units);
+}
+
+/* Rows of 512 bytes or more over positions (GatherND's slices) on CPU
+ * devices, in spans of 64 bytes: clg_gather_rows, one work-item a row, in
+ * groups of 64 rows, prefetching the row `prefetch` positions ahead (4
+ * when 0) where the compiler takes clang's built-ins; rows of 256 bytes
+ * lost by it on POCL (docs/decisions.md, "GatherND: row slices by the
+ * row"). 0 where the plan cannot take it. */
+static int gather_rows_span(const clg_plan *plan, const clg_param_values *prm)
+{
+    clg_param_values wide = *prm;
+    wide.unit = 64;
+    int span = clg_gather_span(plan, &wide);
+    return plan->lean && plan->inner > 1 &&
+                   (uint64_t)plan->inner * plan->unit >= 512 &&
+                   (size_t)span * plan->unit == 64
+               ? span
+               : 0;
+}
+
+static clg_status gather_rows_step(const clg_plan_env *env,
+                                   const clg_problem *p, const clg_plan *plan,
+                                   int span, clg_call_plan *cp)
+{
+    unsigned ahead = env->prm.prefetch ? env->prm.prefetch : 4;
+    clg_variant v = clg_plan_variant(CLG_ENTRY_GATHER_ROWS, p, plan, 1);
+    v.value[CLG_OPT_SPAN] = (unsigned)span;
+    v.value[CLG_OPT_PREFETCH] = env->builtins != 0;
+    clg_plan_args a;
+    clg_plan_args_init(&a);
+    clg_base_pargs(plan, &a);
+    clg_parg_value(&a, CLG_ARG_PREFETCH, ahead);
+    positions_pargs(plan, &a);
+    clg_geometry g;
+    size_t origin[3] = {0, 0, 0};
+    size_t size[3] = {(size_t)plan->n, (size_t)plan->outer, 1};
+    clg_geometry_make_wg(env->dev, 64, 2, origin, size, &g);
+    return clg_call_plan_step(env, cp, &v, &a, &g);
+}
+
 /* The lean bodies need what their row of the entry table says (whole
  * tensors) and, for rows, a dimension 0 that fills its work-groups
  * exactly; only they take spans, prefetching and non-temporal stores
@@ -180,17 +232,8 @@ static clg_status gather_steps_as(const clg_plan_env *env,
     clg_plan_args_init(&a);
     clg_base_pargs(plan, &a);
     clg_parg_value(&a, CLG_ARG_PREFETCH, prm.prefetch);
-    if (positions) {
-        /* This plan's own whole windows, in its units, which may be
-         * narrower than the units of the call's plan. */
-        clg_parg_ref(&a, CLG_ARG_INDICES, CLG_RT_REF_TEMP, 0);
-        clg_parg_value(&a, CLG_ARG_DATA_BASE, 0);
-        clg_parg_value(&a, CLG_ARG_DATA_LEN, (cl_ulong)plan->data_units);
-        clg_parg_value(&a, CLG_ARG_INDEX_BASE, 0);
-        clg_parg_value(&a, CLG_ARG_INDEX_LEN, (cl_ulong)plan->index_count);
-        clg_parg_value(&a, CLG_ARG_OUT_BASE, 0);
-        clg_parg_value(&a, CLG_ARG_OUT_LEN, (cl_ulong)plan->out_units);
-    }
+    if (positions)
+        positions_pargs(plan, &a);
     if (normed) {
         /* The gather reads the positions the normalising pass wrote into
          * the box's temporary. */
@@ -232,6 +275,9 @@ clg_status clg_gather_steps_positions(const clg_plan_env *env,
                                       const clg_problem *p,
                                       const clg_plan *plan, clg_call_plan *cp)
 {
+    int span = gather_rows_span(plan, &env->prm);
+    if (span > 0)
+        return gather_rows_step(env, p, plan, span, cp);
     clg_box box = {0, plan->outer, 0, plan->n, 0, plan->inner};
     return gather_steps_as(env, p, plan, &box, 1, plan->out_units, cp, 1);
 }

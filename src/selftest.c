@@ -424,7 +424,8 @@ static clg_entry host_of(clg_entry e)
 
 /* gather.cl: data [2, AXIS, inner] in elements of the unit's size, one
  * element a unit, indices [count]: rows (inner 2 * CLG_SPAN) for the
- * entries of three dimensions, units (inner 1) for those of two. The
+ * entries of three dimensions and clg_gather_rows (one work-item a row),
+ * units (inner 1) for the other entries of two. The
  * trusted bodies read the reference's positions; under fill the rows body
  * leaves rows of none to clg_gather_fill_rows, which runs after it when it
  * is in the program (else the case has valid values only). */
@@ -433,7 +434,8 @@ static clg_status test_gather(const st_run *r, clg_entry entry,
 {
     const clg_device_facts *dev = clg_rt_facts(r->ctx);
     unsigned span = r->v->value[CLG_OPT_SPAN];
-    int rows = clg_entries[entry].dims == 3;
+    unsigned dims = clg_entries[entry].dims;
+    int rows = dims == 3 || entry == CLG_ENTRY_GATHER_ROWS;
     int normed = entry == CLG_ENTRY_GATHER_LEAN_NORMED ||
                  entry == CLG_ENTRY_GATHER_UNITS_NORMED;
     int fill = r->v->value[CLG_OPT_OOB] == CLG_OOB_FILL;
@@ -475,8 +477,7 @@ static clg_status test_gather(const st_run *r, clg_entry entry,
     l[0].entry = entry;
     size_t origin[3] = {0, 0, 0};
     size_t size[3] = {(size_t)inner / span, cs.count, 2};
-    clg_geometry_make_wg(dev, 64, rows ? 3 : 2, origin, size + (rows ? 0 : 1),
-                         &l[0].g);
+    clg_geometry_make_wg(dev, 64, dims, origin, size + (3 - dims), &l[0].g);
     l[1] = l[0];
     l[1].entry = CLG_ENTRY_GATHER_FILL_ROWS;
     clg_geometry_make_wg(dev, 64, 2, origin, size + 1, &l[1].g);

@@ -183,7 +183,8 @@ typedef struct clg_args {
       "only the lean Gather rows bodies move spans (CLG_SPAN>1)")             \
     X(PREFETCHES, PREFETCH, ~0ull, 0x1u,                                      \
       "only the lean, lanes and packed bodies prefetch (CLG_PREFETCH=1; "     \
-      "the pack kernel shares the packed body's program)")                    \
+      "Gather's rows body is a lean one; the pack kernel shares the packed "  \
+      "body's program)")                                                      \
     X(NT_STORES, NT, ~0ull, 0x1u,                                             \
       "only the lean, lanes, trusted and packed bodies store "                \
       "non-temporally (CLG_NT=1)")                                            \
@@ -235,6 +236,8 @@ enum { CLG_ENTRY_CONDITIONS(CLG_CONDITION_FLAG_) };
       CLG_COND_WHOLE | CLG_COND_INT_POSITIONS | CLG_COND_NT_STORES)           \
     X(GATHER_FILL_ROWS, GATHER, clg_gather_fill_rows, 2, CLG_ARGS_GATHER,     \
       CLG_COND_WHOLE | CLG_COND_INT_POSITIONS | CLG_COND_FILLS)               \
+    X(GATHER_ROWS, GATHER, clg_gather_rows, 2, CLG_ARGS_GATHER,               \
+      CLG_COND_WHOLE | CLG_COND_SPANS | CLG_COND_PREFETCHES)                  \
     X(ELEMENTS, GATHER_ELEMENTS, clg_gather_elements, 3, CLG_ARGS_ELEMENTS,   \
       0)                                                                      \
     X(ELEMENTS_UNITS, GATHER_ELEMENTS, clg_gather_elements_units, 2,          \

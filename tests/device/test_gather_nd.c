@@ -9,6 +9,7 @@
  * page's examples. The seed is fixed and printed (CLG_TEST_SEED). */
 #define _POSIX_C_SOURCE 200809L
 #include "clg_test.h"
+#include "clg_test_cache.h" /* the program cache: which kernels ran */
 
 #include <inttypes.h>
 
@@ -320,9 +321,10 @@ static void test_nd_pieces(void **state)
 
 /* The per-tuple pass (docs/design.md, "Kernels") on a context whose
  * `norm` is 1 KiB, so that these outputs of 1 KiB or more take it on CPU
- * plans: slices of 64 elements with batch_dims 1, rows with k 1 and
- * scalar slices, every width, both index types, every mode, out-of-range
- * components under the modes that resolve them and half the raise cases. */
+ * plans: slices of 64 elements with batch_dims 1 (those of 512 bytes or
+ * more by the rows body), rows with k 1 and scalar slices, every width,
+ * both index types, every mode, out-of-range components under the modes
+ * that resolve them and half the raise cases. */
 static void test_nd_tuple_pass(void **state)
 {
     fixture *f = *state;
@@ -349,6 +351,11 @@ static void test_nd_tuple_pass(void **state)
                     memcpy(c.ishape, is[shape], sizeof is[shape]);
                     run_case(&g, &rng, &c, c.mode != CLG_OOB_RAISE || (w & 1));
                 }
+    if (f->tuples->facts.plan_type == CLG_DEVICE_TYPE_CPU) {
+        assert_true(clg_test_kernels_named(f->tuples, "clg_gather_nd_"
+                                                      "positions") >= 1);
+        assert_true(clg_test_kernels_named(f->tuples, "clg_gather_rows") >= 4);
+    }
 }
 
 /* The ONNX page's examples on the device: 1 (int32 node test), 4
