@@ -110,16 +110,16 @@ static int gather_prefetches_rows(int builtins, const clg_plan *plan,
 }
 
 /* Rows of one unit (the last axis) of 1 KiB or more, whole tensors, on a
- * CPU plan whose compiler takes clang's built-ins, after the normalising
- * pass: clg_gather_units_spans moves spans of up to 64 bytes of an output
- * row, one vector store each, and prefetches the data row `prefetch`
- * rows ahead (1 when 0), instead of a work-item per unit
+ * CPU plan, after the normalising pass: clg_gather_units_spans moves
+ * spans of up to 64 bytes of an output row, one vector store each, and,
+ * where the compiler takes clang's built-ins, prefetches the data row
+ * `prefetch` rows ahead (1 when 0), instead of a work-item per unit
  * (docs/decisions.md, "gather-last-axis: spans of a row"). The span, or 1
  * where the body does not apply. */
-static int gather_units_span(int builtins, const clg_plan *plan)
+static int gather_units_span(const clg_plan *plan)
 {
     int span = plan->unit >= 4 ? 64 / (int)plan->unit : 16;
-    if (!builtins || !plan->lean || plan->inner != 1 || plan->unit > 8 ||
+    if (!plan->lean || plan->inner != 1 || plan->unit > 8 ||
         (uint64_t)plan->n * plan->unit < 1024 || plan->n % span != 0)
         return 1;
     return span;
@@ -191,7 +191,7 @@ static clg_status gather_steps_as(const clg_plan_env *env,
     int normed = !positions && gather_normed(p, plan, &prm, &g, lean);
     v.entry = entries[normed ? 2 : lean ? 1 : 0];
     if (normed && !rows) {
-        int us = gather_units_span(env->builtins, plan);
+        int us = gather_units_span(plan);
         clg_geometry gs;
         clg_box sb = *box;
         sb.j0 /= us;
@@ -201,7 +201,7 @@ static clg_status gather_steps_as(const clg_plan_env *env,
             v.entry = CLG_ENTRY_GATHER_UNITS_SPANS;
             span = us;
             g = gs;
-            prm.prefetch = prm.prefetch ? prm.prefetch : 1;
+            prm.prefetch = prm.prefetch || !env->builtins ? prm.prefetch : 1;
         }
     }
     v.value[CLG_OPT_SPAN] = (unsigned)span;
