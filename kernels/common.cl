@@ -32,8 +32,8 @@
  *                           coalescible). gather_elements.cl.
  *
  *   -DCLG_SPAN=1|2|4|8|16   units one work-item of the lean Gather rows
- *                           body moves (vloadn/vstoren), at most 64 bytes,
- *                           scalar units only. gather.cl.
+ *                           body or the units spans body moves (vstoren),
+ *                           at most 64 bytes, scalar units only. gather.cl.
  *   -DCLG_PREFETCH=0|1      1: the lean bodies prefetch the source of the
  *                           work a given distance ahead with
  *                           __builtin_prefetch (the GatherElements lanes

@@ -28,6 +28,10 @@
  *   clg_gather_rows        (j, o)     CPU devices, whole tensors: one
  *                                     work-item moves a whole row in
  *                                     spans of CLG_SPAN units
+ *   clg_gather_units_spans (c, o)     CPU devices, rows of one unit,
+ *                                     trusting `indices` like the normed
+ *                                     two: c counts spans of CLG_SPAN
+ *                                     units of output row o
  *
  * Windows (CLG_WINDOWS = 1, launches over pieces of split tensors): each
  * buffer holds one window of its tensor, [base, base + len) in units
@@ -244,6 +248,42 @@ CLG_SPAN_HINT __kernel void clg_gather_lean_normed(CLG_GATHER_PARAMS)
 #endif
     clg_span_unit u = clg_span_load(data + row * (clg_off)inner, c);
     clg_span_store(out + (o * (clg_off)n + j) * (clg_off)inner, c, u);
+}
+
+/* The trusted units body by spans: rows of one unit (the last axis) on
+ * CPU plans, after clg_normalize_indices, n a multiple of CLG_SPAN and
+ * dimension 0 launched exactly. Work-item (c, o) moves output units
+ * [c * CLG_SPAN, (c + 1) * CLG_SPAN) of row o, each read from data row o
+ * (a row of a few KiB stays in L1 while its work-items run), as one
+ * vector store, non-temporal with CLG_NT (the host checks the output's
+ * alignment to the span); with CLG_PREFETCH it also prefetches line c of
+ * data row o + `prefetch` (clamped into the tensor). Under fill a position
+ * of -1 reads row 0 and stores zero bytes. Padded rows (dimension 1) are
+ * clamped onto the last one and write the same bytes again. */
+CLG_SPAN_HINT __kernel void clg_gather_units_spans(CLG_GATHER_PARAMS)
+{
+    clg_off c = (clg_off)get_global_id(0);
+    clg_off o = min((clg_off)get_global_id(1), (clg_off)(out_len / n) - 1);
+    __global const clg_unit *row = data + o * (clg_off)axis_size;
+    __global const clg_index *pos = indices + c * CLG_SPAN;
+#if CLG_PREFETCH
+    clg_off line = min(c * (64 / CLG_UNIT), (clg_off)axis_size - 1);
+    clg_prefetch(data + min((o + (clg_off)prefetch) * (clg_off)axis_size +
+                                line,
+                            (clg_off)data_len - 1));
+#endif
+    clg_unit lane[CLG_SPAN];
+    for (int k = 0; k < CLG_SPAN; k++) {
+#if CLG_OOB == 3
+        clg_index p = pos[k];
+        clg_unit u = row[max(p, (clg_index)0)];
+        lane[k] = p < 0 ? (clg_unit)(0) : u;
+#else
+        lane[k] = row[pos[k]];
+#endif
+    }
+    clg_span_unit u = clg_span_load(lane, 0);
+    clg_span_store(out + o * (clg_off)n, c, u);
 }
 
 /* Fill, after clg_gather_lean_normed: work-item (j, o) zeroes output row

@@ -109,6 +109,33 @@ static int gather_prefetches_rows(int builtins, const clg_plan *plan,
            (uint64_t)plan->inner * plan->unit >= 1024 && builtins;
 }
 
+/* Rows of one unit (the last axis) of 1 KiB or more, whole tensors, on a
+ * CPU plan, after the normalising pass: clg_gather_units_spans moves
+ * spans of up to 64 bytes of an output row, one vector store each, and,
+ * where the compiler takes clang's built-ins, prefetches the data row
+ * `prefetch` rows ahead (1 when 0), instead of a work-item per unit
+ * (docs/decisions.md, "gather-last-axis: spans of a row"). The span, or 1
+ * where the body does not apply. */
+static int gather_units_span(const clg_plan *plan)
+{
+    int span = plan->unit >= 4 ? 64 / (int)plan->unit : 16;
+    if (!plan->lean || plan->inner != 1 || plan->unit > 8 ||
+        (uint64_t)plan->n * plan->unit < 1024 || plan->n % span != 0)
+        return 1;
+    return span;
+}
+
+/* The cache the units spans body's non-temporal stores are weighed
+ * against (clg_gather_nt): the device's, at most 64 MiB. On a host whose
+ * last-level cache (480 MiB) is shared with other machines, its plain
+ * stores won at 32 MiB of output and lost at 64 (docs/decisions.md,
+ * "gather-last-axis: spans of a row"). */
+static uint64_t gather_units_spans_cache(uint64_t cache_bytes)
+{
+    const uint64_t cap = (uint64_t)64 << 20;
+    return cache_bytes < cap ? cache_bytes : cap;
+}
+
 int clg_gather_nt(int builtins, unsigned nt, int single, size_t span_bytes,
                   size_t out_align, uint64_t out_bytes, uint64_t cache_bytes)
 {
@@ -215,17 +242,36 @@ static clg_status gather_steps_as(const clg_plan_env *env,
     }
     int normed = !positions && gather_normed(p, plan, &prm, &g, lean);
     v.entry = entries[normed ? 2 : lean ? 1 : 0];
+    if (normed && !rows) {
+        int us = gather_units_span(plan);
+        clg_geometry gs;
+        clg_box sb = *box;
+        sb.j0 /= us;
+        sb.j1 /= us;
+        gather_geometry(dev, &prm, &sb, 1, dims, &gs);
+        if (us > 1 && gs.global[0] * (size_t)us == (size_t)plan->n) {
+            v.entry = CLG_ENTRY_GATHER_UNITS_SPANS;
+            span = us;
+            g = gs;
+            prm.prefetch = prm.prefetch || !env->builtins ? prm.prefetch : 1;
+        }
+    }
     v.value[CLG_OPT_SPAN] = (unsigned)span;
-    v.value[CLG_OPT_PREFETCH] = lean && !normed && prm.prefetch > 0;
+    v.value[CLG_OPT_PREFETCH] = lean && prm.prefetch > 0 &&
+                                (!normed ||
+                                 v.entry == CLG_ENTRY_GATHER_UNITS_SPANS);
     /* Non-temporal stores (clg_gather_nt); a span's needs the output's
      * alignment. */
     uint64_t out_bytes = (uint64_t)out_len * plan->unit;
     size_t span_bytes = (size_t)span * plan->unit;
-    v.value[CLG_OPT_NT] = lean &&
-                          clg_gather_nt(env->builtins, prm.nt, span == 1,
-                                        span_bytes, span_bytes, out_bytes,
-                                        dev->cache_bytes) &&
-                          (span == 1 || env->out_align >= span_bytes);
+    v.value[CLG_OPT_NT] =
+        lean &&
+        clg_gather_nt(env->builtins, prm.nt, span == 1, span_bytes, span_bytes,
+                      out_bytes,
+                      v.entry == CLG_ENTRY_GATHER_UNITS_SPANS
+                          ? gather_units_spans_cache(dev->cache_bytes)
+                          : dev->cache_bytes) &&
+        (span == 1 || env->out_align >= span_bytes);
     if (normed)
         v.value[CLG_OPT_INDEX_BYTES] = 4;
     clg_plan_args a;

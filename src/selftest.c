@@ -425,7 +425,8 @@ static clg_entry host_of(clg_entry e)
 /* gather.cl: data [2, AXIS, inner] in elements of the unit's size, one
  * element a unit, indices [count]: rows (inner 2 * CLG_SPAN) for the
  * entries of three dimensions and clg_gather_rows (one work-item a row),
- * units (inner 1) for the other entries of two. The
+ * units (inner 1) for the other entries of two (clg_gather_units_spans:
+ * a work-item a span of the indices, repeated to whole spans). The
  * trusted bodies read the reference's positions; under fill the rows body
  * leaves rows of none to clg_gather_fill_rows, which runs after it when it
  * is in the program (else the case has valid values only). */
@@ -436,8 +437,9 @@ static clg_status test_gather(const st_run *r, clg_entry entry,
     unsigned span = r->v->value[CLG_OPT_SPAN];
     unsigned dims = clg_entries[entry].dims;
     int rows = dims == 3 || entry == CLG_ENTRY_GATHER_ROWS;
+    int spans = entry == CLG_ENTRY_GATHER_UNITS_SPANS;
     int normed = entry == CLG_ENTRY_GATHER_LEAN_NORMED ||
-                 entry == CLG_ENTRY_GATHER_UNITS_NORMED;
+                 entry == CLG_ENTRY_GATHER_UNITS_NORMED || spans;
     int fill = r->v->value[CLG_OPT_OOB] == CLG_OOB_FILL;
     int fill_rows = helper_of(r->v, entry) == CLG_ENTRY_GATHER_FILL_ROWS;
     int64_t inner = rows ? 2 * (int64_t)span : 1;
@@ -458,14 +460,17 @@ static clg_status test_gather(const st_run *r, clg_entry entry,
               &cs);
     if (c->with_bad && !cs.with_bad)
         return CLG_STATUS_OK; /* the valid case covers it */
-    int64_t dshape[3] = {2, AXIS, inner}, ishape[1] = {(int64_t)cs.count};
+    /* The units spans body moves whole spans: the case's values repeated
+     * to a multiple of the span. */
+    size_t count = spans ? (cs.count + span - 1) / span * span : cs.count;
+    int64_t dshape[3] = {2, AXIS, inner}, ishape[1] = {(int64_t)count};
     clg_status st = tensors_make(r, CLG_OP_GATHER, &cs, 3, dshape, 1, ishape,
                                  1, normed, &t);
     if (st != CLG_STATUS_OK)
         goto cleanup;
     plan.unit = r->v->value[CLG_OPT_UNIT];
     plan.outer = 2;
-    plan.n = (int64_t)cs.count;
+    plan.n = (int64_t)count;
     plan.inner = inner;
     plan.axis_size = AXIS;
     plan.data_units = t.p.data_count;
@@ -476,7 +481,9 @@ static clg_status test_gather(const st_run *r, clg_entry entry,
     l[0].a.at[CLG_ARG_PREFETCH] = CLG_RT_SCALAR(ahead);
     l[0].entry = entry;
     size_t origin[3] = {0, 0, 0};
-    size_t size[3] = {(size_t)inner / span, cs.count, 2};
+    size_t size[3] = {(size_t)inner / span, count, 2};
+    if (spans)
+        size[1] = count / span;
     clg_geometry_make_wg(dev, 64, dims, origin, size + (3 - dims), &l[0].g);
     l[1] = l[0];
     l[1].entry = CLG_ENTRY_GATHER_FILL_ROWS;

@@ -180,7 +180,8 @@ typedef struct clg_args {
     X(INT_POSITIONS, INDEX_BYTES, 0x10u, ~0ull,                               \
       "the entry point reads int positions (CLG_INDEX_BYTES=4)")              \
     X(SPANS, SPAN, ~0ull, 0x2u,                                               \
-      "only the lean Gather rows bodies move spans (CLG_SPAN>1)")             \
+      "only the lean Gather rows and units spans bodies move spans "          \
+      "(CLG_SPAN>1)")                                                         \
     X(PREFETCHES, PREFETCH, ~0ull, 0x1u,                                      \
       "only the lean, lanes and packed bodies prefetch (CLG_PREFETCH=1; "     \
       "Gather's rows body is a lean one; the pack kernel shares the packed "  \
@@ -238,6 +239,9 @@ enum { CLG_ENTRY_CONDITIONS(CLG_CONDITION_FLAG_) };
       CLG_COND_WHOLE | CLG_COND_INT_POSITIONS | CLG_COND_FILLS)               \
     X(GATHER_ROWS, GATHER, clg_gather_rows, 2, CLG_ARGS_GATHER,               \
       CLG_COND_WHOLE | CLG_COND_SPANS | CLG_COND_PREFETCHES)                  \
+    X(GATHER_UNITS_SPANS, GATHER, clg_gather_units_spans, 2, CLG_ARGS_GATHER, \
+      CLG_COND_WHOLE | CLG_COND_INT_POSITIONS | CLG_COND_SPANS |              \
+          CLG_COND_PREFETCHES | CLG_COND_NT_STORES)                           \
     X(ELEMENTS, GATHER_ELEMENTS, clg_gather_elements, 3, CLG_ARGS_ELEMENTS,   \
       0)                                                                      \
     X(ELEMENTS_UNITS, GATHER_ELEMENTS, clg_gather_elements_units, 2,          \

@@ -536,7 +536,9 @@ CLG_API clg_status clg_environment_check(void);
  *                        device's global memory cache), 3 by size there
  *                        and on the Gather rows body's 64-byte spans
  *                        (calls whose output and rows read exceed the
- *                        cache; an output aligned to 64 bytes);
+ *                        cache; an output aligned to 64 bytes) and the
+ *                        last-axis spans body's (outputs over half the
+ *                        cache or 32 MiB, the less; aligned to the span);
  *    norm     [0, 999999] Gather lean bodies: normalise the indices in a
  *                        pass first on outputs of norm KiB or more, and
  *                        GatherND on CPU plans: its per-tuple pass from
@@ -556,8 +558,9 @@ CLG_API clg_status clg_environment_check(void);
  *  clang's built-ins (the row's `builtins`: POCL, Intel's CPU runtime).
  *  Where the row has them, Gather rows of 1 KiB or more always move at
  *  least 64 bytes per work-item, skip norm and prefetch `prefetch`
- *  positions ahead (2 when 0), and the GatherElements last-axis body
- *  prefetches two rows ahead. The rows with the built-ins say nt=3, and
+ *  positions ahead (2 when 0), Gather on the last axis with rows of
+ *  1 KiB or more prefetches `prefetch` rows ahead (1 when 0), and the
+ *  GatherElements last-axis body prefetches two rows ahead. The rows with the built-ins say nt=3, and
  *  Intel's says pack=2. Parameters change speed only: every valid setting
  *  gives the same bytes.
  *

@@ -585,14 +585,15 @@ static void gather_three_ways(clg_context *ctx, const clg_tensor *data,
  * normalises the indices, then a body that checks nothing reads them
  * (docs/design.md, "Kernels"). The rows are 512 bytes: rows of 1 KiB or
  * more take the prefetching lean body where the compiler has clang's
- * built-ins. Both bodies, with good indices and with one
- * bad, on every path (under CLG_TEST_QUICK=1 smaller, with norm=1, and
- * the bad index in one body only: the random test's norm=1 settings give
- * both bad ones). */
+ * built-ins. On the last axis, 1024 indices (rows of 4 KiB, whole spans)
+ * take the units spans body, 1016 the units body. The bodies, with
+ * good indices and with one bad, on every path (under CLG_TEST_QUICK=1
+ * smaller, with norm=1, and the bad index in one body only: the random
+ * test's norm=1 settings give both bad ones). */
 static void test_trusted_gather_bodies(void **state)
 {
     clg_context *ctx = *state;
-    enum { COLS = 128, N = 1024 };
+    enum { COLS = 128, N = 1024, N_ODD = 1016 };
     /* CLG_TEST_QUICK=1: 64 and 10 KiB outputs, with norm=1 so that they
      * still take the trusted bodies. */
     const int quick = clg_test_quick();
@@ -617,15 +618,25 @@ static void test_trusted_gather_bodies(void **state)
         idx32[j] = (int32_t)((j * 5) % ROWS) - (j % 3 ? 0 : ROWS);
     const int64_t dshape[2] = {ROWS, COLS}, ushape[1] = {N},
                   uout[2] = {ROWS, N}, rshape[1] = {R_N},
-                  rout[2] = {R_N, COLS};
+                  rout[2] = {R_N, COLS}, oshape[1] = {N_ODD},
+                  oout[2] = {ROWS, N_ODD};
     clg_tensor D = {CLG_DTYPE_FLOAT, 2, dshape, data};
     clg_tensor IU = {CLG_DTYPE_INT64, 1, ushape, idx64};
     clg_tensor OU = {CLG_DTYPE_FLOAT, 2, uout, NULL};
     clg_tensor IR = {CLG_DTYPE_INT32, 1, rshape, idx32};
     clg_tensor OR = {CLG_DTYPE_FLOAT, 2, rout, NULL};
+    clg_tensor IO = {CLG_DTYPE_INT64, 1, oshape, idx64};
+    clg_tensor OO = {CLG_DTYPE_FLOAT, 2, oout, NULL};
     gather_three_ways(ctx, &D, &IU, -1, &OU, -1, 0, NULL);
+    /* Under norm=1: its output is just under 1 MiB. */
+    CLG_ASSERT_OK(ctx, clg_context_set_params(ctx, &quick_params));
+    gather_three_ways(ctx, &D, &IO, -1, &OO, -1, 0, NULL);
+    if (!quick)
+        CLG_ASSERT_OK(ctx, clg_context_set_params(ctx, &saved));
     gather_three_ways(ctx, &D, &IR, 0, &OR, -1, 0, NULL);
     if (ctx->facts.plan_type == CLG_DEVICE_TYPE_CPU) {
+        assert_true(clg_test_kernels_named(ctx, "clg_gather_units_spans") >=
+                    1);
         assert_true(clg_test_kernels_named(ctx, "clg_gather_units_normed") >=
                     1);
         assert_true(clg_test_kernels_named(ctx, "clg_gather_lean_normed") >=
