@@ -138,7 +138,8 @@ const char *bench_kernel_text(const char *name)
 }
 
 /* The empty kernels of bench/kernels/empty.cl: one without arguments and
- * one with the Gather kernels' argument list. */
+ * two with the Gather kernels' arguments (14 of them, and 4 buffers and a
+ * struct). */
 int bench_cl_init(bench_cl *b, clg_context *ctx)
 {
     const char *src = bench_kernel_text("empty.cl");
@@ -162,6 +163,9 @@ int bench_cl_init(bench_cl *b, clg_context *ctx)
     b->empty_args = clCreateKernel(b->program, "clg_bench_empty_args", &err);
     if (!b->empty_args)
         return bench_cl_failed(err, "clCreateKernel(clg_bench_empty_args)");
+    b->empty_shape = clCreateKernel(b->program, "clg_bench_empty_shape", &err);
+    if (!b->empty_shape)
+        return bench_cl_failed(err, "clCreateKernel(clg_bench_empty_shape)");
     for (size_t v = 0; v < sizeof copy_variants / sizeof copy_variants[0]; v++)
         if ((rc = add_copy_variant(b, v)) != CLG_EXIT_OK)
             return rc;
@@ -180,6 +184,8 @@ void bench_cl_release(bench_cl *b)
         clReleaseKernel(b->empty);
     if (b->empty_args)
         clReleaseKernel(b->empty_args);
+    if (b->empty_shape)
+        clReleaseKernel(b->empty_shape);
     if (b->program)
         clReleaseProgram(b->program);
     memset(b, 0, sizeof *b);

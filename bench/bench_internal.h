@@ -107,9 +107,11 @@ typedef struct bench_result {
     double kernel_s, e2e_s, copy_s, host_copy_s, check_s, call_s, launch_s;
     /* Per-call cost (micro workloads): one enqueue's host time, and the
      * time per operation of BENCH_PIPELINE enqueues then one finish, for
-     * clg_enqueue_* and for the empty kernel, without arguments and with
-     * the Gather kernels' argument list. */
+     * clg_enqueue_* and for the empty kernel, without arguments, with the
+     * Gather kernels' arguments as 14 (args) and as the library passes
+     * them, four buffers and one shape struct (shape). */
     double enqueue_s, pipelined_s, launch_pipelined_s, args_pipelined_s;
+    double shape_pipelined_s;
     double copy_variant_s[BENCH_COPY_MAX]; /* each copy variant's best */
     /* The read kernel over the index bytes, where the check kernel runs:
      * the fastest variant's best (INFINITY when not measured). */
@@ -176,7 +178,8 @@ typedef struct bench_cl {
     int host_threads; /* threads of the host copy: the online CPUs */
     cl_program program;
     cl_kernel empty;
-    cl_kernel empty_args; /* the Gather kernels' argument list */
+    cl_kernel empty_args;  /* the Gather kernels' arguments, as 14 */
+    cl_kernel empty_shape; /* the same, as 4 buffers and one struct */
     bench_copy_kernel copy[BENCH_COPY_MAX]; /* those that built */
     size_t copy_count;
     char copy_unavailable[160]; /* variants the compiler refused, "a, b" */

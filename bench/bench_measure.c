@@ -33,8 +33,9 @@
  *     then `repeat` series of BENCH_PIPELINE clg_enqueue_* calls and one
  *     clg_context_finish (pipelined_us, per operation), and the same for
  *     the trivial kernel with one clFinish (launch_pipelined_us) and for
- *     a trivial kernel with the Gather kernels' argument list
- *     (args_pipelined_us);
+ *     a trivial kernel with the Gather kernels' arguments, as 14
+ *     (args_pipelined_us) and as the library passes them, four buffers
+ *     and one struct of the ten scalars (shape_pipelined_us);
  *   - finally the result of the last kernel-path call and of the last
  *     host-memory call are compared bit for bit with the CPU reference;
  *     a difference ends the run with exit status 1.
@@ -818,23 +819,39 @@ static int timed_launch_pipelined(bench_run *run, double *t)
                              : bench_cl_failed(err, "the empty kernel");
 }
 
-/* The empty kernel with the Gather kernels' arguments: the operation's
- * own buffers, the context's queue's as a stand-in for the error slot. */
-static int timed_args_pipelined(bench_run *run, double *t)
+/* An empty kernel with the Gather kernels' arguments: the operation's
+ * own buffers (the output's as a stand-in for the error slot), then the
+ * ten scalars as `scalars` arguments of a cl_ulong, or as one of ten. */
+static cl_int args_pipelined(const bench_run *run, cl_kernel k,
+                             cl_uint scalars, double *t)
 {
-    cl_kernel k = run->b->empty_args;
     cl_mem bufs[4] = {run->ddata.buffer, run->dindices.buffer,
                       run->doutput.buffer, run->doutput.buffer};
-    cl_ulong zero = 0;
+    cl_ulong zero[10] = {0};
+    size_t size = scalars == 1 ? sizeof zero : sizeof zero[0];
     cl_int err = CL_SUCCESS;
-    for (cl_uint a = 0; a < 14 && err == CL_SUCCESS; a++)
+    for (cl_uint a = 0; a < 4 + scalars && err == CL_SUCCESS; a++)
         err = a < 4 ? clSetKernelArg(k, a, sizeof(cl_mem), &bufs[a])
-                    : clSetKernelArg(k, a, sizeof zero, &zero);
+                    : clSetKernelArg(k, a, size, zero);
     if (err == CL_SUCCESS)
         err = launch_pipelined(run->b, k, t);
+    return err;
+}
+
+static int timed_args_pipelined(bench_run *run, double *t)
+{
+    cl_int err = args_pipelined(run, run->b->empty_args, 10, t);
     return err == CL_SUCCESS
                ? CLG_EXIT_OK
                : bench_cl_failed(err, "the empty kernel with arguments");
+}
+
+static int timed_shape_pipelined(bench_run *run, double *t)
+{
+    cl_int err = args_pipelined(run, run->b->empty_shape, 1, t);
+    return err == CL_SUCCESS
+               ? CLG_EXIT_OK
+               : bench_cl_failed(err, "the empty kernel with a struct");
 }
 
 /* enqueue_us, pipelined_us and launch_pipelined_us, on device buffers. */
@@ -853,6 +870,9 @@ static int run_pipeline(bench_run *run, int rounds)
         rc = best_of(run, "pipelined launches with arguments",
                      run->opt->repeat, timed_args_pipelined,
                      &r->args_pipelined_s);
+    if (!stopped(rc, r))
+        rc = best_of(run, "pipelined launches with a struct", run->opt->repeat,
+                     timed_shape_pipelined, &r->shape_pipelined_s);
     if (!stopped(rc, r))
         rc = best_of(run, "pipelined enqueues", run->opt->repeat,
                      timed_pipelined, &r->pipelined_s);

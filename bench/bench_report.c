@@ -140,15 +140,18 @@ static void print_per_call(const bench_result *res, size_t n)
                    "host time; pipelined: per\noperation of %d enqueues "
                    "and one finish; launch_pipelined: the same for an empty "
                    "kernel; args_pipelined: for an empty kernel with the "
-                   "Gather kernels' 14 arguments):\n"
-                   "%-20s %5s %8s %8s %8s %10s %17s %16s\n",
+                   "Gather kernels' arguments as 14;\nshape_pipelined: as "
+                   "4 buffers and one struct, as the library passes "
+                   "them):\n"
+                   "%-20s %5s %8s %8s %8s %10s %17s %15s %16s\n",
                    BENCH_PIPELINE, "workload", "scale", "call", "launch",
                    "enqueue", "pipelined", "launch_pipelined",
-                   "args_pipelined");
-        printf("%-20s %5g %8.1f %8.1f %8.1f %10.2f %17.2f %16.2f\n",
+                   "args_pipelined", "shape_pipelined");
+        printf("%-20s %5g %8.1f %8.1f %8.1f %10.2f %17.2f %15.2f %16.2f\n",
                r->w->name, r->scale, r->call_s * 1e6, r->launch_s * 1e6,
                r->enqueue_s * 1e6, r->pipelined_s * 1e6,
-               r->launch_pipelined_s * 1e6, r->args_pipelined_s * 1e6);
+               r->launch_pipelined_s * 1e6, r->args_pipelined_s * 1e6,
+               r->shape_pipelined_s * 1e6);
     }
 }
 
@@ -455,6 +458,7 @@ static void json_figures(clg_json *j, const bench_result *r)
     clg_json_number(j, "launch_pipelined_us", pipe,
                     r->launch_pipelined_s * 1e6);
     clg_json_number(j, "args_pipelined_us", pipe, r->args_pipelined_s * 1e6);
+    clg_json_number(j, "shape_pipelined_us", pipe, r->shape_pipelined_s * 1e6);
 }
 
 /* What was run (operator, shapes, copy bytes) and why not, if not. */

@@ -74,10 +74,12 @@ typedef struct clg_cached_kernel {
 /* Kernels remembered by binary key (host/program.c). */
 #define CLG_MEMO_ENTRIES 32
 
-/* Kernels whose scalar arguments are remembered, and the arguments of
- * each, by index (host/launch.c). */
+/* Kernels whose scalar arguments are remembered, the arguments of each,
+ * by index, and the bytes of its one larger by-value argument, a shape
+ * struct (host/launch.c). */
 #define CLG_ARG_MEMO_KERNELS 32
 #define CLG_ARG_MEMO_ARGS 32
+#define CLG_ARG_MEMO_BLOCK 128
 
 /* The self-test verdict (clg_rt_verdict) of one entry point of a cached
  * program: PASSED (tested in this context, or named as passed by the
@@ -214,8 +216,11 @@ struct clg_context {
      * those that changed (host/launch.c); under launch_lock. */
     struct clg_arg_memo {
         cl_kernel kernel;
-        uint32_t known; /* bit i: value[i] is what argument i holds */
+        uint32_t known; /* bit i: value[i], or block for argument
+                           block_arg, is what argument i holds */
         uint64_t value[CLG_ARG_MEMO_ARGS];
+        size_t block_arg, block_size;
+        unsigned char block[CLG_ARG_MEMO_BLOCK];
     } arg_memo[CLG_ARG_MEMO_KERNELS];
     size_t arg_memo_next; /* the entry a new kernel replaces */
 

@@ -49,15 +49,30 @@ static const clg_rt_box *plan_boxes(const clg_rt_plan *plan)
 
 static const cl_mem no_buffer = NULL;
 
-/* The runtime arguments of kernel `ku` for window `w` of call `c`. */
+/* The value of scalar argument or field `a` in window `w`. */
+static cl_ulong scalar_of(const clg_rt_parg *a, const exec_window *w)
+{
+    return a->ref == CLG_RT_REF_WINDOW ? w->win[a->value]
+           : a->ref == CLG_RT_REF_PASS ? w->z0
+                                       : a->value;
+}
+
+/* The runtime arguments of kernel `ku` for window `w` of call `c`; its
+ * struct of fields, if any, is packed into `fields`. */
 static void resolve_args(const clg_rt_kernel_use *ku, clg_rt_call *c,
-                         const exec_window *w, clg_rt_arg *out)
+                         const exec_window *w, clg_rt_arg *out,
+                         cl_ulong *fields)
 {
     for (size_t i = 0; i < ku->nargs; i++) {
         const clg_rt_parg *a = &ku->args[i];
         switch (a->ref) {
         case CLG_RT_REF_VALUE:
             out[i] = CLG_RT_SCALAR(a->value);
+            break;
+        case CLG_RT_REF_FIELDS:
+            for (size_t k = 0; k < ku->nfields; k++)
+                fields[k] = scalar_of(&ku->fields[k], w);
+            out[i] = (clg_rt_arg){ku->nfields * sizeof *fields, fields, 1};
             break;
         case CLG_RT_REF_DATA:
             out[i] = clg_rt_mem_arg(&w->data, w->data_svm);
@@ -96,7 +111,8 @@ static clg_status launch_step(clg_rt_call *c, const clg_rt_plan *plan,
 {
     const clg_rt_kernel_use *ku = &plan->kernels[s->kernel];
     clg_rt_arg args[CLG_RT_PLAN_ARGS];
-    resolve_args(ku, c, w, args);
+    cl_ulong fields[CLG_RT_PLAN_FIELDS];
+    resolve_args(ku, c, w, args, fields);
     return clg_rt_launch(c, ku->kernel, args, ku->nargs, g);
 }
 

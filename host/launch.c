@@ -22,25 +22,57 @@ static struct clg_arg_memo *arg_memo(clg_context *ctx, cl_kernel k)
     return m;
 }
 
+_Static_assert(CLG_RT_PLAN_FIELDS * sizeof(cl_ulong) <= CLG_ARG_MEMO_BLOCK,
+               "a shape struct fits the memo's block");
+
+/* 1 when the kernel of memo `m` already holds the bytes of argument i. */
+static int memo_holds(const struct clg_arg_memo *m, size_t i,
+                      const clg_rt_arg *a)
+{
+    uint64_t bits = 0;
+    if (!a->scalar || i >= CLG_ARG_MEMO_ARGS || !(m->known >> i & 1u))
+        return 0;
+    if (a->size > sizeof bits)
+        return m->block_arg == i && m->block_size == a->size &&
+               memcmp(m->block, a->value, a->size) == 0;
+    memcpy(&bits, a->value, a->size);
+    return m->value[i] == bits;
+}
+
+/* Remembers that the kernel of `m` now holds argument i: a scalar's bytes
+ * in value[i]; a larger value's in the block, which holds one argument's
+ * (the one it held before is forgotten). */
+static void memo_keep(struct clg_arg_memo *m, size_t i, const clg_rt_arg *a)
+{
+    uint64_t bits = 0;
+    if (!a->scalar || i >= CLG_ARG_MEMO_ARGS || a->size > sizeof m->block)
+        return;
+    if (a->size <= sizeof bits) {
+        memcpy(&bits, a->value, a->size);
+        m->value[i] = bits;
+    } else {
+        if (m->block_arg != i)
+            m->known &= ~(1u << m->block_arg);
+        memcpy(m->block, a->value, a->size);
+        m->block_arg = i;
+        m->block_size = a->size;
+    }
+    m->known |= 1u << i;
+}
+
 /* Sets args[0 .. count-1] in order, stopping at the first failure. A
  * kernel keeps its arguments between launches (OpenCL 1.2, 5.7.2), so a
- * scalar it already holds is not set again: repeated calls on one shape
- * set only their buffers. Buffers are always set: a released cl_mem's
- * handle may come back as a new buffer's (docs/design.md,
- * "Cost per call"). */
+ * scalar or shape struct it already holds is not set again: repeated
+ * calls on one shape set only their buffers. Buffers are always set: a
+ * released cl_mem's handle may come back as a new buffer's
+ * (docs/design.md, "Cost per call"). */
 static clg_status set_args(clg_context *ctx, cl_kernel k,
                            const clg_rt_arg *args, size_t count)
 {
     struct clg_arg_memo *m = arg_memo(ctx, k);
     for (size_t i = 0; i < count; i++) {
-        uint64_t bits = 0;
-        int memo = args[i].scalar && i < CLG_ARG_MEMO_ARGS &&
-                   args[i].size <= sizeof bits;
-        if (memo) {
-            memcpy(&bits, args[i].value, args[i].size);
-            if ((m->known >> i & 1u) && m->value[i] == bits)
-                continue;
-        }
+        if (memo_holds(m, i, &args[i]))
+            continue;
         cl_int err = args[i].size == 0
                          ? clg_rt_set_svm_arg(k, (cl_uint)i, args[i].value)
                          : clSetKernelArg(k, (cl_uint)i, args[i].size,
@@ -54,10 +86,7 @@ static clg_status set_args(clg_context *ctx, cl_kernel k,
                      i);
             return clg_fail_cl(ctx, err, call);
         }
-        if (memo) {
-            m->value[i] = bits;
-            m->known |= 1u << i;
-        }
+        memo_keep(m, i, &args[i]);
     }
     return CLG_STATUS_OK;
 }

@@ -438,9 +438,10 @@ void clg_rt_kernel_memo_store(clg_context *ctx, const void *key, size_t len,
 typedef struct clg_rt_arg {
     size_t size;
     const void *value;
-    /* 1: a scalar of at most 8 bytes (never a cl_mem), which a launch
-     * skips setting when the kernel already holds the same bytes
-     * (CLG_RT_SCALAR; docs/design.md, "Cost per call"). */
+    /* 1: a value passed by copy, a scalar or a struct of scalars (never
+     * a cl_mem), which a launch skips setting when the kernel already
+     * holds the same bytes (CLG_RT_SCALAR; docs/design.md, "Cost per
+     * call"). */
     int scalar;
 } clg_rt_arg;
 
@@ -509,7 +510,10 @@ typedef enum clg_rt_ref {
                            base, data length, index base, index length,
                            output base, output length */
     CLG_RT_REF_PASS,    /* the pass's first position (a scalar) */
-    CLG_RT_REF_NULL     /* no buffer (a NULL cl_mem) */
+    CLG_RT_REF_NULL,    /* no buffer (a NULL cl_mem) */
+    CLG_RT_REF_FIELDS   /* a struct of cl_ulong fields passed by value: the
+                           kernel use's `fields`, each a VALUE, WINDOW or
+                           PASS (at most one such argument per kernel) */
 } clg_rt_ref;
 
 /* One argument of a plan's kernel: a cl_ulong scalar or a reference. */
@@ -518,17 +522,21 @@ typedef struct clg_rt_parg {
     cl_ulong value;
 } clg_rt_parg;
 
-#define CLG_RT_PLAN_ARGS 24   /* arguments of one kernel, at most */
+#define CLG_RT_PLAN_ARGS 12   /* arguments of one kernel, at most */
+#define CLG_RT_PLAN_FIELDS 16 /* fields of its CLG_RT_REF_FIELDS struct */
 #define CLG_RT_PLAN_KERNELS 4 /* distinct kernels of one plan */
 #define CLG_RT_PLAN_CONSTS 2  /* small read-only buffers of one plan */
 #define CLG_RT_BOX_STEPS 3    /* launches of one box, at most */
 
-/* A kernel of the plan and its arguments in parameter order; `kernel` is
+/* A kernel of the plan and its arguments in parameter order, with the
+ * fields of its CLG_RT_REF_FIELDS argument where it has one; `kernel` is
  * set by the compile step, before the plan runs. */
 typedef struct clg_rt_kernel_use {
     cl_kernel kernel;
     size_t nargs;
     clg_rt_parg args[CLG_RT_PLAN_ARGS];
+    size_t nfields;
+    clg_rt_parg fields[CLG_RT_PLAN_FIELDS];
 } clg_rt_kernel_use;
 
 /* One launch: kernel number `kernel` of the plan over `g`. */

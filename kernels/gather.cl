@@ -58,16 +58,30 @@
 /* The kernels' pointers are restrict; the inline bodies' are not, so
  * that inlining a body adds no scoped no-alias declarations, which
  * Oclgrind cannot run; the kernel's own restrict covers the inlined
- * accesses (docs/design.md, "Kernels"). */
-#define CLG_GATHER_PARAMS_Q(q)                                               \
+ * accesses (docs/design.md, "Kernels"). The kernels take their scalars as
+ * one struct (src/variant.h, CLG_GATHER_SHAPE: the same fields in the same
+ * order), which CLG_GATHER_UNPACK, first in each kernel, unpacks into
+ * locals of the bodies' parameter names. */
+typedef struct clg_gather_shape {
+    ulong n, axis_size, inner, data_base, data_len, index_base, index_len,
+        out_base, out_len, prefetch;
+} clg_gather_shape;
+#define CLG_GATHER_BUFFERS_Q(q)                                              \
     __global const clg_unit *q data,                                         \
         __global const clg_index *q indices,                                 \
-        __global clg_unit *q out, __global volatile int *q err,              \
-        ulong n, ulong axis_size, ulong inner, ulong data_base,              \
-        ulong data_len, ulong index_base, ulong index_len, ulong out_base,   \
-        ulong out_len, ulong prefetch
-#define CLG_GATHER_PARAMS CLG_GATHER_PARAMS_Q(restrict)
-#define CLG_GATHER_BODY_PARAMS CLG_GATHER_PARAMS_Q()
+        __global clg_unit *q out, __global volatile int *q err
+#define CLG_GATHER_PARAMS                                                    \
+    CLG_GATHER_BUFFERS_Q(restrict), clg_gather_shape shape
+#define CLG_GATHER_BODY_PARAMS                                               \
+    CLG_GATHER_BUFFERS_Q(), ulong n, ulong axis_size, ulong inner,           \
+        ulong data_base, ulong data_len, ulong index_base, ulong index_len,  \
+        ulong out_base, ulong out_len, ulong prefetch
+#define CLG_GATHER_UNPACK                                                    \
+    const ulong n = shape.n, axis_size = shape.axis_size,                    \
+                inner = shape.inner, data_base = shape.data_base,            \
+                data_len = shape.data_len, index_base = shape.index_base,    \
+                index_len = shape.index_len, out_base = shape.out_base,      \
+                out_len = shape.out_len, prefetch = shape.prefetch
 #define CLG_GATHER_ARGS                                                      \
     data, indices, out, err, n, axis_size, inner, data_base, data_len,       \
         index_base, index_len, out_base, out_len, prefetch
@@ -108,6 +122,7 @@ inline void clg_gather_move(clg_off c, clg_off j, clg_off o,
 
 __kernel void clg_gather(CLG_GATHER_PARAMS)
 {
+    CLG_GATHER_UNPACK;
     clg_off c = (clg_off)get_global_id(0);
     clg_off j = (clg_off)get_global_id(1);
     clg_off o = (clg_off)get_global_id(2);
@@ -118,6 +133,7 @@ __kernel void clg_gather(CLG_GATHER_PARAMS)
 
 __kernel void clg_gather_units(CLG_GATHER_PARAMS)
 {
+    CLG_GATHER_UNPACK;
     clg_off j = (clg_off)get_global_id(0);
     clg_off o = (clg_off)get_global_id(1);
     if (j >= n)
@@ -167,6 +183,7 @@ typedef CLG_CAT(CLG_UNIT_SCALAR, CLG_SPAN) clg_span_unit;
  * access stays inside its buffer. */
 CLG_SPAN_HINT __kernel void clg_gather_lean(CLG_GATHER_PARAMS)
 {
+    CLG_GATHER_UNPACK;
     clg_off c = (clg_off)get_global_id(0);
     clg_off j = min((clg_off)get_global_id(1), (clg_off)n - 1);
     clg_off o = (clg_off)get_global_id(2);
@@ -198,6 +215,7 @@ CLG_SPAN_HINT __kernel void clg_gather_lean(CLG_GATHER_PARAMS)
  * `prefetch` outer rows ahead (clamped into the tensor). */
 __kernel void clg_gather_units_lean(CLG_GATHER_PARAMS)
 {
+    CLG_GATHER_UNPACK;
     clg_off j = (clg_off)get_global_id(0);
     clg_off o = (clg_off)get_global_id(1);
     clg_off dst = o * (clg_off)n + j;
@@ -237,6 +255,7 @@ __kernel void clg_gather_units_lean(CLG_GATHER_PARAMS)
  * vectorise over rows, with gathers and scatters: docs/decisions.md). */
 CLG_SPAN_HINT __kernel void clg_gather_lean_normed(CLG_GATHER_PARAMS)
 {
+    CLG_GATHER_UNPACK;
     clg_off c = (clg_off)get_global_id(0);
     clg_off j = min((clg_off)get_global_id(1), (clg_off)n - 1);
     clg_off o = (clg_off)get_global_id(2);
@@ -291,6 +310,7 @@ CLG_SPAN_HINT __kernel void clg_gather_units_spans(CLG_GATHER_PARAMS)
  * otherwise, so its cost is the rows it zeroes. */
 __kernel void clg_gather_fill_rows(CLG_GATHER_PARAMS)
 {
+    CLG_GATHER_UNPACK;
     clg_off j = (clg_off)get_global_id(0);
     clg_off o = (clg_off)get_global_id(1);
     clg_off dst = (o * (clg_off)n + j) * (clg_off)inner;
@@ -302,6 +322,7 @@ __kernel void clg_gather_fill_rows(CLG_GATHER_PARAMS)
 
 __kernel void clg_gather_units_normed(CLG_GATHER_PARAMS)
 {
+    CLG_GATHER_UNPACK;
     clg_off j = (clg_off)get_global_id(0);
     clg_off o = min((clg_off)get_global_id(1),
                     (clg_off)(out_len / n) - 1);

@@ -68,19 +68,40 @@ inline clg_off clg_ragged_offset(__global const ulong *geom, clg_off pos)
 /* The kernels' pointers are restrict; the inline bodies' are not, so
  * that inlining a body adds no scoped no-alias declarations, which
  * Oclgrind cannot run; the kernel's own restrict covers the inlined
- * accesses (docs/design.md, "Kernels"). */
-#define CLG_ELEMENTS_PARAMS_Q(q)                                             \
+ * accesses (docs/design.md, "Kernels"). The kernels take their scalars as
+ * one struct (src/variant.h, CLG_ELEMENTS_SHAPE: the same fields in the
+ * same order), which CLG_ELEMENTS_UNPACK, first in each kernel, unpacks
+ * into locals of the bodies' parameter names. */
+typedef struct clg_elements_shape {
+    ulong n, axis_size, inner, data_base, data_len, index_base, index_len,
+        out_base, out_len, axis_stride, outer_stride, inner_stride,
+        strip_width, strips, prefetch, z0;
+} clg_elements_shape;
+#define CLG_ELEMENTS_BUFFERS_Q(q)                                            \
     __global const clg_unit *q data,                                         \
         __global const clg_index *q indices,                                 \
-        __global clg_unit *q out, __global volatile int *q err,              \
-        ulong n, ulong axis_size, ulong inner, ulong data_base,              \
-        ulong data_len, ulong index_base, ulong index_len, ulong out_base,   \
-        ulong out_len, ulong axis_stride, ulong outer_stride,                \
-        ulong inner_stride, __global const ulong *q outer_geom,              \
-        __global const ulong *q inner_geom, ulong strip_width,               \
-        ulong strips, ulong prefetch
-#define CLG_ELEMENTS_PARAMS CLG_ELEMENTS_PARAMS_Q(restrict)
-#define CLG_ELEMENTS_BODY_PARAMS CLG_ELEMENTS_PARAMS_Q()
+        __global clg_unit *q out, __global volatile int *q err
+#define CLG_ELEMENTS_PARAMS                                                  \
+    CLG_ELEMENTS_BUFFERS_Q(restrict),                                        \
+        __global const ulong *restrict outer_geom,                           \
+        __global const ulong *restrict inner_geom, clg_elements_shape shape
+#define CLG_ELEMENTS_BODY_PARAMS                                             \
+    CLG_ELEMENTS_BUFFERS_Q(), ulong n, ulong axis_size, ulong inner,         \
+        ulong data_base, ulong data_len, ulong index_base, ulong index_len,  \
+        ulong out_base, ulong out_len, ulong axis_stride,                    \
+        ulong outer_stride, ulong inner_stride,                              \
+        __global const ulong *outer_geom, __global const ulong *inner_geom,  \
+        ulong strip_width, ulong strips, ulong prefetch
+#define CLG_ELEMENTS_UNPACK                                                  \
+    const ulong n = shape.n, axis_size = shape.axis_size,                    \
+                inner = shape.inner, data_base = shape.data_base,            \
+                data_len = shape.data_len, index_base = shape.index_base,    \
+                index_len = shape.index_len, out_base = shape.out_base,      \
+                out_len = shape.out_len, axis_stride = shape.axis_stride,    \
+                outer_stride = shape.outer_stride,                           \
+                inner_stride = shape.inner_stride,                           \
+                strip_width = shape.strip_width, strips = shape.strips,      \
+                prefetch = shape.prefetch, z0 = shape.z0
 #define CLG_ELEMENTS_ARGS                                                    \
     data, indices, out, err, n, axis_size, inner, data_base, data_len,       \
         index_base, index_len, out_base, out_len, axis_stride, outer_stride, \
@@ -185,6 +206,7 @@ inline void clg_gather_elements_move(clg_off c, clg_off a, clg_off o,
 
 __kernel void clg_gather_elements(CLG_ELEMENTS_PARAMS)
 {
+    CLG_ELEMENTS_UNPACK;
     clg_off c = (clg_off)get_global_id(0);
     clg_off a = (clg_off)get_global_id(1);
     clg_off o = (clg_off)get_global_id(2);
@@ -195,6 +217,7 @@ __kernel void clg_gather_elements(CLG_ELEMENTS_PARAMS)
 
 __kernel void clg_gather_elements_units(CLG_ELEMENTS_PARAMS)
 {
+    CLG_ELEMENTS_UNPACK;
     clg_off a = (clg_off)get_global_id(0);
     clg_off o = (clg_off)get_global_id(1);
     if (a >= n)
@@ -204,6 +227,7 @@ __kernel void clg_gather_elements_units(CLG_ELEMENTS_PARAMS)
 
 __kernel void clg_gather_elements_strips(CLG_ELEMENTS_PARAMS)
 {
+    CLG_ELEMENTS_UNPACK;
     clg_off z = (clg_off)get_global_id(2);
     clg_off o = z / (clg_off)strips;
     clg_off c = (z - o * (clg_off)strips) * (clg_off)strip_width +
@@ -227,10 +251,9 @@ __kernel void clg_gather_elements_strips(CLG_ELEMENTS_PARAMS)
  * onto the last row). */
 __kernel void clg_pack_strips(__global const clg_unit *restrict data,
                               __global clg_unit *restrict pack,
-                              ulong axis_size, ulong inner, ulong axis_stride,
-                              ulong outer_stride, ulong strip_width,
-                              ulong strips, ulong z0)
+                              clg_elements_shape shape)
 {
+    CLG_ELEMENTS_UNPACK;
     clg_off x = (clg_off)get_global_id(0);
     clg_off r = min((clg_off)get_global_id(1), (clg_off)axis_size - 1);
     clg_off z = (clg_off)get_global_id(2);
@@ -245,8 +268,9 @@ __kernel void clg_pack_strips(__global const clg_unit *restrict data,
  * of the output `prefetch` rows ahead (clamped to the last row): a row of
  * a strip is a short run at a long stride, which the hardware prefetcher
  * does not follow (docs/decisions.md). */
-__kernel void clg_gather_elements_packed(CLG_ELEMENTS_PARAMS, ulong z0)
+__kernel void clg_gather_elements_packed(CLG_ELEMENTS_PARAMS)
 {
+    CLG_ELEMENTS_UNPACK;
     clg_off x = (clg_off)get_global_id(0);
     clg_off a = min((clg_off)get_global_id(1), (clg_off)n - 1);
     clg_off z = (clg_off)get_global_id(2);
@@ -292,6 +316,7 @@ __kernel void clg_gather_elements_packed(CLG_ELEMENTS_PARAMS, ulong z0)
  * compiler can rule out. */
 __kernel void clg_gather_elements_lean(CLG_ELEMENTS_PARAMS)
 {
+    CLG_ELEMENTS_UNPACK;
     clg_off a = (clg_off)get_global_id(0);
     clg_off o = min((clg_off)get_global_id(1), (clg_off)(out_len / n) - 1);
     clg_off pos = o * (clg_off)n + a;
@@ -383,6 +408,7 @@ inline long16 clg_positions16(clg_index16 x, long s, long16 *bad)
 
 __kernel void clg_gather_elements_lanes(CLG_ELEMENTS_PARAMS)
 {
+    CLG_ELEMENTS_UNPACK;
     clg_off groups = ((clg_off)n + CLG_LANES - 1) / CLG_LANES;
     clg_off t = (clg_off)get_global_id(0);
     clg_off o = t / groups;

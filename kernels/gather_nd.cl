@@ -46,16 +46,28 @@
 #error "CLG_SPAN, CLG_OUTER_DIMS, CLG_INNER_DIMS and CLG_AHEAD are not GatherND options"
 #endif
 
+/* The kernel's scalars, as one struct (src/variant.h, CLG_ND_SHAPE: the
+ * same fields in the same order), which CLG_ND_UNPACK, first in the
+ * kernel, unpacks into locals of the fields' names. */
+typedef struct clg_nd_shape {
+    ulong n, axis_size, inner, data_base, data_len, index_base, index_len,
+        out_base, out_len, batch_stride;
+} clg_nd_shape;
+#define CLG_ND_UNPACK                                                        \
+    const ulong n = shape.n, axis_size = shape.axis_size,                    \
+                inner = shape.inner, data_base = shape.data_base,            \
+                data_len = shape.data_len, index_base = shape.index_base,    \
+                index_len = shape.index_len, out_base = shape.out_base,      \
+                out_len = shape.out_len, batch_stride = shape.batch_stride
+
 __kernel void clg_gather_nd(__global const clg_unit *restrict data,
                             __global const clg_index *restrict indices,
                             __global clg_unit *restrict out,
-                            __global volatile int *restrict err, ulong n,
-                            ulong axis_size, ulong inner, ulong data_base,
-                            ulong data_len, ulong index_base,
-                            ulong index_len, ulong out_base, ulong out_len,
-                            ulong batch_stride,
-                            __global const ulong *restrict tuple_geom)
+                            __global volatile int *restrict err,
+                            __global const ulong *restrict tuple_geom,
+                            clg_nd_shape shape)
 {
+    CLG_ND_UNPACK;
     clg_off c = (clg_off)get_global_id(0);
     clg_off j = (clg_off)get_global_id(1);
     clg_off o = (clg_off)get_global_id(2);

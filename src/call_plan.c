@@ -42,15 +42,40 @@ clg_rt_box *clg_call_plan_box(clg_call_plan *cp)
     return b;
 }
 
-static int same_args(const clg_rt_kernel_use *ku, const clg_rt_parg *args,
-                     size_t n)
+static int same_pargs(const clg_rt_parg *a, const clg_rt_parg *b, size_t n)
 {
-    if (ku->nargs != n)
-        return 0;
     for (size_t i = 0; i < n; i++)
-        if (ku->args[i].ref != args[i].ref ||
-            ku->args[i].value != args[i].value)
+        if (a[i].ref != b[i].ref || a[i].value != b[i].value)
             return 0;
+    return 1;
+}
+
+static int same_args(const clg_rt_kernel_use *a, const clg_rt_kernel_use *b)
+{
+    return a->nargs == b->nargs && a->nfields == b->nfields &&
+           same_pargs(a->args, b->args, a->nargs) &&
+           same_pargs(a->fields, b->fields, a->nfields);
+}
+
+/* Copies the arguments `ids` (ending with CLG_ARG_END) from `a` to
+ * out[0 .. cap-1]; *n gets their number. The shape (CLG_ARG_SHAPE) stands
+ * for its fields, which host/execute.c packs at each launch. 0 when one is
+ * not set or they do not fit. */
+static int copy_pargs(const clg_plan_args *a, const clg_arg *ids,
+                      clg_rt_parg *out, size_t cap, size_t *n)
+{
+    size_t k = 0;
+    for (; ids[k] != CLG_ARG_END; k++) {
+        if (k == cap)
+            return 0;
+        if (ids[k] == CLG_ARG_SHAPE)
+            out[k] = (clg_rt_parg){CLG_RT_REF_FIELDS, 0};
+        else if (a->set >> ids[k] & 1u)
+            out[k] = a->at[ids[k]];
+        else
+            return 0;
+    }
+    *n = k;
     return 1;
 }
 
@@ -59,27 +84,25 @@ clg_status clg_call_plan_kernel(const clg_plan_env *env, clg_call_plan *cp,
                                 unsigned *k)
 {
     clg_rt_plan *rt = &cp->rt;
-    const clg_arg *list = clg_entries[v->entry].args;
+    const clg_entry_info *e = &clg_entries[v->entry];
+    const clg_arg *shape = clg_entry_shape(v->entry);
     if (rt->nkernels == CLG_RT_PLAN_KERNELS)
         return clg_fail(env->ctx, CLG_STATUS_BUILD_FAILED,
                         "internal error: a plan has more than %d kernels",
                         CLG_RT_PLAN_KERNELS);
     /* Written in the next free place, kept unless an equal one exists. */
     clg_rt_kernel_use *ku = &rt->kernels[rt->nkernels];
-    size_t n = 0;
-    for (; list[n] != CLG_ARG_END; n++) {
-        if (n == CLG_RT_PLAN_ARGS || !(a->set >> list[n] & 1u))
-            return clg_fail(env->ctx, CLG_STATUS_BUILD_FAILED,
-                            "internal error: an argument of kernel %s is "
-                            "not set",
-                            clg_entries[v->entry].name);
-        ku->args[n] = a->at[list[n]];
-    }
+    ku->nfields = 0;
+    if (!copy_pargs(a, e->args, ku->args, CLG_RT_PLAN_ARGS, &ku->nargs) ||
+        (shape &&
+         !copy_pargs(a, shape, ku->fields, CLG_RT_PLAN_FIELDS, &ku->nfields)))
+        return clg_fail(env->ctx, CLG_STATUS_BUILD_FAILED,
+                        "internal error: an argument of kernel %s is not set",
+                        e->name);
     ku->kernel = NULL;
-    ku->nargs = n;
     for (size_t i = 0; i < rt->nkernels; i++)
         if (memcmp(&cp->variant[i], v, sizeof *v) == 0 &&
-            same_args(&rt->kernels[i], ku->args, n)) {
+            same_args(&rt->kernels[i], ku)) {
             *k = (unsigned)i;
             return CLG_STATUS_OK;
         }

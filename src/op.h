@@ -279,9 +279,10 @@ typedef struct clg_windows {
     clg_rt_call *call; /* its error slot is the kernels' err */
 } clg_windows;
 
-/* The kernel arguments every operator kernel starts with (the entry
- * table's CLG_ARGS_OPERATOR_ list in src/variant.h): data, indices,
- * output, err, n, axis_size, inner and the six window bounds.
+/* The kernel arguments every operator kernel takes (the entry table's
+ * CLG_ARGS_OPERATOR_ list and the fields every shape starts with,
+ * CLG_SHAPE_BASE_, in src/variant.h): data, indices, output, err, n,
+ * axis_size, inner and the six window bounds.
  * clg_base_args sets them in `a`, pointing into `w` and into `scalars`,
  * which must outlive the launch call (src/plan.c). */
 typedef struct clg_base_scalars {
@@ -339,9 +340,10 @@ static inline void clg_parg_ref(clg_plan_args *a, clg_arg id, clg_rt_ref ref,
     a->set |= 1u << id;
 }
 
-/* The arguments every operator entry point starts with (the entry table's
- * CLG_ARGS_OPERATOR_ list): the window's data, indices and output, the
- * error slot, n, axis_size, inner and the six window bounds. */
+/* The arguments every operator entry point takes (the entry table's
+ * CLG_ARGS_OPERATOR_ list and the shape fields of CLG_SHAPE_BASE_): the
+ * window's data, indices and output, the error slot, n, axis_size, inner
+ * and the six window bounds. */
 void clg_base_pargs(const clg_plan *plan, clg_plan_args *a);
 
 /* One call's plan (docs/design.md, "Plans"): the runtime's data

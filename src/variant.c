@@ -28,6 +28,13 @@ const char *const clg_arg_names[CLG_ARG_END] = {
 #undef CLG_ARG_NAME_
 };
 
+#define CLG_SHAPE_ARG_(arg, field) CLG_ARG_##arg,
+const clg_arg *const clg_shape_fields[CLG_FILE_COUNT] = {
+    NULL, (const clg_arg[]){CLG_GATHER_SHAPE(CLG_SHAPE_ARG_) CLG_ARG_END},
+    (const clg_arg[]){CLG_ELEMENTS_SHAPE(CLG_SHAPE_ARG_) CLG_ARG_END},
+    (const clg_arg[]){CLG_ND_SHAPE(CLG_SHAPE_ARG_) CLG_ARG_END}};
+#undef CLG_SHAPE_ARG_
+
 const clg_entry_info clg_entries[CLG_ENTRY_COUNT] = {
 #define CLG_ENTRY_ROW_(id, file, name, dims, args, conditions)                \
     {CLG_FILE_##file, #name, dims, (const clg_arg[]){args, CLG_ARG_END},      \
@@ -86,13 +93,45 @@ int clg_entry_fits(clg_entry entry, const clg_variant *v)
     return clg_variant_check(&w) == NULL;
 }
 
+const clg_arg *clg_entry_shape(clg_entry entry)
+{
+    for (const clg_arg *a = clg_entries[entry].args; *a != CLG_ARG_END; a++)
+        if (*a == CLG_ARG_SHAPE)
+            return clg_shape_fields[clg_entries[entry].file];
+    return NULL;
+}
+
+/* Packs the fields of `entry`'s shape from `a` into shape[]; 0 when one
+ * is not set (or not a cl_ulong). */
+static int pack_shape(clg_entry entry, const clg_args *a, cl_ulong *shape,
+                      size_t *bytes)
+{
+    const clg_arg *f = clg_entry_shape(entry);
+    size_t k = 0;
+    for (; f && f[k] != CLG_ARG_END; k++) {
+        if (!a->at[f[k]].value || a->at[f[k]].size != sizeof(cl_ulong))
+            return 0;
+        memcpy(&shape[k], a->at[f[k]].value, sizeof(cl_ulong));
+    }
+    *bytes = k * sizeof(cl_ulong);
+    return f != NULL;
+}
+
 int clg_entry_args(clg_entry entry, const clg_args *a, clg_rt_arg *out,
-                   size_t cap, size_t *n)
+                   size_t cap, size_t *n, cl_ulong *shape)
 {
     const clg_arg *list = clg_entries[entry].args;
-    size_t k = 0;
+    size_t k = 0, bytes = 0;
     for (; list[k] != CLG_ARG_END; k++) {
-        if (k == cap || !a->at[list[k]].value)
+        if (k == cap)
+            return 0;
+        if (list[k] == CLG_ARG_SHAPE) {
+            if (!pack_shape(entry, a, shape, &bytes))
+                return 0;
+            out[k] = (clg_rt_arg){bytes, shape, 1};
+            continue;
+        }
+        if (!a->at[list[k]].value)
             return 0;
         out[k] = a->at[list[k]];
     }
@@ -104,8 +143,9 @@ clg_status clg_entry_launch(clg_rt_call *c, clg_entry entry, cl_kernel kernel,
                             const clg_args *a, const clg_geometry *g)
 {
     clg_rt_arg args[CLG_ARG_END];
+    cl_ulong shape[CLG_RT_PLAN_FIELDS];
     size_t n = 0;
-    if (!clg_entry_args(entry, a, args, CLG_ARG_END, &n))
+    if (!clg_entry_args(entry, a, args, CLG_ARG_END, &n, shape))
         return clg_fail(c->ctx, CLG_STATUS_BUILD_FAILED,
                         "internal error: an argument of kernel %s is not set",
                         clg_entries[entry].name);

@@ -84,12 +84,15 @@ extern const clg_option_info clg_options[CLG_OPT_COUNT];
 /* ------------------------------------------------------------ arguments */
 
 /* Every kernel argument, by the name its kernel parameter has
- * (lower-cased): the one list the entry table's argument lists draw from. */
+ * (lower-cased): the one list the entry table's argument lists draw from.
+ * SHAPE is the by-value struct of an operator file's scalars (below);
+ * the scalars it holds keep their names, by which routines set them. */
 #define CLG_KERNEL_ARGS(X)                                                    \
     X(DATA)                                                                   \
     X(INDICES)                                                                \
     X(OUT)                                                                    \
     X(ERR)                                                                    \
+    X(SHAPE)                                                                  \
     X(N)                                                                      \
     X(AXIS_SIZE)                                                              \
     X(INNER)                                                                  \
@@ -124,24 +127,71 @@ typedef enum clg_arg {
 /* Each argument's name, e.g. "AXIS_SIZE" (its parameter, upper-cased). */
 extern const char *const clg_arg_names[CLG_ARG_END];
 
+/* The shape structs (docs/design.md, "Cost per call"): the scalars of an
+ * operator file's kernels, passed as one by-value argument `shape`
+ * (CLG_ARG_SHAPE), so that a launch sets one argument where it set ten.
+ * X(arg, field): the argument CLG_ARG_<arg> is field `field` (its name,
+ * lower-cased), in field order. kernels/<file> defines the same typedef
+ * with ulong fields (tests/unit/test_variant.c checks the names and their
+ * order) and unpacks it into locals of the fields' names at the top of
+ * each __kernel, so that the inline bodies take the scalars as before. */
+#define CLG_SHAPE_BASE_(X)                                                    \
+    X(N, n)                                                                   \
+    X(AXIS_SIZE, axis_size)                                                   \
+    X(INNER, inner)                                                           \
+    X(DATA_BASE, data_base)                                                   \
+    X(DATA_LEN, data_len)                                                     \
+    X(INDEX_BASE, index_base)                                                 \
+    X(INDEX_LEN, index_len)                                                   \
+    X(OUT_BASE, out_base)                                                     \
+    X(OUT_LEN, out_len)
+#define CLG_GATHER_SHAPE(X) CLG_SHAPE_BASE_(X) X(PREFETCH, prefetch)
+#define CLG_ELEMENTS_SHAPE(X)                                                 \
+    CLG_SHAPE_BASE_(X)                                                        \
+    X(AXIS_STRIDE, axis_stride)                                               \
+    X(OUTER_STRIDE, outer_stride)                                             \
+    X(INNER_STRIDE, inner_stride)                                             \
+    X(STRIP_WIDTH, strip_width)                                               \
+    X(STRIPS, strips)                                                         \
+    X(PREFETCH, prefetch)                                                     \
+    X(Z0, z0)
+#define CLG_ND_SHAPE(X) CLG_SHAPE_BASE_(X) X(BATCH_STRIDE, batch_stride)
+
+/* The host's typedefs of the same layout: only cl_ulong fields, so no
+ * padding on either side (OpenCL C 1.2 section 6.1.1: a ulong is 8 bytes,
+ * aligned to 8). The runtime passes a shape as an array of its fields'
+ * values (CLG_RT_REF_FIELDS), which the assertions below make the same
+ * bytes. */
+#define CLG_SHAPE_FIELD_(arg, field) cl_ulong field;
+#define CLG_SHAPE_COUNT_(arg, field) +1
+#define CLG_SHAPE_TYPES(X)                                                    \
+    X(clg_gather_shape, CLG_GATHER_SHAPE)                                     \
+    X(clg_elements_shape, CLG_ELEMENTS_SHAPE)                                 \
+    X(clg_nd_shape, CLG_ND_SHAPE)
+#define CLG_SHAPE_TYPEDEF_(type, fields)                                      \
+    typedef struct type {                                                     \
+        fields(CLG_SHAPE_FIELD_)                                              \
+    } type;                                                                   \
+    _Static_assert(sizeof(type) == (0 fields(CLG_SHAPE_COUNT_)) * 8 &&        \
+                       _Alignof(type) == 8,                                   \
+                   #type " is not OpenCL C's struct of ulongs");              \
+    _Static_assert((0 fields(CLG_SHAPE_COUNT_)) <= CLG_RT_PLAN_FIELDS,        \
+                   #type " has more fields than a plan's kernel holds");
+CLG_SHAPE_TYPES(CLG_SHAPE_TYPEDEF_)
+#undef CLG_SHAPE_TYPEDEF_
+
+/* The fields of each file's shape, in order, ending with CLG_ARG_END;
+ * NULL for a file whose kernels take none (check.cl). */
+extern const clg_arg *const clg_shape_fields[CLG_FILE_COUNT];
+
 /* The argument lists of the entry points, in parameter order. */
 #define CLG_ARGS_OPERATOR_                                                    \
-    CLG_ARG_DATA, CLG_ARG_INDICES, CLG_ARG_OUT, CLG_ARG_ERR, CLG_ARG_N,       \
-        CLG_ARG_AXIS_SIZE, CLG_ARG_INNER, CLG_ARG_DATA_BASE,                  \
-        CLG_ARG_DATA_LEN, CLG_ARG_INDEX_BASE, CLG_ARG_INDEX_LEN,              \
-        CLG_ARG_OUT_BASE, CLG_ARG_OUT_LEN
-#define CLG_ARGS_GATHER CLG_ARGS_OPERATOR_, CLG_ARG_PREFETCH
+    CLG_ARG_DATA, CLG_ARG_INDICES, CLG_ARG_OUT, CLG_ARG_ERR
+#define CLG_ARGS_GATHER CLG_ARGS_OPERATOR_, CLG_ARG_SHAPE
 #define CLG_ARGS_ELEMENTS                                                     \
-    CLG_ARGS_OPERATOR_, CLG_ARG_AXIS_STRIDE, CLG_ARG_OUTER_STRIDE,            \
-        CLG_ARG_INNER_STRIDE, CLG_ARG_OUTER_GEOM, CLG_ARG_INNER_GEOM,         \
-        CLG_ARG_STRIP_WIDTH, CLG_ARG_STRIPS, CLG_ARG_PREFETCH
-#define CLG_ARGS_PACKED CLG_ARGS_ELEMENTS, CLG_ARG_Z0
-#define CLG_ARGS_PACK                                                         \
-    CLG_ARG_DATA, CLG_ARG_PACK, CLG_ARG_AXIS_SIZE, CLG_ARG_INNER,             \
-        CLG_ARG_AXIS_STRIDE, CLG_ARG_OUTER_STRIDE, CLG_ARG_STRIP_WIDTH,       \
-        CLG_ARG_STRIPS, CLG_ARG_Z0
-#define CLG_ARGS_ND                                                           \
-    CLG_ARGS_OPERATOR_, CLG_ARG_BATCH_STRIDE, CLG_ARG_TUPLE_GEOM
+    CLG_ARGS_OPERATOR_, CLG_ARG_OUTER_GEOM, CLG_ARG_INNER_GEOM, CLG_ARG_SHAPE
+#define CLG_ARGS_PACK CLG_ARG_DATA, CLG_ARG_PACK, CLG_ARG_SHAPE
+#define CLG_ARGS_ND CLG_ARGS_OPERATOR_, CLG_ARG_TUPLE_GEOM, CLG_ARG_SHAPE
 #define CLG_ARGS_ND_POSITIONS                                                 \
     CLG_ARG_INDICES, CLG_ARG_ERR, CLG_ARG_NORMED, CLG_ARG_COUNT, CLG_ARG_N,   \
         CLG_ARG_AXIS_STRIDE, CLG_ARG_TUPLE_GEOM
@@ -260,7 +310,7 @@ enum { CLG_ENTRY_CONDITIONS(CLG_CONDITION_FLAG_) };
       CLG_COND_WHOLE | CLG_COND_OUTER_STRIDE | CLG_COND_INNER_STRIDE |        \
           CLG_COND_PREFETCHES | CLG_COND_NT_STORES)                           \
     X(ELEMENTS_PACKED, GATHER_ELEMENTS, clg_gather_elements_packed, 3,        \
-      CLG_ARGS_PACKED,                                                        \
+      CLG_ARGS_ELEMENTS,                                                      \
       CLG_COND_WHOLE | CLG_COND_OUTER_STRIDE | CLG_COND_INNER_STRIDE |        \
           CLG_COND_PREFETCHES | CLG_COND_NT_STORES)                           \
     X(GATHER_ND, GATHER_ND, clg_gather_nd, 3, CLG_ARGS_ND, 0)                 \
@@ -285,12 +335,18 @@ typedef struct clg_entry_info {
 
 extern const clg_entry_info clg_entries[CLG_ENTRY_COUNT];
 
+/* The fields of `entry`'s shape (clg_shape_fields of its file) when its
+ * argument list takes CLG_ARG_SHAPE, else NULL. */
+const clg_arg *clg_entry_shape(clg_entry entry);
+
 /* Fills `out` with the values of `a` in the order of `entry`'s argument
- * list; *n gets their number. 0 (out untouched past the first unset
- * argument) when an argument of the list was not set or the list is longer
- * than `cap`. */
+ * list; *n gets their number. Its shape (CLG_ARG_SHAPE) is packed from the
+ * values of its fields into `shape` (CLG_RT_PLAN_FIELDS cl_ulongs), which
+ * out's shape argument points at. 0 (out untouched past the first unset
+ * argument) when an argument or field of the list was not set or the list
+ * is longer than `cap`. */
 int clg_entry_args(clg_entry entry, const clg_args *a, clg_rt_arg *out,
-                   size_t cap, size_t *n);
+                   size_t cap, size_t *n, cl_ulong *shape);
 
 /* Launches `kernel` of `entry` with the arguments of `a` in its list's
  * order (clg_rt_launch); BUILD_FAILED, naming the entry point, when an

@@ -85,9 +85,16 @@ static const char *macro_body(const char *file, const char *macro, char *buf,
     snprintf(head, sizeof head, "#define %s", macro);
     const char *at = strstr(file, head);
     size_t len = 0;
+    /* The name in full: CLG_X is not CLG_X_Q. */
+    while (at && (isalnum((unsigned char)at[strlen(head)]) ||
+                  at[strlen(head)] == '_'))
+        at = strstr(at + 1, head);
     if (!at)
         return NULL;
-    for (at += strlen(head); *at && *at != '\n' && len + 1 < cap; at++) {
+    at += strlen(head);
+    if (*at == '(') /* a function-like macro's parameters */
+        at = strchr(at, ')') + 1;
+    for (; *at && *at != '\n' && len + 1 < cap; at++) {
         if (*at == '\\' && at[1] == '\n')
             at++;
         else
@@ -97,36 +104,56 @@ static const char *macro_body(const char *file, const char *macro, char *buf,
     return buf;
 }
 
+/* `text` with the CLG_ macros of `file` expanded, repeatedly, into out; a
+ * function-like macro's arguments are dropped (the parameter names are
+ * the identifiers after the qualifiers they pass). */
+static void expand_macros(const char *file, const char *text, char *out,
+                          size_t cap)
+{
+    char body[2048], again[2048];
+    size_t len = 0;
+    int expanded = 0;
+    for (const char *at = text; *at && len + 1 < cap;) {
+        size_t id = strspn(at, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_");
+        if (id > 4 && !strncmp(at, "CLG_", 4) &&
+            (at == text || !isalnum((unsigned char)at[-1]))) {
+            char macro[64];
+            snprintf(macro, sizeof macro, "%.*s", (int)id, at);
+            const char *m = macro_body(file, macro, body, sizeof body);
+            assert_non_null(m);
+            len += (size_t)snprintf(out + len, cap - len, "%s", m);
+            at += id;
+            if (*at == '(')
+                at = strchr(at, ')') + 1;
+            expanded = 1;
+        } else {
+            out[len++] = *at++;
+        }
+    }
+    out[len] = '\0';
+    if (expanded) {
+        snprintf(again, sizeof again, "%s", out);
+        expand_macros(file, again, out, cap);
+    }
+}
+
 /* The parameter names of `__kernel void name(...)` in `file`, comma
  * separated, into out; parameter macros of the file (CLG_GATHER_PARAMS)
  * are expanded. 0 when the file has no such entry point. */
 static int kernel_params(const char *file, const char *name, char *out,
                          size_t cap)
 {
-    char head[96], text[2048], body[2048];
+    char head[96], raw[2048], text[2048];
     snprintf(head, sizeof head, "__kernel void %s(", name);
     const char *at = strstr(file, head);
-    size_t len = 0, n = 0;
+    size_t n = 0;
     if (!at)
         return 0;
     at += strlen(head);
     const char *end = strchr(at, ')');
     assert_non_null(end);
-    /* Expand the parameter macros into `text`. */
-    while (at < end && len + 1 < sizeof text) {
-        size_t id = strspn(at, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_");
-        if (id > 4 && !strncmp(at, "CLG_", 4)) {
-            char macro[64];
-            snprintf(macro, sizeof macro, "%.*s", (int)id, at);
-            const char *m = macro_body(file, macro, body, sizeof body);
-            assert_non_null(m);
-            len += (size_t)snprintf(text + len, sizeof text - len, "%s", m);
-            at += id;
-        } else {
-            text[len++] = *at++;
-        }
-    }
-    text[len] = '\0';
+    snprintf(raw, sizeof raw, "%.*s", (int)(end - at), at);
+    expand_macros(file, raw, text, sizeof text);
     /* The last identifier before each comma is the parameter's name. */
     out[0] = '\0';
     for (char *p = strtok(text, ","); p; p = strtok(NULL, ",")) {
@@ -138,6 +165,41 @@ static int kernel_params(const char *file, const char *name, char *out,
             b--;
         n += (size_t)snprintf(out + n, cap - n, "%s%.*s", n ? "," : "",
                               (int)(e - b), b);
+    }
+    return 1;
+}
+
+/* The field names of `typedef struct type { ... } type;` in `file`, comma
+ * separated, into out; 0 when the file has no such typedef. */
+static int struct_fields(const char *file, const char *type, char *out,
+                         size_t cap)
+{
+    char head[96];
+    snprintf(head, sizeof head, "typedef struct %s {", type);
+    const char *at = strstr(file, head);
+    size_t n = 0;
+    if (!at)
+        return 0;
+    at += strlen(head);
+    const char *end = strchr(at, '}');
+    assert_non_null(end);
+    out[0] = '\0';
+    /* Each declaration: a type name, then field names separated by
+     * commas, up to its semicolon. */
+    while (at < end) {
+        at += strspn(at, " \n");
+        at += strspn(at, "abcdefghijklmnopqrstuvwxyz_0123456789");
+        for (;;) {
+            at += strspn(at, " \n");
+            size_t id = strspn(at, "abcdefghijklmnopqrstuvwxyz_0123456789");
+            n += (size_t)snprintf(out + n, cap - n, "%s%.*s", n ? "," : "",
+                                  (int)id, at);
+            at += id;
+            at += strspn(at, " \n");
+            if (*at++ != ',')
+                break;
+        }
+        at += strspn(at, " \n");
     }
     return 1;
 }
@@ -207,15 +269,16 @@ static void test_arguments_follow_the_row(void **state)
     cl_mem idx = NULL, err = NULL;
     clg_args a = {{{0}}};
     clg_rt_arg out[CLG_ARG_END];
+    cl_ulong shape[CLG_RT_PLAN_FIELDS];
     size_t n = 0;
     a.at[CLG_ARG_AXIS_SIZE] = CLG_RT_SCALAR(s);
     a.at[CLG_ARG_COUNT] = CLG_RT_SCALAR(count);
     a.at[CLG_ARG_ERR] = CLG_RT_BUFFER(err);
     assert_false(clg_entry_args(CLG_ENTRY_CHECK_INDICES, &a, out, CLG_ARG_END,
-                                &n));
+                                &n, shape));
     a.at[CLG_ARG_INDICES] = CLG_RT_BUFFER(idx);
     assert_true(clg_entry_args(CLG_ENTRY_CHECK_INDICES, &a, out, CLG_ARG_END,
-                               &n));
+                               &n, shape));
     assert_int_equal(n, 4);
     assert_ptr_equal(out[0].value, &idx);
     assert_ptr_equal(out[1].value, &err);
@@ -223,9 +286,108 @@ static void test_arguments_follow_the_row(void **state)
     assert_ptr_equal(out[3].value, &s);
     assert_int_equal(out[0].scalar, 0); /* buffers are set every launch */
     assert_int_equal(out[2].scalar, 1);
-    assert_false(clg_entry_args(CLG_ENTRY_CHECK_INDICES, &a, out, 3, &n));
+    assert_false(clg_entry_args(CLG_ENTRY_CHECK_INDICES, &a, out, 3, &n,
+                                shape));
     assert_false(clg_entry_args(CLG_ENTRY_NORMALIZE_INDICES, &a, out,
-                                CLG_ARG_END, &n));
+                                CLG_ARG_END, &n, shape));
+}
+
+/* `type` is typedef'd in exactly one kernel file with fields `want`
+ * (comma separated), and that file's clg_shape_fields lists them. */
+static void check_shape(const char *type, const char *want)
+{
+    int found = 0;
+    for (int f = 0; f < CLG_FILE_COUNT; f++) {
+        char have[512], listed[512];
+        size_t n = 0;
+        if (!struct_fields(kernel_text(clg_kernel_file_name((clg_kernel_file)
+                                                                f)),
+                           type, have, sizeof have))
+            continue;
+        found++;
+        if (strcmp(have, want))
+            fail_msg("%s: kernels/%s has fields (%s), src/variant.h (%s)",
+                     type, clg_kernel_file_name((clg_kernel_file)f), have,
+                     want);
+        assert_non_null(clg_shape_fields[f]);
+        listed[0] = '\0';
+        for (const clg_arg *a = clg_shape_fields[f]; *a != CLG_ARG_END; a++)
+            n += (size_t)snprintf(listed + n, sizeof listed - n, "%s%s",
+                                  n ? "," : "", clg_arg_names[*a]);
+        for (char *c = listed; *c; c++)
+            *c = (char)tolower((unsigned char)*c);
+        assert_string_equal(listed, want);
+    }
+    assert_int_equal(found, 1);
+}
+
+/* A shape is one argument, packed from its fields' values in the order of
+ * its file's typedef; a missing field is refused like a missing argument. */
+static void test_shape_is_packed_from_its_fields(void **state)
+{
+    (void)state;
+    cl_ulong v[CLG_ARG_END];
+    cl_mem buf = NULL;
+    clg_args a = {{{0}}};
+    clg_rt_arg out[CLG_ARG_END];
+    cl_ulong shape[CLG_RT_PLAN_FIELDS];
+    size_t n = 0;
+    a.at[CLG_ARG_DATA] = CLG_RT_BUFFER(buf);
+    a.at[CLG_ARG_INDICES] = CLG_RT_BUFFER(buf);
+    a.at[CLG_ARG_OUT] = CLG_RT_BUFFER(buf);
+    a.at[CLG_ARG_ERR] = CLG_RT_BUFFER(buf);
+    a.at[CLG_ARG_TUPLE_GEOM] = CLG_RT_BUFFER(buf);
+    for (int i = 0; i < CLG_ARG_END; i++)
+        v[i] = 100 + (cl_ulong)i;
+    for (const clg_arg *f = clg_shape_fields[CLG_FILE_GATHER_ND];
+         *f != CLG_ARG_BATCH_STRIDE; f++)
+        a.at[*f] = CLG_RT_SCALAR(v[*f]);
+    assert_false(clg_entry_args(CLG_ENTRY_GATHER_ND, &a, out, CLG_ARG_END, &n,
+                                shape));
+    a.at[CLG_ARG_BATCH_STRIDE] = CLG_RT_SCALAR(v[CLG_ARG_BATCH_STRIDE]);
+    assert_true(clg_entry_args(CLG_ENTRY_GATHER_ND, &a, out, CLG_ARG_END, &n,
+                               shape));
+    assert_int_equal(n, 6);
+    assert_ptr_equal(out[4].value, &buf); /* tuple_geom */
+    assert_ptr_equal(out[5].value, shape);
+    assert_int_equal(out[5].size, sizeof(clg_nd_shape));
+    assert_int_equal(out[5].size, 10 * sizeof(cl_ulong));
+    assert_int_equal(out[5].scalar, 1);
+    clg_nd_shape nd;
+    memcpy(&nd, shape, sizeof nd);
+    assert_int_equal(nd.n, 100 + CLG_ARG_N);
+    assert_int_equal(nd.axis_size, 100 + CLG_ARG_AXIS_SIZE);
+    assert_int_equal(nd.out_len, 100 + CLG_ARG_OUT_LEN);
+    assert_int_equal(nd.batch_stride, 100 + CLG_ARG_BATCH_STRIDE);
+    /* The positions pass of the same file takes its scalars one by one. */
+    assert_null(clg_entry_shape(CLG_ENTRY_GATHER_ND_POSITIONS));
+    assert_null(clg_entry_shape(CLG_ENTRY_CHECK_INDICES));
+    assert_ptr_equal(clg_entry_shape(CLG_ENTRY_PACK_STRIPS),
+                     clg_shape_fields[CLG_FILE_GATHER_ELEMENTS]);
+}
+
+/* Each shape typedef of src/variant.h is in exactly one kernel file, the
+ * one whose kernels take it, with the same fields in the same order, each
+ * named after its argument. */
+static void test_shapes_match_the_kernels(void **state)
+{
+    (void)state;
+#define CLG_FIELD_NAME_(arg, field) "," #field
+#define CLG_FIELD_ARG_(arg, field)                                            \
+    {                                                                         \
+        char lower[32];                                                       \
+        snprintf(lower, sizeof lower, "%s", clg_arg_names[CLG_ARG_##arg]);    \
+        for (char *c = lower; *c; c++)                                        \
+            *c = (char)tolower((unsigned char)*c);                            \
+        assert_string_equal(lower, #field);                                   \
+    }
+#define CLG_SHAPE_CHECK_(type, fields)                                        \
+    check_shape(#type, &("" fields(CLG_FIELD_NAME_))[1]);                     \
+    fields(CLG_FIELD_ARG_)
+    CLG_SHAPE_TYPES(CLG_SHAPE_CHECK_)
+#undef CLG_SHAPE_CHECK_
+#undef CLG_FIELD_ARG_
+#undef CLG_FIELD_NAME_
 }
 
 static void test_options_come_from_the_table(void **state)
@@ -375,6 +537,8 @@ int main(void)
         cmocka_unit_test(test_entries_are_in_their_files),
         cmocka_unit_test(test_every_kernel_has_a_row),
         cmocka_unit_test(test_arguments_follow_the_row),
+        cmocka_unit_test(test_shape_is_packed_from_its_fields),
+        cmocka_unit_test(test_shapes_match_the_kernels),
         cmocka_unit_test(test_options_come_from_the_table),
         cmocka_unit_test(test_impossible_combinations_are_refused),
     };
