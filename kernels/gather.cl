@@ -281,6 +281,7 @@ CLG_SPAN_HINT __kernel void clg_gather_lean_normed(CLG_GATHER_PARAMS)
  * clamped onto the last one and write the same bytes again. */
 CLG_SPAN_HINT __kernel void clg_gather_units_spans(CLG_GATHER_PARAMS)
 {
+    CLG_GATHER_UNPACK;
     clg_off c = (clg_off)get_global_id(0);
     clg_off o = min((clg_off)get_global_id(1), (clg_off)(out_len / n) - 1);
     __global const clg_unit *row = data + o * (clg_off)axis_size;
@@ -347,6 +348,7 @@ __kernel void clg_gather_units_normed(CLG_GATHER_PARAMS)
  * nothing; under fill its row is zero bytes. */
 CLG_SPAN_HINT __kernel void clg_gather_rows(CLG_GATHER_PARAMS)
 {
+    CLG_GATHER_UNPACK;
     clg_off j = (clg_off)get_global_id(0);
     clg_off o = (clg_off)get_global_id(1);
     if (j >= (clg_off)n)
