@@ -193,26 +193,32 @@ void bench_cl_release(bench_cl *b)
 
 /* ------------------------------------------------------------ timing */
 
+/* One launch of `k` over n work-items in groups of `local`, enqueue +
+ * clFinish; seconds to *t. */
+static cl_int time_range(const bench_cl *b, cl_kernel k, cl_ulong n,
+                         size_t local, double *t)
+{
+    size_t global = (size_t)((n + local - 1) / local * local);
+    double t0 = clg_cli_now();
+    cl_int err = clEnqueueNDRangeKernel(b->queue, k, 1, NULL, &global, &local,
+                                        0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clFinish(b->queue);
+    *t = clg_cli_now() - t0;
+    return err;
+}
+
 cl_int bench_time_copy(const bench_cl *b, size_t v, cl_mem src, cl_mem dst,
                        uint64_t half_bytes, double *t)
 {
     const bench_copy_kernel *c = &b->copy[v];
     cl_ulong n = (cl_ulong)(half_bytes / c->unit);
-    size_t global = (size_t)((n + c->local - 1) / c->local * c->local);
     cl_int err = clSetKernelArg(c->kernel, 0, sizeof src, &src);
     if (err == CL_SUCCESS)
         err = clSetKernelArg(c->kernel, 1, sizeof dst, &dst);
     if (err == CL_SUCCESS)
         err = clSetKernelArg(c->kernel, 2, sizeof n, &n);
-    if (err != CL_SUCCESS)
-        return err;
-    double t0 = clg_cli_now();
-    err = clEnqueueNDRangeKernel(b->queue, c->kernel, 1, NULL, &global,
-                                 &c->local, 0, NULL, NULL);
-    if (err == CL_SUCCESS)
-        err = clFinish(b->queue);
-    *t = clg_cli_now() - t0;
-    return err;
+    return err == CL_SUCCESS ? time_range(b, c->kernel, n, c->local, t) : err;
 }
 
 cl_int bench_time_read(const bench_cl *b, size_t v, cl_mem src, cl_mem hit,
@@ -220,7 +226,6 @@ cl_int bench_time_read(const bench_cl *b, size_t v, cl_mem src, cl_mem hit,
 {
     const bench_copy_kernel *c = &b->copy[v];
     cl_ulong n = (cl_ulong)(bytes / c->unit);
-    size_t global = (size_t)((n + c->local - 1) / c->local * c->local);
     cl_int err = clSetKernelArg(c->read, 0, sizeof src, &src);
     if (err == CL_SUCCESS)
         err = clSetKernelArg(c->read, 1, sizeof hit, &hit);
@@ -228,15 +233,7 @@ cl_int bench_time_read(const bench_cl *b, size_t v, cl_mem src, cl_mem hit,
         err = clSetKernelArg(c->read, 2, sizeof n, &n);
     if (err == CL_SUCCESS)
         err = clSetKernelArg(c->read, 3, sizeof pattern, &pattern);
-    if (err != CL_SUCCESS)
-        return err;
-    double t0 = clg_cli_now();
-    err = clEnqueueNDRangeKernel(b->queue, c->read, 1, NULL, &global,
-                                 &c->local, 0, NULL, NULL);
-    if (err == CL_SUCCESS)
-        err = clFinish(b->queue);
-    *t = clg_cli_now() - t0;
-    return err;
+    return err == CL_SUCCESS ? time_range(b, c->read, n, c->local, t) : err;
 }
 
 typedef struct host_part {

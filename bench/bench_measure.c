@@ -57,7 +57,7 @@
  * which the library splits, are still measured and checked.
  */
 #define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
-#include <math.h> /* INFINITY: a macro only, no libm */
+#include <math.h>       /* INFINITY: a macro only, no libm */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
