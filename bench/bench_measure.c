@@ -56,13 +56,11 @@
  * note (that API takes one buffer per tensor) and the host-memory ones,
  * which the library splits, are still measured and checked.
  */
-#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
-#include <math.h>       /* INFINITY: a macro only, no libm */
+#include <math.h> /* INFINITY: a macro only, no libm */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h> /* madvise */
 #include <unistd.h>
 
 #include <clgather/clgather.h>
@@ -77,8 +75,6 @@
 #define BENCH_MICRO_MAX_BYTES ((uint64_t)1 << 20)
 
 #define BENCH_PAGE 4096
-#define BENCH_HUGE_PAGE (2u << 20)
-#define BENCH_HUGE_FROM (4u << 20)
 
 static double now_s(void)
 {
@@ -88,15 +84,11 @@ static double now_s(void)
 static void *page_alloc(uint64_t bytes)
 {
     void *p = NULL;
-    const int huge = getenv("BENCH_HUGE") && bytes >= BENCH_HUGE_FROM;
-    const size_t align = huge ? BENCH_HUGE_PAGE : BENCH_PAGE;
-    size_t n = (size_t)((bytes + align - 1) / align * align);
+    size_t n = (size_t)((bytes + BENCH_PAGE - 1) / BENCH_PAGE * BENCH_PAGE);
     if (n == 0)
         n = BENCH_PAGE;
-    if (posix_memalign(&p, align, n) != 0)
+    if (posix_memalign(&p, BENCH_PAGE, n) != 0)
         return NULL;
-    if (huge)
-        madvise(p, n, MADV_HUGEPAGE);
     return p;
 }
 
