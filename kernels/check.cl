@@ -10,12 +10,12 @@
 
 /* Each work-item checks CLG_CHECK_SPAN consecutive values in a plain loop
  * with one range test per value and one conditional store: the CPU
- * compilers vectorise the loop across work-items and stream the indices
- * at read speed, where 16-wide vector compares of 32-bit values ran at a
- * quarter of it on POCL (docs/decisions.md, "The check kernel: a loop of scalar tests"). v is in
- * [-s, s-1] exactly where v + s, unsigned in the index's own width, is
- * below 2s (s <= CLG_INDEX_MAX, so 2s fits; nothing is widened, see
- * clg_normalize). The last work-item takes the tail. */
+ * compilers vectorise the loop across work-items; 16-wide vector compares
+ * ran twelve times slower on int32 on POCL
+ * (docs/decisions.md, "The check kernel: a loop of scalar tests").
+ * v is in [-s, s-1] exactly where v + s, unsigned in the index's own
+ * width, is below 2s (s <= CLG_INDEX_MAX, so 2s fits; nothing is widened,
+ * see clg_normalize). The last work-item takes the tail. */
 #define CLG_CHECK_SPAN 16
 #if CLG_INDEX_BYTES == 4
 typedef uint clg_index_bits;

@@ -25,10 +25,11 @@ __kernel void clg_bench_copy(__global const clg_unit *restrict src,
 #endif
 }
 
-/* One unit per work-item, read as 32-bit words in a plain loop (as the
- * index check reads, docs/decisions.md, "The check kernel: a loop of
- * scalar tests") and compared with `pattern`:
- * *hit is raised where a word equals it, so that no load can be dropped. */
+/* One unit per work-item, read as 32-bit words in a plain loop, as the
+ * index check reads
+ * (docs/decisions.md, "The check kernel: a loop of scalar tests"),
+ * and compared with `pattern`: *hit is raised where a word equals it, so
+ * that no load can be dropped. */
 __kernel void clg_bench_read(__global const uint *restrict src,
                              __global int *restrict hit, ulong n,
                              uint pattern)
