@@ -230,6 +230,14 @@ static int parse_options(int argc, char **argv, bench_options *opt)
     }
     for (size_t i = 0; i < BENCH_WORKLOAD_COUNT; i++)
         any_selected |= opt->selected[i];
+    /* --first-call measures contexts, not workloads: the options of a
+     * workload run would be ignored, so they are refused. */
+    if (opt->first_only &&
+        (any_selected || opt->scale_count > 0 || opt->seen['r'] ||
+         opt->seen['S'] || opt->seen['j'] || opt->seen['O'])) {
+        fprintf(stderr, "clgather bench: --first-call takes --device only\n");
+        return -1;
+    }
     if (!any_selected)
         for (size_t i = 0; i < BENCH_WORKLOAD_COUNT; i++)
             opt->selected[i] = 1;

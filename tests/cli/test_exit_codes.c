@@ -730,6 +730,17 @@ static void test_short_options(void **state)
                              "Try 'clgather tune --help'.\n");
     expect_usage_error(onnx, "clgather onnx-test: invalid option -- 'r'\n"
                              "Try 'clgather onnx-test --help'.\n");
+    /* --first-call ignores a workload run's options: refused, each. */
+    const char *const with[][3] = {
+        {"--json", "fc.json"}, {"--workload", "small"}, {"--linearity"},
+        {"-r", "2"},           {"--seed", "1"},         {"--oob", "clip"}};
+    for (size_t i = 0; i < sizeof with / sizeof with[0]; i++) {
+        const char *first[] = {"bench", "--first-call", with[i][0], with[i][1],
+                               NULL};
+        expect_usage_error(first, "clgather bench: --first-call takes "
+                                  "--device only\n"
+                                  "Try 'clgather bench --help'.\n");
+    }
 }
 
 /* A device spec that matches nothing is the machine's answer, not a
