@@ -141,6 +141,16 @@ typedef uint clg_off;
 #define clg_store(p, v) (*(p) = (v))
 #endif
 
+/* The fields every operator kernel's shape struct starts with (src/variant.h,
+ * CLG_SHAPE_BASE_), as locals of their names: each file's UNPACK macro
+ * begins with it and adds the file's own fields. */
+#define CLG_SHAPE_BASE_UNPACK                                                \
+    const ulong n = shape.n, axis_size = shape.axis_size,                    \
+                inner = shape.inner, data_base = shape.data_base,            \
+                data_len = shape.data_len, index_base = shape.index_base,    \
+                index_len = shape.index_len, out_base = shape.out_base,      \
+                out_len = shape.out_len
+
 /* norm(v) = v < 0 ? v + s : v; returns s (an invalid position) when v is
  * outside [-s, s-1]. The sign is tested in the index's own width, before
  * any widening, and the range as unsigned: Mesa's Rusticl 22.3 compiles a

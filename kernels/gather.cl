@@ -77,11 +77,7 @@ typedef struct clg_gather_shape {
         ulong data_base, ulong data_len, ulong index_base, ulong index_len,  \
         ulong out_base, ulong out_len, ulong prefetch
 #define CLG_GATHER_UNPACK                                                    \
-    const ulong n = shape.n, axis_size = shape.axis_size,                    \
-                inner = shape.inner, data_base = shape.data_base,            \
-                data_len = shape.data_len, index_base = shape.index_base,    \
-                index_len = shape.index_len, out_base = shape.out_base,      \
-                out_len = shape.out_len, prefetch = shape.prefetch
+    CLG_SHAPE_BASE_UNPACK, prefetch = shape.prefetch
 #define CLG_GATHER_ARGS                                                      \
     data, indices, out, err, n, axis_size, inner, data_base, data_len,       \
         index_base, index_len, out_base, out_len, prefetch

@@ -93,11 +93,7 @@ typedef struct clg_elements_shape {
         __global const ulong *outer_geom, __global const ulong *inner_geom,  \
         ulong strip_width, ulong strips, ulong prefetch
 #define CLG_ELEMENTS_UNPACK                                                  \
-    const ulong n = shape.n, axis_size = shape.axis_size,                    \
-                inner = shape.inner, data_base = shape.data_base,            \
-                data_len = shape.data_len, index_base = shape.index_base,    \
-                index_len = shape.index_len, out_base = shape.out_base,      \
-                out_len = shape.out_len, axis_stride = shape.axis_stride,    \
+    CLG_SHAPE_BASE_UNPACK, axis_stride = shape.axis_stride,                  \
                 outer_stride = shape.outer_stride,                           \
                 inner_stride = shape.inner_stride,                           \
                 strip_width = shape.strip_width, strips = shape.strips,      \

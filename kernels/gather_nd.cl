@@ -54,11 +54,7 @@ typedef struct clg_nd_shape {
         out_base, out_len, batch_stride;
 } clg_nd_shape;
 #define CLG_ND_UNPACK                                                        \
-    const ulong n = shape.n, axis_size = shape.axis_size,                    \
-                inner = shape.inner, data_base = shape.data_base,            \
-                data_len = shape.data_len, index_base = shape.index_base,    \
-                index_len = shape.index_len, out_base = shape.out_base,      \
-                out_len = shape.out_len, batch_stride = shape.batch_stride
+    CLG_SHAPE_BASE_UNPACK, batch_stride = shape.batch_stride
 
 __kernel void clg_gather_nd(__global const clg_unit *restrict data,
                             __global const clg_index *restrict indices,
