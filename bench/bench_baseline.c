@@ -12,9 +12,10 @@
  *                 non-temporal copy with `__builtin_prefetch` 16 units
  *                 ahead was tried too and did not beat the plain one on
  *                 POCL: within +-10% either way over six runs.)
- *   read kernels  the same units only read (no non-temporal variant):
- *                 what a pass over the indices alone costs, set beside the
- *                 check kernel.
+ *   read kernels  the same units only read (no non-temporal variant),
+ *                 one unit per work-item and in stripes across the
+ *                 work-group (as the check kernel reads): what a pass over
+ *                 the indices alone costs, set beside the check kernel.
  *   host copy     memcpy on the host, the bytes split into one contiguous
  *                 part per thread (one thread per online CPU).
  * The check pass a host-memory call runs first is the library's own
@@ -122,6 +123,11 @@ static int add_copy_variant(bench_cl *b, size_t v)
         c->read = clCreateKernel(c->program, "clg_bench_read", &err);
         if (!c->read)
             return bench_cl_failed(err, "clCreateKernel(clg_bench_read)");
+        c->read_stripes = clCreateKernel(c->program, "clg_bench_read_stripes",
+                                         &err);
+        if (!c->read_stripes)
+            return bench_cl_failed(err,
+                                   "clCreateKernel(clg_bench_read_stripes)");
     }
     c->name = copy_variants[v].name;
     c->unit = copy_variants[v].unit;
@@ -177,6 +183,8 @@ void bench_cl_release(bench_cl *b)
     for (size_t i = 0; i < b->copy_count; i++) {
         if (b->copy[i].read)
             clReleaseKernel(b->copy[i].read);
+        if (b->copy[i].read_stripes)
+            clReleaseKernel(b->copy[i].read_stripes);
         clReleaseKernel(b->copy[i].kernel);
         clReleaseProgram(b->copy[i].program);
     }
@@ -221,19 +229,20 @@ cl_int bench_time_copy(const bench_cl *b, size_t v, cl_mem src, cl_mem dst,
     return err == CL_SUCCESS ? time_range(b, c->kernel, n, c->local, t) : err;
 }
 
-cl_int bench_time_read(const bench_cl *b, size_t v, cl_mem src, cl_mem hit,
-                       uint64_t bytes, cl_uint pattern, double *t)
+cl_int bench_time_read(const bench_cl *b, size_t v, int stripes, cl_mem src,
+                       cl_mem hit, uint64_t bytes, cl_uint pattern, double *t)
 {
     const bench_copy_kernel *c = &b->copy[v];
+    cl_kernel k = stripes ? c->read_stripes : c->read;
     cl_ulong n = (cl_ulong)(bytes / c->unit);
-    cl_int err = clSetKernelArg(c->read, 0, sizeof src, &src);
+    cl_int err = clSetKernelArg(k, 0, sizeof src, &src);
     if (err == CL_SUCCESS)
-        err = clSetKernelArg(c->read, 1, sizeof hit, &hit);
+        err = clSetKernelArg(k, 1, sizeof hit, &hit);
     if (err == CL_SUCCESS)
-        err = clSetKernelArg(c->read, 2, sizeof n, &n);
+        err = clSetKernelArg(k, 2, sizeof n, &n);
     if (err == CL_SUCCESS)
-        err = clSetKernelArg(c->read, 3, sizeof pattern, &pattern);
-    return err == CL_SUCCESS ? time_range(b, c->read, n, c->local, t) : err;
+        err = clSetKernelArg(k, 3, sizeof pattern, &pattern);
+    return err == CL_SUCCESS ? time_range(b, k, n, c->local, t) : err;
 }
 
 typedef struct host_part {

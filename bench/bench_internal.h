@@ -117,6 +117,7 @@ typedef struct bench_result {
      * the fastest variant's best (INFINITY when not measured). */
     double read_s;
     size_t read_best;
+    int read_best_stripes;       /* the best was clg_bench_read_stripes */
     size_t copy_best;            /* index of the fastest copy variant */
     bench_check_kind check_kind; /* the check pass the e2e call runs */
     int measured;                /* the host-memory figures (and the copy) */
@@ -165,7 +166,8 @@ typedef struct bench_copy_kernel {
     cl_program program;
     cl_kernel kernel;
     cl_kernel read; /* the read kernel; NULL for the non-temporal ones */
-    size_t local;   /* work-group size */
+    cl_kernel read_stripes; /* the same, in stripes across the group */
+    size_t local;           /* work-group size */
 } bench_copy_kernel;
 
 /* The benchmark's own kernels (copy variants, empty) on the
@@ -207,12 +209,12 @@ void bench_cl_release(bench_cl *b);
 cl_int bench_time_copy(const bench_cl *b, size_t v, cl_mem src, cl_mem dst,
                        uint64_t half_bytes, double *t);
 
-/* Runs the read kernel of copy variant v (whose `read` is not NULL) once
+/* Runs a read kernel of copy variant v (whose `read` is not NULL) once
  * over the first `bytes` of src (a multiple of its unit), raising *hit
- * where a 32-bit word equals `pattern`; enqueue + clFinish, seconds to
- * *t. */
-cl_int bench_time_read(const bench_cl *b, size_t v, cl_mem src, cl_mem hit,
-                       uint64_t bytes, cl_uint pattern, double *t);
+ * where a 32-bit word equals `pattern`: clg_bench_read, or with `stripes`
+ * clg_bench_read_stripes; enqueue + clFinish, seconds to *t. */
+cl_int bench_time_read(const bench_cl *b, size_t v, int stripes, cl_mem src,
+                       cl_mem hit, uint64_t bytes, cl_uint pattern, double *t);
 
 /* memcpy of `bytes` on b->host_threads threads, one contiguous part each;
  * seconds to *t (thread start and join included). 0, or pthread's error. */

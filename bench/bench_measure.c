@@ -244,6 +244,7 @@ typedef struct bench_run {
     size_t pos, total;  /* the progress line's "[pos/total]" */
     uint64_t copy_half; /* bytes of each copy buffer: copy_bytes / 2 */
     size_t variant;     /* the copy variant being timed */
+    int stripes;        /* the read kernel in stripes (phase_read) */
     clg_tensor data, indices, output, expected;
     cl_mem copy_src, copy_dst;
     void *host_src, *host_dst;
@@ -580,8 +581,9 @@ static cl_uint absent_word(const unsigned char *p, uint64_t bytes)
 
 static int timed_read(bench_run *run, double *t)
 {
-    cl_int err = bench_time_read(run->b, run->variant, run->read_src, run->hit,
-                                 run->read_bytes, run->pattern, t);
+    cl_int err = bench_time_read(run->b, run->variant, run->stripes,
+                                 run->read_src, run->hit, run->read_bytes,
+                                 run->pattern, t);
     return err == CL_SUCCESS ? CLG_EXIT_OK
                              : bench_cl_failed(err, "the read kernel");
 }
@@ -628,17 +630,19 @@ static int phase_read(bench_run *run)
             return bench_cl_failed(err, "clCreateBuffer(indices in place)");
         run->read_src = run->read_wrap;
     }
-    for (size_t v = 0; v < b->copy_count && rc == CLG_EXIT_OK; v++) {
+    for (size_t i = 0; i < 2 * b->copy_count && rc == CLG_EXIT_OK; i++) {
+        const size_t v = i / 2;
         double best = INFINITY, t;
         if (!b->copy[v].read)
             continue;
         run->variant = v;
+        run->stripes = (int)(i % 2);
         rc = best_of(run, "read kernel", run->opt->repeat, timed_read, &best);
         if (rc == CLG_EXIT_OK && (err = take_hit(b, run->hit, &hit)) != 0)
             rc = bench_cl_failed(err, "reading the read kernel's slot");
         if (rc == CLG_EXIT_OK && hit == 0) {
             const cl_uint first = *(const cl_uint *)run->indices.data;
-            err = bench_time_read(b, v, run->read_src, run->hit,
+            err = bench_time_read(b, v, run->stripes, run->read_src, run->hit,
                                   run->read_bytes, first, &t);
             if (err == CL_SUCCESS)
                 err = take_hit(b, run->hit, &hit);
@@ -653,13 +657,15 @@ static int phase_read(bench_run *run)
             bench_progress_clear();
             fprintf(stderr,
                     "clgather bench: %s (scale %g): WRONG RESULT from read "
-                    "kernel %s\n",
-                    r->w->name, r->scale, b->copy[v].name);
+                    "kernel %s%s\n",
+                    r->w->name, r->scale, b->copy[v].name,
+                    run->stripes ? "-stripes" : "");
             rc = CLG_EXIT_DIFFER;
         }
         if (best < r->read_s) {
             r->read_s = best;
             r->read_best = v;
+            r->read_best_stripes = run->stripes;
         }
     }
     return rc;

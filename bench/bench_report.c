@@ -429,9 +429,13 @@ static void json_baselines(clg_json *j, const bench_result *r,
     clg_json_number(j, "check_ms", c, r->check_s * 1e3);
     clg_json_string(j, "check_pass",
                     c ? bench_check_name(r->check_kind) : NULL);
+    char read_name[32];
+    if (has_read(r))
+        snprintf(read_name, sizeof read_name, "%s%s",
+                 b->copy[r->read_best].name,
+                 r->read_best_stripes ? "-stripes" : "");
     clg_json_number(j, "read_ms", has_read(r), r->read_s * 1e3);
-    clg_json_string(j, "read_variant",
-                    has_read(r) ? b->copy[r->read_best].name : NULL);
+    clg_json_string(j, "read_variant", has_read(r) ? read_name : NULL);
 }
 
 /* The figures of one result; null where not measured. */

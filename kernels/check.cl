@@ -8,14 +8,17 @@
 #error "check.cl takes CLG_INDEX_BYTES and CLG_OOB only"
 #endif
 
-/* Each work-item checks CLG_CHECK_SPAN consecutive values in a plain loop
- * with one range test per value and one conditional store: the CPU
- * compilers vectorise the loop across work-items; 16-wide vector compares
- * ran twelve times slower on int32 on POCL
- * (docs/decisions.md, "The check kernel: a loop of scalar tests").
- * v is in [-s, s-1] exactly where v + s, unsigned in the index's own
- * width, is below 2s (s <= CLG_INDEX_MAX, so 2s fits; nothing is widened,
- * see clg_normalize). The last work-item takes the tail. */
+/* A work-group of l work-items checks l * CLG_CHECK_SPAN consecutive
+ * values, in CLG_CHECK_SPAN stripes of l: work-item j reads the j-th
+ * value of each stripe, so that neighbouring work-items read neighbouring
+ * values and the CPU compilers' vectors across work-items load whole
+ * lines (docs/decisions.md, "The check kernel: stripes across the
+ * work-group"). The range test is a running maximum of v + s, unsigned
+ * in the index's own width: v is in [-s, s-1] exactly where v + s < 2s
+ * (s <= CLG_INDEX_MAX, so 2s fits; nothing is widened, see
+ * clg_normalize). One conditional store per work-item; the last group
+ * takes the tail. Needs uniform work-groups and no global offset, which
+ * the host's geometry gives (clg_index_pass_make). */
 #define CLG_CHECK_SPAN 16
 #if CLG_INDEX_BYTES == 4
 typedef uint clg_index_bits;
@@ -29,24 +32,23 @@ __kernel void clg_check_indices(__global const clg_index *restrict indices,
                                 __global int *restrict err,
                                 ulong count, ulong axis_size)
 {
-    ulong i = (ulong)get_global_id(0);
-    ulong first = i * CLG_CHECK_SPAN;
-    if (first >= count)
-        return;
     if (axis_size > (ulong)CLG_INDEX_MAX)
         return; /* every value of the index type is in range */
     const clg_index_bits s = (clg_index_bits)axis_size;
     const clg_index_bits two_s = (clg_index_bits)(2 * axis_size);
-    __global const clg_index *v = indices + first;
-    int bad = 0;
-    if (count - first >= CLG_CHECK_SPAN) {
-        for (int k = 0; k < CLG_CHECK_SPAN; k++)
-            bad |= (clg_index_bits)v[k] + s >= two_s;
+    const uint l = (uint)get_local_size(0);
+    const ulong base = (ulong)get_group_id(0) * l * CLG_CHECK_SPAN;
+    __global const clg_index *v = indices + base;
+    const uint lid = (uint)get_local_id(0);
+    clg_index_bits m = 0;
+    if (base + (ulong)l * CLG_CHECK_SPAN <= count) {
+        for (uint k = 0; k < CLG_CHECK_SPAN; k++)
+            m = max(m, (clg_index_bits)v[lid + k * l] + s);
     } else {
-        for (ulong k = 0; k < count - first; k++)
-            bad |= (clg_index_bits)v[k] + s >= two_s;
+        for (uint j = lid; base + j < count; j += l)
+            m = max(m, (clg_index_bits)v[j] + s);
     }
-    if (bad)
+    if (m >= two_s)
         *err = 1;
 }
 
