@@ -97,28 +97,57 @@ clg_status clg_fail_index(clg_context *ctx, const clg_problem *p, int64_t pos,
                     p->axis, (long long)s);
 }
 
+/* The same for tuples of k components, component c in [-s[c], s[c]-1]:
+ * blocks of tuples scanned branch-free, the search only in a block that
+ * holds a bad value. */
+#define CLG_FIND_BAD_TUPLE(T)                                                 \
+    do {                                                                      \
+        const char *ix = (const char *)indices;                               \
+        const int64_t block = 1024;                                           \
+        for (int64_t b = 0; b < tuples; b += block) {                         \
+            int64_t e = tuples - b < block ? tuples - b : block;              \
+            int bad = 0;                                                      \
+            for (int64_t t = 0; t < e; t++)                                   \
+                for (size_t c = 0; c < k; c++) {                              \
+                    T raw;                                                    \
+                    memcpy(&raw, ix + ((size_t)(b + t) * k + c) * sizeof raw, \
+                           sizeof raw);                                       \
+                    int64_t v = (int64_t)raw;                                 \
+                    int64_t nv = v < 0 ? v + s[c] : v;                        \
+                    bad |= (uint64_t)nv >= (uint64_t)s[c];                    \
+                }                                                             \
+            if (!bad)                                                         \
+                continue;                                                     \
+            for (int64_t t = 0; t < e; t++)                                   \
+                for (size_t c = 0; c < k; c++) {                              \
+                    T raw;                                                    \
+                    memcpy(&raw, ix + ((size_t)(b + t) * k + c) * sizeof raw, \
+                           sizeof raw);                                       \
+                    int64_t v = (int64_t)raw;                                 \
+                    int64_t nv = v < 0 ? v + s[c] : v;                        \
+                    if ((uint64_t)nv >= (uint64_t)s[c]) {                     \
+                        *value = v;                                           \
+                        return (b + t) * (int64_t)k + (int64_t)c;             \
+                    }                                                         \
+                }                                                             \
+        }                                                                     \
+    } while (0)
+
 /* The first value outside its component's range (clg_index_range), for
- * indices whose index is a tuple: a plain loop, as the tuples' ranges
- * differ. */
+ * indices whose index is a tuple of p->components values (the index
+ * count a multiple of it, as the shape rules make it). */
 static int64_t find_bad_component(const clg_problem *p, const void *indices,
                                   int64_t *value)
 {
-    const char *ix = (const char *)indices;
-    for (int64_t i = 0; i < p->index_count; i++) {
-        int64_t v;
-        if (p->index_dtype == CLG_DTYPE_INT32) {
-            int32_t raw;
-            memcpy(&raw, ix + (size_t)i * sizeof raw, sizeof raw);
-            v = raw;
-        } else {
-            memcpy(&v, ix + (size_t)i * sizeof v, sizeof v);
-        }
-        int64_t s = clg_index_range(p, i);
-        if (v < -s || v >= s) {
-            *value = v;
-            return i;
-        }
-    }
+    const size_t k = p->components;
+    const int64_t tuples = p->index_count / (int64_t)k;
+    int64_t s[CLG_MAX_RANK];
+    for (size_t c = 0; c < k; c++)
+        s[c] = p->data_shape[p->axis + c];
+    if (p->index_dtype == CLG_DTYPE_INT32)
+        CLG_FIND_BAD_TUPLE(int32_t);
+    else
+        CLG_FIND_BAD_TUPLE(int64_t);
     return -1;
 }
 
