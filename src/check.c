@@ -8,45 +8,57 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The loops are branch-free so that the compiler can vectorise the common
- * case (every index valid); the slow search runs only after a failure.
- * Values are read with memcpy: indices need not be aligned. */
-#define CLG_FIND_BAD(T)                                                       \
+/* The first index value outside its range, for indices whose index is a
+ * tuple of K values (K = 1: one value), component c in [-s[c], s[c]-1]:
+ * blocks of tuples scanned branch-free, so that the compiler vectorises
+ * the common case (every index valid; with K a constant 1, the loop over
+ * values), and the search only in a block that holds a bad value. Values
+ * are read with memcpy: indices need not be aligned. Returns from the
+ * enclosing function with the bad value's position. */
+#define CLG_FIND_BAD(T, K)                                                    \
     do {                                                                      \
         const char *ix = (const char *)indices;                               \
-        const int64_t block = 4096;                                           \
-        for (int64_t b = 0; b < count; b += block) {                          \
-            int64_t e = count - b < block ? count - b : block;                \
+        const int64_t block = 4096 / (int64_t)(K);                            \
+        const int64_t tuples = count / (int64_t)(K);                          \
+        for (int64_t b = 0; b < tuples; b += block) {                         \
+            int64_t e = tuples - b < block ? tuples - b : block;              \
             int bad = 0;                                                      \
-            for (int64_t i = 0; i < e; i++) {                                 \
-                T raw;                                                        \
-                memcpy(&raw, ix + (size_t)(b + i) * sizeof raw, sizeof raw);  \
-                int64_t v = (int64_t)raw;                                     \
-                int64_t nv = v < 0 ? v + s : v;                               \
-                bad |= (uint64_t)nv >= (uint64_t)s;                           \
-            }                                                                 \
+            for (int64_t t = 0; t < e; t++)                                   \
+                for (size_t c = 0; c < (size_t)(K); c++) {                    \
+                    T raw;                                                    \
+                    memcpy(&raw,                                              \
+                           ix + ((size_t)(b + t) * (K) + c) * sizeof raw,     \
+                           sizeof raw);                                       \
+                    int64_t v = (int64_t)raw;                                 \
+                    int64_t nv = v < 0 ? v + s[c] : v;                        \
+                    bad |= (uint64_t)nv >= (uint64_t)s[c];                    \
+                }                                                             \
             if (!bad)                                                         \
                 continue;                                                     \
-            for (int64_t i = 0; i < e; i++) {                                 \
-                T raw;                                                        \
-                memcpy(&raw, ix + (size_t)(b + i) * sizeof raw, sizeof raw);  \
-                int64_t v = (int64_t)raw;                                     \
-                int64_t nv = v < 0 ? v + s : v;                               \
-                if ((uint64_t)nv >= (uint64_t)s) {                            \
-                    *value = v;                                               \
-                    return b + i;                                             \
+            for (int64_t t = 0; t < e; t++)                                   \
+                for (size_t c = 0; c < (size_t)(K); c++) {                    \
+                    T raw;                                                    \
+                    memcpy(&raw,                                              \
+                           ix + ((size_t)(b + t) * (K) + c) * sizeof raw,     \
+                           sizeof raw);                                       \
+                    int64_t v = (int64_t)raw;                                 \
+                    int64_t nv = v < 0 ? v + s[c] : v;                        \
+                    if ((uint64_t)nv >= (uint64_t)s[c]) {                     \
+                        *value = v;                                           \
+                        return (b + t) * (int64_t)(K) + (int64_t)c;           \
+                    }                                                         \
                 }                                                             \
-            }                                                                 \
         }                                                                     \
     } while (0)
 
 int64_t clg_find_bad_index(const void *indices, clg_dtype index_dtype,
-                           int64_t count, int64_t s, int64_t *value)
+                           int64_t count, int64_t axis_size, int64_t *value)
 {
+    const int64_t s[1] = {axis_size};
     if (index_dtype == CLG_DTYPE_INT32)
-        CLG_FIND_BAD(int32_t);
+        CLG_FIND_BAD(int32_t, 1);
     else
-        CLG_FIND_BAD(int64_t);
+        CLG_FIND_BAD(int64_t, 1);
     return -1;
 }
 
@@ -97,42 +109,6 @@ clg_status clg_fail_index(clg_context *ctx, const clg_problem *p, int64_t pos,
                     p->axis, (long long)s);
 }
 
-/* The same for tuples of k components, component c in [-s[c], s[c]-1]:
- * blocks of tuples scanned branch-free, the search only in a block that
- * holds a bad value. */
-#define CLG_FIND_BAD_TUPLE(T)                                                 \
-    do {                                                                      \
-        const char *ix = (const char *)indices;                               \
-        const int64_t block = 1024;                                           \
-        for (int64_t b = 0; b < tuples; b += block) {                         \
-            int64_t e = tuples - b < block ? tuples - b : block;              \
-            int bad = 0;                                                      \
-            for (int64_t t = 0; t < e; t++)                                   \
-                for (size_t c = 0; c < k; c++) {                              \
-                    T raw;                                                    \
-                    memcpy(&raw, ix + ((size_t)(b + t) * k + c) * sizeof raw, \
-                           sizeof raw);                                       \
-                    int64_t v = (int64_t)raw;                                 \
-                    int64_t nv = v < 0 ? v + s[c] : v;                        \
-                    bad |= (uint64_t)nv >= (uint64_t)s[c];                    \
-                }                                                             \
-            if (!bad)                                                         \
-                continue;                                                     \
-            for (int64_t t = 0; t < e; t++)                                   \
-                for (size_t c = 0; c < k; c++) {                              \
-                    T raw;                                                    \
-                    memcpy(&raw, ix + ((size_t)(b + t) * k + c) * sizeof raw, \
-                           sizeof raw);                                       \
-                    int64_t v = (int64_t)raw;                                 \
-                    int64_t nv = v < 0 ? v + s[c] : v;                        \
-                    if ((uint64_t)nv >= (uint64_t)s[c]) {                     \
-                        *value = v;                                           \
-                        return (b + t) * (int64_t)k + (int64_t)c;             \
-                    }                                                         \
-                }                                                             \
-        }                                                                     \
-    } while (0)
-
 /* The first value outside its component's range (clg_index_range), for
  * indices whose index is a tuple of p->components values (the index
  * count a multiple of it, as the shape rules make it). */
@@ -140,14 +116,14 @@ static int64_t find_bad_component(const clg_problem *p, const void *indices,
                                   int64_t *value)
 {
     const size_t k = p->components;
-    const int64_t tuples = p->index_count / (int64_t)k;
+    const int64_t count = p->index_count;
     int64_t s[CLG_MAX_RANK];
     for (size_t c = 0; c < k; c++)
         s[c] = p->data_shape[p->axis + c];
     if (p->index_dtype == CLG_DTYPE_INT32)
-        CLG_FIND_BAD_TUPLE(int32_t);
+        CLG_FIND_BAD(int32_t, k);
     else
-        CLG_FIND_BAD_TUPLE(int64_t);
+        CLG_FIND_BAD(int64_t, k);
     return -1;
 }
 
