@@ -141,6 +141,12 @@ clg_status clg_call_read(clg_context *ctx, const clg_call *call, clg_call *out)
                         "call->size = %zu is below the %zu bytes of "
                         "clg_call's first layout (0 stands for them)",
                         size, (size_t)CLG_CALL_SIZE_1);
+    if (size > CLG_CALL_SIZE_MAX)
+        return clg_fail(ctx, CLG_STATUS_INVALID_ARGUMENT,
+                        "call->size = %zu is over CLG_CALL_SIZE_MAX (%d "
+                        "bytes): no clg_call layout is that large (is size "
+                        "set?)",
+                        size, CLG_CALL_SIZE_MAX);
     /* A newer caller's struct: the fields this library does not know must
      * hold their defaults (zero bytes). */
     const unsigned char *bytes = (const unsigned char *)call;

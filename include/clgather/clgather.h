@@ -970,7 +970,7 @@ typedef struct clg_call_options {
  *    sizeof(clg_call). A size larger than this library's clg_call is
  *    accepted when every byte past it is zero (the fields this library
  *    does not know then keep their defaults), as Linux's extensible
- *    system-call structs do.
+ *    system-call structs do, up to CLG_CALL_SIZE_MAX (4096) bytes.
  *  - op: the operator (CLG_OP_TABLE).
  *  - axis: Gather's and GatherElements' axis, in [-r, r-1].
  *  - options: the per-call options (clg_call_options).
@@ -994,8 +994,9 @@ typedef struct clg_call_options {
  *    neither input's).
  *  Borrowed for the call; the library keeps no pointer to it.
  *  Every generic call checks it first: NULL_POINTER (call NULL),
- *  INVALID_ARGUMENT (op outside CLG_OP_TABLE; size neither 0 nor at least
- *  CLG_CALL_SIZE_1; a nonzero byte past this library's clg_call), the
+ *  INVALID_ARGUMENT (op outside CLG_OP_TABLE; size neither 0 nor in
+ *  [CLG_CALL_SIZE_1, CLG_CALL_SIZE_MAX]; a nonzero byte past this
+ *  library's clg_call), the
  *  message naming the field and its value. */
 typedef struct clg_call {
     uint32_t size;
@@ -1012,6 +1013,11 @@ typedef struct clg_call {
  *  least nonzero `size` a library accepts. */
 #define CLG_CALL_SIZE_1                                                       \
     (offsetof(clg_call, options) + sizeof(clg_call_options))
+
+/** The largest `size` a library accepts: one page, as Linux's extensible
+ *  system-call structs (E2BIG past it), so that a garbage size is refused
+ *  before the library reads that far. */
+#define CLG_CALL_SIZE_MAX 4096
 
 /** Sets the int64 attribute of call->op (CLG_OP_TABLE's attribute
  *  column: call->axis for Gather and GatherElements, call->batch_dims for

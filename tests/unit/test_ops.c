@@ -128,6 +128,16 @@ static void test_call_size(void **state)
     assert_non_null(strstr(clg_context_last_error(NULL), "call->size = "));
     c.size = 4;
     CLG_ASSERT_STATUS(NULL, shape_of(&c, &rank), CLG_STATUS_INVALID_ARGUMENT);
+    /* Past a page: refused before any byte past the struct is read (the
+     * struct here has none of them). */
+    c.size = CLG_CALL_SIZE_MAX + 1;
+    CLG_ASSERT_STATUS(NULL, shape_of(&c, &rank), CLG_STATUS_INVALID_ARGUMENT);
+    assert_string_equal(clg_context_last_error(NULL),
+                        "call->size = 4097 is over CLG_CALL_SIZE_MAX (4096 "
+                        "bytes): no clg_call layout is that large (is size "
+                        "set?)");
+    c.size = UINT32_MAX;
+    CLG_ASSERT_STATUS(NULL, shape_of(&c, &rank), CLG_STATUS_INVALID_ARGUMENT);
 
     /* A newer caller's struct: bytes this library does not know must be
      * zero. */
