@@ -105,13 +105,23 @@ clg_status clg_validate(clg_context *ctx, const clg_call *call,
     if ((st = clg_check_shape(ctx, "output", p->out_shape, p->out_rank,
                               &p->out_count)) != CLG_STATUS_OK)
         return st;
-    /* Byte sizes must fit size_t and int64 for every tensor. */
-    int64_t limit = INT64_MAX / CLG_MAX_ELEMENT_SIZE;
-    if (p->data_count > limit || p->out_count > limit ||
-        p->index_count > limit)
-        return clg_fail(ctx, CLG_STATUS_TENSOR_TOO_LARGE,
-                        "a tensor of this call has more than %lld elements",
-                        (long long)limit);
+    /* Byte sizes must fit size_t and int64 for every tensor, whatever its
+     * element size. */
+    const int64_t limit = INT64_MAX / CLG_MAX_ELEMENT_SIZE;
+    const struct {
+        const char *name;
+        int64_t count;
+    } t[3] = {{"data", p->data_count},
+              {"indices", p->index_count},
+              {"output", p->out_count}};
+    for (int i = 0; i < 3; i++)
+        if (t[i].count > limit)
+            return clg_fail(ctx, CLG_STATUS_TENSOR_TOO_LARGE,
+                            "%s has %lld elements, more than the %lld a "
+                            "tensor may have (INT64_MAX / %d bytes, the "
+                            "largest element)",
+                            t[i].name, (long long)t[i].count, (long long)limit,
+                            CLG_MAX_ELEMENT_SIZE);
     return CLG_STATUS_OK;
 }
 

@@ -219,6 +219,23 @@ static void test_gather_output_shape_too_large(void **state)
                       clg_gather_output_shape(&big, &one, 0, shape,
                                               CLG_MAX_RANK, &rank),
                       CLG_STATUS_TENSOR_TOO_LARGE);
+    /* Each count fits int64, the data's bytes would not: the message
+     * names the tensor, its count and the limit. */
+    clg_tensor wide = T(CLG_DTYPE_UINT8, INT64_C(1) << 29, INT64_C(1) << 29);
+    clg_tensor four = T(CLG_DTYPE_INT64, 4);
+    CLG_ASSERT_STATUS(NULL,
+                      clg_gather_output_shape(&wide, &four, 1, shape,
+                                              CLG_MAX_RANK, &rank),
+                      CLG_STATUS_OK);
+    clg_tensor wider = T(CLG_DTYPE_UINT8, INT64_C(1) << 31, INT64_C(1) << 30);
+    CLG_ASSERT_STATUS(NULL,
+                      clg_gather_output_shape(&wider, &four, 1, shape,
+                                              CLG_MAX_RANK, &rank),
+                      CLG_STATUS_TENSOR_TOO_LARGE);
+    assert_string_equal(clg_context_last_error(NULL),
+                        "data has 2305843009213693952 elements, more than "
+                        "the 576460752303423487 a tensor may have "
+                        "(INT64_MAX / 16 bytes, the largest element)");
 }
 
 /* ------------------------------------------------------------ GatherElements */
