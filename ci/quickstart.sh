@@ -4,10 +4,10 @@
 # each step: installs the packages the library, the tool and this job need
 # (ci/install-deps.sh; the test toolchains are ci/test.sh's), configures
 # and builds the library and the tool into build/, then lists the OpenCL
-# devices, runs ONNX's own Gather and GatherElements node tests (Debian's
-# libonnx-testdata) on the default device (CLGATHER_DEVICE, else the first
-# GPU, else POCL's CPU device) and shows `clgather run --check` on one of
-# them. Exits non-zero if anything fails.
+# devices, runs ONNX's own Gather, GatherElements and GatherND node tests
+# (Debian's libonnx-testdata) on the default device (CLGATHER_DEVICE,
+# else the first GPU, else POCL's CPU device) and shows `clgather run
+# --check` on one of them. Exits non-zero if anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

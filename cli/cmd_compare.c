@@ -161,11 +161,11 @@ static int parse_value(int c, compare_options *opt)
         return clg_cli_once("compare", "--op", &opt->seen[c]);
     case OPT_AXIS:
         if (clg_cli_parse_int64(optarg, &opt->axis) != 0)
-            return bad_value("--axis", "an integer");
+            return bad_value("--axis", "a 64-bit integer");
         return clg_cli_once("compare", "--axis", &opt->seen[c]);
     case OPT_BATCH_DIMS:
         if (clg_cli_parse_int64(optarg, &opt->axis) != 0)
-            return bad_value("--batch-dims", "an integer");
+            return bad_value("--batch-dims", "a 64-bit integer");
         return clg_cli_once("compare", "--batch-dims", &opt->seen[c]);
     case OPT_JSON:
         opt->json = 1;

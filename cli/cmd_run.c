@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * clgather run: one Gather or GatherElements on tensors from .npy or ONNX
- * .pb files, on the device; --check compares with the CPU reference.
+ * clgather run: one Gather, GatherElements or GatherND on tensors from
+ * .npy or ONNX .pb files, on the device; --check compares with the CPU
+ * reference.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -133,7 +134,7 @@ static int parse_option(int c, run_options *opt)
     case OPT_AXIS:
         if (clg_cli_parse_int64(optarg, &opt->axis) != 0) {
             fprintf(stderr,
-                    "clgather run: --axis '%s' is not an "
+                    "clgather run: --axis '%s' is not a 64-bit "
                     "integer\n",
                     optarg);
             return -1;
@@ -142,7 +143,8 @@ static int parse_option(int c, run_options *opt)
     case OPT_BATCH_DIMS:
         if (clg_cli_parse_int64(optarg, &opt->axis) != 0) {
             fprintf(stderr,
-                    "clgather run: --batch-dims '%s' is not an integer\n",
+                    "clgather run: --batch-dims '%s' is not a 64-bit "
+                    "integer\n",
                     optarg);
             return -1;
         }

@@ -730,6 +730,21 @@ static void test_short_options(void **state)
                              "Try 'clgather tune --help'.\n");
     expect_usage_error(onnx, "clgather onnx-test: invalid option -- 'r'\n"
                              "Try 'clgather onnx-test --help'.\n");
+    /* An integer past int64 is named as such. */
+    const char *huge[] = {"run",       "gather",
+                          "--data",    "d.npy",
+                          "--indices", "i.npy",
+                          "--axis",    "99999999999999999999",
+                          NULL};
+    expect_usage_error(huge, "clgather run: --axis '99999999999999999999' is "
+                             "not a 64-bit integer\n"
+                             "Try 'clgather run --help'.\n");
+    const char *huge_c[] = {"compare", "--batch-dims", "-99999999999999999999",
+                            "x", NULL};
+    expect_usage_error(huge_c, "clgather compare: --batch-dims "
+                               "'-99999999999999999999' is not a 64-bit "
+                               "integer\n"
+                               "Try 'clgather compare --help'.\n");
     /* --first-call ignores a workload run's options: refused, each. */
     const char *const with[][3] = {
         {"--json", "fc.json"}, {"--workload", "small"}, {"--linearity"},
