@@ -10,11 +10,11 @@
 
 /* The first index value outside its range, for indices whose index is a
  * tuple of K values (K = 1: one value), component c in [-s[c], s[c]-1]:
- * blocks of tuples scanned branch-free, so that the compiler vectorises
- * the common case (every index valid; with K a constant 1, the loop over
- * values), and the search only in a block that holds a bad value. Values
- * are read with memcpy: indices need not be aligned. Returns from the
- * enclosing function with the bad value's position. */
+ * blocks of tuples scanned branch-free (the common case, every index
+ * valid, costs no branch per value), and the search only in a block that
+ * holds a bad value. Values are read with memcpy: indices need not be
+ * aligned. Returns from the enclosing function with the bad value's
+ * position. */
 #define CLG_FIND_BAD(T, K)                                                    \
     do {                                                                      \
         const char *ix = (const char *)indices;                               \
