@@ -43,6 +43,9 @@ typedef struct first_case {
 static const first_case first_cases[] = {
     {CLG_OP_GATHER, {1000, 64}, {500, 0}, 1, 0},
     {CLG_OP_GATHER_ELEMENTS, {256, 256}, {256, 256}, 2, 1},
+    /* GatherND with batch_dims 0: 500 tuples of one component (data dim
+     * 0), rows of 64 (the axis field picks that dim's range). */
+    {CLG_OP_GATHER_ND, {1000, 64}, {500, 1}, 2, 0},
 };
 
 /* The tensors of a case: data, indices (valid), two outputs. */
