@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * `clgather bench`: bandwidth of Gather and GatherElements on one device,
- * measured beside the same device's plain copy kernel (docs/design.md,
- * section "Measuring speed"; the method is described at the top of
- * bench_measure.c). This file holds the options and the command; see
+ * `clgather bench`: bandwidth of Gather, GatherElements and GatherND on one
+ * device, measured beside the same device's plain copy kernel
+ * (docs/design.md, section "Measuring speed"; the method is described at
+ * the top of bench_measure.c). This file holds the options and the command; see
  * bench_internal.h for the other parts.
  */
 
