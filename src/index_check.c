@@ -4,13 +4,23 @@
  * (docs/design.md, "Host memory and device buffers"). */
 #include "op.h"
 
+/* Whether every index value has the one range p->axis_size: one value
+ * per index, or tuples whose components address dims of one size. */
+static int one_range(const clg_problem *p)
+{
+    for (size_t c = 0; c < p->components; c++)
+        if (clg_index_range(p, (int64_t)c) != p->axis_size)
+            return 0;
+    return 1;
+}
+
 int clg_check_indices_on_device(clg_context *ctx, const clg_problem *p,
                                 int in_place)
 {
     uint64_t bytes = (uint64_t)p->index_count * p->index_size;
-    /* The check kernel knows one range: tuples are checked on the host. */
-    return in_place && p->components <= 1 &&
-           p->index_count > CLG_HOST_CHECK_LIMIT &&
+    /* The check kernel knows one range: tuples whose components' ranges
+     * differ are checked on the host. */
+    return in_place && one_range(p) && p->index_count > CLG_HOST_CHECK_LIMIT &&
            bytes <= clg_rt_facts(ctx)->max_alloc;
 }
 

@@ -190,8 +190,9 @@ clg_status clg_fail_index(clg_context *ctx, const clg_problem *p, int64_t pos,
 
 /* The check a host-memory call runs before its first launch
  * (src/index_check.c): in place (`in_place`), more than
- * CLG_HOST_CHECK_LIMIT indices that fit one buffer by the check kernel,
- * else a host scan; *ran says which. */
+ * CLG_HOST_CHECK_LIMIT indices that fit one buffer and one range for
+ * every value (GatherND: components addressing dims of one size) by the
+ * check kernel, else a host scan; *ran says which. */
 clg_status clg_check_indices_first(clg_context *ctx, const clg_problem *p,
                                    void *indices, int in_place,
                                    clg_index_check *ran);

@@ -362,6 +362,72 @@ static void test_nd_tuple_pass(void **state)
     }
 }
 
+/* The index check of a host-memory call under raise with more than
+ * 65536 index values (docs/design.md, "Host memory and device buffers"):
+ * tuples whose components address dims of one size (data [300, 300]) go
+ * through the check kernel on a context that uses host memory, tuples
+ * over dims of different sizes ([300, 301]) through the host scan; each
+ * valid call matches the reference, and one bad component, at the last
+ * tuple or the first, fails with the reference's message and leaves the
+ * output untouched. */
+static void test_nd_index_check(void **state)
+{
+    fixture *f = *state;
+    clg_test_rng rng = {f->seed ^ 0xc4ec};
+    enum { TUPLES = 40000 }; /* 80000 values */
+    for (int dims = 0; dims < 2; dims++) {
+        clg_context *ctx = NULL; /* a new one: its programs are this test's */
+        CLG_ASSERT_OK(NULL, clg_context_create(&ctx, NULL));
+        clg_test_device_only(ctx);
+        const int64_t ds[2] = {300, dims ? 301 : 300};
+        const int64_t is[2] = {TUPLES, 2};
+        const int64_t os[1] = {TUPLES};
+        float *data = malloc(sizeof(float) * 300 * 301);
+        int64_t *idx = malloc(sizeof(int64_t) * 2 * TUPLES);
+        float *got = malloc(sizeof(float) * TUPLES);
+        float *want = malloc(sizeof(float) * TUPLES);
+        assert_true(data && idx && got && want);
+        clg_test_rng_bytes(&rng, data, sizeof(float) * 300 * 301);
+        for (int64_t t = 0; t < 2 * TUPLES; t++)
+            idx[t] = clg_test_rng_range(&rng, -ds[t % 2], ds[t % 2] - 1);
+        clg_tensor d = {CLG_DTYPE_FLOAT, 2, ds, data};
+        clg_tensor x = {CLG_DTYPE_INT64, 2, is, idx};
+        clg_tensor og = {CLG_DTYPE_FLOAT, 1, os, got};
+        clg_tensor ow = {CLG_DTYPE_FLOAT, 1, os, want};
+        CLG_ASSERT_OK(NULL, clg_reference_gather_nd(NULL, &d, &x, 0, &ow));
+        memset(got, 0xa5, sizeof(float) * TUPLES);
+        CLG_ASSERT_OK(ctx, clg_gather_nd(ctx, &d, &x, 0, &og));
+        CLG_ASSERT_BYTES(got, want, sizeof(float) * TUPLES, 4,
+                         "GatherND, 80000 index values");
+        if (clg_context_uses_host_memory(ctx))
+            assert_int_equal(clg_test_kernels_named(ctx, "clg_check_indices") >
+                                 0,
+                             dims == 0);
+        /* One bad component: the last value, then the first. */
+        for (int at = 0; at < 2; at++) {
+            int64_t pos = at ? 0 : 2 * TUPLES - 1, keep = idx[pos];
+            idx[pos] = ds[pos % 2];
+            CLG_ASSERT_STATUS(NULL,
+                              clg_reference_gather_nd(NULL, &d, &x, 0, &ow),
+                              CLG_STATUS_INDEX_OUT_OF_RANGE);
+            char msg[256];
+            snprintf(msg, sizeof msg, "%s", clg_context_last_error(NULL));
+            memset(got, 0xa5, sizeof(float) * TUPLES);
+            CLG_ASSERT_STATUS(ctx, clg_gather_nd(ctx, &d, &x, 0, &og),
+                              CLG_STATUS_INDEX_OUT_OF_RANGE);
+            assert_string_equal(clg_context_last_error(ctx), msg);
+            for (int64_t t = 0; t < TUPLES; t++)
+                assert_int_equal(((const unsigned char *)got)[4 * t], 0xa5);
+            idx[pos] = keep;
+        }
+        clg_context_destroy(ctx);
+        free(data);
+        free(idx);
+        free(got);
+        free(want);
+    }
+}
+
 /* The ONNX page's examples on the device: 1 (int32 node test), 4
  * (float32 node test) and 5 (batch_dims 1). */
 static void test_nd_onnx_examples(void **state)
@@ -413,6 +479,7 @@ int main(void)
         cmocka_unit_test(test_nd_pieces),
         cmocka_unit_test(test_nd_random),
         cmocka_unit_test(test_nd_tuple_pass),
+        cmocka_unit_test(test_nd_index_check),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
