@@ -8,14 +8,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Index value i of host indices (read with memcpy: they need not be
+ * aligned), and whether value v lies outside [-s, s-1]. */
+static inline int64_t value_i32(const char *ix, size_t i)
+{
+    int32_t v;
+    memcpy(&v, ix + i * sizeof v, sizeof v);
+    return v;
+}
+
+static inline int64_t value_i64(const char *ix, size_t i)
+{
+    int64_t v;
+    memcpy(&v, ix + i * sizeof v, sizeof v);
+    return v;
+}
+
+static inline int outside(int64_t v, int64_t s)
+{
+    int64_t nv = v < 0 ? v + s : v;
+    return (uint64_t)nv >= (uint64_t)s;
+}
+
 /* The first index value outside its range, for indices whose index is a
- * tuple of K values (K = 1: one value), component c in [-s[c], s[c]-1]:
- * blocks of tuples scanned branch-free (the common case, every index
- * valid, costs no branch per value), and the search only in a block that
- * holds a bad value. Values are read with memcpy: indices need not be
- * aligned. Returns from the enclosing function with the bad value's
- * position. */
-#define CLG_FIND_BAD(T, K)                                                    \
+ * tuple of K values (K = 1: one value), component c in [-s[c], s[c]-1],
+ * each read by READ (value_i32 or value_i64): blocks of tuples scanned
+ * branch-free (the common case, every index valid, costs no branch per
+ * value), and the search only in a block that holds a bad value. Returns
+ * from the enclosing function with the bad value's position. */
+#define CLG_FIND_BAD(READ, K)                                                 \
     do {                                                                      \
         const char *ix = (const char *)indices;                               \
         const int64_t block = 4096 / (int64_t)(K);                            \
@@ -24,26 +45,15 @@
             int64_t e = tuples - b < block ? tuples - b : block;              \
             int bad = 0;                                                      \
             for (int64_t t = 0; t < e; t++)                                   \
-                for (size_t c = 0; c < (size_t)(K); c++) {                    \
-                    T raw;                                                    \
-                    memcpy(&raw,                                              \
-                           ix + ((size_t)(b + t) * (K) + c) * sizeof raw,     \
-                           sizeof raw);                                       \
-                    int64_t v = (int64_t)raw;                                 \
-                    int64_t nv = v < 0 ? v + s[c] : v;                        \
-                    bad |= (uint64_t)nv >= (uint64_t)s[c];                    \
-                }                                                             \
+                for (size_t c = 0; c < (size_t)(K); c++)                      \
+                    bad |= outside(READ(ix, (size_t)(b + t) * (K) + c),       \
+                                   s[c]);                                     \
             if (!bad)                                                         \
                 continue;                                                     \
             for (int64_t t = 0; t < e; t++)                                   \
                 for (size_t c = 0; c < (size_t)(K); c++) {                    \
-                    T raw;                                                    \
-                    memcpy(&raw,                                              \
-                           ix + ((size_t)(b + t) * (K) + c) * sizeof raw,     \
-                           sizeof raw);                                       \
-                    int64_t v = (int64_t)raw;                                 \
-                    int64_t nv = v < 0 ? v + s[c] : v;                        \
-                    if ((uint64_t)nv >= (uint64_t)s[c]) {                     \
+                    int64_t v = READ(ix, (size_t)(b + t) * (K) + c);          \
+                    if (outside(v, s[c])) {                                   \
                         *value = v;                                           \
                         return (b + t) * (int64_t)(K) + (int64_t)c;           \
                     }                                                         \
@@ -56,9 +66,9 @@ int64_t clg_find_bad_index(const void *indices, clg_dtype index_dtype,
 {
     const int64_t s[1] = {axis_size};
     if (index_dtype == CLG_DTYPE_INT32)
-        CLG_FIND_BAD(int32_t, 1);
+        CLG_FIND_BAD(value_i32, 1);
     else
-        CLG_FIND_BAD(int64_t, 1);
+        CLG_FIND_BAD(value_i64, 1);
     return -1;
 }
 
@@ -121,9 +131,9 @@ static int64_t find_bad_component(const clg_problem *p, const void *indices,
     for (size_t c = 0; c < k; c++)
         s[c] = p->data_shape[p->axis + c];
     if (p->index_dtype == CLG_DTYPE_INT32)
-        CLG_FIND_BAD(int32_t, k);
+        CLG_FIND_BAD(value_i32, k);
     else
-        CLG_FIND_BAD(int64_t, k);
+        CLG_FIND_BAD(value_i64, k);
     return -1;
 }
 
