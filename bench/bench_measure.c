@@ -56,11 +56,13 @@
  * note (that API takes one buffer per tensor) and the host-memory ones,
  * which the library splits, are still measured and checked.
  */
-#include <math.h> /* INFINITY: a macro only, no libm */
+#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
+#include <math.h>       /* INFINITY: a macro only, no libm */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <clgather/clgather.h>
@@ -81,14 +83,27 @@ static double now_s(void)
     return clg_cli_now(); /* CLOCK_MONOTONIC */
 }
 
+/* Host memory as NumPy allocates its arrays on Linux: from 4 MiB on,
+ * advised to use transparent huge pages before its first touch (here
+ * also aligned to them), so that the host-memory calls read and write the
+ * kind of memory the peers get from NumPy (docs/benchmarks.md, "Method").
+ * Random reads over tens of MB wait on page walks without them. */
+#define BENCH_HUGE_MIN ((uint64_t)4 << 20)
+#define BENCH_HUGE_PAGE ((size_t)2 << 20)
+
 static void *page_alloc(uint64_t bytes)
 {
     void *p = NULL;
-    size_t n = (size_t)((bytes + BENCH_PAGE - 1) / BENCH_PAGE * BENCH_PAGE);
+    size_t align = bytes >= BENCH_HUGE_MIN ? BENCH_HUGE_PAGE : BENCH_PAGE;
+    size_t n = (size_t)((bytes + align - 1) / align * align);
     if (n == 0)
         n = BENCH_PAGE;
-    if (posix_memalign(&p, BENCH_PAGE, n) != 0)
+    if (posix_memalign(&p, align, n) != 0)
         return NULL;
+#ifdef MADV_HUGEPAGE
+    if (align == BENCH_HUGE_PAGE)
+        (void)madvise(p, n, MADV_HUGEPAGE); /* a hint: may be refused */
+#endif
     return p;
 }
 
