@@ -47,6 +47,11 @@
  *                           CLG_PREFETCH and CLG_NT are clang built-ins:
  *                           set only for device compilers that are clang
  *                           (POCL), from the device parameter table.
+ *   -DCLG_TUPLE=0|1|2|3     GatherND's per-tuple pass: 1 to 3 the
+ *                           components of a tuple, whose dims and strides
+ *                           it takes as scalars; 0 reads them from the
+ *                           tuple list (the other GatherND bodies: 0).
+ *                           gather_nd.cl.
  *   -DCLG_AHEAD=0|2         2: the lean GatherElements body also reads
  *                           data row o + 2 in order, so that the row is in
  *                           cache when its own work-items gather from it;

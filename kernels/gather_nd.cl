@@ -19,10 +19,10 @@
  *                             tuple where the slice is empty (inner 0,
  *                             launched with one c), so that raise finds a
  *                             bad tuple whatever the output's size.
- *   clg_gather_nd_positions (t)  the per-tuple pass (CPU plans, whole
- *                             tensors): one work-item per tuple t = o * n
- *                             + j of the whole indices (count tuples)
- *                             computes and checks its slice's position
+ *   clg_gather_nd_positions (j, o)  the per-tuple pass (CPU plans, whole
+ *                             tensors): one work-item per tuple o * n + j
+ *                             of the whole indices computes and checks
+ *                             its slice's position
  *                             once, o * axis_stride + sum_i pos_i * st_i
  *                             in data viewed as [outer * block, slice],
  *                             as an int into `normed`; a tuple with no
@@ -31,7 +31,11 @@
  *                             range for any int axis, so that Gather's
  *                             fill zeroes its slice). Gather's routine then
  *                             moves the slices (src/gather_nd.c).
- *
+ *                             CLG_TUPLE = k (1 to 3) takes the tuple's k
+ *                             components' dims and strides as the
+ *                             scalars dim0, stride0, ..., so that a CPU
+ *                             compiler vectorises the work-items; 0 reads
+ *                             k and them from tuple_geom. *
  * Windows (CLG_WINDOWS = 1): as gather.cl's; the indices window holds
  * whole tuples. */
 #if !defined(CLG_UNIT) || !defined(CLG_WIDE) || !defined(CLG_WINDOWS) ||     \
@@ -40,6 +44,9 @@
 #endif
 #if CLG_PREFETCH || CLG_NT
 #error "gather_nd.cl neither prefetches nor stores non-temporally"
+#endif
+#if !defined(CLG_TUPLE) || CLG_TUPLE < 0 || CLG_TUPLE > 3
+#error "gather_nd.cl needs CLG_TUPLE: 0, or the tuple's components 1 to 3"
 #endif
 #if defined(CLG_SPAN) || defined(CLG_OUTER_DIMS) ||                          \
     defined(CLG_INNER_DIMS) || defined(CLG_AHEAD)
@@ -115,36 +122,68 @@ __kernel void clg_gather_nd(__global const clg_unit *restrict data,
         out[dst] = data[src];
 }
 
+/* One component of the pass's tuple with its dim and stride as scalars
+ * (CLG_TUPLE > 0): the position, its "none", its share of the offset
+ * (unsigned: a tuple with a component out of range is not stored). */
+#define CLG_ND_COMPONENT(i, dim, stride)                                     \
+    {                                                                        \
+        ulong v_ = clg_position(indices[t + (i)], (dim));                    \
+        none |= v_ == (dim);                                                 \
+        off += v_ * (stride);                                                \
+    }
+
 __kernel void clg_gather_nd_positions(__global const clg_index *restrict indices,
                                       __global volatile int *restrict err,
                                       __global int *restrict normed,
-                                      ulong count, ulong n,
-                                      ulong axis_stride,
-                                      __global const ulong *restrict tuple_geom)
+                                      ulong n, ulong axis_stride,
+                                      __global const ulong *restrict tuple_geom,
+                                      ulong dim0, ulong stride0, ulong dim1,
+                                      ulong stride1, ulong dim2,
+                                      ulong stride2)
 {
-    clg_off t = (clg_off)get_global_id(0);
-    if (t >= (clg_off)count)
+    clg_off j = (clg_off)get_global_id(0);
+    clg_off o = (clg_off)get_global_id(1);
+    if (j >= (clg_off)n)
         return;
-    clg_off k = (clg_off)tuple_geom[0];
-    clg_off off = 0;
+    clg_off tuple = o * (clg_off)n + j;
+    ulong off = 0;
     int none = 0;
-    for (clg_off i = 0; i < k; i++) {
-        ulong s = tuple_geom[1 + 2 * i];
-        ulong v = clg_position(indices[t * k + i], s);
-        none |= v == s;
-        off += (clg_off)(v == s ? 0 : v) * (clg_off)tuple_geom[2 + 2 * i];
-    }
-    clg_off first = t / (clg_off)n * (clg_off)axis_stride;
-#if CLG_OOB == 0
-    if (none) {
-        *err = 1;
-        off = 0;
-    }
-#elif CLG_OOB == 3
-    if (none) {
-        normed[t] = INT_MIN;
-        return;
-    }
+#if CLG_TUPLE == 0
+    clg_off k = (clg_off)tuple_geom[0];
+    clg_off t = tuple * k;
+    for (clg_off i = 0; i < k; i++)
+        CLG_ND_COMPONENT(i, tuple_geom[1 + 2 * i], tuple_geom[2 + 2 * i])
+    (void)dim0;
+    (void)stride0;
+    (void)dim1;
+    (void)stride1;
+    (void)dim2;
+    (void)stride2;
+#else
+    clg_off t = tuple * CLG_TUPLE;
+    (void)tuple_geom;
+    CLG_ND_COMPONENT(0, dim0, stride0)
+#if CLG_TUPLE > 1
+    CLG_ND_COMPONENT(1, dim1, stride1)
+#else
+    (void)dim1;
+    (void)stride1;
 #endif
-    normed[t] = (int)(first + off);
+#if CLG_TUPLE > 2
+    CLG_ND_COMPONENT(2, dim2, stride2)
+#else
+    (void)dim2;
+    (void)stride2;
+#endif
+#endif
+    ulong first = (ulong)o * axis_stride;
+#if CLG_OOB == 0
+    if (none)
+        *err = 1;
+    normed[tuple] = (int)(none ? first : first + off);
+#elif CLG_OOB == 3
+    normed[tuple] = none ? INT_MIN : (int)(first + off);
+#else
+    normed[tuple] = (int)(first + off); /* wrap and clip: never none */
+#endif
 }

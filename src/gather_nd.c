@@ -146,8 +146,12 @@ static clg_status gather_nd_tuples_steps(const clg_plan_env *env,
     const int64_t tuples = plan->outer * plan->n;
     const int64_t block = plan->axis_stride / plan->inner;
     const int64_t slice = p->out_count / tuples; /* elements */
+    const size_t k = p->components;
     clg_variant v = clg_plan_variant(CLG_ENTRY_GATHER_ND_POSITIONS, p, plan,
                                      1);
+    /* Up to three components as scalars (docs/decisions.md, "GatherND: a
+     * tuple's components as scalars"). */
+    v.value[CLG_OPT_TUPLE] = k <= CLG_ND_SCALAR_COMPONENTS ? (unsigned)k : 0;
     /* The Gather: data [outer * block, slice] along axis 0, the int
      * positions [tuples] (out of range only under fill), output [tuples,
      * slice]. */
@@ -178,13 +182,24 @@ static clg_status gather_nd_tuples_steps(const clg_plan_env *env,
     clg_parg_ref(&a, CLG_ARG_INDICES, CLG_RT_REF_INDICES, 0);
     clg_parg_ref(&a, CLG_ARG_ERR, CLG_RT_REF_ERR, 0);
     clg_parg_ref(&a, CLG_ARG_NORMED, CLG_RT_REF_TEMP, 0);
-    clg_parg_value(&a, CLG_ARG_COUNT, (cl_ulong)tuples);
     clg_parg_value(&a, CLG_ARG_N, (cl_ulong)plan->n);
     clg_parg_value(&a, CLG_ARG_AXIS_STRIDE, (cl_ulong)block);
     clg_parg_ref(&a, CLG_ARG_TUPLE_GEOM, CLG_RT_REF_CONST, geom);
+    static const clg_arg dims[CLG_ND_SCALAR_COMPONENTS][2] = {
+        {CLG_ARG_DIM0, CLG_ARG_STRIDE0},
+        {CLG_ARG_DIM1, CLG_ARG_STRIDE1},
+        {CLG_ARG_DIM2, CLG_ARG_STRIDE2}};
+    cl_ulong stride = 1;
+    for (size_t i = CLG_ND_SCALAR_COMPONENTS; i-- > 0;) {
+        cl_ulong dim = i < k ? (cl_ulong)p->data_shape[p->axis + i] : 0;
+        clg_parg_value(&a, dims[i][0], dim);
+        clg_parg_value(&a, dims[i][1], i < k ? stride : 0);
+        stride *= i < k ? dim : 1;
+    }
     clg_geometry geo;
-    size_t origin[3] = {0, 0, 0}, size[3] = {(size_t)tuples, 1, 1};
-    clg_geometry_make(env->dev, 1, origin, size, &geo);
+    size_t origin[3] = {0, 0, 0},
+           size[3] = {(size_t)plan->n, (size_t)plan->outer, 1};
+    clg_geometry_make(env->dev, 2, origin, size, &geo);
     cp->box->temp_bytes = (size_t)tuples * sizeof(int);
     st = clg_call_plan_step(env, cp, &v, &a, &geo);
     return st == CLG_STATUS_OK ? clg_gather_steps_positions(env, &g, &gp, cp)

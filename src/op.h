@@ -319,9 +319,9 @@ void clg_geometry_make_wg(const clg_device_facts *dev, size_t wg,
  * 1 << id for each argument given. */
 typedef struct clg_plan_args {
     clg_rt_parg at[CLG_ARG_END];
-    uint32_t set;
+    uint64_t set;
 } clg_plan_args;
-_Static_assert(CLG_ARG_END <= 32, "an argument is one bit of set");
+_Static_assert(CLG_ARG_END <= 64, "an argument is one bit of set");
 
 /* An empty argument set: only `set` is cleared, as an argument is read
  * only where its bit is set (a call's plan is built on every call). */
@@ -332,13 +332,13 @@ static inline void clg_plan_args_init(clg_plan_args *a)
 static inline void clg_parg_value(clg_plan_args *a, clg_arg id, cl_ulong v)
 {
     a->at[id] = (clg_rt_parg){CLG_RT_REF_VALUE, v};
-    a->set |= 1u << id;
+    a->set |= (uint64_t)1 << id;
 }
 static inline void clg_parg_ref(clg_plan_args *a, clg_arg id, clg_rt_ref ref,
                                 cl_ulong which)
 {
     a->at[id] = (clg_rt_parg){ref, which};
-    a->set |= 1u << id;
+    a->set |= (uint64_t)1 << id;
 }
 
 /* The arguments every operator entry point takes (the entry table's

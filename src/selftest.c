@@ -544,37 +544,50 @@ cleanup:
     return st;
 }
 
-/* gather_nd.cl's per-tuple pass: indices [2, count / 2, 2] of data [2,
- * AXIS, AXIS] with batch_dims 1 (axis_stride AXIS * AXIS); the positions
- * are the reference's GatherND of o * AXIS * AXIS + i * AXIS + j + 1,
- * less one, INT_MIN where fill selects none. */
+/* gather_nd.cl's per-tuple pass: indices [2, count / 2, k] of data [2,
+ * AXIS, ..., AXIS] (k dims of AXIS after the batch dim) with batch_dims 1,
+ * k = CLG_TUPLE, or 2 read from the tuple list under CLG_TUPLE 0; the
+ * positions are the reference's GatherND of o * AXIS^k + (the tuple's
+ * position) + 1, less one, INT_MIN where fill selects none. */
 static clg_status test_gather_nd_positions(const st_run *r, clg_entry entry,
                                            const st_case *c)
 {
     const clg_device_facts *dev = clg_rt_facts(r->ctx);
     unsigned isz = r->v->value[CLG_OPT_INDEX_BYTES];
-    enum { TUPLES = MAX_VALUES / 2 };
-    int64_t idx[2 * TUPLES * 2];
-    int32_t iota[2 * AXIS * AXIS], want[2 * TUPLES], got[2 * TUPLES];
-    int64_t dshape[3] = {2, AXIS, AXIS}, ishape[3] = {2, TUPLES, 2};
+    const size_t k = r->v->value[CLG_OPT_TUPLE] ? r->v->value[CLG_OPT_TUPLE]
+                                                : 2;
+    enum { TUPLES = MAX_VALUES / 2, K_MAX = CLG_ND_SCALAR_COMPONENTS };
+    enum { BLOCK_MAX = AXIS * AXIS * AXIS };
+    _Static_assert(K_MAX == 3, "BLOCK_MAX is AXIS^K_MAX");
+    int64_t idx[2 * TUPLES * K_MAX];
+    int32_t iota[2 * BLOCK_MAX], want[2 * TUPLES], got[2 * TUPLES];
+    int64_t dshape[1 + K_MAX], ishape[3] = {2, TUPLES, (int64_t)k};
     int64_t oshape[2] = {2, TUPLES};
-    cl_ulong g[5] = {2, AXIS, AXIS, AXIS, 1};
-    cl_ulong count = 2 * TUPLES, n = TUPLES, stride = AXIS * AXIS;
+    cl_ulong g[1 + 2 * K_MAX] = {k};
+    cl_ulong dims[2 * K_MAX] = {0};
+    cl_ulong n = TUPLES, block = 1;
     cl_mem ib = NULL, eb = NULL, nb = NULL, geom = NULL;
     st_launch l = {entry, {{{0}}}, {0}};
-    size_t size = 2 * TUPLES, origin = 0;
+    size_t size[2] = {TUPLES, 2}, origin[2] = {0, 0};
     int raised = 0;
     clg_status st = CLG_STATUS_OK;
-    fill_indices(idx, isz, c, 2 * TUPLES * 2);
+    dshape[0] = 2;
+    for (size_t i = k; i-- > 0;) {
+        dshape[1 + i] = AXIS;
+        g[1 + 2 * i] = dims[2 * i] = AXIS;
+        g[2 + 2 * i] = dims[2 * i + 1] = block;
+        block *= AXIS;
+    }
+    fill_indices(idx, isz, c, 2 * TUPLES * k);
     memset(got, 0xa5, sizeof got);
     if (r->v->value[CLG_OPT_OOB] != CLG_OOB_RAISE || !c->with_bad) {
         clg_call call = {.size = sizeof call,
                          .op = CLG_OP_GATHER_ND,
                          .batch_dims = 1};
         call.options.oob = (clg_oob_mode)r->v->value[CLG_OPT_OOB];
-        for (int i = 0; i < 2 * AXIS * AXIS; i++)
+        for (int i = 0; i < 2 * (int)block; i++)
             iota[i] = i + 1;
-        clg_tensor d = {CLG_DTYPE_INT32, 3, dshape, iota};
+        clg_tensor d = {CLG_DTYPE_INT32, 1 + k, dshape, iota};
         clg_tensor x = {isz == 4 ? CLG_DTYPE_INT32 : CLG_DTYPE_INT64, 3,
                         ishape, idx};
         clg_tensor y = {CLG_DTYPE_INT32, 2, oshape, want};
@@ -583,17 +596,21 @@ static clg_status test_gather_nd_positions(const st_run *r, clg_entry entry,
             want[i] = want[i] ? want[i] - 1 : INT32_MIN;
     }
     if (st == CLG_STATUS_OK)
-        st = pass_buffers(r, idx, sizeof idx, got, sizeof got, &l, &ib, &eb,
-                          &nb);
+        st = pass_buffers(r, idx, isz * 2 * TUPLES * k, got, sizeof got, &l,
+                          &ib, &eb, &nb);
     if (st == CLG_STATUS_OK)
         st = clg_rt_const_buffer(r->ctx, g, sizeof g, &geom);
     if (st != CLG_STATUS_OK)
         goto cleanup;
-    l.a.at[CLG_ARG_COUNT] = CLG_RT_SCALAR(count);
     l.a.at[CLG_ARG_N] = CLG_RT_SCALAR(n);
-    l.a.at[CLG_ARG_AXIS_STRIDE] = CLG_RT_SCALAR(stride);
+    l.a.at[CLG_ARG_AXIS_STRIDE] = CLG_RT_SCALAR(block);
     l.a.at[CLG_ARG_TUPLE_GEOM] = CLG_RT_BUFFER(geom);
-    clg_geometry_make_wg(dev, 64, 1, &origin, &size, &l.g);
+    static const clg_arg dim_args[2 * K_MAX] = {CLG_ARG_DIM0, CLG_ARG_STRIDE0,
+                                                CLG_ARG_DIM1, CLG_ARG_STRIDE1,
+                                                CLG_ARG_DIM2, CLG_ARG_STRIDE2};
+    for (size_t i = 0; i < 2 * K_MAX; i++)
+        l.a.at[dim_args[i]] = CLG_RT_SCALAR(dims[i]);
+    clg_geometry_make_wg(dev, 64, 2, origin, size, &l.g);
     st = run_launches(r, &l, 1, nb, got, sizeof got, eb, &raised);
     if (st == CLG_STATUS_OK)
         st = verdict(r, entry, c, raised, got, want, sizeof got);

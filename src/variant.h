@@ -31,6 +31,7 @@ typedef enum clg_kernel_file {
 #define CLG_FILES_OPS 14u     /* gather.cl, gather_elements.cl, gather_nd.cl */
 #define CLG_FILES_ELEMENTS 4u /* gather_elements.cl */
 #define CLG_FILES_GATHER 2u   /* gather.cl */
+#define CLG_FILES_ND 8u       /* gather_nd.cl */
 
 /* The units a kernel moves: the sizes of CLG_DTYPE_TABLE, as a legal mask
  * (kernels/common.cl has a unit type for each). */
@@ -62,7 +63,13 @@ typedef enum clg_kernel_file {
     X(NT, CLG_FILES_OPS, 0x3u,                                                \
       "1: __builtin_nontemporal_store of the output (clang: POCL)")           \
     X(AHEAD, CLG_FILES_ELEMENTS, 0x5u,                                        \
-      "GatherElements lean body: 2 reads data row o + 2 in order; 0 not")
+      "GatherElements lean body: 2 reads data row o + 2 in order; 0 not")     \
+    X(TUPLE, CLG_FILES_ND, 0xfu,                                              \
+      "GatherND per-tuple pass: 1 to 3 components as scalars; 0 a list")
+
+/* CLG_TUPLE's largest value: the components GatherND's per-tuple pass
+ * takes as scalars (DIM0, STRIDE0, ...). */
+#define CLG_ND_SCALAR_COMPONENTS 3
 
 typedef enum clg_option {
 #define CLG_OPTION_ENUM_(name, files, legal, meaning) CLG_OPT_##name,
@@ -115,7 +122,13 @@ extern const clg_option_info clg_options[CLG_OPT_COUNT];
     X(COUNT)                                                                  \
     X(NORMED)                                                                 \
     X(BATCH_STRIDE)                                                           \
-    X(TUPLE_GEOM)
+    X(TUPLE_GEOM)                                                             \
+    X(DIM0)                                                                   \
+    X(STRIDE0)                                                                \
+    X(DIM1)                                                                   \
+    X(STRIDE1)                                                                \
+    X(DIM2)                                                                   \
+    X(STRIDE2)
 
 typedef enum clg_arg {
 #define CLG_ARG_ENUM_(name) CLG_ARG_##name,
@@ -193,8 +206,10 @@ extern const clg_arg *const clg_shape_fields[CLG_FILE_COUNT];
 #define CLG_ARGS_PACK CLG_ARG_DATA, CLG_ARG_PACK, CLG_ARG_SHAPE
 #define CLG_ARGS_ND CLG_ARGS_OPERATOR_, CLG_ARG_TUPLE_GEOM, CLG_ARG_SHAPE
 #define CLG_ARGS_ND_POSITIONS                                                 \
-    CLG_ARG_INDICES, CLG_ARG_ERR, CLG_ARG_NORMED, CLG_ARG_COUNT, CLG_ARG_N,   \
-        CLG_ARG_AXIS_STRIDE, CLG_ARG_TUPLE_GEOM
+    CLG_ARG_INDICES, CLG_ARG_ERR, CLG_ARG_NORMED, CLG_ARG_N,                  \
+        CLG_ARG_AXIS_STRIDE, CLG_ARG_TUPLE_GEOM, CLG_ARG_DIM0,                \
+        CLG_ARG_STRIDE0, CLG_ARG_DIM1, CLG_ARG_STRIDE1, CLG_ARG_DIM2,         \
+        CLG_ARG_STRIDE2
 #define CLG_ARGS_CHECK                                                        \
     CLG_ARG_INDICES, CLG_ARG_ERR, CLG_ARG_COUNT, CLG_ARG_AXIS_SIZE
 #define CLG_ARGS_NORMALIZE                                                    \
@@ -242,7 +257,10 @@ typedef struct clg_args {
     X(READS_AHEAD, AHEAD, ~0ull, 0x1u,                                        \
       "only the lean GatherElements body reads rows ahead (CLG_AHEAD=2)")     \
     X(SCALAR_UNITS, UNIT, 0x116u, ~0ull,                                      \
-      "the entry point moves elements of at most 8 bytes (CLG_UNIT<=8)")
+      "the entry point moves elements of at most 8 bytes (CLG_UNIT<=8)")      \
+    X(TUPLES, TUPLE, ~0ull, 0x1u,                                             \
+      "only GatherND's per-tuple pass takes a tuple's components as "         \
+      "scalars (CLG_TUPLE>0)")
 
 enum {
 #define CLG_CONDITION_BIT_(name, option, set, clear, rule) CLG_BIT_##name,
@@ -314,8 +332,8 @@ enum { CLG_ENTRY_CONDITIONS(CLG_CONDITION_FLAG_) };
       CLG_COND_WHOLE | CLG_COND_OUTER_STRIDE | CLG_COND_INNER_STRIDE |        \
           CLG_COND_PREFETCHES | CLG_COND_NT_STORES)                           \
     X(GATHER_ND, GATHER_ND, clg_gather_nd, 3, CLG_ARGS_ND, 0)                 \
-    X(GATHER_ND_POSITIONS, GATHER_ND, clg_gather_nd_positions, 1,             \
-      CLG_ARGS_ND_POSITIONS, CLG_COND_WHOLE)
+    X(GATHER_ND_POSITIONS, GATHER_ND, clg_gather_nd_positions, 2,             \
+      CLG_ARGS_ND_POSITIONS, CLG_COND_WHOLE | CLG_COND_TUPLES)
 
 typedef enum clg_entry {
 #define CLG_ENTRY_ENUM_(id, file, name, dims, args, conditions) CLG_ENTRY_##id,

@@ -322,7 +322,8 @@ static void test_nd_pieces(void **state)
 /* The per-tuple pass (docs/design.md, "Kernels") on a context whose
  * `norm` is 1 KiB, so that these outputs of 1 KiB or more take it on CPU
  * plans: slices of 64 elements with batch_dims 1 (those of 512 bytes or
- * more by the rows body), rows with k 1 and scalar slices, every width,
+ * more by the rows body), rows with k 1, scalar slices with k 2, 3
+ * (batch_dims 1) and 4 (k from the tuple list), every width,
  * both index types, every mode, out-of-range components under the modes
  * that resolve them and half the raise cases. Under CLG_TEST_QUICK=1
  * without the split context: its pieces of 1 KiB made 57,000 launches
@@ -335,12 +336,16 @@ static void test_nd_tuple_pass(void **state)
     g.ctx = f->tuples;
     if (clg_test_quick())
         g.split = NULL; /* pieces: test_nd_pieces */
-    static const int64_t ds[3][4] = {{3, 7, 5, 64},
+    static const int64_t ds[5][4] = {{3, 7, 5, 64},
                                      {50, 30, 0, 0},
-                                     {40, 50, 0, 0}};
-    static const int64_t is[3][3] = {{3, 20, 2}, {60, 1, 0}, {1200, 2, 0}};
-    static const size_t r[3] = {4, 2, 2}, q[3] = {3, 2, 2};
-    for (int shape = 0; shape < 3; shape++)
+                                     {40, 50, 0, 0},
+                                     {3, 6, 7, 8},
+                                     {5, 6, 7, 8}};
+    static const int64_t is[5][3] = {
+        {3, 20, 2}, {60, 1, 0}, {1200, 2, 0}, {3, 400, 3}, {1200, 4, 0}};
+    static const size_t r[5] = {4, 2, 2, 4, 4}, q[5] = {3, 2, 2, 3, 2};
+    static const size_t b[5] = {1, 0, 0, 1, 0};
+    for (int shape = 0; shape < 5; shape++)
         for (size_t w = 0; w < CLG_TEST_ARRAY_LEN(widths); w++)
             for (int it = 0; it < 2; it++)
                 for (size_t m = 0; m < CLG_TEST_ARRAY_LEN(modes); m++) {
@@ -348,7 +353,7 @@ static void test_nd_tuple_pass(void **state)
                     c.dtype = widths[w];
                     c.itype = it ? CLG_DTYPE_INT64 : CLG_DTYPE_INT32;
                     c.mode = modes[m];
-                    c.b = shape == 0 ? 1 : 0;
+                    c.b = b[shape];
                     c.r = r[shape];
                     c.q = q[shape];
                     memcpy(c.dshape, ds[shape], sizeof ds[shape]);
