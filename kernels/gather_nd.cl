@@ -32,10 +32,11 @@
  *                             fill zeroes its slice). Gather's routine then
  *                             moves the slices (src/gather_nd.c).
  *                             CLG_TUPLE = k (1 to 3) takes the tuple's k
- *                             components' dims and strides as the
- *                             scalars dim0, stride0, ..., so that a CPU
- *                             compiler vectorises the work-items; 0 reads
- *                             k and them from tuple_geom. *
+ *                             components' dims as the scalars dim0, ...
+ *                             (strides: the products of the dims after
+ *                             each), so that a CPU compiler vectorises
+ *                             the work-items; 0 reads k, the dims and
+ *                             strides from tuple_geom. *
  * Windows (CLG_WINDOWS = 1): as gather.cl's; the indices window holds
  * whole tuples. */
 #if !defined(CLG_UNIT) || !defined(CLG_WIDE) || !defined(CLG_WINDOWS) ||     \
@@ -122,9 +123,9 @@ __kernel void clg_gather_nd(__global const clg_unit *restrict data,
         out[dst] = data[src];
 }
 
-/* One component of the pass's tuple with its dim and stride as scalars
- * (CLG_TUPLE > 0): the position, its "none", its share of the offset
- * (unsigned: a tuple with a component out of range is not stored). */
+/* Component i of the pass's tuple, of dim `dim` and stride `stride` (in
+ * slices): its position, its "none", its share of the offset (unsigned:
+ * the offset of a tuple with a component out of range is not stored). */
 #define CLG_ND_COMPONENT(i, dim, stride)                                     \
     {                                                                        \
         ulong v_ = clg_position(indices[t + (i)], (dim));                    \
@@ -135,17 +136,15 @@ __kernel void clg_gather_nd(__global const clg_unit *restrict data,
 __kernel void clg_gather_nd_positions(__global const clg_index *restrict indices,
                                       __global volatile int *restrict err,
                                       __global int *restrict normed,
-                                      ulong n, ulong axis_stride,
+                                      ulong count, ulong n, ulong axis_stride,
                                       __global const ulong *restrict tuple_geom,
-                                      ulong dim0, ulong stride0, ulong dim1,
-                                      ulong stride1, ulong dim2,
-                                      ulong stride2)
+                                      ulong dim0, ulong dim1, ulong dim2)
 {
     clg_off j = (clg_off)get_global_id(0);
     clg_off o = (clg_off)get_global_id(1);
-    if (j >= (clg_off)n)
-        return;
     clg_off tuple = o * (clg_off)n + j;
+    if (j >= (clg_off)n || tuple >= (clg_off)count)
+        return; /* dimensions 0 and 1 are padded */
     ulong off = 0;
     int none = 0;
 #if CLG_TUPLE == 0
@@ -154,26 +153,24 @@ __kernel void clg_gather_nd_positions(__global const clg_index *restrict indices
     for (clg_off i = 0; i < k; i++)
         CLG_ND_COMPONENT(i, tuple_geom[1 + 2 * i], tuple_geom[2 + 2 * i])
     (void)dim0;
-    (void)stride0;
     (void)dim1;
-    (void)stride1;
     (void)dim2;
-    (void)stride2;
 #else
+    /* A component's stride: the product of the dims after it. */
     clg_off t = tuple * CLG_TUPLE;
     (void)tuple_geom;
-    CLG_ND_COMPONENT(0, dim0, stride0)
-#if CLG_TUPLE > 1
-    CLG_ND_COMPONENT(1, dim1, stride1)
-#else
+#if CLG_TUPLE == 1
+    CLG_ND_COMPONENT(0, dim0, 1)
     (void)dim1;
-    (void)stride1;
-#endif
-#if CLG_TUPLE > 2
-    CLG_ND_COMPONENT(2, dim2, stride2)
-#else
     (void)dim2;
-    (void)stride2;
+#elif CLG_TUPLE == 2
+    CLG_ND_COMPONENT(0, dim0, dim1)
+    CLG_ND_COMPONENT(1, dim1, 1)
+    (void)dim2;
+#else
+    CLG_ND_COMPONENT(0, dim0, dim1 * dim2)
+    CLG_ND_COMPONENT(1, dim1, dim2)
+    CLG_ND_COMPONENT(2, dim2, 1)
 #endif
 #endif
     ulong first = (ulong)o * axis_stride;

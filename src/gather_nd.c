@@ -182,20 +182,16 @@ static clg_status gather_nd_tuples_steps(const clg_plan_env *env,
     clg_parg_ref(&a, CLG_ARG_INDICES, CLG_RT_REF_INDICES, 0);
     clg_parg_ref(&a, CLG_ARG_ERR, CLG_RT_REF_ERR, 0);
     clg_parg_ref(&a, CLG_ARG_NORMED, CLG_RT_REF_TEMP, 0);
+    clg_parg_value(&a, CLG_ARG_COUNT, (cl_ulong)tuples);
     clg_parg_value(&a, CLG_ARG_N, (cl_ulong)plan->n);
     clg_parg_value(&a, CLG_ARG_AXIS_STRIDE, (cl_ulong)block);
     clg_parg_ref(&a, CLG_ARG_TUPLE_GEOM, CLG_RT_REF_CONST, geom);
-    static const clg_arg dims[CLG_ND_SCALAR_COMPONENTS][2] = {
-        {CLG_ARG_DIM0, CLG_ARG_STRIDE0},
-        {CLG_ARG_DIM1, CLG_ARG_STRIDE1},
-        {CLG_ARG_DIM2, CLG_ARG_STRIDE2}};
-    cl_ulong stride = 1;
-    for (size_t i = CLG_ND_SCALAR_COMPONENTS; i-- > 0;) {
-        cl_ulong dim = i < k ? (cl_ulong)p->data_shape[p->axis + i] : 0;
-        clg_parg_value(&a, dims[i][0], dim);
-        clg_parg_value(&a, dims[i][1], i < k ? stride : 0);
-        stride *= i < k ? dim : 1;
-    }
+    static const clg_arg dims[CLG_ND_SCALAR_COMPONENTS] = {CLG_ARG_DIM0,
+                                                           CLG_ARG_DIM1,
+                                                           CLG_ARG_DIM2};
+    for (size_t i = 0; i < CLG_ND_SCALAR_COMPONENTS; i++)
+        clg_parg_value(&a, dims[i],
+                       i < k ? (cl_ulong)p->data_shape[p->axis + i] : 0);
     clg_geometry geo;
     size_t origin[3] = {0, 0, 0},
            size[3] = {(size_t)plan->n, (size_t)plan->outer, 1};

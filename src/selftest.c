@@ -564,8 +564,8 @@ static clg_status test_gather_nd_positions(const st_run *r, clg_entry entry,
     int64_t dshape[1 + K_MAX], ishape[3] = {2, TUPLES, (int64_t)k};
     int64_t oshape[2] = {2, TUPLES};
     cl_ulong g[1 + 2 * K_MAX] = {k};
-    cl_ulong dims[2 * K_MAX] = {0};
-    cl_ulong n = TUPLES, block = 1;
+    cl_ulong dims[K_MAX] = {0};
+    cl_ulong count = 2 * TUPLES, n = TUPLES, block = 1;
     cl_mem ib = NULL, eb = NULL, nb = NULL, geom = NULL;
     st_launch l = {entry, {{{0}}}, {0}};
     size_t size[2] = {TUPLES, 2}, origin[2] = {0, 0};
@@ -574,8 +574,8 @@ static clg_status test_gather_nd_positions(const st_run *r, clg_entry entry,
     dshape[0] = 2;
     for (size_t i = k; i-- > 0;) {
         dshape[1 + i] = AXIS;
-        g[1 + 2 * i] = dims[2 * i] = AXIS;
-        g[2 + 2 * i] = dims[2 * i + 1] = block;
+        g[1 + 2 * i] = dims[i] = AXIS;
+        g[2 + 2 * i] = block;
         block *= AXIS;
     }
     fill_indices(idx, isz, c, 2 * TUPLES * k);
@@ -602,13 +602,13 @@ static clg_status test_gather_nd_positions(const st_run *r, clg_entry entry,
         st = clg_rt_const_buffer(r->ctx, g, sizeof g, &geom);
     if (st != CLG_STATUS_OK)
         goto cleanup;
+    l.a.at[CLG_ARG_COUNT] = CLG_RT_SCALAR(count);
     l.a.at[CLG_ARG_N] = CLG_RT_SCALAR(n);
     l.a.at[CLG_ARG_AXIS_STRIDE] = CLG_RT_SCALAR(block);
     l.a.at[CLG_ARG_TUPLE_GEOM] = CLG_RT_BUFFER(geom);
-    static const clg_arg dim_args[2 * K_MAX] = {CLG_ARG_DIM0, CLG_ARG_STRIDE0,
-                                                CLG_ARG_DIM1, CLG_ARG_STRIDE1,
-                                                CLG_ARG_DIM2, CLG_ARG_STRIDE2};
-    for (size_t i = 0; i < 2 * K_MAX; i++)
+    static const clg_arg dim_args[K_MAX] = {CLG_ARG_DIM0, CLG_ARG_DIM1,
+                                            CLG_ARG_DIM2};
+    for (size_t i = 0; i < K_MAX; i++)
         l.a.at[dim_args[i]] = CLG_RT_SCALAR(dims[i]);
     clg_geometry_make_wg(dev, 64, 2, origin, size, &l.g);
     st = run_launches(r, &l, 1, nb, got, sizeof got, eb, &raised);

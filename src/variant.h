@@ -68,7 +68,7 @@ typedef enum clg_kernel_file {
       "GatherND per-tuple pass: 1 to 3 components as scalars; 0 a list")
 
 /* CLG_TUPLE's largest value: the components GatherND's per-tuple pass
- * takes as scalars (DIM0, STRIDE0, ...). */
+ * takes as scalars (DIM0, DIM1, DIM2). */
 #define CLG_ND_SCALAR_COMPONENTS 3
 
 typedef enum clg_option {
@@ -124,11 +124,8 @@ extern const clg_option_info clg_options[CLG_OPT_COUNT];
     X(BATCH_STRIDE)                                                           \
     X(TUPLE_GEOM)                                                             \
     X(DIM0)                                                                   \
-    X(STRIDE0)                                                                \
     X(DIM1)                                                                   \
-    X(STRIDE1)                                                                \
-    X(DIM2)                                                                   \
-    X(STRIDE2)
+    X(DIM2)
 
 typedef enum clg_arg {
 #define CLG_ARG_ENUM_(name) CLG_ARG_##name,
@@ -206,10 +203,9 @@ extern const clg_arg *const clg_shape_fields[CLG_FILE_COUNT];
 #define CLG_ARGS_PACK CLG_ARG_DATA, CLG_ARG_PACK, CLG_ARG_SHAPE
 #define CLG_ARGS_ND CLG_ARGS_OPERATOR_, CLG_ARG_TUPLE_GEOM, CLG_ARG_SHAPE
 #define CLG_ARGS_ND_POSITIONS                                                 \
-    CLG_ARG_INDICES, CLG_ARG_ERR, CLG_ARG_NORMED, CLG_ARG_N,                  \
-        CLG_ARG_AXIS_STRIDE, CLG_ARG_TUPLE_GEOM, CLG_ARG_DIM0,                \
-        CLG_ARG_STRIDE0, CLG_ARG_DIM1, CLG_ARG_STRIDE1, CLG_ARG_DIM2,         \
-        CLG_ARG_STRIDE2
+    CLG_ARG_INDICES, CLG_ARG_ERR, CLG_ARG_NORMED, CLG_ARG_COUNT, CLG_ARG_N,   \
+        CLG_ARG_AXIS_STRIDE, CLG_ARG_TUPLE_GEOM, CLG_ARG_DIM0, CLG_ARG_DIM1,  \
+        CLG_ARG_DIM2
 #define CLG_ARGS_CHECK                                                        \
     CLG_ARG_INDICES, CLG_ARG_ERR, CLG_ARG_COUNT, CLG_ARG_AXIS_SIZE
 #define CLG_ARGS_NORMALIZE                                                    \
