@@ -29,19 +29,30 @@ clg_status clg_cli_call_output_shape(const clg_cli_call *call, int64_t *shape,
                             CLG_MAX_RANK, rank);
 }
 
-/* Gather's call with data's dimensions other than the axis set to 1, its
- * data shape in data_shape: the same index values and axis size, an output
- * of as many elements as the indices. Data is the same memory: a non-empty
- * data holds at least the axis size's elements; an empty one with an
- * output to fill has an axis of size 0, and so has the reduced data. */
+/* The call with data's dimensions that no index addresses set to 1, its
+ * data shape in data_shape: the same index values and the same sizes of
+ * the dims they address, an output of as many elements as the indices
+ * (Gather: every dim but the axis; GatherND: those after the b batch dims
+ * and the k components a tuple addresses). Data is the same memory: a
+ * non-empty data holds at least the reduced shape's elements; an empty
+ * one with an output to fill has an addressed dim of size 0, and so has
+ * the reduced data. */
 static clg_cli_call reduced_call(const clg_cli_call *call, int64_t *data_shape)
 {
     clg_cli_call r = *call;
-    size_t axis = (size_t)(call->axis < 0
-                               ? call->axis + (int64_t)call->data.rank
-                               : call->axis);
+    size_t first = 0, end = 0;
+    if (call->op == CLG_OP_GATHER_ND) {
+        /* Validated: batch_dims b and k = the last index dim fit data. */
+        first = 0;
+        end = (size_t)call->axis +
+              (size_t)call->indices.shape[call->indices.rank - 1];
+    } else {
+        first = (size_t)(call->axis < 0 ? call->axis + (int64_t)call->data.rank
+                                        : call->axis);
+        end = first + 1;
+    }
     for (size_t d = 0; d < call->data.rank; d++)
-        data_shape[d] = d == axis ? call->data.shape[d] : 1;
+        data_shape[d] = d >= first && d < end ? call->data.shape[d] : 1;
     r.data.shape = data_shape;
     return r;
 }

@@ -365,6 +365,46 @@ static void test_index_out_of_range(void **state)
     free(dir);
 }
 
+/* GatherND with tuples of two components into data [2, 3, 4], whose
+ * output (2 x 4) is larger than its indices (2 x 2): valid tuples agree
+ * (the cheap first check of an output larger than the indices must keep
+ * the dims the tuples address), a bad one is named on both rows. */
+static void test_gather_nd_tuples(void **state)
+{
+    static const int64_t dshape[3] = {2, 3, 4}, ishape[2] = {2, 2};
+    static const int64_t good[4] = {1, 2, 0, 1}, bad[4] = {1, 2, 0, 3};
+    float data[24];
+    char *d = tmp("nd_data.npy"), *i = tmp("nd_idx.npy");
+    const char *args[] = {"compare",   "--device", "0:0", "--op",
+                          "gather-nd", "--data",   d,     "--indices",
+                          i,           NULL};
+    char name[1024];
+    cli_result r;
+    (void)state;
+
+    for (int k = 0; k < 24; k++)
+        data[k] = (float)k;
+    cli_write_npy(d, CLG_DTYPE_FLOAT, 3, dshape, data);
+    cli_write_npy(i, CLG_DTYPE_INT64, 2, ishape, good);
+    snprintf(name, sizeof name, "GatherND(%s,%s,batch_dims=0)", d, i);
+    cli_expect_run(&r, 0, args);
+    assert_int_equal(line_count(r.out), 2);
+    expect_two_rows(&r, name, 1, "(no expected output)", "agree");
+    cli_result_free(&r);
+
+    cli_write_npy(i, CLG_DTYPE_INT64, 2, ishape, bad);
+    cli_expect_run(&r, 2, args);
+    assert_int_equal(line_count(r.out), 2);
+    expect_two_rows(&r, name, 0,
+                    "ERROR INDEX_OUT_OF_RANGE: indices[1][1] = 3 is out of "
+                    "range [-3, 2] for data dim 1 of size 3",
+                    "ERROR INDEX_OUT_OF_RANGE: indices[1][1] = 3 is out of "
+                    "range [-3, 2] for data dim 1 of size 3");
+    cli_result_free(&r);
+    free(d);
+    free(i);
+}
+
 /* An axis out of range stops the case before any device: one row. */
 static void test_axis_out_of_range(void **state)
 {
@@ -543,6 +583,7 @@ int main(void)
         cmocka_unit_test(test_gather_elements_pb),
         cmocka_unit_test(test_expected_output_differs),
         cmocka_unit_test(test_index_out_of_range),
+        cmocka_unit_test(test_gather_nd_tuples),
         cmocka_unit_test(test_axis_out_of_range),
         cmocka_unit_test(test_bad_device_spec),
         cmocka_unit_test(test_worst_status_wins),
