@@ -20,7 +20,9 @@
  * above the size that turns the normalising pass on, an odd tiny shape
  * (one-byte units), data of 2^31 elements or more (64-bit offsets, and
  * windows where a buffer cannot hold it; nothing is allocated), and GatherND
- * with and without batch dims. */
+ * with and without batch dims, and with outputs of 1 MiB or more (the
+ * per-tuple pass for k = 1, 2 and 3, the check kernel for more than 65536
+ * values of one range). */
 typedef struct fill_class {
     clg_op op;
     int64_t attribute;
@@ -53,6 +55,10 @@ static const fill_class classes[] = {
     {CLG_OP_GATHER_ND, 0, 3, 2, {100, 100, 8}, {500, 3}},
     {CLG_OP_GATHER_ND, 1, 3, 3, {8, 100, 64}, {8, 16, 1}},
     {CLG_OP_GATHER_ND, 0, 2, 2, {3, 1ll << 30}, {2, 1}},
+    {CLG_OP_GATHER_ND, 0, 2, 2, {4096, 256}, {4096, 1}},
+    {CLG_OP_GATHER_ND, 0, 1, 2, {100000}, {1 << 20, 1}},
+    {CLG_OP_GATHER_ND, 0, 2, 2, {1024, 1024}, {1 << 20, 2}},
+    {CLG_OP_GATHER_ND, 0, 3, 2, {64, 128, 128}, {1 << 20, 3}},
 };
 #define CLASS_COUNT (sizeof classes / sizeof classes[0])
 

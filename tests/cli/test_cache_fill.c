@@ -230,12 +230,82 @@ static void test_cli_fill_then_run_is_served(void **state)
     free(indices);
 }
 
+/* `cache --fill --op gather-nd --oob raise`, then in a fresh process a
+ * GatherND call whose output (1 MiB) takes the per-tuple pass on CPU
+ * devices: tuples of two components into data [512, 512], 262144 of
+ * them (the check kernel's side of 65536 values): served, nothing
+ * compiled, and the output right. */
+static void test_cli_fill_gather_nd_is_served(void **state)
+{
+    static const int64_t data_shape[2] = {512, 512};
+    static const int64_t idx_shape[2] = {1 << 18, 2};
+    char *dir = cli_path(cli_root, "cli-cache-nd");
+    char *data = cli_tmp("nd_fill.npy"), *indices = cli_tmp("nd_fill_idx.npy");
+    char *out = cli_tmp("nd_fill_out.npy");
+    const char *fill[] = {"cache", "--fill", "--op", "gather-nd", "--oob",
+                          "raise", "--dir",  dir,    NULL};
+    const char *run[] = {"run",   "gather-nd", "--data", data,     "--indices",
+                         indices, "--output",  out,      "--json", NULL};
+    float *values = malloc(512 * 512 * sizeof *values);
+    int32_t *idx = malloc(((size_t)2 << 18) * sizeof *idx);
+    cli_result r;
+    json_object *doc, *pc;
+    (void)state;
+
+    assert_non_null(values);
+    assert_non_null(idx);
+    for (size_t i = 0; i < 512 * 512; i++)
+        values[i] = (float)i;
+    for (size_t t = 0; t < (size_t)1 << 18; t++) {
+        idx[2 * t] = (int32_t)((t * 7) % 1024) - 512; /* negative half */
+        idx[2 * t + 1] = (int32_t)((t * 13) % 512);
+    }
+    cli_write_npy(data, CLG_DTYPE_FLOAT, 2, data_shape, values);
+    cli_write_npy(indices, CLG_DTYPE_INT32, 2, idx_shape, idx);
+
+    cli_expect_run(&r, 0, fill);
+    cli_result_free(&r);
+    assert_int_equal(cli_run_env(&r, "CLGATHER_CACHE_DIR", dir, run), 0);
+    if (r.status != 0)
+        cli_result_dump(&r);
+    assert_int_equal(r.status, 0);
+    doc = parse(r.out);
+    cli_result_free(&r);
+    pc = member(member(doc, "timing"), "program_cache");
+    assert_string_equal(json_object_get_string(member(pc, "state")), "served");
+    assert_int_equal(json_object_get_uint64(member(pc, "programs_compiled")),
+                     0);
+    json_object_put(doc);
+
+    /* out[t] = data[row, col] with the row counted from the end when
+     * negative */
+    size_t bytes = 0;
+    unsigned char *file = cli_read_bytes(out, &bytes);
+    assert_non_null(file);
+    assert_true(bytes > ((size_t)4 << 18));
+    const float *got = (const float *)(file + bytes - ((size_t)4 << 18));
+    for (size_t t = 0; t < (size_t)1 << 18; t++) {
+        int32_t row = idx[2 * t] < 0 ? idx[2 * t] + 512 : idx[2 * t];
+        if (got[t] != values[(size_t)row * 512 + (size_t)idx[2 * t + 1]])
+            fail_msg("out[%zu] = %g, want data[%d, %d]", t, (double)got[t],
+                     row, idx[2 * t + 1]);
+    }
+    free(file);
+    free(values);
+    free(idx);
+    free(dir);
+    free(data);
+    free(indices);
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fill_then_fresh_context_builds_nothing),
         cmocka_unit_test(test_fill_arguments),
         cmocka_unit_test(test_cli_fill_then_run_is_served),
+        cmocka_unit_test(test_cli_fill_gather_nd_is_served),
     };
     return CLI_RUN_TESTS("clgather-fill", tests);
 }
