@@ -67,3 +67,15 @@ def test_modes_and_errors():
         clgather.gather_nd(data, idx)
     with pytest.raises(clgather.InvalidArgumentError):
         clgather.gather_nd(data, np.array([[1], [0]]), batch_dims=2)
+
+
+@pytest.mark.parametrize("run", [clgather.reference.gather_nd,
+                                 clgather.gather_nd])
+def test_batch_dims_is_an_integer(run):
+    # numpy.take's rule, as for the axis: a bool is refused, by its name
+    for value in (True, np.bool_(False)):
+        with pytest.raises(TypeError,
+                           match="an integer is required for batch_dims"):
+            run(DATA, np.array([[0, 1]]), value)
+    assert run(DATA, np.array([[1], [0]]), np.int64(1)).tolist() == [
+        [2, 3], [4, 5]]

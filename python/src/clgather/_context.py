@@ -498,6 +498,7 @@ class Context:
     def _op(self, op, data, indices, axis, out, oob, queue, waits, sync):
         options = _host.call_options(oob)
         _host.check_bool(sync, "sync")
+        axis = _host.check_axis(axis, _host.attribute_name(op))
         if _pyopencl.is_array(data) or _pyopencl.is_array(indices):
             with self._hold():  # the whole call, its sync included
                 return _pyopencl.enqueue(self, op, data, indices, axis, out,

@@ -152,12 +152,19 @@ def shape_function(op):
     return shape
 
 
-def check_axis(axis):
-    """The axis as an int: any integer (numpy's included), never a bool,
-    which numpy.take refuses too (TypeError)."""
+def attribute_name(op):
+    """The name of operator `op`'s int64 attribute, as its function's
+    parameter: GatherND's batch_dims, the others' axis."""
+    return "batch_dims" if op == "gather_nd" else "axis"
+
+
+def check_axis(axis, name="axis"):
+    """The attribute (an axis, or GatherND's batch_dims, `name`) as an
+    int: any integer (numpy's included), never a bool, which numpy.take
+    refuses too (TypeError)."""
     if isinstance(axis, (bool, np.bool_)):
-        raise TypeError("an integer is required for the axis, not %s" %
-                        type(axis).__name__)
+        raise TypeError("an integer is required for %s, not %s" %
+                        (name, type(axis).__name__))
     axis = operator.index(axis)
     if not _INT64_MIN <= axis <= _INT64_MAX:
         _errors.raise_status("INVALID_AXIS",

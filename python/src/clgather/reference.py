@@ -28,4 +28,4 @@ def gather_nd(data, indices, batch_dims=0, *, out=None, oob="raise"):
     """ONNX GatherND on the host; arguments as clgather.gather_nd."""
     call = _host.operation("reference", "gather_nd", _host.call_options(oob))
     return _host.run(call, None, _host.shape_function("gather_nd"), data,
-                     indices, batch_dims, out)
+                     indices, _host.check_axis(batch_dims, "batch_dims"), out)
