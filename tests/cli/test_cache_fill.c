@@ -159,6 +159,25 @@ static json_object *member(json_object *o, const char *key)
     return v;
 }
 
+/* `run ... --json` (args) in a fresh process on the cache folder `dir`:
+ * exit status 0, its programs loaded from the cache, none compiled. */
+static void expect_served(const char *dir, const char **args)
+{
+    cli_result r;
+    assert_int_equal(cli_run_env(&r, "CLGATHER_CACHE_DIR", dir, args), 0);
+    if (r.status != 0)
+        cli_result_dump(&r);
+    assert_int_equal(r.status, 0);
+    json_object *doc = parse(r.out);
+    cli_result_free(&r);
+    json_object *pc = member(member(doc, "timing"), "program_cache");
+    assert_string_equal(json_object_get_string(member(pc, "state")), "served");
+    assert_int_equal(json_object_get_uint64(member(pc, "programs_compiled")),
+                     0);
+    assert_true(json_object_get_uint64(member(pc, "programs_loaded")) >= 1);
+    json_object_put(doc);
+}
+
 /* `cache --fill --json` twice, then `run --json` in a fresh process on
  * the same folder: served, nothing compiled. */
 static void test_cli_fill_then_run_is_served(void **state)
@@ -175,7 +194,7 @@ static void test_cli_fill_then_run_is_served(void **state)
     const char *run[] = {"run",       "gather", "--data", data,
                          "--indices", indices,  "--json", NULL};
     cli_result r;
-    json_object *doc, *f, *pc;
+    json_object *doc, *f;
     uint64_t compiled;
     (void)state;
 
@@ -213,18 +232,7 @@ static void test_cli_fill_then_run_is_served(void **state)
     json_object_put(doc);
 
     /* a fresh process on the folder */
-    assert_int_equal(cli_run_env(&r, "CLGATHER_CACHE_DIR", dir, run), 0);
-    if (r.status != 0)
-        cli_result_dump(&r);
-    assert_int_equal(r.status, 0);
-    doc = parse(r.out);
-    cli_result_free(&r);
-    pc = member(member(doc, "timing"), "program_cache");
-    assert_string_equal(json_object_get_string(member(pc, "state")), "served");
-    assert_int_equal(json_object_get_uint64(member(pc, "programs_compiled")),
-                     0);
-    assert_true(json_object_get_uint64(member(pc, "programs_loaded")) >= 1);
-    json_object_put(doc);
+    expect_served(dir, run);
     free(dir);
     free(data);
     free(indices);
@@ -249,7 +257,7 @@ static void test_cli_fill_gather_nd_is_served(void **state)
     float *values = malloc(512 * 512 * sizeof *values);
     int32_t *idx = malloc(((size_t)2 << 18) * sizeof *idx);
     cli_result r;
-    json_object *doc, *pc;
+
     (void)state;
 
     assert_non_null(values);
@@ -265,17 +273,7 @@ static void test_cli_fill_gather_nd_is_served(void **state)
 
     cli_expect_run(&r, 0, fill);
     cli_result_free(&r);
-    assert_int_equal(cli_run_env(&r, "CLGATHER_CACHE_DIR", dir, run), 0);
-    if (r.status != 0)
-        cli_result_dump(&r);
-    assert_int_equal(r.status, 0);
-    doc = parse(r.out);
-    cli_result_free(&r);
-    pc = member(member(doc, "timing"), "program_cache");
-    assert_string_equal(json_object_get_string(member(pc, "state")), "served");
-    assert_int_equal(json_object_get_uint64(member(pc, "programs_compiled")),
-                     0);
-    json_object_put(doc);
+    expect_served(dir, run);
 
     /* out[t] = data[row, col] with the row counted from the end when
      * negative */
