@@ -36,7 +36,8 @@
  *                             (strides: the products of the dims after
  *                             each), so that a CPU compiler vectorises
  *                             the work-items; 0 reads k, the dims and
- *                             strides from tuple_geom. *
+ *                             strides from tuple_geom.
+ *
  * Windows (CLG_WINDOWS = 1): as gather.cl's; the indices window holds
  * whole tuples. */
 #if !defined(CLG_UNIT) || !defined(CLG_WIDE) || !defined(CLG_WINDOWS) ||     \
