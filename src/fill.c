@@ -79,6 +79,19 @@ static const clg_dtype index_dtypes[] = {CLG_DTYPE_INT32, CLG_DTYPE_INT64};
 #define OOB_BIT_(name, value, word) | (1u << (value))
 #define OOB_ALL (0u CLG_OOB_TABLE(OOB_BIT_))
 
+/* The index dtypes (bit i: index_dtypes[i]) class c is warmed in for the
+ * operators `ops`: both for its own operator; for GatherND, whose
+ * per-tuple pass moves its slices with Gather's bodies over int positions
+ * (docs/design.md, "Kernels"), Gather's classes with INT32 indices too. */
+static unsigned class_index_dtypes(const fill_class *c, uint32_t ops)
+{
+    if (ops & (1u << c->op))
+        return 3u;
+    if (c->op == CLG_OP_GATHER && (ops & (1u << CLG_OP_GATHER_ND)))
+        return 1u;
+    return 0;
+}
+
 /* 1 when dtypes[i] is the first of its size and not a string. */
 static int first_of_size(size_t i)
 {
@@ -139,14 +152,15 @@ clg_status clg_context_fill_cache(clg_context *ctx, uint32_t ops,
     ops = ops ? ops : all_ops;
     oob_modes = oob_modes ? oob_modes : OOB_ALL;
     for (size_t c = 0; c < CLASS_COUNT && st == CLG_STATUS_OK; c++) {
-        if (!(ops & (1u << classes[c].op)))
+        unsigned index_mask = class_index_dtypes(&classes[c], ops);
+        if (index_mask == 0)
             continue;
         for (size_t d = 0; d < DTYPE_COUNT && st == CLG_STATUS_OK; d++) {
             if (!first_of_size(d))
                 continue;
             for (size_t i = 0; i < 2 && st == CLG_STATUS_OK; i++)
                 for (unsigned m = 0; m < 32 && st == CLG_STATUS_OK; m++)
-                    if (oob_modes & (1u << m))
+                    if ((index_mask & (1u << i)) && (oob_modes & (1u << m)))
                         st = warm_class(ctx, &classes[c], dtypes[d].dtype,
                                         index_dtypes[i], (clg_oob_mode)m, &w,
                                         &s);

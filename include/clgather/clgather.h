@@ -1616,7 +1616,12 @@ CLG_API clg_status clg_warm_up_cl(clg_context *ctx, const clg_call *call,
  *    GatherND:        [1000, 256] [64, 1] batch_dims 0; [500, 24] [64, 1]
  *                     batch_dims 0; [100, 100, 8] [500, 3] batch_dims 0;
  *                     [8, 100, 64] [8, 16, 1] batch_dims 1; [3, 2^30]
- *                     [2, 1] batch_dims 0
+ *                     [2, 1] batch_dims 0; outputs of 1 MiB or more (the
+ *                     per-tuple pass): [4096, 256] [4096, 1]; [100000]
+ *                     [2^20, 1]; [1024, 1024] [2^20, 2]; [64, 128, 128]
+ *                     [2^20, 3], all batch_dims 0; and, since that pass
+ *                     moves slices with Gather's bodies, Gather's classes
+ *                     with int32 indices
  *  (the last of each: 64-bit offsets, and tensors split into windows
  *  where one buffer cannot hold them; docs/guide.md, "Large tensors").
  *  A call of another shape loads from the cache whatever of its kernels

@@ -238,11 +238,11 @@ static void test_cli_fill_then_run_is_served(void **state)
     free(indices);
 }
 
-/* `cache --fill --op gather-nd --oob raise`, then in a fresh process a
- * GatherND call whose output (1 MiB) takes the per-tuple pass on CPU
- * devices: tuples of two components into data [512, 512], 262144 of
- * them (the check kernel's side of 65536 values): served, nothing
- * compiled, and the output right. */
+/* `cache --fill --op gather-nd --oob raise`, then in a fresh process
+ * GatherND calls whose outputs (1 MiB or more) take the per-tuple pass on
+ * CPU devices: tuples of two components into data [512, 512], 262144 of
+ * them (the check kernel's side of 65536 values), served, nothing
+ * compiled, and the output right; rows of 1200 bytes, served. */
 static void test_cli_fill_gather_nd_is_served(void **state)
 {
     static const int64_t data_shape[2] = {512, 512};
@@ -289,6 +289,14 @@ static void test_cli_fill_gather_nd_is_served(void **state)
                      row, idx[2 * t + 1]);
     }
     free(file);
+
+    /* Rows of 1200 bytes (k 1 into data [1000, 300], 1100 tuples): the
+     * pass's slices move by Gather's rows body, which the fill builds
+     * from Gather's classes. */
+    static const int64_t rows_shape[2] = {1000, 300}, rows_idx[2] = {1100, 1};
+    cli_write_npy(data, CLG_DTYPE_FLOAT, 2, rows_shape, values);
+    cli_write_npy(indices, CLG_DTYPE_INT32, 2, rows_idx, idx);
+    expect_served(dir, run);
     free(values);
     free(idx);
     free(dir);
