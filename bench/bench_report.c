@@ -35,6 +35,14 @@ static double result_e2e_efficiency(const bench_result *r)
     return (double)r->bytes / r->e2e_s * 1e-9 / result_copy_gbps(r);
 }
 
+/* Whether the host-memory call launched kernels: one on the calling
+ * thread (the host parameter) moves no bytes through the device, so its
+ * bytes against the copy kernel's say nothing. */
+static int has_e2e_efficiency(const bench_result *r)
+{
+    return r->measured && r->host_path != CLG_PATH_HOST;
+}
+
 static double result_host_copy_gbps(const bench_result *r)
 {
     return (double)r->copy_bytes / r->host_copy_s * 1e-9;
@@ -91,7 +99,10 @@ static void print_row(const bench_result *r, const bench_cl *b)
         printf("%5.2f ", result_efficiency(r));
     else
         printf("%5s ", "-");
-    printf("%5.2f", result_e2e_efficiency(r));
+    if (has_e2e_efficiency(r))
+        printf("%5.2f", result_e2e_efficiency(r));
+    else
+        printf("%5s", "-");
     if (r->has_micro)
         printf(" %8.1f %8.1f\n", r->call_s * 1e6, r->launch_s * 1e6);
     else
@@ -326,9 +337,7 @@ static void print_target(const bench_result *r, int shared, int gpu)
         printf("%.2f %s", e, e >= target ? "ok  " : "MISS");
     else
         printf("n/a ");
-    /* A call on the calling thread (the host parameter) launches no
-     * kernel: its bytes against the copy kernel's say nothing. */
-    if (shared && r->host_path == CLG_PATH_HOST)
+    if (shared && !has_e2e_efficiency(r))
         printf("; end_to_end_efficiency: n/a (on the calling thread: the "
                "host parameter)");
     else if (shared)
@@ -454,8 +463,8 @@ static void json_figures(clg_json *j, const bench_result *r)
     clg_json_number(j, "gbps", k, k ? result_gbps(r) : 0);
     clg_json_number(j, "copy_gbps", m, m ? result_copy_gbps(r) : 0);
     clg_json_number(j, "efficiency", k, k ? result_efficiency(r) : 0);
-    clg_json_number(j, "end_to_end_efficiency", m,
-                    m ? result_e2e_efficiency(r) : 0);
+    clg_json_number(j, "end_to_end_efficiency", has_e2e_efficiency(r),
+                    has_e2e_efficiency(r) ? result_e2e_efficiency(r) : 0);
     clg_json_number(j, "call_us", micro, r->call_s * 1e6);
     clg_json_string(j, "host_memory_path",
                     !m                              ? NULL
