@@ -73,7 +73,7 @@ def test_modes_and_errors():
                                  clgather.gather_nd])
 def test_batch_dims_is_an_integer(run):
     # numpy.take's rule, as for the axis: a bool is refused, by its name
-    for value in (True, np.bool_(False)):
+    for value in (True, np.bool_(False), np.array(True), 1.0, "1"):
         with pytest.raises(TypeError,
                            match="an integer is required for batch_dims"):
             run(DATA, np.array([[0, 1]]), value)

@@ -165,7 +165,11 @@ def check_axis(axis, name="axis"):
     if isinstance(axis, (bool, np.bool_)):
         raise TypeError("an integer is required for %s, not %s" %
                         (name, type(axis).__name__))
-    axis = operator.index(axis)
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError("an integer is required for %s, not %s" %
+                        (name, type(axis).__name__)) from None
     if not _INT64_MIN <= axis <= _INT64_MAX:
         _errors.raise_status("INVALID_AXIS",
                              "axis %d does not fit int64" % axis)
