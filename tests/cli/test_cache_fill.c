@@ -254,7 +254,8 @@ static void test_cli_fill_gather_nd_is_served(void **state)
                           "raise", "--dir",  dir,    NULL};
     const char *run[] = {"run",   "gather-nd", "--data", data,     "--indices",
                          indices, "--output",  out,      "--json", NULL};
-    float *values = malloc(512 * 512 * sizeof *values);
+    /* enough for both data tensors: [512, 512] and [1000, 300] */
+    float *values = malloc(1000 * 300 * sizeof *values);
     int32_t *idx = malloc(((size_t)2 << 18) * sizeof *idx);
     cli_result r;
 
@@ -262,7 +263,7 @@ static void test_cli_fill_gather_nd_is_served(void **state)
 
     assert_non_null(values);
     assert_non_null(idx);
-    for (size_t i = 0; i < 512 * 512; i++)
+    for (size_t i = 0; i < 1000 * 300; i++)
         values[i] = (float)i;
     for (size_t t = 0; t < (size_t)1 << 18; t++) {
         idx[2 * t] = (int32_t)((t * 7) % 1024) - 512; /* negative half */
