@@ -43,7 +43,6 @@ static clg_cli_call reduced_call(const clg_cli_call *call, int64_t *data_shape)
     size_t first = 0, end = 0;
     if (call->op == CLG_OP_GATHER_ND) {
         /* Validated: batch_dims b and k = the last index dim fit data. */
-        first = 0;
         end = (size_t)call->axis +
               (size_t)call->indices.shape[call->indices.rank - 1];
     } else {
