@@ -27,7 +27,7 @@ static void usage(FILE *out)
             "[--repeat N]\n"
             "                      [--scale F[,F...]] [--linearity] "
             "[--seed N] [--json FILE]\n"
-            "                      [--oob MODE]\n"
+            "                      [--oob MODE] [--buffers KIND]\n"
             "Measure Gather, GatherElements and GatherND bandwidth beside the "
             "device's copy kernel.\n"
             "\n"
@@ -51,6 +51,14 @@ static void usage(FILE *out)
             "it measures\n"
             "                       what the mode costs, e.g. raise's index "
             "check)\n"
+            "      --buffers KIND   the device buffers' memory: host (host "
+            "memory allocated\n"
+            "                       as NumPy allocates, CL_MEM_USE_HOST_PTR; "
+            "the default on\n"
+            "                       devices that share host memory) or "
+            "runtime (the\n"
+            "                       runtime allocates; the default "
+            "elsewhere)\n"
             "      --first-call     only the first-call table (printed "
             "after the others\n"
             "                       otherwise): context creation, a new "
@@ -162,8 +170,9 @@ static int parse_seed(const char *text, bench_options *opt)
 /* One option c (with optarg); parse_options' return values. */
 static int parse_option(int c, bench_options *opt)
 {
-    static const char *const single[] = {"d--device", "r--repeat", "S--seed",
-                                         "j--json", "O--oob"};
+    static const char *const single[] = {"d--device", "r--repeat",
+                                         "S--seed",   "j--json",
+                                         "O--oob",    "B--buffers"};
     for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
         if (c == single[i][0] &&
             clg_cli_once("bench", single[i] + 1, &opt->seen[c]) != 0)
@@ -187,6 +196,19 @@ static int parse_option(int c, bench_options *opt)
         return 0;
     case 'O':
         return clg_cli_parse_oob("bench", optarg, &opt->oob);
+    case 'B':
+        if (strcmp(optarg, "host") == 0)
+            opt->buffers = BENCH_BUFFERS_HOST;
+        else if (strcmp(optarg, "runtime") == 0)
+            opt->buffers = BENCH_BUFFERS_RUNTIME;
+        else {
+            fprintf(stderr,
+                    "clgather bench: --buffers: '%s' is neither host nor "
+                    "runtime\n",
+                    optarg);
+            return -1;
+        }
+        return 0;
     case 'F':
         opt->first_only = 1;
         return 0;
@@ -212,6 +234,7 @@ static int parse_options(int argc, char **argv, bench_options *opt)
         {"seed", required_argument, NULL, 'S'},
         {"json", required_argument, NULL, 'j'},
         {"oob", required_argument, NULL, 'O'},
+        {"buffers", required_argument, NULL, 'B'},
         {"first-call", no_argument, NULL, 'F'},
         {"list", no_argument, NULL, 'l'},
         {"help", no_argument, NULL, 'h'},
@@ -234,7 +257,8 @@ static int parse_options(int argc, char **argv, bench_options *opt)
      * workload run would be ignored, so they are refused. */
     if (opt->first_only &&
         (any_selected || opt->scale_count > 0 || opt->seen['r'] ||
-         opt->seen['S'] || opt->seen['j'] || opt->seen['O'])) {
+         opt->seen['S'] || opt->seen['j'] || opt->seen['O'] ||
+         opt->seen['B'])) {
         fprintf(stderr, "clgather bench: --first-call takes --device only\n");
         return -1;
     }

@@ -57,6 +57,13 @@ clg_call bench_call_of(const bench_workload *w, clg_oob_mode oob);
 
 /* ------------------------------------------------------------ options */
 
+/* Where the device buffers' memory comes from (--buffers): host memory
+ * allocated as NumPy allocates its arrays and wrapped with
+ * CL_MEM_USE_HOST_PTR, or the runtime's own (clCreateBuffer without a
+ * host pointer); AUTO is the first on devices that share host memory
+ * (docs/benchmarks.md, "Method"). */
+enum { BENCH_BUFFERS_AUTO, BENCH_BUFFERS_HOST, BENCH_BUFFERS_RUNTIME };
+
 typedef struct bench_options {
     const char *device;
     int repeat;
@@ -67,8 +74,13 @@ typedef struct bench_options {
     const char *json_path;
     clg_oob_mode oob; /* --oob: the operator calls' out-of-range mode */
     int first_only;   /* --first-call: the first-call table alone */
+    int buffers;      /* --buffers: BENCH_BUFFERS_* */
     int seen[128];    /* single-value options met, by their short name */
 } bench_options;
+
+/* "host" or "runtime": what --buffers resolves to on `ctx`. */
+const char *bench_buffers_name(const bench_options *opt,
+                               const clg_context *ctx);
 
 /* The first-call table (bench/bench_first.c): context creation, the first
  * call of a new context with the program cache empty and filled, and the

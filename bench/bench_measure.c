@@ -264,6 +264,7 @@ typedef struct bench_run {
     cl_mem copy_src, copy_dst;
     void *host_src, *host_dst;
     clg_cl_tensor ddata, dindices, doutput;
+    void *held[5];       /* host memory under the buffers (--buffers host) */
     cl_mem hit;          /* the read kernel's slot */
     cl_mem read_src;     /* what it reads: read_wrap or dindices' buffer */
     cl_mem read_wrap;    /* the host indices in place, if shared */
@@ -410,6 +411,39 @@ static int run_host_inputs(bench_run *run, size_t wi)
     return CLG_EXIT_OK;
 }
 
+const char *bench_buffers_name(const bench_options *opt,
+                               const clg_context *ctx)
+{
+    int host = opt->buffers == BENCH_BUFFERS_HOST ||
+               (opt->buffers == BENCH_BUFFERS_AUTO &&
+                clg_context_uses_host_memory(ctx));
+    return host ? "host" : "runtime";
+}
+
+/* A device buffer of `bytes`, holding a copy of `init` when not NULL.
+ * Under --buffers host its memory is page_alloc's, as NumPy's arrays
+ * (touched here, so that no figure counts its first page faults), kept
+ * in run->held[slot] until run_release; otherwise the runtime's. */
+static cl_mem device_buffer(bench_run *run, int slot, cl_mem_flags flags,
+                            uint64_t bytes, const void *init, cl_int *err)
+{
+    if (strcmp(bench_buffers_name(run->opt, run->ctx), "host") != 0)
+        return clCreateBuffer(run->b->context,
+                              flags | (init ? CL_MEM_COPY_HOST_PTR : 0),
+                              (size_t)bytes, (void *)init, err);
+    run->held[slot] = page_alloc(bytes);
+    if (!run->held[slot]) {
+        *err = CL_OUT_OF_HOST_MEMORY;
+        return NULL;
+    }
+    if (init)
+        memcpy(run->held[slot], init, (size_t)bytes);
+    else
+        memset(run->held[slot], 0, (size_t)bytes);
+    return clCreateBuffer(run->b->context, flags | CL_MEM_USE_HOST_PTR,
+                          (size_t)bytes, run->held[slot], err);
+}
+
 /* The copy buffers, filled so that every page exists before timing (an
  * untouched source could read one shared zero page on a CPU device and
  * look faster than memory); each destination is filled with other bytes
@@ -422,11 +456,11 @@ static int run_copy_buffers(bench_run *run)
     const char *what = "clCreateBuffer(copy)";
     cl_int err;
 
-    run->copy_src = clCreateBuffer(b->context, CL_MEM_READ_WRITE, size, NULL,
-                                   &err);
+    run->copy_src = device_buffer(run, 3, CL_MEM_READ_WRITE, run->copy_half,
+                                  NULL, &err);
     if (err == CL_SUCCESS)
-        run->copy_dst = clCreateBuffer(b->context, CL_MEM_READ_WRITE, size,
-                                       NULL, &err);
+        run->copy_dst = device_buffer(run, 4, CL_MEM_READ_WRITE,
+                                      run->copy_half, NULL, &err);
     if (err == CL_SUCCESS) {
         what = "clEnqueueFillBuffer(copy)";
         err = clEnqueueFillBuffer(b->queue, run->copy_src, &pattern,
@@ -452,13 +486,6 @@ static int run_copy_buffers(bench_run *run)
     return CLG_EXIT_OK;
 }
 
-static cl_mem upload(const bench_cl *b, const clg_tensor *t, uint64_t bytes,
-                     cl_int *err)
-{
-    return clCreateBuffer(b->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                          (size_t)bytes, t->data, err);
-}
-
 /* The operator's tensors in device buffers, the inputs uploaded once. A
  * device that cannot allocate them loses the device-buffer figures. */
 static int run_device_tensors(bench_run *run)
@@ -475,14 +502,15 @@ static int run_device_tensors(bench_run *run)
                                    NULL};
     if (!r->has_kernel)
         return CLG_EXIT_OK;
-    run->ddata.buffer = upload(run->b, &run->data, r->data_bytes, &err);
+    run->ddata.buffer = device_buffer(run, 0, CL_MEM_READ_ONLY, r->data_bytes,
+                                      run->data.data, &err);
     if (err == CL_SUCCESS)
-        run->dindices.buffer = upload(run->b, &run->indices, r->index_bytes,
-                                      &err);
+        run->dindices.buffer = device_buffer(run, 1, CL_MEM_READ_ONLY,
+                                             r->index_bytes, run->indices.data,
+                                             &err);
     if (err == CL_SUCCESS)
-        run->doutput.buffer = clCreateBuffer(run->b->context,
-                                             CL_MEM_READ_WRITE,
-                                             (size_t)r->out_bytes, NULL, &err);
+        run->doutput.buffer = device_buffer(run, 2, CL_MEM_READ_WRITE,
+                                            r->out_bytes, NULL, &err);
     if (err == CL_SUCCESS)
         return CLG_EXIT_OK;
     if (!is_allocation_error(err))
@@ -1007,6 +1035,8 @@ static void run_release(bench_run *run)
     release_mem(run->copy_dst);
     release_mem(run->hit);
     release_mem(run->read_wrap);
+    for (size_t i = 0; i < sizeof run->held / sizeof run->held[0]; i++)
+        free(run->held[i]);
     free(run->host_src);
     free(run->host_dst);
     free(run->data.data);

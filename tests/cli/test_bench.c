@@ -188,7 +188,43 @@ static void test_small(void **state)
     assert_non_null(strstr(json, "\"params\": \"wg="));
     assert_non_null(strstr(field(json, "params"), ",norm="));
     assert_non_null(strstr(json, "\"params_env\": null"));
+    /* The device buffers: host memory where the device shares it. */
+    assert_non_null(strstr(json, shares_host_memory(json)
+                                     ? "\"device_buffers\": \"host\""
+                                     : "\"device_buffers\": \"runtime\""));
     free(json);
+}
+
+/* --buffers: each kind measured and recorded (the bench exits 0 only when
+ * every result matched the reference); an unknown kind is a usage error
+ * naming it, and --first-call refuses it. */
+static void test_buffers(void **state)
+{
+    static const char *const kinds[] = {"host", "runtime"};
+    const char *bad[] = {"bench",     "--workload", "small",
+                         "--buffers", "pinned",     NULL};
+    const char *first[] = {"bench", "--first-call", "--buffers", "host", NULL};
+    cli_result r;
+    (void)state;
+    for (size_t k = 0; k < 2; k++) {
+        const char *args[] = {"--workload", "embedding", "--scale",
+                              "0.01",       "--repeat",  "1",
+                              "--buffers",  kinds[k],    NULL};
+        char want[48];
+        char *json = run_bench("buffers.json", NULL, args);
+        snprintf(want, sizeof want, "\"device_buffers\": \"%s\"", kinds[k]);
+        assert_non_null(strstr(json, want));
+        assert_true(number(field(json, "workloads"), "kernel_ms") > 0);
+        free(json);
+    }
+    assert_int_equal(cli_run(&r, bad), 0);
+    assert_int_equal(r.status, 3);
+    assert_non_null(strstr(r.err, "'pinned' is neither host nor runtime"));
+    cli_result_free(&r);
+    assert_int_equal(cli_run(&r, first), 0);
+    assert_int_equal(r.status, 3);
+    assert_non_null(strstr(r.err, "--first-call takes --device only"));
+    cli_result_free(&r);
 }
 
 /* CLGATHER_PARAMS: applied and recorded; malformed, an environment
@@ -303,6 +339,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small),
         cmocka_unit_test(test_params_override),
+        cmocka_unit_test(test_buffers),
         cmocka_unit_test(test_check_kernel_and_linearity),
         cmocka_unit_test(test_tune_searches_every_field),
     };
