@@ -124,12 +124,28 @@ __kernel void clg_gather_nd(__global const clg_unit *restrict data,
         out[dst] = data[src];
 }
 
+/* clg_position for the pass. Under wrap, a value already in [-s, s - 1]
+ * skips the division: exact for s <= 2^62, where neither v + s nor 2s
+ * wraps. POCL's and Intel's pass then ran without a 64-bit division per
+ * component; in Gather's and GatherElements' bodies the branch measured
+ * slower on Intel's runtime (docs/decisions.md, "GatherND: the Gather
+ * after the pass trusts its positions"). */
+inline ulong clg_nd_position(clg_index v, ulong s)
+{
+#if CLG_OOB == 1
+    ulong u = (ulong)(long)v + s;
+    if (s <= (ulong)1 << 62 && u < 2 * s)
+        return u >= s ? u - s : u;
+#endif
+    return clg_position(v, s);
+}
+
 /* Component i of the pass's tuple, of dim `dim` and stride `stride` (in
  * slices): its position, its "none", its share of the offset (unsigned:
  * the offset of a tuple with a component out of range is not stored). */
 #define CLG_ND_COMPONENT(i, dim, stride)                                     \
     {                                                                        \
-        ulong v_ = clg_position(indices[t + (i)], (dim));                    \
+        ulong v_ = clg_nd_position(indices[t + (i)], (dim));                    \
         none |= v_ == (dim);                                                 \
         off += v_ * (stride);                                                \
     }
@@ -176,8 +192,9 @@ __kernel void clg_gather_nd_positions(__global const clg_index *restrict indices
 #endif
     ulong first = (ulong)o * axis_stride;
 #if CLG_OOB == 0
-    if (none)
-        *err = 1;
+    /* err[1] is the slot's sink: an unconditional, non-volatile store
+     * keeps the pass vectorisable, as in clg_gather_lean. */
+    ((__global int *)err)[none ? 0 : 1] = 1;
     normed[tuple] = (int)(none ? first : first + off);
 #elif CLG_OOB == 3
     normed[tuple] = none ? INT_MIN : (int)(first + off);

@@ -157,6 +157,11 @@ static clg_status gather_nd_tuples_steps(const clg_plan_env *env,
      * slice]. */
     clg_problem g = *p;
     g.op = CLG_OP_GATHER;
+    /* The pass leaves every position in range but fill's: the Gather
+     * checks nothing again, under clip's identity on them (wrap's would
+     * divide again, raise's store to the slot; docs/decisions.md,
+     * "GatherND: the Gather after the pass trusts its positions"). */
+    g.oob = p->oob == CLG_OOB_FILL ? CLG_OOB_FILL : CLG_OOB_CLIP;
     g.index_dtype = CLG_DTYPE_INT32;
     g.index_size = 4;
     g.components = 1;

@@ -371,7 +371,21 @@ static void test_nd_tuple_pass(void **state)
     if (f->tuples->facts.plan_type == CLG_DEVICE_TYPE_CPU) {
         assert_true(clg_test_kernels_named(f->tuples, "clg_gather_nd_"
                                                       "positions") >= 1);
-        assert_true(clg_test_kernels_named(f->tuples, "clg_gather_rows") >= 4);
+        /* The Gather after the pass: the rows body under clip's
+         * arithmetic for raise, wrap and clip (the pass left every
+         * position in range), and under fill's. */
+        assert_true(clg_test_kernels_built_with(f->tuples, "clg_gather_rows",
+                                                "-DCLG_OOB=2") >= 1);
+        assert_true(clg_test_kernels_built_with(f->tuples, "clg_gather_rows",
+                                                "-DCLG_OOB=3") >= 1);
+        for (int mode = 0; mode < 2; mode++) {
+            char option[16];
+            snprintf(option, sizeof option, "-DCLG_OOB=%d", mode);
+            assert_int_equal(clg_test_kernels_built_with(f->tuples,
+                                                         "clg_gather_rows",
+                                                         option),
+                             0);
+        }
     }
 }
 
