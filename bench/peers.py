@@ -1094,7 +1094,10 @@ def main():
                f"ONNX Runtime {info['onnxruntime']} (CPU provider, default "
                f"threads); best of {args.repeat}"
                + (f" in each of {args.rounds} alternating rounds"
-                  if args.rounds > 1 else "") + f"; cache: {CACHE}")
+                  if args.rounds > 1 else "") + f"; cache: {CACHE}"
+               + "; clgather's device buffers: " + ", ".join(
+                   sorted({b.get("device_buffers") or "runtime"
+                           for b in benches})))
     tables, verdicts, readme_tables = [], [], []
     for b, rs in zip(benches, rows_by_device):
         title = (f"clgather on {device_label(b)}:\n\n"
