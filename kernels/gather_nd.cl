@@ -132,7 +132,7 @@ __kernel void clg_gather_nd(__global const clg_unit *restrict data,
  * after the pass trusts its positions"). */
 inline ulong clg_nd_position(clg_index v, ulong s)
 {
-#if CLG_OOB == 1
+#if CLG_OOB == 1 && !defined(CLG_TEST_MISCOMPILE) /* that one's -1: as ever */
     ulong u = (ulong)(long)v + s;
     if (s <= (ulong)1 << 62 && u < 2 * s)
         return u >= s ? u - s : u;

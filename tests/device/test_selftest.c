@@ -207,6 +207,45 @@ static clg_variant gather_variant(clg_entry entry, unsigned index_bytes,
     return v;
 }
 
+/* GatherND's per-tuple pass (every CLG_TUPLE) under wrap and clip:
+ * built wrong on purpose, each is refused at its first use; built right,
+ * each passes. Under wrap the pass skips the division for values in
+ * range, and the test-only -1 must still reach it (kernels/gather_nd.cl,
+ * clg_nd_position). */
+static void test_nd_pass_miscompiled_is_refused(void **state)
+{
+    (void)state;
+    static const clg_oob_mode modes[2] = {CLG_OOB_WRAP, CLG_OOB_CLIP};
+    char dir[256];
+    make_dir(dir, sizeof dir);
+    for (int wrong = 1; wrong >= 0; wrong--) {
+        clg_context *ctx = open_context(dir, wrong ? "1" : "0");
+        for (int m = 0; m < 2; m++)
+            for (unsigned k = 0; k <= CLG_ND_SCALAR_COMPONENTS; k++) {
+                cl_kernel kernel = NULL;
+                clg_variant v = {CLG_ENTRY_GATHER_ND_POSITIONS, {0}};
+                v.value[CLG_OPT_INDEX_BYTES] = 8;
+                v.value[CLG_OPT_OOB] = (unsigned)modes[m];
+                v.value[CLG_OPT_UNIT] = 4;
+                v.value[CLG_OPT_TUPLE] = k;
+                assert_null(clg_variant_check(&v));
+                clg_test_set_case("%s, CLG_TUPLE %u, %s",
+                                  clg_oob_mode_name(modes[m]), k,
+                                  wrong ? "miscompiled" : "right");
+                clg_status st = clg_variant_kernel(ctx, &v, &kernel);
+                if (wrong) {
+                    assert_int_equal(st, CLG_STATUS_DEVICE_MISCOMPILED);
+                    CLG_ASSERT_CONTAINS(clg_context_last_error(ctx),
+                                        "clg_gather_nd_positions");
+                } else {
+                    CLG_ASSERT_OK(ctx, st);
+                }
+            }
+        clg_context_destroy(ctx);
+    }
+    remove_dir(dir);
+}
+
 /* The one cached program of gather.cl. */
 static const clg_cached_program *gather_program(const clg_context *ctx)
 {
@@ -396,6 +435,7 @@ int main(void)
         cmocka_unit_test(test_entry_points_are_tested_at_first_use),
         cmocka_unit_test(test_fill_kernel_passes_with_its_body),
         cmocka_unit_test(test_miscompiled_entry_fails_alone),
+        cmocka_unit_test(test_nd_pass_miscompiled_is_refused),
         cmocka_unit_test(test_bad_switch_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
