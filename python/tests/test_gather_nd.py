@@ -79,3 +79,16 @@ def test_batch_dims_is_an_integer(run):
             run(DATA, np.array([[0, 1]]), value)
     assert run(DATA, np.array([[1], [0]]), np.int64(1)).tolist() == [
         [2, 3], [4, 5]]
+
+
+@pytest.mark.parametrize("run", [clgather.reference.gather_nd,
+                                 clgather.gather_nd])
+def test_batch_dims_past_int64_names_batch_dims(run):
+    # As the library's own refusal of a batch_dims out of range
+    # (INVALID_ARGUMENT naming batch_dims), never an axis error
+    for value in (2**63, -2**63 - 1, 2**70):
+        with pytest.raises(clgather.InvalidArgumentError,
+                           match=r"^batch_dims %d does not fit int64$" %
+                                 value) as info:
+            run(DATA, np.array([[0, 1]]), value)
+        assert not isinstance(info.value, clgather.InvalidAxisError)

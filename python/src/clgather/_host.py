@@ -171,8 +171,11 @@ def check_axis(axis, name="axis"):
         raise TypeError("an integer is required for %s, not %s" %
                         (name, type(axis).__name__)) from None
     if not _INT64_MIN <= axis <= _INT64_MAX:
-        _errors.raise_status("INVALID_AXIS",
-                             "axis %d does not fit int64" % axis)
+        # The library's status for the attribute out of range: an axis
+        # INVALID_AXIS, GatherND's batch_dims INVALID_ARGUMENT.
+        _errors.raise_status(
+            "INVALID_AXIS" if name == "axis" else "INVALID_ARGUMENT",
+            "%s %d does not fit int64" % (name, axis))
     return axis
 
 
