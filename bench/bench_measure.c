@@ -347,6 +347,14 @@ static int run_plan(bench_run *run, size_t wi, double scale)
     r->w = &bench_workloads[wi];
     r->scale = scale;
     st = bench_workload_size(r->w, scale, r);
+    if (st == CLG_STATUS_TENSOR_TOO_LARGE) {
+        /* A --scale past what a tensor can address: skipped, as one too
+         * large for the host. */
+        snprintf(r->skipped, sizeof r->skipped,
+                 "the tensors at this scale have more elements than a "
+                 "tensor may have");
+        return CLG_EXIT_OK;
+    }
     if (st != CLG_STATUS_OK)
         return library_failed(run->ctx, st, r, "output shape");
     run->copy_half = r->bytes / 128 * 64;

@@ -161,10 +161,14 @@ static uint64_t splitmix64(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-/* round(dim * scale), at least 1 (no libm needed: scale > 0). */
+/* round(dim * scale), at least 1 (no libm needed: scale > 0), at most
+ * 2^62: converting a double past int64 is undefined, and a tensor with
+ * such a dim is refused as too large anyway (run_plan skips it). */
 static int64_t scaled_dim(int64_t dim, double scale)
 {
     double d = (double)dim * scale + 0.5;
+    if (d >= 4611686018427387904.0)
+        return INT64_C(1) << 62;
     return d < 1 ? 1 : (int64_t)d;
 }
 

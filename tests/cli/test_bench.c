@@ -227,6 +227,33 @@ static void test_buffers(void **state)
     cli_result_free(&r);
 }
 
+/* A scale past what a tensor can hold: the workload is skipped with a
+ * note, as one too large for the host (exit 3: every workload skipped),
+ * never an error about a shape the scaling itself broke (a dim past
+ * int64 read as negative). */
+static void test_scale_past_int64_skips(void **state)
+{
+    static const char *const scales[] = {"1e17", "1e19", "1e30"};
+    (void)state;
+    for (size_t i = 0; i < 3; i++) {
+        const char *args[] = {"bench",   "--workload", "small", "--scale",
+                              scales[i], "--repeat",   "1",     NULL};
+        cli_result r;
+        assert_int_equal(cli_run(&r, args), 0);
+        if (r.status != 3 || !strstr(r.err, "every workload was skipped") ||
+            !strstr(r.out, "skipped: the tensors at this scale") ||
+            strstr(r.err, "INVALID_SHAPE") ||
+            strstr(r.err, "TENSOR_TOO_LARGE"))
+            cli_result_dump(&r);
+        assert_int_equal(r.status, 3);
+        assert_non_null(strstr(r.err, "every workload was skipped"));
+        assert_non_null(strstr(r.out, "skipped: the tensors at this scale"));
+        assert_null(strstr(r.err, "INVALID_SHAPE"));
+        assert_null(strstr(r.err, "TENSOR_TOO_LARGE"));
+        cli_result_free(&r);
+    }
+}
+
 /* CLGATHER_PARAMS: applied and recorded; malformed, an environment
  * problem (exit 3) naming the item, before any measurement. */
 static void test_params_override(void **state)
@@ -340,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_small),
         cmocka_unit_test(test_params_override),
         cmocka_unit_test(test_buffers),
+        cmocka_unit_test(test_scale_past_int64_skips),
         cmocka_unit_test(test_check_kernel_and_linearity),
         cmocka_unit_test(test_tune_searches_every_field),
     };
