@@ -23,8 +23,9 @@
  *   clg_gather_units_normed (j, o)    normalised int positions written by
  *                                     clg_normalize_indices (check.cl);
  *                                     built with CLG_INDEX_BYTES = 4
- *   clg_gather_fill_rows   (j, o)     fill, after clg_gather_lean_normed:
- *                                     zeroes the rows of positions -1
+ *   clg_gather_fill_rows   (c, j, o)  fill, after clg_gather_lean_normed:
+ *                                     zeroes piece c of each row of
+ *                                     position -1
  *   clg_gather_rows        (j, o)     CPU devices, whole tensors: one
  *                                     work-item moves a whole row in
  *                                     spans of CLG_SPAN units
@@ -305,15 +306,26 @@ CLG_SPAN_HINT __kernel void clg_gather_units_spans(CLG_GATHER_PARAMS)
 /* Fill, after clg_gather_lean_normed: work-item (j, o) zeroes output row
  * (o, j), `inner` units, when position j is -1 (none), and does nothing
  * otherwise, so its cost is the rows it zeroes. */
+/* Work-item (c, j, o) zeroes piece c of output row (j, o) when position
+ * j is -1: pieces of ceil(inner / global size 0) units, which the host
+ * keeps at CLG_FILL_PIECE units or fewer (src/op.h). Mesa's llvmpipe
+ * (Rusticl) ends a work-item's loop after 65535 iterations, so one
+ * work-item per row left longer rows partly unzeroed (docs/design.md,
+ * "Kernels"). */
 __kernel void clg_gather_fill_rows(CLG_GATHER_PARAMS)
 {
     CLG_GATHER_UNPACK;
-    clg_off j = (clg_off)get_global_id(0);
-    clg_off o = (clg_off)get_global_id(1);
+    clg_off pieces = (clg_off)get_global_size(0);
+    clg_off per = ((clg_off)inner + pieces - 1) / pieces;
+    clg_off c0 = (clg_off)get_global_id(0) * per;
+    clg_off j = (clg_off)get_global_id(1);
+    clg_off o = (clg_off)get_global_id(2);
     clg_off dst = (o * (clg_off)n + j) * (clg_off)inner;
-    if (j >= n || dst >= (clg_off)out_len || indices[j] >= 0)
+    if (j >= n || c0 >= (clg_off)inner || dst >= (clg_off)out_len ||
+        indices[j] >= 0)
         return;
-    for (clg_off c = 0; c < (clg_off)inner; c++)
+    clg_off end = min(c0 + per, (clg_off)inner);
+    for (clg_off c = c0; c < end; c++)
         out[dst + c] = (clg_unit)(0);
 }
 

@@ -300,7 +300,8 @@ static clg_status gather_steps_as(const clg_plan_env *env,
         clg_variant fv = v;
         clg_geometry gf;
         size_t origin[3] = {0, 0, 0};
-        size_t size[3] = {(size_t)plan->n, (size_t)plan->outer, 1};
+        size_t size[3] = {(size_t)clg_fill_pieces(plan->inner),
+                          (size_t)plan->n, (size_t)plan->outer};
         fv.entry = CLG_ENTRY_GATHER_FILL_ROWS;
         fv.value[CLG_OPT_SPAN] = 1;
         fv.value[CLG_OPT_NT] = 0;

@@ -310,6 +310,18 @@ void clg_geometry_make_wg(const clg_device_facts *dev, size_t wg,
                           unsigned dims, const size_t *origin,
                           const size_t *size, clg_geometry *g);
 
+/* clg_gather_fill_rows zeroes a row in pieces of at most CLG_FILL_PIECE
+ * units, one work-item each: Mesa's llvmpipe ends a work-item's loop
+ * after 65535 iterations (docs/design.md, "Kernels"). The pieces of a row
+ * of `inner` units (at least 1). */
+#define CLG_FILL_PIECE 4096
+static inline int64_t clg_fill_pieces(int64_t inner)
+{
+    return inner > CLG_FILL_PIECE
+               ? (inner + CLG_FILL_PIECE - 1) / CLG_FILL_PIECE
+               : 1;
+}
+
 /* ---------------------------------------------------------------- routines */
 
 /* ---------------------------------------------------------- call plans */

@@ -487,7 +487,8 @@ static clg_status test_gather(const st_run *r, clg_entry entry,
     clg_geometry_make_wg(dev, 64, dims, origin, size + (3 - dims), &l[0].g);
     l[1] = l[0];
     l[1].entry = CLG_ENTRY_GATHER_FILL_ROWS;
-    clg_geometry_make_wg(dev, 64, 2, origin, size + 1, &l[1].g);
+    size_t fill_size[3] = {(size_t)clg_fill_pieces(inner), count, 2};
+    clg_geometry_make_wg(dev, 64, 3, origin, fill_size, &l[1].g);
     st = run_launches(r, l, fill_rows ? 2 : 1, t.bo, t.got, t.out_bytes, t.be,
                       &raised);
     if (st == CLG_STATUS_OK)

@@ -614,6 +614,66 @@ static void test_negative_int32_every_mode(void **state)
     clg_test_tensor_free(&d);
 }
 
+/* Fill on rows longer than 65535 units: a bad index zeroes its whole row
+ * (Gather's rows of 512 KiB and 1 MiB here take the trusted rows body
+ * and its zeroing launch on CPU plans; GatherND's, after its per-tuple
+ * pass, Gather's lean body, checked here as well). Mesa's
+ * llvmpipe (Rusticl) ends any loop of a work-item after 65535
+ * iterations, so a work-item that zeroed a whole row left all but the
+ * first 65535 units of it as row 0's bytes. */
+static void test_fill_long_rows(void **state)
+{
+    fixture *f = *state;
+    static const int64_t widths_units[] = {131072, 262144};
+    for (size_t w = 0; w < CLG_TEST_ARRAY_LEN(widths_units); w++) {
+        const int64_t inner = widths_units[w];
+        int64_t dshape[2] = {2, inner}, gshape[1] = {3}, ndshape[2] = {3, 1};
+        int64_t oshape[2] = {3, inner};
+        clg_test_tensor d, gi, ni, o;
+        clg_test_tensor_init(&d, CLG_DTYPE_FLOAT, 2, dshape, 0, 0);
+        float *dv = d.t.data;
+        for (int64_t e = 0; e < 2 * inner; e++)
+            dv[e] = (float)(e % 1000 + 1); /* never 0 */
+        clg_test_tensor_init(&gi, CLG_DTYPE_INT64, 1, gshape, 0, 0);
+        clg_test_tensor_init(&ni, CLG_DTYPE_INT64, 2, ndshape, 0, 0);
+        const int64_t vals[3] = {5, 1, -3};
+        memcpy(gi.t.data, vals, sizeof vals);
+        memcpy(ni.t.data, vals, sizeof vals);
+        clg_call_options opt = {.oob = CLG_OOB_FILL};
+        for (int op = 0; op < 2; op++) {
+            clg_test_tensor_init(&o, CLG_DTYPE_FLOAT, 2, oshape, 0, 0x5a);
+            if (op == 0)
+                CLG_ASSERT_OK(f->ctx, clg_gather_ex(f->ctx, &d.t, &gi.t, 0,
+                                                    &o.t, &opt));
+            else
+                CLG_ASSERT_OK(f->ctx, clg_gather_nd_ex(f->ctx, &d.t, &ni.t, 0,
+                                                       &o.t, &opt));
+            const float *ov = o.t.data;
+            for (int64_t r = 0; r < 3; r++) {
+                int64_t first_wrong = -1;
+                for (int64_t c = 0; c < inner && first_wrong < 0; c++) {
+                    float want = r == 1 ? dv[inner + c] : 0.0f;
+                    if (memcmp(&ov[r * inner + c], &want, sizeof want) != 0)
+                        first_wrong = c;
+                }
+                if (first_wrong >= 0)
+                    fail_msg("%s fill, rows of %" PRId64 " floats: output "
+                             "row %" PRId64 " differs from unit %" PRId64,
+                             op ? "GatherND" : "Gather", inner, r,
+                             first_wrong);
+            }
+            CLG_ASSERT_GUARDS(&o, "output");
+            clg_test_tensor_free(&o);
+        }
+        clg_test_tensor_free(&d);
+        clg_test_tensor_free(&gi);
+        clg_test_tensor_free(&ni);
+    }
+    if (f->ctx->facts.plan_type == CLG_DEVICE_TYPE_CPU)
+        assert_true(clg_test_kernels_named(f->ctx, "clg_gather_fill_rows") >=
+                    1);
+}
+
 /* The mode words, both ways. */
 static void test_mode_words(void **state)
 {
@@ -671,6 +731,7 @@ int main(void)
         cmocka_unit_test(test_modes_match_oracle),
         cmocka_unit_test(test_modes_under_parameters),
         cmocka_unit_test(test_raise_checks_once),
+        cmocka_unit_test(test_fill_long_rows),
     };
     return cmocka_run_group_tests_name("oob", tests, setup, teardown);
 }
