@@ -303,15 +303,13 @@ CLG_SPAN_HINT __kernel void clg_gather_units_spans(CLG_GATHER_PARAMS)
     clg_span_store(out + o * (clg_off)n, c, u);
 }
 
-/* Fill, after clg_gather_lean_normed: work-item (j, o) zeroes output row
- * (o, j), `inner` units, when position j is -1 (none), and does nothing
- * otherwise, so its cost is the rows it zeroes. */
-/* Work-item (c, j, o) zeroes piece c of output row (j, o) when position
- * j is -1: pieces of ceil(inner / global size 0) units, which the host
- * keeps at CLG_FILL_PIECE units or fewer (src/op.h). Mesa's llvmpipe
- * (Rusticl) ends a work-item's loop after 65535 iterations, so one
- * work-item per row left longer rows partly unzeroed (docs/design.md,
- * "Kernels"). */
+/* Fill, after clg_gather_lean_normed: work-item (c, j, o) zeroes piece c
+ * of output row (o, j) when position j is -1 (none), and does nothing
+ * otherwise, so its cost is the rows it zeroes. Pieces of ceil(inner /
+ * global size 0) units, which the host keeps at CLG_FILL_PIECE units or
+ * fewer (src/op.h): Mesa's llvmpipe (Rusticl) ends a work-item's loop
+ * after 65535 iterations, so one work-item per row left longer rows
+ * partly unzeroed (docs/design.md, "Kernels"). */
 __kernel void clg_gather_fill_rows(CLG_GATHER_PARAMS)
 {
     CLG_GATHER_UNPACK;
