@@ -395,17 +395,6 @@ inline long16 clg_positions16(clg_index16 x, long s, long16 *bad)
 #endif
 }
 
-/* any(m) as halves OR-ed together: POCL's any() on a long16 took 13.5 ms
- * of elements-last-axis' raise call against 10.5 (docs/decisions.md,
- * "GatherElements' lanes under raise: any() by halves"). */
-inline int clg_any16(long16 m)
-{
-    long8 m8 = m.lo | m.hi;
-    long4 m4 = m8.lo | m8.hi;
-    long2 m2 = m4.lo | m4.hi;
-    return (m2.lo | m2.hi) != 0;
-}
-
 #define CLG_ROW16(r, w)                                                      \
     ((clg_unit16)((r)[(w).s0], (r)[(w).s1], (r)[(w).s2], (r)[(w).s3],       \
                   (r)[(w).s4], (r)[(w).s5], (r)[(w).s6], (r)[(w).s7],       \
@@ -438,7 +427,7 @@ __kernel void clg_gather_elements_lanes(CLG_ELEMENTS_PARAMS)
         clg_index16 v = vload16(0, indices + pos + a);
         int16 w = convert_int16(clg_positions16(v, (long)axis_size, &bad));
 #if CLG_OOB == 0
-        if (clg_any16(bad))
+        if (any(bad))
             ((__global int *)err)[0] = 1;
 #endif
         clg_unit16 u = CLG_ROW16(row, w);
