@@ -78,9 +78,9 @@ typedef struct bench_options {
     int seen[128];    /* single-value options met, by their short name */
 } bench_options;
 
-/* "host" or "runtime": what --buffers resolves to on `ctx`. */
-const char *bench_buffers_name(const bench_options *opt,
-                               const clg_context *ctx);
+/* 1 when --buffers resolves to host memory on `ctx`, 0 for the
+ * runtime's. */
+int bench_host_buffers(const bench_options *opt, const clg_context *ctx);
 
 /* The first-call table (bench/bench_first.c): context creation, the first
  * call of a new context with the program cache empty and filled, and the

@@ -251,6 +251,16 @@ static int does_not_fit(const clg_context *ctx, clg_status st)
  * buffers (device and host), the device-resident tensors and where the
  * figures go. Every handle starts NULL; run_release frees those that are
  * not. */
+/* The slots of bench_run.held: the host memory under each device buffer. */
+enum {
+    HELD_DATA,
+    HELD_INDICES,
+    HELD_OUTPUT,
+    HELD_COPY_SRC,
+    HELD_COPY_DST,
+    BENCH_HELD
+};
+
 typedef struct bench_run {
     clg_context *ctx;
     const bench_cl *b;
@@ -264,12 +274,13 @@ typedef struct bench_run {
     cl_mem copy_src, copy_dst;
     void *host_src, *host_dst;
     clg_cl_tensor ddata, dindices, doutput;
-    void *held[5];       /* host memory under the buffers (--buffers host) */
-    cl_mem hit;          /* the read kernel's slot */
-    cl_mem read_src;     /* what it reads: read_wrap or dindices' buffer */
-    cl_mem read_wrap;    /* the host indices in place, if shared */
-    uint64_t read_bytes; /* the index bytes it reads: a multiple of 64 */
-    cl_uint pattern;     /* a word the indices do not hold */
+    void
+        *held[BENCH_HELD]; /* host memory under the buffers (--buffers host) */
+    cl_mem hit;            /* the read kernel's slot */
+    cl_mem read_src;       /* what it reads: read_wrap or dindices' buffer */
+    cl_mem read_wrap;      /* the host indices in place, if shared */
+    uint64_t read_bytes;   /* the index bytes it reads: a multiple of 64 */
+    cl_uint pattern;       /* a word the indices do not hold */
 } bench_run;
 
 /* 1 when the run must stop: an error, or r->skipped says why it cannot
@@ -419,13 +430,11 @@ static int run_host_inputs(bench_run *run, size_t wi)
     return CLG_EXIT_OK;
 }
 
-const char *bench_buffers_name(const bench_options *opt,
-                               const clg_context *ctx)
+int bench_host_buffers(const bench_options *opt, const clg_context *ctx)
 {
-    int host = opt->buffers == BENCH_BUFFERS_HOST ||
-               (opt->buffers == BENCH_BUFFERS_AUTO &&
-                clg_context_uses_host_memory(ctx));
-    return host ? "host" : "runtime";
+    return opt->buffers == BENCH_BUFFERS_HOST ||
+           (opt->buffers == BENCH_BUFFERS_AUTO &&
+            clg_context_uses_host_memory(ctx));
 }
 
 /* A device buffer of `bytes`, holding a copy of `init` when not NULL.
@@ -435,7 +444,7 @@ const char *bench_buffers_name(const bench_options *opt,
 static cl_mem device_buffer(bench_run *run, int slot, cl_mem_flags flags,
                             uint64_t bytes, const void *init, cl_int *err)
 {
-    if (strcmp(bench_buffers_name(run->opt, run->ctx), "host") != 0)
+    if (!bench_host_buffers(run->opt, run->ctx))
         return clCreateBuffer(run->b->context,
                               flags | (init ? CL_MEM_COPY_HOST_PTR : 0),
                               (size_t)bytes, (void *)init, err);
@@ -464,10 +473,10 @@ static int run_copy_buffers(bench_run *run)
     const char *what = "clCreateBuffer(copy)";
     cl_int err;
 
-    run->copy_src = device_buffer(run, 3, CL_MEM_READ_WRITE, run->copy_half,
-                                  NULL, &err);
+    run->copy_src = device_buffer(run, HELD_COPY_SRC, CL_MEM_READ_WRITE,
+                                  run->copy_half, NULL, &err);
     if (err == CL_SUCCESS)
-        run->copy_dst = device_buffer(run, 4, CL_MEM_READ_WRITE,
+        run->copy_dst = device_buffer(run, HELD_COPY_DST, CL_MEM_READ_WRITE,
                                       run->copy_half, NULL, &err);
     if (err == CL_SUCCESS) {
         what = "clEnqueueFillBuffer(copy)";
@@ -510,15 +519,16 @@ static int run_device_tensors(bench_run *run)
                                    NULL};
     if (!r->has_kernel)
         return CLG_EXIT_OK;
-    run->ddata.buffer = device_buffer(run, 0, CL_MEM_READ_ONLY, r->data_bytes,
-                                      run->data.data, &err);
+    run->ddata.buffer = device_buffer(run, HELD_DATA, CL_MEM_READ_ONLY,
+                                      r->data_bytes, run->data.data, &err);
     if (err == CL_SUCCESS)
-        run->dindices.buffer = device_buffer(run, 1, CL_MEM_READ_ONLY,
-                                             r->index_bytes, run->indices.data,
-                                             &err);
+        run->dindices.buffer = device_buffer(run, HELD_INDICES,
+                                             CL_MEM_READ_ONLY, r->index_bytes,
+                                             run->indices.data, &err);
     if (err == CL_SUCCESS)
-        run->doutput.buffer = device_buffer(run, 2, CL_MEM_READ_WRITE,
-                                            r->out_bytes, NULL, &err);
+        run->doutput.buffer = device_buffer(run, HELD_OUTPUT,
+                                            CL_MEM_READ_WRITE, r->out_bytes,
+                                            NULL, &err);
     if (err == CL_SUCCESS)
         return CLG_EXIT_OK;
     if (!is_allocation_error(err))

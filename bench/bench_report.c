@@ -65,7 +65,7 @@ void bench_print_header(const clg_context *ctx, const bench_cl *b,
            opt->repeat == 1 ? "" : "s");
     printf("out-of-range mode: %s; device buffers: %s\n",
            clg_oob_mode_name(opt->oob),
-           strcmp(bench_buffers_name(opt, ctx), "host") == 0
+           bench_host_buffers(opt, ctx)
                ? "host memory allocated as NumPy's arrays "
                  "(CL_MEM_USE_HOST_PTR)"
                : "the runtime's (clCreateBuffer)");
@@ -424,7 +424,8 @@ static void json_device(clg_json *j, const clg_context *ctx, const bench_cl *b,
     clg_json_string(j, "cache", BENCH_CACHE_CONDITIONS);
     clg_json_int(j, "host_copy_threads", b->host_threads);
     clg_json_string(j, "oob", clg_oob_mode_name(opt->oob));
-    clg_json_string(j, "device_buffers", bench_buffers_name(opt, ctx));
+    clg_json_string(j, "device_buffers",
+                    bench_host_buffers(opt, ctx) ? "host" : "runtime");
     for (size_t v = 0; v < b->copy_count; v++)
         names[v] = b->copy[v].name;
     clg_json_strings(j, "copy_variants", names, b->copy_count);
