@@ -153,8 +153,12 @@ void clg_index_pass_make(const clg_device_facts *dev, const clg_problem *p,
                          int normalise, clg_variant *v, clg_plan_args *a,
                          clg_geometry *g)
 {
+    /* CPUs read each work-item's 16 values as one vector, other devices
+     * in stripes across the work-group (kernels/check.cl). */
     clg_entry entry = normalise ? CLG_ENTRY_NORMALIZE_INDICES
-                                : CLG_ENTRY_CHECK_INDICES;
+                      : dev->plan_type == CLG_DEVICE_TYPE_CPU
+                          ? CLG_ENTRY_CHECK_INDICES_VECTORS
+                          : CLG_ENTRY_CHECK_INDICES;
     *v = (clg_variant){entry, {0}};
     v->value[CLG_OPT_INDEX_BYTES] = (unsigned)p->index_size;
     v->value[CLG_OPT_OOB] = (unsigned)p->oob;
@@ -163,7 +167,7 @@ void clg_index_pass_make(const clg_device_facts *dev, const clg_problem *p,
     clg_parg_ref(a, CLG_ARG_NORMED, CLG_RT_REF_TEMP, 0);
     clg_parg_value(a, CLG_ARG_COUNT, (cl_ulong)p->index_count);
     clg_parg_value(a, CLG_ARG_AXIS_SIZE, (cl_ulong)p->axis_size);
-    /* The check kernel takes CLG_CHECK_SPAN (16) values per work-item. */
+    /* The check kernels take CLG_CHECK_SPAN (16) values per work-item. */
     size_t items = normalise ? (size_t)p->index_count
                              : (size_t)((p->index_count + 15) / 16);
     size_t origin[3] = {0, 0, 0}, size[3] = {items, 1, 1};

@@ -284,6 +284,8 @@ enum { CLG_ENTRY_CONDITIONS(CLG_CONDITION_FLAG_) };
 #define CLG_ENTRIES(X)                                                        \
     X(CHECK_INDICES, CHECK, clg_check_indices, 1, CLG_ARGS_CHECK,             \
       CLG_COND_RAISES)                                                        \
+    X(CHECK_INDICES_VECTORS, CHECK, clg_check_indices_vectors, 1,             \
+      CLG_ARGS_CHECK, CLG_COND_RAISES)                                        \
     X(NORMALIZE_INDICES, CHECK, clg_normalize_indices, 1, CLG_ARGS_NORMALIZE, \
       0)                                                                      \
     X(GATHER, GATHER, clg_gather, 3, CLG_ARGS_GATHER, 0)                      \

@@ -217,8 +217,9 @@ static void test_check_indices(void **state)
  * CLGATHER_PARAMS, seen by the struct calls too; the whole set from text. */
 /* The check kernel's range test at its edges, for both index types: a
  * tensor of valid values from -s to s-1 passes; one bad value (just
- * outside, or the type's extremes), placed first, inside a full group of
- * sixteen or in the short tail group, fails with its own index named.
+ * outside, or the type's extremes), placed first, in each lane of a full
+ * group of sixteen or in the short tail group, fails with its own index
+ * named.
  * Sizes above the type's maximum accept every value. */
 static void check_edges(clg_context *ctx, clg_dtype dtype, int64_t s,
                         int64_t lo, int64_t hi)
@@ -245,9 +246,14 @@ static void check_edges(clg_context *ctx, clg_dtype dtype, int64_t s,
     assert_int_equal(ran,
                      shared ? CLG_INDEX_CHECK_DEVICE : CLG_INDEX_CHECK_HOST);
     const int64_t bad[4] = {-s - 1, s, lo, hi};
-    const int64_t at[3] = {0, 35007, n - 2};
+    /* First; each lane of the full group 34992 to 35007 (the CPU check
+     * folds a group's sixteen in halves); in the tail. */
+    int64_t at[18] = {0};
+    for (int a = 1; a <= 16; a++)
+        at[a] = 34991 + a;
+    at[17] = n - 2;
     for (int b = 0; b < 4; b++)
-        for (int a = 0; a < 3; a++) {
+        for (int a = 0; a < 18; a++) {
             unsigned char keep[8];
             memcpy(keep, idx + at[a] * (int64_t)size, size);
             if (size == 4) {
