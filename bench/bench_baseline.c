@@ -99,8 +99,9 @@ static int add_copy_variant(bench_cl *b, size_t v)
     const char *src = bench_kernel_text("copy.cl");
     cl_int err;
 
-    snprintf(options, sizeof options, "-DCLG_BENCH_UNIT=%u -DCLG_BENCH_NT=%u",
-             copy_variants[v].unit, copy_variants[v].nontemporal);
+    snprintf(options, sizeof options,
+             "-w -DCLG_BENCH_UNIT=%u -DCLG_BENCH_NT=%u", copy_variants[v].unit,
+             copy_variants[v].nontemporal);
     c->program = build(b, &src, 1, options, log, sizeof log, &err);
     if (!c->program && v == 0) {
         fprintf(stderr,
@@ -160,7 +161,7 @@ int bench_cl_init(bench_cl *b, clg_context *ctx)
     b->host_threads = cpus < 1                   ? 1
                       : cpus > BENCH_MAX_THREADS ? BENCH_MAX_THREADS
                                                  : (int)cpus;
-    b->program = build(b, &src, 1, "", NULL, 0, &err);
+    b->program = build(b, &src, 1, "-w", NULL, 0, &err);
     if (!b->program)
         return bench_cl_failed(err, "building the empty kernel");
     b->empty = clCreateKernel(b->program, "clg_bench_empty", &err);

@@ -390,7 +390,7 @@ const char *clg_variant_check(const clg_variant *v);
  * whether a plan may use an entry point. */
 int clg_entry_fits(clg_entry entry, const clg_variant *v);
 
-/* Writes the build options of `v` ("-cl-std=CL1.2 -DCLG_...") to buf;
+/* Writes the build options of `v` ("-cl-std=CL1.2 -w -DCLG_...") to buf;
  * returns 0 when they do not fit. */
 int clg_variant_options(const clg_variant *v, char *buf, size_t cap);
 

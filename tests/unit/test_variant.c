@@ -401,10 +401,11 @@ static void test_options_come_from_the_table(void **state)
     g.value[CLG_OPT_SPAN] = 1;
     assert_null(clg_variant_check(&g));
     assert_true(clg_variant_options(&g, buf, sizeof buf));
-    assert_string_equal(buf, "-cl-std=CL1.2 -DCLG_INDEX_BYTES=8 -DCLG_OOB=0 "
-                             "-DCLG_UNIT=4 -DCLG_WIDE=1 -DCLG_WINDOWS=0 "
-                             "-DCLG_SPAN=1 "
-                             "-DCLG_PREFETCH=0 -DCLG_NT=0");
+    assert_string_equal(buf,
+                        "-cl-std=CL1.2 -w -DCLG_INDEX_BYTES=8 -DCLG_OOB=0 "
+                        "-DCLG_UNIT=4 -DCLG_WIDE=1 -DCLG_WINDOWS=0 "
+                        "-DCLG_SPAN=1 "
+                        "-DCLG_PREFETCH=0 -DCLG_NT=0");
     clg_variant e = {CLG_ENTRY_ELEMENTS, {0}};
     e.value[CLG_OPT_INDEX_BYTES] = 4;
     e.value[CLG_OPT_UNIT] = 16;
@@ -414,11 +415,12 @@ static void test_options_come_from_the_table(void **state)
     e.value[CLG_OPT_OOB] = CLG_OOB_FILL;
     assert_null(clg_variant_check(&e));
     assert_true(clg_variant_options(&e, buf, sizeof buf));
-    assert_string_equal(buf, "-cl-std=CL1.2 -DCLG_INDEX_BYTES=4 -DCLG_OOB=3 "
-                             "-DCLG_UNIT=16 "
-                             "-DCLG_WIDE=0 -DCLG_WINDOWS=1 -DCLG_OUTER_DIMS=2 "
-                             "-DCLG_INNER_DIMS=1 -DCLG_PREFETCH=0 -DCLG_NT=0 "
-                             "-DCLG_AHEAD=0");
+    assert_string_equal(buf,
+                        "-cl-std=CL1.2 -w -DCLG_INDEX_BYTES=4 -DCLG_OOB=3 "
+                        "-DCLG_UNIT=16 "
+                        "-DCLG_WIDE=0 -DCLG_WINDOWS=1 -DCLG_OUTER_DIMS=2 "
+                        "-DCLG_INNER_DIMS=1 -DCLG_PREFETCH=0 -DCLG_NT=0 "
+                        "-DCLG_AHEAD=0");
     /* Reading ahead: the lean body only, whole tensors, value 0 or 2. */
     e.value[CLG_OPT_AHEAD] = 2;
     assert_non_null(clg_variant_check(&e));
@@ -436,7 +438,8 @@ static void test_options_come_from_the_table(void **state)
     clg_variant c = {CLG_ENTRY_CHECK_INDICES, {0}};
     c.value[CLG_OPT_INDEX_BYTES] = 4;
     assert_true(clg_variant_options(&c, buf, sizeof buf));
-    assert_string_equal(buf, "-cl-std=CL1.2 -DCLG_INDEX_BYTES=4 -DCLG_OOB=0");
+    assert_string_equal(buf,
+                        "-cl-std=CL1.2 -w -DCLG_INDEX_BYTES=4 -DCLG_OOB=0");
     /* The check kernel serves raise only; mode 4 is no mode. */
     c.value[CLG_OPT_OOB] = CLG_OOB_WRAP;
     assert_non_null(clg_variant_check(&c));
