@@ -28,14 +28,23 @@ typedef ulong clg_index_bits;
 #define CLG_INDEX_MAX LONG_MAX
 #endif
 
+/* s and 2s in the index's own width; 0 where s exceeds CLG_INDEX_MAX, so
+ * that every value of the index type is in range and nothing is checked. */
+inline int clg_check_range(ulong axis_size, clg_index_bits *s,
+                           clg_index_bits *two_s)
+{
+    *s = (clg_index_bits)axis_size;
+    *two_s = (clg_index_bits)(2 * axis_size);
+    return axis_size <= (ulong)CLG_INDEX_MAX;
+}
+
 __kernel void clg_check_indices(__global const clg_index *restrict indices,
                                 __global int *restrict err,
                                 ulong count, ulong axis_size)
 {
-    if (axis_size > (ulong)CLG_INDEX_MAX)
-        return; /* every value of the index type is in range */
-    const clg_index_bits s = (clg_index_bits)axis_size;
-    const clg_index_bits two_s = (clg_index_bits)(2 * axis_size);
+    clg_index_bits s, two_s;
+    if (!clg_check_range(axis_size, &s, &two_s))
+        return;
     const uint l = (uint)get_local_size(0);
     const ulong base = (ulong)get_group_id(0) * l * CLG_CHECK_SPAN;
     __global const clg_index *v = indices + base;
@@ -75,10 +84,9 @@ __kernel void clg_check_indices_vectors(__global const clg_index *restrict
                                         __global int *restrict err,
                                         ulong count, ulong axis_size)
 {
-    if (axis_size > (ulong)CLG_INDEX_MAX)
-        return; /* every value of the index type is in range */
-    const clg_index_bits s = (clg_index_bits)axis_size;
-    const clg_index_bits two_s = (clg_index_bits)(2 * axis_size);
+    clg_index_bits s, two_s;
+    if (!clg_check_range(axis_size, &s, &two_s))
+        return;
     const ulong i = (ulong)get_global_id(0) * CLG_CHECK_SPAN;
     if (i + CLG_CHECK_SPAN <= count) {
         CLG_INDEX_BITS16 x = CLG_CAT(as_, CLG_INDEX_BITS16)(
