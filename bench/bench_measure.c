@@ -246,11 +246,6 @@ static int does_not_fit(const clg_context *ctx, clg_status st)
             is_allocation_error(clg_context_last_cl_error(ctx)));
 }
 
-/* One workload at one scale while it is measured: the host tensors (page
- * aligned, so devices sharing host memory use them in place), the copy
- * buffers (device and host), the device-resident tensors and where the
- * figures go. Every handle starts NULL; run_release frees those that are
- * not. */
 /* The slots of bench_run.held: the host memory under each device buffer. */
 enum {
     HELD_DATA,
@@ -261,6 +256,11 @@ enum {
     BENCH_HELD
 };
 
+/* One workload at one scale while it is measured: the host tensors (page
+ * aligned, so devices sharing host memory use them in place), the copy
+ * buffers (device and host), the device-resident tensors and where the
+ * figures go. Every handle starts NULL; run_release frees those that are
+ * not. */
 typedef struct bench_run {
     clg_context *ctx;
     const bench_cl *b;
@@ -274,13 +274,13 @@ typedef struct bench_run {
     cl_mem copy_src, copy_dst;
     void *host_src, *host_dst;
     clg_cl_tensor ddata, dindices, doutput;
-    void
-        *held[BENCH_HELD]; /* host memory under the buffers (--buffers host) */
-    cl_mem hit;            /* the read kernel's slot */
-    cl_mem read_src;       /* what it reads: read_wrap or dindices' buffer */
-    cl_mem read_wrap;      /* the host indices in place, if shared */
-    uint64_t read_bytes;   /* the index bytes it reads: a multiple of 64 */
-    cl_uint pattern;       /* a word the indices do not hold */
+    /* The host memory under the buffers (--buffers host), by HELD_ slot. */
+    void *held[BENCH_HELD];
+    cl_mem hit;          /* the read kernel's slot */
+    cl_mem read_src;     /* what it reads: read_wrap or dindices' buffer */
+    cl_mem read_wrap;    /* the host indices in place, if shared */
+    uint64_t read_bytes; /* the index bytes it reads: a multiple of 64 */
+    cl_uint pattern;     /* a word the indices do not hold */
 } bench_run;
 
 /* 1 when the run must stop: an error, or r->skipped says why it cannot
