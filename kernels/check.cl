@@ -84,15 +84,16 @@ __kernel void clg_check_indices_vectors(__global const clg_index *restrict
                                         __global int *restrict err,
                                         ulong count, ulong axis_size)
 {
-    /* Every argument is read before the first branch: Rusticl warns on
-     * stderr about a kernel argument read inside control flow. */
+    /* No early return: after one, Rusticl warns on stderr about every
+     * later kernel argument read as read inside control flow. No
+     * count - i either where i may pass count: compiled to a saturating
+     * subtraction, which Oclgrind 21.10 does not know. */
     clg_index_bits s, two_s;
     const int checked = clg_check_range(axis_size, &s, &two_s);
     const ulong i = (ulong)get_global_id(0) * CLG_CHECK_SPAN;
     __global const clg_index *v = indices + i;
-    const ulong left = i < count ? count - i : 0;
     int bad;
-    if (left >= CLG_CHECK_SPAN) {
+    if (i + CLG_CHECK_SPAN <= count) {
         CLG_INDEX_BITS16 x = CLG_CAT(as_, CLG_INDEX_BITS16)(vload16(0, v)) + s;
         CLG_INDEX_BITS2 m =
             max(max(max(x.lo.lo.lo, x.lo.lo.hi), max(x.lo.hi.lo, x.lo.hi.hi)),
@@ -100,8 +101,8 @@ __kernel void clg_check_indices_vectors(__global const clg_index *restrict
         bad = any(m >= (CLG_INDEX_BITS2)(two_s));
     } else {
         clg_index_bits m = 0;
-        for (ulong j = 0; j < left; j++)
-            m = max(m, (clg_index_bits)v[j] + s);
+        for (ulong j = i; j < count; j++)
+            m = max(m, (clg_index_bits)v[j - i] + s);
         bad = m >= two_s;
     }
     if (checked && bad)
