@@ -7,7 +7,9 @@
  * POCL keeps the shared objects it dlopen()s in $POCL_CACHE_DIR, else
  * $XDG_CACHE_HOME/pocl, else $HOME/.cache/pocl, and Mesa (Rusticl) its
  * compiled shaders in $MESA_SHADER_CACHE_DIR, else
- * $XDG_CACHE_HOME/mesa_shader_cache, else $HOME/.cache/mesa_shader_cache.
+ * $XDG_CACHE_HOME/mesa_shader_cache, else $HOME/.cache/mesa_shader_cache,
+ * where $MESA_SHADER_CACHE_DIR names the folder above (Mesa 22.3 appends
+ * mesa_shader_cache to it as to the others).
  * Neither checks who owns the folder, so root with a user's HOME (sudo -E,
  * a service whose HOME is a user's folder) would run that user's code. So
  * before the first clGetPlatformIDs, each such folder is checked as the
@@ -38,11 +40,12 @@
 typedef struct runtime_cache {
     const char *variable; /* the implementation's own setting */
     const char *folder;   /* its name under the cache base */
+    int appends; /* the variable names the base, not the folder itself */
 } runtime_cache;
 
 static const runtime_cache runtime_caches[] = {
-    {"POCL_CACHE_DIR", "pocl"},
-    {"MESA_SHADER_CACHE_DIR", "mesa_shader_cache"},
+    {"POCL_CACHE_DIR", "pocl", 0},
+    {"MESA_SHADER_CACHE_DIR", "mesa_shader_cache", 1},
 };
 
 /* 1 when `st` is a folder that no one but the effective user or root
@@ -119,7 +122,8 @@ static int current_folder(const runtime_cache *c, char *out, size_t cap)
     char named[PATH_MAX], cwd[PATH_MAX];
     int n = -1;
     if (set != NULL && set[0] != '\0')
-        n = snprintf(named, sizeof named, "%s", set);
+        n = snprintf(named, sizeof named, c->appends ? "%s/%s" : "%s", set,
+                     c->folder);
     else if (xdg != NULL && xdg[0] != '\0')
         n = snprintf(named, sizeof named, "%s/%s", xdg, c->folder);
     else if (home != NULL && home[0] != '\0')
@@ -149,7 +153,31 @@ static int own_folder(const runtime_cache *c, char *out, size_t cap)
             return 1;
     }
     int n = snprintf(out, cap, "/tmp/clgather-%s-XXXXXX", c->folder);
-    return n > 0 && (size_t)n < cap && mkdtemp(out) != NULL;
+    if (n <= 0 || (size_t)n >= cap || mkdtemp(out) == NULL)
+        return 0;
+    if (!c->appends)
+        return 1;
+    /* Where the variable names the base, the folder is the one inside. */
+    size_t len = strlen(out);
+    n = snprintf(out + len, cap - len, "/%s", c->folder);
+    return n > 0 && (size_t)n < cap - len;
+}
+
+/* Sets c's variable so that the implementation uses `folder`: the folder
+ * itself, or where the variable names the base, the folder above it (0,
+ * nothing set, when the folder is not so named). */
+static int point_to(const runtime_cache *c, char *folder)
+{
+    if (!c->appends)
+        return setenv(c->variable, folder, 1) == 0;
+    size_t len = strlen(folder), name = strlen(c->folder);
+    if (len <= name + 1 || folder[len - name - 1] != '/' ||
+        strcmp(folder + len - name, c->folder) != 0)
+        return 0;
+    folder[len - name - 1] = '\0';
+    int ok = setenv(c->variable, folder, 1) == 0;
+    folder[len - name - 1] = '/';
+    return ok;
 }
 
 static void guard_once(void)
@@ -164,13 +192,14 @@ static void guard_once(void)
         if (check_folder(now, 1, checked, sizeof checked)) {
             /* Named through a link or a relative path: pinned to what was
              * checked. */
-            if (strcmp(checked, now) != 0 ||
-                (set != NULL && set[0] != '\0' && set[0] != '/'))
-                setenv(c->variable, checked, 1);
-            continue;
+            if ((strcmp(checked, now) == 0 &&
+                 (set == NULL || set[0] == '\0' || set[0] == '/')) ||
+                point_to(c, checked))
+                continue;
+            /* A link that resolves to another name than Mesa appends. */
         }
         if (own_folder(c, own, sizeof own))
-            setenv(c->variable, own, 1);
+            point_to(c, own);
     }
 }
 

@@ -5,7 +5,7 @@
  * that another user could write, and pins a folder named through a link or
  * a relative path to the absolute folder it checked. The guard runs once
  * per process, so each case runs in a child: it sets the environment,
- * runs the guard and sends back what POCL_CACHE_DIR then is. Needs no
+ * runs the guard and sends back what the variable then is. Needs no
  * device (no OpenCL call is made). */
 #define _GNU_SOURCE
 #include "clg_test.h"
@@ -20,11 +20,12 @@
 
 static char top[512]; /* this test's folder, mode 0700 */
 
-/* POCL_CACHE_DIR after the guard, in a child whose POCL_CACHE_DIR is
- * `pocl` (NULL: unset), XDG_CACHE_HOME `xdg` (NULL: unset), HOME `home`
- * and working directory `cwd`; "(unset)" when the guard left it unset. */
-static void guarded(const char *pocl, const char *xdg, const char *home,
-                    const char *cwd, char *out, size_t cap)
+/* Variable `var` after the guard, in a child where it is `value` (NULL:
+ * unset), XDG_CACHE_HOME `xdg` (NULL: unset), HOME `home` and the working
+ * directory `cwd`; "(unset)" when the guard left it unset. */
+static void guarded_var(const char *var, const char *value, const char *xdg,
+                        const char *home, const char *cwd, char *out,
+                        size_t cap)
 {
     int fds[2];
     assert_int_equal(pipe(fds), 0);
@@ -32,14 +33,13 @@ static void guarded(const char *pocl, const char *xdg, const char *home,
     assert_true(pid >= 0);
     if (pid == 0) {
         close(fds[0]);
-        int bad = (pocl ? setenv("POCL_CACHE_DIR", pocl, 1)
-                        : unsetenv("POCL_CACHE_DIR")) != 0 ||
+        int bad = (value ? setenv(var, value, 1) : unsetenv(var)) != 0 ||
                   (xdg ? setenv("XDG_CACHE_HOME", xdg, 1)
                        : unsetenv("XDG_CACHE_HOME")) != 0 ||
                   setenv("HOME", home, 1) != 0 || chdir(cwd) != 0;
         if (!bad)
             clg_rt_guard_runtime_caches();
-        const char *v = getenv("POCL_CACHE_DIR");
+        const char *v = getenv(var);
         char msg[PATH_MAX + 16];
         int n = snprintf(msg, sizeof msg, "%s",
                          bad ? "(setup failed)"
@@ -55,6 +55,13 @@ static void guarded(const char *pocl, const char *xdg, const char *home,
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     assert_true(n > 0);
     out[n] = '\0';
+}
+
+/* POCL_CACHE_DIR after the guard, as above. */
+static void guarded(const char *pocl, const char *xdg, const char *home,
+                    const char *cwd, char *out, size_t cap)
+{
+    guarded_var("POCL_CACHE_DIR", pocl, xdg, home, cwd, out, cap);
 }
 
 static char *path_in(const char *name)
@@ -135,6 +142,40 @@ static void test_link_and_relative_pinned(void **state)
     assert_string_equal(got, real);
 }
 
+/* Mesa appends mesa_shader_cache to MESA_SHADER_CACHE_DIR as to
+ * XDG_CACHE_HOME and HOME/.cache: the folder checked is the one inside,
+ * and the variable, where the guard sets it, names the folder above, so
+ * that Mesa's folder is never nested in one of the same name. */
+static void test_mesa_names_the_base(void **state)
+{
+    char got[PATH_MAX], inside[PATH_MAX];
+    const char *var = "MESA_SHADER_CACHE_DIR";
+    (void)state;
+    char *base = path_in("mesa");
+    char *link = path_in("mesa-link");
+    assert_int_equal(mkdir(base, 0700), 0);
+    assert_int_equal(symlink(base, link), 0);
+    guarded_var(var, base, NULL, top, "/", got, sizeof got);
+    assert_string_equal(got, base);
+    guarded_var(var, link, NULL, top, "/", got, sizeof got);
+    assert_string_equal(got, base);
+    guarded_var(var, NULL, "mesa-link", top, top, got, sizeof got);
+    assert_string_equal(got, base);
+    guarded_var(var, NULL, NULL, top, "/", got, sizeof got);
+    assert_string_equal(got, "(unset)");
+    /* A base anyone may write: replaced by a base whose
+     * mesa_shader_cache the user controls, not by that folder itself. */
+    char *sticky = path_in("mesa-sticky");
+    assert_int_equal(mkdir(sticky, 0700), 0);
+    assert_int_equal(chmod(sticky, 01777), 0);
+    guarded_var(var, sticky, NULL, top, "/", got, sizeof got);
+    assert_true(strncmp(got, sticky, strlen(sticky)) != 0);
+    size_t len = strlen(got), name = strlen("/mesa_shader_cache");
+    assert_true(len < name || strcmp(got + len - name, "/mesa_shader_cache"));
+    snprintf(inside, sizeof inside, "%s/mesa_shader_cache", got);
+    assert_true(clg_rt_trusted_folder(inside));
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -164,6 +205,7 @@ int main(void)
         cmocka_unit_test(test_own_folder_kept),
         cmocka_unit_test(test_sticky_folder_replaced),
         cmocka_unit_test(test_link_and_relative_pinned),
+        cmocka_unit_test(test_mesa_names_the_base),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
