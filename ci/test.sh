@@ -20,6 +20,13 @@ cd "$(dirname "$0")/.."
 
 build_dir="${CLG_BUILD_DIR:-build}"
 
+# Ends a lane: what passed, with the lane's time and the run's so far.
+lane_start=$SECONDS
+passed() {
+  echo "ci/test.sh: $* ($((SECONDS - lane_start)) s; $SECONDS s since the start)"
+  lane_start=$SECONDS
+}
+
 bash ci/install-deps.sh --tests
 echo "--- format"
 bash ci/format.sh
@@ -56,7 +63,7 @@ run_ctest() {
 }
 
 run_ctest "all tests"
-echo "ci/test.sh: all tests ran and passed"
+passed "all tests ran and passed"
 
 # Every optimisation level builds with -Werror (gcc's warnings depend on
 # it: -O1 once broke the build with -Wformat-truncation).
@@ -67,13 +74,13 @@ for level in O1 Os; do
     -DCLGATHER_BUILD_CLI=ON -DCLGATHER_WERROR=ON >/dev/null
   cmake --build "build-$level" --parallel "$jobs" >/dev/null
 done
-echo "ci/test.sh: the tree builds at -O1 and -Os"
+passed "the tree builds at -O1 and -Os"
 
 # The GPU plan on POCL: 32-bit offsets, GPU work-groups, no CPU-only
 # kernels, the copy path.
 echo "--- device tests with CLGATHER_TEST_PLAN=gpu"
 CLGATHER_TEST_PLAN=gpu run_ctest "GPU plan" -L device
-echo "ci/test.sh: the device tests passed with the GPU plan"
+passed "the device tests passed with the GPU plan"
 
 # The library alone, installed and used through pkg-config and
 # find_package (a separate, library-only build; quick); then the build
@@ -81,7 +88,7 @@ echo "ci/test.sh: the device tests passed with the GPU plan"
 # loaded.
 echo "--- install check"
 bash ci/install_check.sh
-echo "ci/test.sh: the install check passed"
+passed "the install check passed"
 
 # The Python package (ci/python.sh): built with pip as a user does, its
 # pytest + Hypothesis suite, PyOpenCL included, on both CPU
@@ -90,42 +97,42 @@ echo "ci/test.sh: the install check passed"
 echo "--- python"
 vendors="$(bash ci/install-intel.sh | tail -n 1)"
 OCL_ICD_VENDORS="$vendors" bash ci/python.sh
-echo "ci/test.sh: the Python lane passed"
+passed "the Python lane passed"
 
 # libFuzzer targets for the readers, the model loader and validation with
 # the reference: regression inputs, then 60 s per target.
 echo "--- fuzzing"
 bash ci/fuzz.sh
-echo "ci/test.sh: the fuzzing lane passed"
+passed "the fuzzing lane passed"
 
 # ASan + UBSan + LeakSanitizer over the unit, device, fault, cli and
 # conformance labels.
 echo "--- sanitizers"
 bash ci/sanitize.sh
-echo "ci/test.sh: the sanitizer lane passed"
+passed "the sanitizer lane passed"
 
 # ThreadSanitizer over the device label, device_threads (8 threads on one
 # context) among it; about 6 to 7 minutes on 2 cores, on the kernel cache
 # the lanes above filled.
 echo "--- ThreadSanitizer"
 bash ci/tsan.sh
-echo "ci/test.sh: the ThreadSanitizer lane passed"
+passed "the ThreadSanitizer lane passed"
 
 # The same device, conformance and cli tests, and the GPU plan, on Intel's
 # OpenCL runtime for CPUs (installed from PyPI into a private venv).
 echo "--- Intel CPU runtime"
 bash ci/intel.sh
-echo "ci/test.sh: the Intel CPU runtime lane passed"
+passed "the Intel CPU runtime lane passed"
 
 # The device, conformance and cli tests, and the GPU plan, on Mesa's
 # Rusticl 22.3 (Debian's mesa-opencl-icd, unpacked privately) on llvmpipe:
 # clang to SPIR-V to Mesa's NIR, a compiler stack of its own.
 echo "--- Rusticl"
 bash ci/rusticl.sh
-echo "ci/test.sh: the Rusticl lane passed"
+passed "the Rusticl lane passed"
 
 # The device tests and the ONNX node tests under Oclgrind's checks
 # (bounds, API, data races, uninitialised values); fails on any report.
 echo "--- Oclgrind"
 bash ci/oclgrind.sh
-echo "ci/test.sh: the Oclgrind lane passed"
+passed "the Oclgrind lane passed"
