@@ -62,21 +62,22 @@ __kernel void clg_check_indices(__global const clg_index *restrict indices,
 }
 
 /* The same check on CPUs: work-item i reads values 16i to 16i + 15 with one
- * vload16 and folds v + s to a running maximum in halves; the last
- * work-item takes the tail one by one and those past it do nothing.
- * Whole-vector loads of consecutive values need no gathers, which the
- * stripes above compile to on CPUs: POCL and Intel's CPU runtime on an
- * AVX2 CPU (AMD EPYC, Zen 3) ran them at 3 times the bench's read kernel
- * and this body at its speed (docs/decisions.md, "The check kernel:
- * vectors on CPUs"). The fold stops at two lanes, tested with any(): a
- * scalar fold of the last two compiles to a shuffle with an undefined
- * lane, which Oclgrind's uninitialised-value check cannot take. */
+ * vload16, compares each half's v + s with 2s and tests the OR of the two
+ * masks with any(); the last work-item takes the tail one by one and those
+ * past it do nothing. Whole-vector loads of consecutive values need no
+ * gathers, which the stripes above compile to on CPUs: POCL and Intel's
+ * CPU runtime on an AVX2 CPU (AMD EPYC, Zen 3) ran them at 3 times the
+ * bench's read kernel and this body at its speed (docs/decisions.md, "The
+ * check kernel: vectors on CPUs"). Compares, not a vector max(): Oclgrind
+ * 21.10's uninitialised-value check reports a max() of loaded vectors as
+ * control flow on uninitialised values, and crashes on a scalar fold of
+ * the last two lanes (a shuffle with an undefined lane). */
 #if CLG_INDEX_BYTES == 4
 #define CLG_INDEX_BITS16 uint16
-#define CLG_INDEX_BITS2 uint2
+#define CLG_INDEX_BITS8 uint8
 #else
 #define CLG_INDEX_BITS16 ulong16
-#define CLG_INDEX_BITS2 ulong2
+#define CLG_INDEX_BITS8 ulong8
 #endif
 
 __kernel void clg_check_indices_vectors(__global const clg_index *restrict
@@ -95,10 +96,8 @@ __kernel void clg_check_indices_vectors(__global const clg_index *restrict
     int bad;
     if (i + CLG_CHECK_SPAN <= count) {
         CLG_INDEX_BITS16 x = CLG_CAT(as_, CLG_INDEX_BITS16)(vload16(0, v)) + s;
-        CLG_INDEX_BITS2 m =
-            max(max(max(x.lo.lo.lo, x.lo.lo.hi), max(x.lo.hi.lo, x.lo.hi.hi)),
-                max(max(x.hi.lo.lo, x.hi.lo.hi), max(x.hi.hi.lo, x.hi.hi.hi)));
-        bad = any(m >= (CLG_INDEX_BITS2)(two_s));
+        bad = any((x.lo >= (CLG_INDEX_BITS8)(two_s)) |
+                  (x.hi >= (CLG_INDEX_BITS8)(two_s)));
     } else {
         clg_index_bits m = 0;
         for (ulong j = i; j < count; j++)
