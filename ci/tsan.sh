@@ -8,7 +8,11 @@
 # device_concurrent_create, and every other device test, the enqueue ones
 # among them. Fails when a test fails or is skipped, or when any process
 # wrote a ThreadSanitizer report. Prints the run time, the tests run, the
-# reports (0) and the suppressions used.
+# reports (0) and the suppressions used. The tests run with
+# CLG_TEST_QUICK=1: the long single-threaded ones (device_random,
+# device_oob, device_layout, device_gather_nd, the guards) take fewer
+# cases over the same paths, since their calls come one at a time; the
+# threaded tests have no quick form and run whole.
 #
 #   ci/tsan.sh                       the whole lane
 #   CLG_TSAN_CC=clang ci/tsan.sh     another compiler (default clang-14)
@@ -107,6 +111,7 @@ log="$build_abs/tsan-device.log"
 status=0
 (
   tsan_env "$logs/tsan"
+  export CLG_TEST_QUICK=1
   ctest --test-dir "$build_dir" --output-on-failure --no-tests=error \
     --parallel "$jobs" -L '^device$'
 ) 2>&1 | tee "$log" || status=$?
