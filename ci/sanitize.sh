@@ -26,8 +26,9 @@
 #     POCL's disk cache of compiled kernels (~/.cache/pocl, or
 #     POCL_CACHE_DIR). The fault label is left to pass 2: its kernels are
 #     the device label's, and pass 2 runs it under the same checks.
-#     Skipped with CLG_SANITIZE_WARMUP=0, for a rerun on a cache that
-#     this lane has filled.
+#     Skipped with CLG_SANITIZE_WARMUP=0, for a run on a cache that
+#     earlier runs have filled: ci/test.sh skips it, after its own runs
+#     of every label.
 #  2. the lane: all five labels with LeakSanitizer on, which needs whole
 #     allocation stacks (fast_unwind_on_malloc=0) to apply its suppressions
 #     (tests/sanitizers/lsan.supp says why). The slow unwinder makes POCL's
