@@ -32,7 +32,7 @@
 #define SETTING_CASES 512
 #define QUICK_SETTING_CASES 128
 #define QUICK_SETTING_STEP 5 /* odd: ops alternate; ranks reach 8 */
-#define ND_CASES 512 /* four walks of dtype x index dtype x mode */
+#define ND_CASES 512         /* four walks of dtype x index dtype x mode */
 #define ND_SETTING_CASES 128
 #define DEFAULT_SEED UINT64_C(0x5eed0001c1a7e5)
 
