@@ -206,10 +206,11 @@ void clg_test_rng_bytes(clg_test_rng *rng, void *p, size_t n);
  * else `fallback`. Printed as "CLG_TEST_SEED=<n>" so a run can be redone. */
 uint64_t clg_test_seed(uint64_t fallback);
 
-/* 1 under CLG_TEST_QUICK=1: the longest device tests run fewer index
- * patterns and element sizes per shape (the same entry points and paths),
- * for runs under a checking simulator that executes every work-item
- * (ci/oclgrind.sh); 0 when unset, empty or "0". Exits on another value. */
+/* 1 under CLG_TEST_QUICK=1: the longest device tests run fewer cases,
+ * index patterns and element sizes per shape (the same entry points and
+ * paths), for runs under a checking simulator that executes every
+ * work-item (ci/oclgrind.sh) or under ThreadSanitizer (ci/tsan.sh); 0 when
+ * unset, empty or "0". Exits on another value. */
 int clg_test_quick(void);
 
 /* ------------------------------------------------------------ device */
