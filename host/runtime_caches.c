@@ -8,8 +8,10 @@
  * $XDG_CACHE_HOME/pocl, else $HOME/.cache/pocl, and Mesa (Rusticl) its
  * compiled shaders in $MESA_SHADER_CACHE_DIR, else
  * $XDG_CACHE_HOME/mesa_shader_cache, else $HOME/.cache/mesa_shader_cache,
- * where $MESA_SHADER_CACHE_DIR names the folder above (Mesa 22.3 appends
- * mesa_shader_cache to it as to the others).
+ * where $MESA_SHADER_CACHE_DIR (else the older $MESA_GLSL_CACHE_DIR)
+ * names the folder above (Mesa 22.3 appends mesa_shader_cache to it as to
+ * the others, or mesa_shader_cache_sf or _db for its single-file and
+ * database caches).
  * Neither checks who owns the folder, so root with a user's HOME (sudo -E,
  * a service whose HOME is a user's folder) would run that user's code. So
  * before the first clGetPlatformIDs, each such folder is checked as the
@@ -21,7 +23,8 @@
  * replaced, through the implementation's own variable, by the same folder
  * under the effective user's home from the password database, or, when
  * that fails too, by a new private folder under /tmp. A folder that passes
- * but was named through a link or a relative path is pinned, through the
+ * but was named through a link or a relative path (the variable's or
+ * XDG_CACHE_HOME) is pinned, through the
  * same variable, to the absolute folder that was checked, so that the
  * link cannot be turned elsewhere after the check. The process
  * environment is changed only then, once, before any runtime reads it. */
@@ -38,14 +41,24 @@
 #include <unistd.h>
 
 typedef struct runtime_cache {
-    const char *variable; /* the implementation's own setting */
-    const char *folder;   /* its name under the cache base */
+    const char *variable;  /* the implementation's own setting */
+    const char *fallback;  /* an older name it reads when that is unset */
+    const char *folder;    /* its name under the cache base */
+    const char *others[3]; /* other names it may use there, NULL-ended */
     int appends; /* the variable names the base, not the folder itself */
 } runtime_cache;
 
+/* Mesa 22.3 reads MESA_GLSL_CACHE_DIR where MESA_SHADER_CACHE_DIR is
+ * unset, and names its folder mesa_shader_cache_sf or _db where
+ * MESA_DISK_CACHE_SINGLE_FILE or MESA_DISK_CACHE_DATABASE is set: every
+ * name is checked, whichever those variables choose. */
 static const runtime_cache runtime_caches[] = {
-    {"POCL_CACHE_DIR", "pocl", 0},
-    {"MESA_SHADER_CACHE_DIR", "mesa_shader_cache", 1},
+    {"POCL_CACHE_DIR", NULL, "pocl", {NULL}, 0},
+    {"MESA_SHADER_CACHE_DIR",
+     "MESA_GLSL_CACHE_DIR",
+     "mesa_shader_cache",
+     {"mesa_shader_cache_sf", "mesa_shader_cache_db", NULL},
+     1},
 };
 
 /* 1 when `st` is a folder that no one but the effective user or root
@@ -110,26 +123,31 @@ int clg_rt_trusted_folder(const char *path)
     return check_folder(path, 0, NULL, 0);
 }
 
-/* The folder the implementation uses today, as an absolute path: its
- * variable, else under $XDG_CACHE_HOME, else under $HOME/.cache, a
- * relative one taken from the working directory as the implementation
- * takes it; 0 when none can be named (the implementation has none then). */
-static int current_folder(const runtime_cache *c, char *out, size_t cap)
+/* The folder the implementation uses today under the name `name`, as an
+ * absolute path: its variable (or the older one), else under
+ * $XDG_CACHE_HOME, else under $HOME/.cache, a relative one taken from the
+ * working directory as the implementation takes it, and *relative set;
+ * 0 when none can be named (the implementation has none then). */
+static int current_folder(const runtime_cache *c, const char *name, char *out,
+                          size_t cap, int *relative)
 {
     const char *set = getenv(c->variable);
     const char *xdg = getenv("XDG_CACHE_HOME");
     const char *home = getenv("HOME");
     char named[PATH_MAX], cwd[PATH_MAX];
     int n = -1;
+    if ((set == NULL || set[0] == '\0') && c->fallback != NULL)
+        set = getenv(c->fallback);
     if (set != NULL && set[0] != '\0')
         n = snprintf(named, sizeof named, c->appends ? "%s/%s" : "%s", set,
-                     c->folder);
+                     name);
     else if (xdg != NULL && xdg[0] != '\0')
-        n = snprintf(named, sizeof named, "%s/%s", xdg, c->folder);
+        n = snprintf(named, sizeof named, "%s/%s", xdg, name);
     else if (home != NULL && home[0] != '\0')
-        n = snprintf(named, sizeof named, "%s/.cache/%s", home, c->folder);
+        n = snprintf(named, sizeof named, "%s/.cache/%s", home, name);
     if (n <= 0 || (size_t)n >= sizeof named)
         return 0;
+    *relative = named[0] != '/';
     if (named[0] == '/')
         n = snprintf(out, cap, "%s", named);
     else if (getcwd(cwd, sizeof cwd) != NULL)
@@ -137,6 +155,22 @@ static int current_folder(const runtime_cache *c, char *out, size_t cap)
     else
         return 0;
     return n > 0 && (size_t)n < cap;
+}
+
+/* 1 when each other name of c beside `folder` (c's folder under its
+ * base) passes check_folder as well. */
+static int others_trusted(const runtime_cache *c, const char *folder)
+{
+    char other[PATH_MAX];
+    size_t base = strlen(folder) - strlen(c->folder);
+    for (const char *const *name = c->others; *name != NULL; name++) {
+        int n = snprintf(other, sizeof other, "%.*s%s", (int)base, folder,
+                         *name);
+        if (n <= 0 || (size_t)n >= sizeof other ||
+            !check_folder(other, 1, NULL, 0))
+            return 0;
+    }
+    return 1;
 }
 
 /* A folder for `c` that the effective user controls: under its home
@@ -149,7 +183,8 @@ static int own_folder(const runtime_cache *c, char *out, size_t cap)
     if (getpwuid_r(geteuid(), &pw, buf, sizeof buf, &found) == 0 &&
         found != NULL && found->pw_dir != NULL && found->pw_dir[0] == '/') {
         int n = snprintf(out, cap, "%s/.cache/%s", found->pw_dir, c->folder);
-        if (n > 0 && (size_t)n < cap && check_folder(out, 1, NULL, 0))
+        if (n > 0 && (size_t)n < cap && check_folder(out, 1, NULL, 0) &&
+            others_trusted(c, out))
             return 1;
     }
     int n = snprintf(out, cap, "/tmp/clgather-%s-XXXXXX", c->folder);
@@ -185,15 +220,15 @@ static void guard_once(void)
     for (size_t i = 0; i < sizeof runtime_caches / sizeof runtime_caches[0];
          i++) {
         const runtime_cache *c = &runtime_caches[i];
-        const char *set = getenv(c->variable);
         char now[PATH_MAX], checked[PATH_MAX], own[PATH_MAX];
-        if (!current_folder(c, now, sizeof now))
+        int relative = 0;
+        if (!current_folder(c, c->folder, now, sizeof now, &relative))
             continue;
-        if (check_folder(now, 1, checked, sizeof checked)) {
+        if (check_folder(now, 1, checked, sizeof checked) &&
+            others_trusted(c, now)) {
             /* Named through a link or a relative path: pinned to what was
              * checked. */
-            if ((strcmp(checked, now) == 0 &&
-                 (set == NULL || set[0] == '\0' || set[0] == '/')) ||
+            if ((strcmp(checked, now) == 0 && !relative) ||
                 point_to(c, checked))
                 continue;
             /* A link that resolves to another name than Mesa appends. */

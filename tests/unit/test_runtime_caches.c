@@ -176,6 +176,47 @@ static void test_mesa_names_the_base(void **state)
     assert_true(clg_rt_trusted_folder(inside));
 }
 
+/* Mesa's other settings: MESA_GLSL_CACHE_DIR, read where
+ * MESA_SHADER_CACHE_DIR is unset, is checked the same way (and overridden
+ * through MESA_SHADER_CACHE_DIR); the single-file and database caches'
+ * folders beside mesa_shader_cache are checked too; a relative
+ * XDG_CACHE_HOME is pinned like a relative variable. */
+static void test_mesa_other_settings(void **state)
+{
+    char got[PATH_MAX], inside[PATH_MAX + 32];
+    const char *var = "MESA_SHADER_CACHE_DIR";
+    (void)state;
+    char *sticky = path_in("glsl-sticky");
+    assert_int_equal(mkdir(sticky, 0700), 0);
+    assert_int_equal(chmod(sticky, 01777), 0);
+    assert_int_equal(setenv("MESA_GLSL_CACHE_DIR", sticky, 1), 0);
+    guarded_var(var, NULL, NULL, top, "/", got, sizeof got);
+    assert_true(strcmp(got, "(unset)") != 0);
+    assert_true(strncmp(got, sticky, strlen(sticky)) != 0);
+    snprintf(inside, sizeof inside, "%s/mesa_shader_cache", got);
+    assert_true(clg_rt_trusted_folder(inside));
+    /* A base of the user's, named through the older variable: kept. */
+    char *base = path_in("glsl-own");
+    assert_int_equal(mkdir(base, 0700), 0);
+    assert_int_equal(setenv("MESA_GLSL_CACHE_DIR", base, 1), 0);
+    guarded_var(var, NULL, NULL, top, "/", got, sizeof got);
+    assert_string_equal(got, "(unset)");
+    assert_int_equal(unsetenv("MESA_GLSL_CACHE_DIR"), 0);
+    /* Its single-file cache's folder writable by others: replaced. */
+    snprintf(inside, sizeof inside, "%s/mesa_shader_cache_sf", base);
+    assert_int_equal(mkdir(inside, 0700), 0);
+    assert_int_equal(chmod(inside, 0777), 0);
+    guarded_var(var, base, NULL, top, "/", got, sizeof got);
+    assert_true(strncmp(got, base, strlen(base)) != 0);
+    snprintf(inside, sizeof inside, "%s/mesa_shader_cache_sf", got);
+    assert_true(clg_rt_trusted_folder(inside));
+    /* A relative XDG_CACHE_HOME: pinned to the absolute folder. */
+    char *rel = path_in("xdg-rel");
+    assert_int_equal(mkdir(rel, 0700), 0);
+    guarded_var(var, NULL, "xdg-rel", top, top, got, sizeof got);
+    assert_string_equal(got, rel);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -206,6 +247,7 @@ int main(void)
         cmocka_unit_test(test_sticky_folder_replaced),
         cmocka_unit_test(test_link_and_relative_pinned),
         cmocka_unit_test(test_mesa_names_the_base),
+        cmocka_unit_test(test_mesa_other_settings),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
