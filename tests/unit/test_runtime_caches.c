@@ -148,7 +148,7 @@ static void test_link_and_relative_pinned(void **state)
  * that Mesa's folder is never nested in one of the same name. */
 static void test_mesa_names_the_base(void **state)
 {
-    char got[PATH_MAX], inside[PATH_MAX];
+    char got[PATH_MAX], inside[PATH_MAX + 32];
     const char *var = "MESA_SHADER_CACHE_DIR";
     (void)state;
     char *base = path_in("mesa");
