@@ -123,13 +123,12 @@ int clg_rt_trusted_folder(const char *path)
     return check_folder(path, 0, NULL, 0);
 }
 
-/* The folder the implementation uses today under the name `name`, as an
- * absolute path: its variable (or the older one), else under
+/* The folder the implementation uses today, as an absolute path: its variable (or the older one), else under
  * $XDG_CACHE_HOME, else under $HOME/.cache, a relative one taken from the
  * working directory as the implementation takes it, and *relative set;
  * 0 when none can be named (the implementation has none then). */
-static int current_folder(const runtime_cache *c, const char *name, char *out,
-                          size_t cap, int *relative)
+static int current_folder(const runtime_cache *c, char *out, size_t cap,
+                          int *relative)
 {
     const char *set = getenv(c->variable);
     const char *xdg = getenv("XDG_CACHE_HOME");
@@ -140,11 +139,11 @@ static int current_folder(const runtime_cache *c, const char *name, char *out,
         set = getenv(c->fallback);
     if (set != NULL && set[0] != '\0')
         n = snprintf(named, sizeof named, c->appends ? "%s/%s" : "%s", set,
-                     name);
+                     c->folder);
     else if (xdg != NULL && xdg[0] != '\0')
-        n = snprintf(named, sizeof named, "%s/%s", xdg, name);
+        n = snprintf(named, sizeof named, "%s/%s", xdg, c->folder);
     else if (home != NULL && home[0] != '\0')
-        n = snprintf(named, sizeof named, "%s/.cache/%s", home, name);
+        n = snprintf(named, sizeof named, "%s/.cache/%s", home, c->folder);
     if (n <= 0 || (size_t)n >= sizeof named)
         return 0;
     *relative = named[0] != '/';
@@ -157,11 +156,14 @@ static int current_folder(const runtime_cache *c, const char *name, char *out,
     return n > 0 && (size_t)n < cap;
 }
 
-/* 1 when each other name of c beside `folder` (c's folder under its
- * base) passes check_folder as well. */
-static int others_trusted(const runtime_cache *c, const char *folder)
+/* check_folder (strict) for `folder`, c's folder under its base, and for
+ * each other name of c beside it; `checked` as there, for `folder`. */
+static int cache_trusted(const runtime_cache *c, const char *folder,
+                         char *checked, size_t cap)
 {
     char other[PATH_MAX];
+    if (!check_folder(folder, 1, checked, cap))
+        return 0;
     size_t base = strlen(folder) - strlen(c->folder);
     for (const char *const *name = c->others; *name != NULL; name++) {
         int n = snprintf(other, sizeof other, "%.*s%s", (int)base, folder,
@@ -183,8 +185,7 @@ static int own_folder(const runtime_cache *c, char *out, size_t cap)
     if (getpwuid_r(geteuid(), &pw, buf, sizeof buf, &found) == 0 &&
         found != NULL && found->pw_dir != NULL && found->pw_dir[0] == '/') {
         int n = snprintf(out, cap, "%s/.cache/%s", found->pw_dir, c->folder);
-        if (n > 0 && (size_t)n < cap && check_folder(out, 1, NULL, 0) &&
-            others_trusted(c, out))
+        if (n > 0 && (size_t)n < cap && cache_trusted(c, out, NULL, 0))
             return 1;
     }
     int n = snprintf(out, cap, "/tmp/clgather-%s-XXXXXX", c->folder);
@@ -222,10 +223,9 @@ static void guard_once(void)
         const runtime_cache *c = &runtime_caches[i];
         char now[PATH_MAX], checked[PATH_MAX], own[PATH_MAX];
         int relative = 0;
-        if (!current_folder(c, c->folder, now, sizeof now, &relative))
+        if (!current_folder(c, now, sizeof now, &relative))
             continue;
-        if (check_folder(now, 1, checked, sizeof checked) &&
-            others_trusted(c, now)) {
+        if (cache_trusted(c, now, checked, sizeof checked)) {
             /* Named through a link or a relative path: pinned to what was
              * checked. */
             if ((strcmp(checked, now) == 0 && !relative) ||
