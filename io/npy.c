@@ -359,6 +359,12 @@ static int split_descr(const char *descr, char *order, char *kind,
         *have_size = 1;
         p++;
     }
+    /* datetime64 and timedelta64 end in their unit, as '<M8[s]'. */
+    if (*p == '[') {
+        const char *close = strchr(p, ']');
+        if (close != NULL && close[1] == '\0' && close > p + 1)
+            p = close + 1;
+    }
     return *p == '\0' ? 0 : -1;
 }
 

@@ -616,6 +616,12 @@ static void test_malformed_files(void **state)
                  v, sizeof v);
     expect_error(buf, n, CLG_IO_UNSUPPORTED, "dtype '<f16' is not supported");
     n = make_npy(buf,
+                 "{'descr': '<M8[s]', 'fortran_order': False, "
+                 "'shape': (3,)}\n",
+                 v, sizeof v);
+    expect_error(buf, n, CLG_IO_UNSUPPORTED,
+                 "dtype '<M8[s]' is not supported");
+    n = make_npy(buf,
                  "{'descr': '|i4', 'fortran_order': False, "
                  "'shape': (3,)}\n",
                  v, sizeof v);
