@@ -240,7 +240,9 @@ __kernel void clg_gather_units_lean(CLG_GATHER_PARAMS)
 }
 
 /* The trusted bodies. `indices` holds positions in [0, s) that
- * clg_normalize_indices wrote, so no work-item checks or normalises.
+ * clg_normalize_indices wrote (or, for clg_gather_units_normed, GatherND's
+ * clg_gather_nd_positions: INT_MIN under fill, read as -1 is), so no
+ * work-item checks or normalises.
  * Dimension 0 fills its work-groups exactly and is used unclamped: POCL
  * then vectorises the work-item loop with contiguous index loads and
  * output stores (a clamp or a branch there makes it scatter, or stay

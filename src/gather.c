@@ -241,7 +241,15 @@ static clg_status gather_steps_as(const clg_plan_env *env,
         gather_geometry(dev, &prm, box, span, dims, &g);
     }
     int normed = !positions && gather_normed(p, plan, &prm, &g, lean);
-    v.entry = entries[normed ? 2 : lean ? 1 : 0];
+    /* Positions of one unit each (GatherND's scalar slices) are already
+     * in range (INT_MIN under fill): the trusted units body, which a CPU
+     * compiler vectorises, where dimension 0 fills its work-groups
+     * exactly (docs/decisions.md, "GatherND: scalar slices by the trusted
+     * body"). */
+    int trusted = positions && !rows && lean &&
+                  clg_entry_fits(entries[2], &v) &&
+                  g.global[0] == (size_t)plan->n;
+    v.entry = entries[normed || trusted ? 2 : lean ? 1 : 0];
     if (normed && !rows) {
         int us = gather_units_span(plan);
         clg_geometry gs;
@@ -257,7 +265,7 @@ static clg_status gather_steps_as(const clg_plan_env *env,
         }
     }
     v.value[CLG_OPT_SPAN] = (unsigned)span;
-    v.value[CLG_OPT_PREFETCH] = lean && prm.prefetch > 0 &&
+    v.value[CLG_OPT_PREFETCH] = lean && prm.prefetch > 0 && !trusted &&
                                 (!normed ||
                                  v.entry == CLG_ENTRY_GATHER_UNITS_SPANS);
     /* Non-temporal stores (clg_gather_nt); a span's needs the output's

@@ -322,9 +322,10 @@ static void test_nd_pieces(void **state)
 /* The per-tuple pass (docs/design.md, "Kernels") on a context whose
  * `norm` is 1 KiB, so that these outputs of 1 KiB or more take it on CPU
  * plans: slices of 64 elements with batch_dims 1 (those of 512 bytes or
- * more by the rows body), rows with k 1, scalar slices with k 2, 3
- * (batch_dims 1; 3 x 1500 tuples, more than one group of 4096 holds, so
- * that the pass's dimension 1 is padded) and 4 (k from the tuple list),
+ * more by the rows body), rows with k 1, scalar slices with k 2 (1024
+ * tuples, whole work-groups), 3 (batch_dims 1; 3 x 1500 tuples, more than
+ * one group of 4096 holds, so that the pass's dimension 1 is padded) and 4
+ * (k from the tuple list),
  * every width,
  * both index types, every mode, out-of-range components under the modes
  * that resolve them and half the raise cases. Under CLG_TEST_QUICK=1
@@ -344,7 +345,7 @@ static void test_nd_tuple_pass(void **state)
                                      {3, 6, 7, 8},
                                      {5, 6, 7, 8}};
     static const int64_t is[5][3] = {
-        {3, 20, 2}, {60, 1, 0}, {1200, 2, 0}, {3, 1500, 3}, {1200, 4, 0}};
+        {3, 20, 2}, {60, 1, 0}, {1024, 2, 0}, {3, 1500, 3}, {1200, 4, 0}};
     static const size_t r[5] = {4, 2, 2, 4, 4}, q[5] = {3, 2, 2, 3, 2};
     static const size_t b[5] = {1, 0, 0, 1, 0};
     for (int shape = 0; shape < 5; shape++)
@@ -386,6 +387,17 @@ static void test_nd_tuple_pass(void **state)
                                                          option),
                              0);
         }
+        /* Scalar slices: the trusted units body over the positions where
+         * the tuples fill their work-groups exactly (1024 of them), the
+         * checking one where the last group is padded (3 x 1500). */
+        assert_true(clg_test_kernels_built_with(f->tuples,
+                                                "clg_gather_units_normed",
+                                                "-DCLG_OOB=2") >= 1);
+        assert_true(clg_test_kernels_built_with(f->tuples,
+                                                "clg_gather_units_normed",
+                                                "-DCLG_OOB=3") >= 1);
+        assert_true(clg_test_kernels_named(f->tuples,
+                                           "clg_gather_units_lean") >= 1);
     }
 }
 
