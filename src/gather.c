@@ -171,9 +171,10 @@ static void positions_pargs(const clg_plan *plan, clg_plan_args *a)
 /* Rows of 512 bytes or more over positions (GatherND's slices) on CPU
  * devices, in spans of 64 bytes: clg_gather_rows, one work-item a row, in
  * groups of 64 rows, prefetching the row `prefetch` positions ahead (4
- * when 0) where the compiler takes clang's built-ins; rows of 256 bytes
- * lost by it on POCL (docs/decisions.md, "GatherND: row slices by the
- * row"). 0 where the plan cannot take it. */
+ * when 0) and storing non-temporally where the output is large, where
+ * the compiler takes clang's built-ins; rows of 256 bytes lost by it on
+ * POCL (docs/decisions.md, "GatherND: row slices by the row"). 0 where
+ * the plan cannot take it. */
 static int gather_rows_span(const clg_plan *plan, const clg_param_values *prm)
 {
     clg_param_values wide = *prm;
@@ -194,6 +195,13 @@ static clg_status gather_rows_step(const clg_plan_env *env,
     clg_variant v = clg_plan_variant(CLG_ENTRY_GATHER_ROWS, p, plan, 1);
     v.value[CLG_OPT_SPAN] = (unsigned)span;
     v.value[CLG_OPT_PREFETCH] = env->builtins != 0;
+    /* Non-temporal stores by the other span bodies' rule; from a quarter
+     * of the cache on they neither won nor lost (docs/decisions.md,
+     * "GatherND: non-temporal stores from the rows body"). */
+    v.value[CLG_OPT_NT] = clg_gather_nt(env->builtins, env->prm.nt, 0, 64,
+                                        env->out_align,
+                                        (uint64_t)plan->out_units * plan->unit,
+                                        env->dev->cache_bytes);
     clg_plan_args a;
     clg_plan_args_init(&a);
     clg_base_pargs(plan, &a);

@@ -304,7 +304,8 @@ enum { CLG_ENTRY_CONDITIONS(CLG_CONDITION_FLAG_) };
     X(GATHER_FILL_ROWS, GATHER, clg_gather_fill_rows, 3, CLG_ARGS_GATHER,     \
       CLG_COND_WHOLE | CLG_COND_INT_POSITIONS | CLG_COND_FILLS)               \
     X(GATHER_ROWS, GATHER, clg_gather_rows, 2, CLG_ARGS_GATHER,               \
-      CLG_COND_WHOLE | CLG_COND_SPANS | CLG_COND_PREFETCHES)                  \
+      CLG_COND_WHOLE | CLG_COND_SPANS | CLG_COND_PREFETCHES |                 \
+          CLG_COND_NT_STORES)                                                 \
     X(GATHER_UNITS_SPANS, GATHER, clg_gather_units_spans, 2, CLG_ARGS_GATHER, \
       CLG_COND_WHOLE | CLG_COND_INT_POSITIONS | CLG_COND_SPANS |              \
           CLG_COND_PREFETCHES | CLG_COND_NT_STORES)                           \

@@ -401,6 +401,56 @@ static void test_nd_tuple_pass(void **state)
     }
 }
 
+/* The per-tuple pass's bodies with `nt=1` where the device's row has
+ * clang's built-ins: the rows body (slices of 64 elements of 8 and 16
+ * bytes) and the trusted units body (scalar slices, 1024 tuples) then
+ * store non-temporally where the output is aligned to 64 bytes (the
+ * device buffers), which by themselves they do only on outputs larger
+ * than half the device's cache. Every width, both index types, every
+ * mode, out-of-range components under the modes that resolve them. */
+static void test_nd_tuple_pass_nt(void **state)
+{
+    fixture *f = *state;
+    fixture g = *f;
+    clg_test_rng rng = {f->seed ^ 0x4e75};
+    g.ctx = f->tuples;
+    g.split = NULL;
+    const clg_params_entry *e = clg_context_params_entry(f->tuples);
+    clg_params prm = e->params;
+    CLG_ASSERT_OK(f->tuples,
+                  clg_context_parse_params(f->tuples,
+                                           e->builtins ? "norm=1,nt=1"
+                                                       : "norm=1,nt=0",
+                                           &prm));
+    CLG_ASSERT_OK(f->tuples, clg_context_set_params(f->tuples, &prm));
+    static const int64_t ds[2][3] = {{3, 7, 64}, {40, 50, 0}};
+    static const int64_t is[2][3] = {{3, 20, 1}, {1024, 2, 0}};
+    static const size_t r[2] = {3, 2}, q[2] = {3, 2}, b[2] = {1, 0};
+    for (int shape = 0; shape < 2; shape++)
+        for (size_t w = 0; w < CLG_TEST_ARRAY_LEN(widths); w++)
+            for (int it = 0; it < 2; it++)
+                for (size_t m = 0; m < CLG_TEST_ARRAY_LEN(modes); m++) {
+                    nd_case c = {0};
+                    c.dtype = widths[w];
+                    c.itype = it ? CLG_DTYPE_INT64 : CLG_DTYPE_INT32;
+                    c.mode = modes[m];
+                    c.b = b[shape];
+                    c.r = r[shape];
+                    c.q = q[shape];
+                    memcpy(c.dshape, ds[shape], sizeof ds[shape]);
+                    memcpy(c.ishape, is[shape], sizeof is[shape]);
+                    run_case(&g, &rng, &c, c.mode != CLG_OOB_RAISE);
+                }
+    CLG_ASSERT_OK(f->tuples, clg_context_set_params(f->tuples, &e->params));
+    if (e->builtins && f->tuples->facts.plan_type == CLG_DEVICE_TYPE_CPU) {
+        assert_true(clg_test_kernels_built_with(f->tuples, "clg_gather_rows",
+                                                "-DCLG_NT=1") >= 1);
+        assert_true(clg_test_kernels_built_with(f->tuples,
+                                                "clg_gather_units_normed",
+                                                "-DCLG_NT=1") >= 1);
+    }
+}
+
 /* The index check of a host-memory call under raise with more than
  * 65536 index values (docs/design.md, "Host memory and device buffers"):
  * tuples whose components address dims of one size (data [300, 300]) go
@@ -518,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_nd_pieces),
         cmocka_unit_test(test_nd_random),
         cmocka_unit_test(test_nd_tuple_pass),
+        cmocka_unit_test(test_nd_tuple_pass_nt),
         cmocka_unit_test(test_nd_index_check),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
