@@ -319,6 +319,28 @@ static void test_nd_pieces(void **state)
         }
 }
 
+/* One shape of the per-tuple pass's tests in one width: both index
+ * types, every mode, out-of-range components under the modes that
+ * resolve them, and under raise where `raise_bad`. */
+static void run_tuple_cases(fixture *g, clg_test_rng *rng, clg_dtype dtype,
+                            size_t r, const int64_t *ds, size_t q,
+                            const int64_t *is, size_t b, int raise_bad)
+{
+    for (int it = 0; it < 2; it++)
+        for (size_t m = 0; m < CLG_TEST_ARRAY_LEN(modes); m++) {
+            nd_case c = {0};
+            c.dtype = dtype;
+            c.itype = it ? CLG_DTYPE_INT64 : CLG_DTYPE_INT32;
+            c.mode = modes[m];
+            c.b = (int64_t)b;
+            c.r = r;
+            c.q = q;
+            memcpy(c.dshape, ds, r * sizeof *ds);
+            memcpy(c.ishape, is, q * sizeof *is);
+            run_case(g, rng, &c, c.mode != CLG_OOB_RAISE || raise_bad);
+        }
+}
+
 /* The per-tuple pass (docs/design.md, "Kernels") on a context whose
  * `norm` is 1 KiB, so that these outputs of 1 KiB or more take it on CPU
  * plans: slices of 64 elements with batch_dims 1 (those of 512 bytes or
@@ -355,19 +377,8 @@ static void test_nd_tuple_pass(void **state)
              * which the other shapes run in every width. */
             if (clg_test_quick() && shape >= 3 && widths[w] != CLG_DTYPE_FLOAT)
                 continue;
-            for (int it = 0; it < 2; it++)
-                for (size_t m = 0; m < CLG_TEST_ARRAY_LEN(modes); m++) {
-                    nd_case c = {0};
-                    c.dtype = widths[w];
-                    c.itype = it ? CLG_DTYPE_INT64 : CLG_DTYPE_INT32;
-                    c.mode = modes[m];
-                    c.b = b[shape];
-                    c.r = r[shape];
-                    c.q = q[shape];
-                    memcpy(c.dshape, ds[shape], sizeof ds[shape]);
-                    memcpy(c.ishape, is[shape], sizeof is[shape]);
-                    run_case(&g, &rng, &c, c.mode != CLG_OOB_RAISE || (w & 1));
-                }
+            run_tuple_cases(&g, &rng, widths[w], r[shape], ds[shape], q[shape],
+                            is[shape], b[shape], (int)(w & 1));
         }
     if (f->tuples->facts.plan_type == CLG_DEVICE_TYPE_CPU) {
         assert_true(clg_test_kernels_named(f->tuples, "clg_gather_nd_"
@@ -428,19 +439,8 @@ static void test_nd_tuple_pass_nt(void **state)
     static const size_t r[2] = {3, 2}, q[2] = {3, 2}, b[2] = {1, 0};
     for (int shape = 0; shape < 2; shape++)
         for (size_t w = 0; w < CLG_TEST_ARRAY_LEN(widths); w++)
-            for (int it = 0; it < 2; it++)
-                for (size_t m = 0; m < CLG_TEST_ARRAY_LEN(modes); m++) {
-                    nd_case c = {0};
-                    c.dtype = widths[w];
-                    c.itype = it ? CLG_DTYPE_INT64 : CLG_DTYPE_INT32;
-                    c.mode = modes[m];
-                    c.b = b[shape];
-                    c.r = r[shape];
-                    c.q = q[shape];
-                    memcpy(c.dshape, ds[shape], sizeof ds[shape]);
-                    memcpy(c.ishape, is[shape], sizeof is[shape]);
-                    run_case(&g, &rng, &c, c.mode != CLG_OOB_RAISE);
-                }
+            run_tuple_cases(&g, &rng, widths[w], r[shape], ds[shape], q[shape],
+                            is[shape], b[shape], 0);
     CLG_ASSERT_OK(f->tuples, clg_context_set_params(f->tuples, &e->params));
     if (e->builtins && f->tuples->facts.plan_type == CLG_DEVICE_TYPE_CPU) {
         assert_true(clg_test_kernels_built_with(f->tuples, "clg_gather_rows",
