@@ -479,6 +479,13 @@ static int run_cache(cache_run *run)
             return CLG_EXIT_ERROR;
         }
     }
+    if (run->fill && *run->folder_why) {
+        /* Refused before any compile: every program would be built and
+         * kept nowhere. */
+        clg_cli_fail("cache", "--fill: %s is %s; nothing would be stored",
+                     run->folder, run->folder_why);
+        return CLG_EXIT_ERROR;
+    }
     if (run->fill) {
         int rc = fill(run);
         if (rc != CLG_EXIT_OK)

@@ -7,6 +7,7 @@
  * so); a second fill loads what the first compiled; `cache --json`
  * reports the fill and the folder's entries.
  */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 #include <json-c/json.h>
@@ -238,6 +240,33 @@ static void test_cli_fill_then_run_is_served(void **state)
     free(indices);
 }
 
+/* `cache --fill` on a folder the cache would not use (writable by group
+ * and others): refused before anything is compiled, exit 3, the reason
+ * named, no entry written. */
+static void test_cli_fill_refuses_untrusted_folder(void **state)
+{
+    char *dir = cli_path(cli_root, "cli-cache-open");
+    const char *fill[] = {"cache", "--fill", "--op", "gather", "--oob",
+                          "raise", "--dir",  dir,    NULL};
+    cli_result r;
+    (void)state;
+    assert_int_equal(mkdir(dir, 0700), 0);
+    assert_int_equal(chmod(dir, 0777), 0);
+    cli_expect_run(&r, 3, fill);
+    assert_non_null(strstr(r.err, "writable by group or others"));
+    assert_non_null(strstr(r.err, "nothing would be stored"));
+    assert_null(strstr(r.err, "filling for"));
+    cli_result_free(&r);
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    size_t names = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        names += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    assert_int_equal(names, 0);
+    free(dir);
+}
+
 /* `cache --fill --op gather-nd --oob raise`, then in a fresh process
  * GatherND calls whose outputs (1 MiB or more) take the per-tuple pass on
  * CPU devices: tuples of two components into data [512, 512], 262144 of
@@ -312,6 +341,7 @@ int main(void)
         cmocka_unit_test(test_fill_then_fresh_context_builds_nothing),
         cmocka_unit_test(test_fill_arguments),
         cmocka_unit_test(test_cli_fill_then_run_is_served),
+        cmocka_unit_test(test_cli_fill_refuses_untrusted_folder),
         cmocka_unit_test(test_cli_fill_gather_nd_is_served),
     };
     return CLI_RUN_TESTS("clgather-fill", tests);
