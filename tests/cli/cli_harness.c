@@ -2,6 +2,7 @@
 /* Test harness for the clgather tool. See cli_harness.h. */
 #include "cli_harness.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -777,4 +778,15 @@ int cli_run_tests(const char *prefix, const char *name,
     root_prefix = prefix;
     return _cmocka_run_group_tests(name, tests, count, root_setup,
                                    root_teardown);
+}
+
+int cli_count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
 }

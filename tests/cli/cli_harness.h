@@ -120,6 +120,9 @@ long cli_file_size(const char *path);
 char *cli_path(const char *a, const char *b);
 /* cli_path(cli_root, name), asserted non-NULL. */
 char *cli_tmp(const char *name);
+/* The number of names in folder `dir` besides "." and ".." (the
+ * folder asserted readable). */
+int cli_count_entries(const char *dir);
 /* cli_tmp(name), made a directory (asserted). */
 char *cli_subdir(const char *name);
 

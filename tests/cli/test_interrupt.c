@@ -41,20 +41,6 @@ static int has_temp(const char *dir)
     return found;
 }
 
-/* Number of entries in dir, "." and ".." aside. */
-static int count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int n = 0;
-    assert_non_null(d);
-    while ((e = readdir(d)) != NULL)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            n++;
-    closedir(d);
-    return n;
-}
-
 /* Starts the tool with a 30-second pause in its write, waits (up to 60 s:
  * the first run builds the kernel) for the temporary file in dir, sends
  * sig, and returns the wait status. */
@@ -118,7 +104,7 @@ static void test_run_output_interrupted(void **state)
             got = cli_read_text(victim);
             assert_non_null(got);
             assert_string_equal(got, keep);
-            assert_int_equal(count_entries(dir), 3);
+            assert_int_equal(cli_count_entries(dir), 3);
             free(got);
             unlink(victim);
             free(victim);
@@ -147,7 +133,7 @@ static void test_bench_json_interrupted(void **state)
     got = cli_read_text(json);
     assert_non_null(got);
     assert_string_equal(got, keep);
-    assert_int_equal(count_entries(dir), 1);
+    assert_int_equal(cli_count_entries(dir), 1);
     free(got);
     free(json);
     free(dir);

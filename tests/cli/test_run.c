@@ -329,18 +329,6 @@ static void test_program_cache_trust(void **state)
     free(fifo);
 }
 
-/* The number of names in folder `dir` besides "." and "..". */
-static int folder_size(const char *dir)
-{
-    DIR *d = opendir(dir);
-    int n = 0;
-    assert_non_null(d);
-    for (struct dirent *e; (e = readdir(d)) != NULL;)
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return n;
-}
-
 /* Root with another user's HOME (sudo -E, a service whose HOME is a
  * user's folder) neither reads nor writes that user's caches: clgather's
  * own (not created: a folder on its path is another user's), and the
@@ -378,10 +366,10 @@ static void test_caches_under_another_users_home(void **state)
     assert_non_null(strstr(r.out, "not used: a folder on its path is owned "
                                   "by another user or writable by others)\n"));
     cli_result_free(&r);
-    assert_int_equal(folder_size(home), 1);
-    assert_int_equal(folder_size(dot), 2); /* pocl, mesa_shader_cache */
-    assert_int_equal(folder_size(pocl), 0);
-    assert_int_equal(folder_size(mesa), 0);
+    assert_int_equal(cli_count_entries(home), 1);
+    assert_int_equal(cli_count_entries(dot), 2); /* pocl, mesa_shader_cache */
+    assert_int_equal(cli_count_entries(pocl), 0);
+    assert_int_equal(cli_count_entries(mesa), 0);
     cli_rmtree(home);
     free(d);
     free(i);
@@ -464,7 +452,7 @@ static void test_cache_clear_refuses_another_users_folder(void **state)
             assert_int_equal(setenv(vars[k], saved[k], 1), 0);
         free(saved[k]);
     }
-    assert_int_equal(folder_size(theirs), 1);
+    assert_int_equal(cli_count_entries(theirs), 1);
     cli_rmtree(home);
     cli_rmtree(theirs);
     free(d);
