@@ -123,10 +123,11 @@ int clg_rt_trusted_folder(const char *path)
     return check_folder(path, 0, NULL, 0);
 }
 
-/* The folder the implementation uses today, as an absolute path: its variable (or the older one), else under
- * $XDG_CACHE_HOME, else under $HOME/.cache, a relative one taken from the
- * working directory as the implementation takes it, and *relative set;
- * 0 when none can be named (the implementation has none then). */
+/* The folder the implementation uses today, as an absolute path: its
+ * variable (or the older one), else under $XDG_CACHE_HOME, else under
+ * $HOME/.cache, a relative one taken from the working directory as the
+ * implementation takes it, and *relative set; 0 when none can be named
+ * (the implementation has none then). */
 static int current_folder(const runtime_cache *c, char *out, size_t cap,
                           int *relative)
 {
