@@ -572,7 +572,6 @@ cl_program clg_disk_load(clg_context *ctx, const char *key,
 
 /* ------------------------------------------------------------ store */
 
-/* Creates `dir` and its parents (mode 0700); 0 when it cannot. */
 /* 1 when the nearest part of `dir`'s path that exists is not a folder
  * (a file where a folder would have to be created). */
 static int blocked_by_file(const char *dir)
@@ -590,6 +589,17 @@ static int blocked_by_file(const char *dir)
     }
 }
 
+/* Why a folder not made yet cannot be made where `dir` names it (a file
+ * on its path, or a folder above it that another user controls: nothing
+ * is created there), or "" when the first store makes it. */
+static const char *creation_refusal(const char *dir)
+{
+    if (blocked_by_file(dir))
+        return R_NOT_CREATED;
+    return clg_rt_trusted_folder(dir) ? "" : R_PARENT_UNTRUSTED;
+}
+
+/* Creates `dir` and its parents (mode 0700); 0 when it cannot. */
 static int make_dirs(const char *dir)
 {
     char path[CLG_CACHE_PATH_MAX];
@@ -834,15 +844,11 @@ void clg_disk_store(clg_context *ctx, const char *key, const char *passed,
     if (!whole)
         return;
     struct stat st;
-    if (stat(ctx->disk.set.dir, &st) != 0 &&
-        blocked_by_file(ctx->disk.set.dir))
+    if (stat(ctx->disk.set.dir, &st) != 0)
+        why = creation_refusal(ctx->disk.set.dir);
+    if (!*why && !make_dirs(ctx->disk.set.dir))
         why = R_NOT_CREATED;
-    else if (stat(ctx->disk.set.dir, &st) != 0 &&
-             !clg_rt_trusted_folder(ctx->disk.set.dir))
-        why = R_PARENT_UNTRUSTED; /* not to be created there */
-    else if (!make_dirs(ctx->disk.set.dir))
-        why = R_NOT_CREATED;
-    else if ((dfd = open_folder(ctx->disk.set.dir, &why)) >= 0) {
+    if (!*why && (dfd = open_folder(ctx->disk.set.dir, &why)) >= 0) {
         write_entry(ctx, dfd, name, whole, passed, program);
         evict(dfd, ctx->disk.set.max_bytes);
         close(dfd);
@@ -1107,7 +1113,9 @@ const char *clg_cache_check(const char *dir, const char *file)
         dir = s.dir;
     }
     int dfd = open_folder(dir, &why);
-    if (dfd < 0) /* "" for a folder not made yet: it will be, mode 0700 */
+    if (dfd < 0 && !*why) /* not made yet: as the first store would */
+        why = creation_refusal(dir);
+    if (dfd < 0)
         return *why || !file ? why : R_ENTRY_ABSENT;
     if (file && !is_entry_name(file))
         why = R_ENTRY_NAME;

@@ -1480,8 +1480,9 @@ CLG_API const char *clg_context_cache_refusal(clg_context *ctx);
  *  the entry of that name in it: "" when it would, else a static string
  *  saying why not, as clg_context_cache_refusal gives (an entry's header
  *  is checked, its key and payload only when a context loads it). A
- *  folder that does not exist yet gives "" (a store creates it, mode
- *  0700); an entry that does not exist, "entry not used: no such file"; a
+ *  folder that does not exist yet gives "" where the first store would
+ *  create it (mode 0700), else why not (a file on its path, a folder
+ *  above it that another user controls); an entry that does not exist, "entry not used: no such file"; a
  *  `file` that is not an entry's name (16 hex digits and ".bin"), "entry
  *  not used: not an entry's name"; dir NULL with the cache off, "not
  *  used: the program cache is off"; with CLGATHER_CACHE or

@@ -240,8 +240,8 @@ static void test_cli_fill_then_run_is_served(void **state)
 }
 
 /* `cache --fill` on a folder the cache would not use (writable by group
- * and others): refused before anything is compiled, exit 3, the reason
- * named, no entry written. */
+ * and others), and on one not made yet below it: refused before anything
+ * is compiled, exit 3, the reason named, nothing written. */
 static void test_cli_fill_refuses_untrusted_folder(void **state)
 {
     char *dir = cli_path(cli_root, "cli-cache-open");
@@ -257,6 +257,15 @@ static void test_cli_fill_refuses_untrusted_folder(void **state)
     assert_null(strstr(r.err, "filling for"));
     cli_result_free(&r);
     assert_int_equal(cli_count_entries(dir), 0);
+    /* A folder not made yet below it: the same, before any compile. */
+    char *below = cli_path(dir, "new");
+    fill[7] = below;
+    cli_expect_run(&r, 3, fill);
+    assert_non_null(strstr(r.err, "a folder on its path"));
+    assert_null(strstr(r.err, "filling for"));
+    cli_result_free(&r);
+    assert_int_equal(cli_count_entries(dir), 0);
+    free(below);
     free(dir);
 }
 
