@@ -21,24 +21,23 @@
 # flags, so CMakeLists.txt needs nothing for this build.
 #
 # Two passes over the same build, each counting every sanitizer report:
-#  1. warm-up: the device, cli and conformance labels with ASan and
-#     UBSan but without leak checking, on ASan's fast unwinder. It fills
-#     POCL's disk cache of compiled kernels (~/.cache/pocl, or
-#     POCL_CACHE_DIR). The fault label is left to pass 2: its kernels are
-#     the device label's, and pass 2 runs it under the same checks.
-#     Skipped with CLG_SANITIZE_WARMUP=0, for a run on a cache that
-#     earlier runs have filled: ci/test.sh skips it, after its own runs
-#     of every label.
-#  2. the lane: all five labels with LeakSanitizer on, which needs whole
-#     allocation stacks (fast_unwind_on_malloc=0) to apply its suppressions
-#     (tests/sanitizers/lsan.supp says why). The slow unwinder makes POCL's
-#     in-process LLVM work about 5 times slower: on a cold cache this pass
-#     alone took 22 minutes and timed out device_random. device_fault's
-#     injection runs (a context and a program build each) are the longest
-#     part; they run as four tests, device_fault_0 to _3, one per core.
+#  1. the lane: all five labels with LeakSanitizer on, on ASan's fast
+#     unwinder, with tests/sanitizers/lsan.supp: leaks of memory that C++
+#     code allocated (LLVM inside POCL) are not reported; clgather's, the
+#     ICD loader's and POCL's C runtime's (every OpenCL object) are.
+#     device_fault's injection runs (a context and a program build each)
+#     are the longest part; they run as four tests, device_fault_0 to _3,
+#     one per core.
+#  2. attribution: device_quiet (every cache off, so POCL compiles every
+#     program it builds) again, with whole allocation stacks
+#     (fast_unwind_on_malloc=0) and tests/sanitizers/lsan_pocl_compile.supp,
+#     whose one entry names the POCL function that leaks: so every leak
+#     pass 1's suppressions let pass when POCL compiles is known to be
+#     POCL's own. The slow unwinder makes POCL's in-process LLVM about 4
+#     times slower, which is why pass 1 does without it.
 # Measured on 2 shared cores, after the main ctest run filled POCL's cache:
-# pass 1 takes about 2 minutes, pass 2 about 8 (device_fault's parts about
-# 3 each); with a cold cache pass 1 compiles every kernel variant.
+# pass 1 takes about 8 minutes, pass 2 about 1; on a cold cache pass 1
+# also compiles every kernel variant.
 #
 # The sanitizer options are set here, for every process ctest starts and
 # every process those start (the cli tests pass their environment on to
@@ -65,9 +64,12 @@
 #    giving an ASan report.
 #
 # Before the tests, a canary (tests/sanitizers/leak_canary.c) leaks an
-# OpenCL buffer under pass 2's options and suppressions; the lane fails
-# unless that leak is reported, so LeakSanitizer is known to be on and the
-# suppressions known not to hide an OpenCL object left unreleased.
+# OpenCL buffer under pass 1's options and suppressions, then under pass
+# 2's; the lane fails unless that leak is reported both times (with libpocl
+# as the allocation's caller under pass 1's fast unwinder, with the
+# canary's make_buffer in the stack under pass 2's), so LeakSanitizer is
+# known to be on and neither set of suppressions known to hide an OpenCL
+# object left unreleased.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src="$PWD"
@@ -87,21 +89,26 @@ lane=sanitize
 sanitizer_build "${CLG_SANITIZE_CC:-}" "sanitizer" "-fsanitize=address,undefined" -fno-sanitize-recover=all
 
 logs="$build_abs/sanitizer-logs"
-supp="$src/tests/sanitizers/lsan.supp"
+supp_lane="$src/tests/sanitizers/lsan.supp"
+supp_pocl="$src/tests/sanitizers/lsan_pocl_compile.supp"
 rm -rf "$logs"
 mkdir -p "$logs"
 
-# sanitizer_env <log prefix> <leaks: 0 or 1>: exports the sanitizer
-# options. ASan and UBSan share one log_path (their common flags are one
-# set; the last one parsed would win).
+# sanitizer_env <log prefix> <leaks: 0, 1 (fast unwinder, the lane's
+# suppressions) or whole (whole allocation stacks, the attribution pass's
+# suppressions)>: exports the sanitizer options. ASan and UBSan share one
+# log_path (their common flags are one set; the last one parsed would win).
 sanitizer_env() {
-  local log="$1" leaks="$2"
+  local log="$1" leaks="$2" supp="$supp_lane"
   local asan="halt_on_error=1:abort_on_error=0:print_stacktrace=1"
   asan+=":detect_stack_use_after_return=1:strict_string_checks=1"
   asan+=":allocator_may_return_null=1:use_sigaltstack=0"
   asan+=":exitcode=86:log_path=$log"
-  if [ "$leaks" = 1 ]; then
+  if [ "$leaks" = whole ]; then
     asan+=":detect_leaks=1:fast_unwind_on_malloc=0"
+    supp="$supp_pocl"
+  elif [ "$leaks" = 1 ]; then
+    asan+=":detect_leaks=1"
   else
     asan+=":detect_leaks=0"
   fi
@@ -119,51 +126,64 @@ count_reports() {
   logs_of "$1" | { grep -c '^SUMMARY: ' || true; }
 }
 
-# run_pass <name> <leaks: 0 or 1> <label regex>: runs ctest under the
-# sanitizers, its output in $build_abs/sanitize-<name>.log; fails the lane
-# (after the summary) when a test fails or is skipped.
+# run_pass <name> <leaks: as sanitizer_env> <ctest selection...>: runs
+# ctest under the sanitizers, its output in $build_abs/sanitize-<name>.log;
+# fails the lane (after the summary) when a test fails or is skipped.
 failures=()
 run_pass() {
-  local name="$1" leaks="$2" labels="$3" status=0
+  local name="$1" leaks="$2" status=0
+  shift 2
   local log="$build_abs/sanitize-$name.log"
   (
     sanitizer_env "$logs/$name" "$leaks"
     ctest --test-dir "$build_dir" --output-on-failure --no-tests=error \
-      --parallel "$jobs" -L "$labels" -LE '^large$'
+      --parallel "$jobs" "$@" -LE '^large$'
   ) 2>&1 | tee "$log" || status=$?
   local why
   why="$(ctest_failure "$log" "$status")"
   [ -z "$why" ] || failures+=("$name: $why")
 }
 
-echo "--- leak canary"
-mkdir -p "$probe/canary-logs"
-"$cc" "${c_flags[@]}" "$src/tests/sanitizers/leak_canary.c" -o "$probe/leak_canary" -lOpenCL
-canary_status=0
-(
-  sanitizer_env "$probe/canary-logs/canary" 1
-  "$probe/leak_canary"
-) || canary_status=$?
-canary_log="$(logs_of "$probe/canary-logs")"
-[ "$canary_status" -ne 77 ] || fail "the canary found no OpenCL device"
-if [ "$canary_status" -ne 86 ] ||
-  ! grep -q 'ERROR: LeakSanitizer: detected memory leaks' <<<"$canary_log" ||
-  ! grep -q 'in make_buffer .*leak_canary\.c' <<<"$canary_log"; then
-  echo "$canary_log"
-  fail "the canary's leaked cl_mem was not reported (exit $canary_status): LeakSanitizer is off, or a suppression hides OpenCL objects"
-fi
-echo "ci/sanitize.sh: the canary's leaked cl_mem was reported, as it must be"
+# canary <leaks: 1 or whole> <command>: runs the canary under a pass's
+# options; <command> reads its report on stdin and must succeed.
+canary() {
+  local leaks="$1" status=0
+  shift
+  local dir="$probe/canary-logs-$leaks"
+  mkdir -p "$dir"
+  (
+    sanitizer_env "$dir/canary" "$leaks"
+    "$probe/leak_canary"
+  ) || status=$?
+  local log
+  log="$(logs_of "$dir")"
+  [ "$status" -ne 77 ] || fail "the canary found no OpenCL device"
+  if [ "$status" -ne 86 ] ||
+    ! grep -q 'ERROR: LeakSanitizer: detected memory leaks' <<<"$log" ||
+    ! "$@" <<<"$log"; then
+    echo "$log"
+    fail "the canary's leaked cl_mem was not reported under leaks=$leaks (exit $status): LeakSanitizer is off, or a suppression hides OpenCL objects"
+  fi
+  echo "ci/sanitize.sh: the canary's leaked cl_mem was reported under leaks=$leaks, as it must be"
+}
 
-if [ "${CLG_SANITIZE_WARMUP:-1}" != 0 ]; then
-  echo "--- pass 1: ctest -L 'device|cli|conformance', ASan+UBSan, no leak check (fills POCL's kernel cache)"
-  pass1_start=$SECONDS
-  run_pass warmup 0 '^(device|cli|conformance)$'
-  warmup_s=$((SECONDS - pass1_start))
-  echo "ci/sanitize.sh: pass 1 took ${warmup_s} s"
-fi
-echo "--- pass 2: ctest -L 'unit|device|fault|cli|conformance', ASan+UBSan+LSan"
+echo "--- leak canary"
+"$cc" "${c_flags[@]}" "$src/tests/sanitizers/leak_canary.c" -o "$probe/leak_canary" -lOpenCL
+# Pass 1's fast unwinder stops in libpocl (no frame pointers): a direct
+# leak whose caller is libpocl is the cl_mem (the canary's other leak is
+# its own malloc, under main).
+canary 1 awk '/^Direct leak/ { direct = 1; next }
+              direct && /^ +#1 / { if (/libpocl\.so/) found = 1; direct = 0 }
+              END { exit !found }'
+canary whole grep -q 'in make_buffer .*leak_canary\.c'
+
+echo "--- pass 1: ctest -L 'unit|device|fault|cli|conformance', ASan+UBSan+LSan"
+pass1_start=$SECONDS
+run_pass lane 1 -L '^(unit|device|fault|cli|conformance)$'
+pass1_s=$((SECONDS - pass1_start))
+echo "--- pass 2: device_quiet (POCL compiles), ASan+UBSan+LSan on whole stacks, POCL's leak named"
 pass2_start=$SECONDS
-run_pass lane 1 '^(unit|device|fault|cli|conformance)$'
+run_pass attribution whole -R '^device_quiet$'
 pass2_s=$((SECONDS - pass2_start))
 
 reports="$(count_reports "$logs")"
@@ -171,25 +191,26 @@ if [ "$reports" -ne 0 ]; then
   echo "--- sanitizer reports"
   print_reports "$logs" '^SUMMARY: '
 fi
-# What LeakSanitizer suppressed, summed over every process.
-suppressed="$(logs_of "$logs" |
-  awk '/^Suppressions used:/ { on = 1; next }
-       on && $1 == "count" { next }
-       on && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { n[$3] += $1; b[$3] += $2; next }
-       { on = 0 }
-       END { for (k in n) printf "  %s: %d leaks, %d bytes\n", k, n[k], b[k] }')"
+# suppressed <pass name>: what LeakSanitizer suppressed in a pass's
+# processes, summed per entry.
+suppressed() {
+  find "$logs" -type f -name "$1.*" -exec cat {} + |
+    awk '/^Suppressions used:/ { on = 1; next }
+         on && $1 == "count" { next }
+         on && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { n[$3] += $1; b[$3] += $2; next }
+         { on = 0 }
+         END { for (k in n) printf "  %s: %d leaks, %d bytes\n", k, n[k], b[k] }'
+}
 
 total_s=$((SECONDS - start))
 echo "--- sanitizer lane summary"
-echo "tests run with LeakSanitizer (pass 2), per label:"
+echo "tests run with LeakSanitizer (pass 1), per label:"
 sed -n '/^Label Time Summary:/,/^$/p' "$build_abs/sanitize-lane.log"
 echo "sanitizer reports: $reports"
-if [ -n "$suppressed" ]; then
-  echo "leaks suppressed (POCL/LLVM, tests/sanitizers/lsan.supp):"
-  echo "$suppressed"
-else
-  echo "leaks suppressed: none"
-fi
-echo "run time: ${total_s} s (build ${build_s} s, pass 1 ${warmup_s:-skipped}${warmup_s:+ s}, pass 2 ${pass2_s} s)"
+echo "leaks suppressed in pass 1 (tests/sanitizers/lsan.supp, C++ callers):"
+echo "$(suppressed lane)" | sed 's/^$/  none/'
+echo "leaks suppressed in pass 2 (tests/sanitizers/lsan_pocl_compile.supp, POCL's compiler):"
+echo "$(suppressed attribution)" | sed 's/^$/  none/'
+echo "run time: ${total_s} s (build ${build_s} s, pass 1 ${pass1_s} s, pass 2 ${pass2_s} s)"
 
 lane_verdict "$reports" sanitizer "every test"

@@ -106,10 +106,9 @@ bash ci/fuzz.sh
 passed "the fuzzing lane passed"
 
 # ASan + UBSan + LeakSanitizer over the unit, device, fault, cli and
-# conformance labels; without the lane's warm-up pass, since the runs
-# above filled POCL's kernel cache with every variant the tests build.
+# conformance labels, on the kernel cache the runs above filled.
 echo "--- sanitizers"
-CLG_SANITIZE_WARMUP=0 bash ci/sanitize.sh
+bash ci/sanitize.sh
 passed "the sanitizer lane passed"
 
 # ThreadSanitizer over the device label, device_threads (8 threads on one
