@@ -4,7 +4,7 @@
 # (ASan + UBSan, -fno-sanitize-recover=all; CLGATHER_BUILD_FUZZERS), replays
 # every regression input of tests/fuzz/regressions/<target>/, then fuzzes
 # each target from its seeds (tests/fuzz/corpus/<target>/) for a fixed time,
-# one target at a time. Fails on any crash, sanitizer report, failed harness
+# as many targets at a time as there are cores. Fails on any crash, sanitizer report, failed harness
 # check, leak, timeout (an input running over 10 s) or allocation over the
 # limits (one allocation above 512 MiB, RSS above 1 GiB, or a reader's
 # single allocation above its bound for the input: tests/fuzz/README.md).
@@ -130,22 +130,20 @@ for t in "${targets[@]}"; do
   done
 done
 
-# One target at a time, from a scratch copy of its seeds.
-summary=()
-for t in "${targets[@]}"; do
-  echo "--- fuzz: $t for ${seconds}s"
-  scratch="$out/corpus-$t"
+# fuzz_target <target>: fuzzes one target from a scratch copy of its
+# seeds; writes its summary line to $out/summary-<target> and, when it
+# failed, its crash input's path (or nothing) to $out/failed-<target>.
+# Runs in the background, beside the others: it never fails itself.
+fuzz_target() {
+  local t="$1" scratch="$out/corpus-$1" log="$out/fuzz-$1.log"
+  local start=$SECONDS status=0 execs final cov ft corp crash result
   mkdir -p "$scratch" "$out/crashes"
-  log="$out/fuzz-$t.log"
-  start=$SECONDS
-  status=0
   # shellcheck disable=SC2046 # dict_args prints zero or one word
   timeout "$((seconds + 300))" "$(fuzzer "$t")" "${limits[@]}" \
     $(dict_args "$t") -max_len="$(max_len "$t")" -use_value_profile=1 \
     -max_total_time="$seconds" -print_final_stats=1 \
     -artifact_prefix="$out/crashes/$t-" \
     "$scratch" "tests/fuzz/corpus/$t" >"$log" 2>&1 || status=$?
-  took=$((SECONDS - start))
   # The last status line (DONE after a clean run) has cov: and ft:; a run
   # that failed on a seed has none.
   execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)"
@@ -162,12 +160,35 @@ for t in "${targets[@]}"; do
     result="ok"
   else
     result="FAILED (exit $status)"
+    echo "$crash" >"$out/failed-$t"
+  fi
+  printf '%-7s %-18s execs %-10s cov %-6s ft %-6s corpus %-5s %ss\n' \
+    "$t" "$result" "${execs:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" \
+    "$((SECONDS - start))" >"$out/summary-$t"
+}
+
+# As many targets at a time as there are cores (each is one process), so
+# that each still has a core of its own for its fixed time; then their
+# results, in the targets' order.
+echo "--- fuzz: ${#targets[@]} targets, ${seconds}s each, $jobs at a time"
+running=0
+for t in "${targets[@]}"; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n
+    running=$((running - 1))
+  fi
+  fuzz_target "$t" &
+  running=$((running + 1))
+done
+wait
+summary=()
+for t in "${targets[@]}"; do
+  line="$(cat "$out/summary-$t")"
+  echo "  $line"
+  if [ -f "$out/failed-$t" ]; then
+    show_failure "$out/fuzz-$t.log" "$(cat "$out/failed-$t")"
     failures+=("fuzz $t")
   fi
-  line="$(printf '%-7s %-18s execs %-10s cov %-6s ft %-6s corpus %-5s %ss' \
-    "$t" "$result" "${execs:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$took")"
-  echo "  $line"
-  [ "$result" = ok ] || show_failure "$log" "$crash"
   summary+=("$line")
 done
 
