@@ -295,13 +295,19 @@ static void test_nd_every_b_and_k(void **state)
 
 /* Pieces: tensors past CLGATHER_MAX_ALLOC=1024 on the split context,
  * rows of tuples (b 1, k 1, slices of 80 bytes) and windows of tuples
- * (b 0, k 2, 6400 bytes of indices), under every mode. */
+ * (b 0, k 2, 6400 bytes of indices), under every mode; under
+ * CLG_TEST_QUICK=1 each shape under two of the modes, so that the two
+ * shapes together take every mode (each piece is a launch: under
+ * Oclgrind the whole test took 87 s). */
 static void test_nd_pieces(void **state)
 {
     fixture *f = *state;
     clg_test_rng rng = {f->seed ^ 0x9ece};
+    int quick = clg_test_quick();
     for (size_t m = 0; m < CLG_TEST_ARRAY_LEN(modes); m++)
         for (int shape = 0; shape < 2; shape++) {
+            if (quick && (int)(m / 2) != shape)
+                continue;
             nd_case c = {0};
             c.dtype = CLG_DTYPE_FLOAT;
             c.itype = CLG_DTYPE_INT64;
@@ -320,14 +326,19 @@ static void test_nd_pieces(void **state)
 }
 
 /* One shape of the per-tuple pass's tests in one width: both index
- * types, every mode, out-of-range components under the modes that
+ * types (under CLG_TEST_QUICK=1 the one `quick_itype` picks: 0 int32, 1
+ * int64), every mode, out-of-range components under the modes that
  * resolve them, and under raise where `raise_bad`. */
 static void run_tuple_cases(fixture *g, clg_test_rng *rng, clg_dtype dtype,
                             size_t r, const int64_t *ds, size_t q,
-                            const int64_t *is, size_t b, int raise_bad)
+                            const int64_t *is, size_t b, int raise_bad,
+                            int quick_itype)
 {
+    int quick = clg_test_quick();
     for (int it = 0; it < 2; it++)
         for (size_t m = 0; m < CLG_TEST_ARRAY_LEN(modes); m++) {
+            if (quick && it != quick_itype)
+                continue;
             nd_case c = {0};
             c.dtype = dtype;
             c.itype = it ? CLG_DTYPE_INT64 : CLG_DTYPE_INT32;
@@ -351,8 +362,10 @@ static void run_tuple_cases(fixture *g, clg_test_rng *rng, clg_dtype dtype,
  * every width,
  * both index types, every mode, out-of-range components under the modes
  * that resolve them and half the raise cases. Under CLG_TEST_QUICK=1
- * without the split context: its pieces of 1 KiB made 57,000 launches
- * here, ten minutes under Oclgrind, and test_nd_pieces covers pieces. */
+ * without the split context (its pieces of 1 KiB made 57,000 launches
+ * here, ten minutes under Oclgrind, and test_nd_pieces covers pieces),
+ * and each width with one index type, in turn from width to width and
+ * from shape to shape. */
 static void test_nd_tuple_pass(void **state)
 {
     fixture *f = *state;
@@ -378,7 +391,8 @@ static void test_nd_tuple_pass(void **state)
             if (clg_test_quick() && shape >= 3 && widths[w] != CLG_DTYPE_FLOAT)
                 continue;
             run_tuple_cases(&g, &rng, widths[w], r[shape], ds[shape], q[shape],
-                            is[shape], b[shape], (int)(w & 1));
+                            is[shape], b[shape], (int)(w & 1),
+                            (int)((w + (size_t)shape) & 1));
         }
     if (f->tuples->facts.plan_type == CLG_DEVICE_TYPE_CPU) {
         assert_true(clg_test_kernels_named(f->tuples, "clg_gather_nd_"
@@ -418,7 +432,10 @@ static void test_nd_tuple_pass(void **state)
  * store non-temporally where the output is aligned to 64 bytes (the
  * device buffers), which by themselves they do only on outputs larger
  * than half the device's cache. Every width, both index types, every
- * mode, out-of-range components under the modes that resolve them. */
+ * mode, out-of-range components under the modes that resolve them.
+ * Under CLG_TEST_QUICK=1 each width with one index type, in turn; and
+ * where the row has no built-ins (`nt=0`: these are test_nd_tuple_pass's
+ * calls), one width. */
 static void test_nd_tuple_pass_nt(void **state)
 {
     fixture *f = *state;
@@ -437,10 +454,15 @@ static void test_nd_tuple_pass_nt(void **state)
     static const int64_t ds[2][3] = {{3, 7, 64}, {40, 50, 0}};
     static const int64_t is[2][3] = {{3, 20, 1}, {1024, 2, 0}};
     static const size_t r[2] = {3, 2}, q[2] = {3, 2}, b[2] = {1, 0};
+    int one_width = clg_test_quick() && !e->builtins;
     for (int shape = 0; shape < 2; shape++)
-        for (size_t w = 0; w < CLG_TEST_ARRAY_LEN(widths); w++)
+        for (size_t w = 0; w < CLG_TEST_ARRAY_LEN(widths); w++) {
+            if (one_width && widths[w] != CLG_DTYPE_FLOAT)
+                continue;
             run_tuple_cases(&g, &rng, widths[w], r[shape], ds[shape], q[shape],
-                            is[shape], b[shape], 0);
+                            is[shape], b[shape], 0,
+                            (int)((w + (size_t)shape) & 1));
+        }
     CLG_ASSERT_OK(f->tuples, clg_context_set_params(f->tuples, &e->params));
     if (e->builtins && f->tuples->facts.plan_type == CLG_DEVICE_TYPE_CPU) {
         assert_true(clg_test_kernels_built_with(f->tuples, "clg_gather_rows",
