@@ -94,7 +94,7 @@ supp_pocl="$src/tests/sanitizers/lsan_pocl_compile.supp"
 rm -rf "$logs"
 mkdir -p "$logs"
 
-# sanitizer_env <log prefix> <leaks: 0, 1 (fast unwinder, the lane's
+# sanitizer_env <log prefix> <leaks: 1 (fast unwinder, the lane's
 # suppressions) or whole (whole allocation stacks, the attribution pass's
 # suppressions)>: exports the sanitizer options. ASan and UBSan share one
 # log_path (their common flags are one set; the last one parsed would win).
@@ -104,13 +104,10 @@ sanitizer_env() {
   asan+=":detect_stack_use_after_return=1:strict_string_checks=1"
   asan+=":allocator_may_return_null=1:use_sigaltstack=0"
   asan+=":exitcode=86:log_path=$log"
+  asan+=":detect_leaks=1"
   if [ "$leaks" = whole ]; then
-    asan+=":detect_leaks=1:fast_unwind_on_malloc=0"
+    asan+=":fast_unwind_on_malloc=0"
     supp="$supp_pocl"
-  elif [ "$leaks" = 1 ]; then
-    asan+=":detect_leaks=1"
-  else
-    asan+=":detect_leaks=0"
   fi
   export ASAN_OPTIONS="$asan"
   export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:report_error_type=1:exitcode=86:log_path=$log"

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The sanitizer lane's canary (ci/sanitize.sh): an OpenCL buffer that is
  * never released, and a malloc that is never freed. Built with the lane's
- * flags and run under its ASAN_OPTIONS and LeakSanitizer suppressions, it
- * must be reported, the buffer under make_buffer: so LeakSanitizer is
- * on and the suppressions (tests/sanitizers/lsan.supp) do not hide an
- * OpenCL object that clgather might forget to release. Not a ctest test:
- * it fails on purpose. */
+ * flags and run under each of its passes' ASAN_OPTIONS and LeakSanitizer
+ * suppressions, the buffer must be reported: with libpocl as the
+ * allocation's caller on ASan's fast unwinder, under make_buffer on whole
+ * stacks. So LeakSanitizer is on and neither set of suppressions
+ * (tests/sanitizers/lsan.supp, lsan_pocl_compile.supp) hides an OpenCL
+ * object that clgather might forget to release. Not a ctest test: it
+ * fails on purpose. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
