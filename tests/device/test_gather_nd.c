@@ -327,7 +327,7 @@ static void test_nd_pieces(void **state)
 
 /* One shape of the per-tuple pass's tests in one width: both index
  * types (under CLG_TEST_QUICK=1 the one `quick_itype` picks: 0 int32, 1
- * int64), every mode, out-of-range components under the modes that
+ * int64; -1 both), every mode, out-of-range components under the modes that
  * resolve them, and under raise where `raise_bad`. */
 static void run_tuple_cases(fixture *g, clg_test_rng *rng, clg_dtype dtype,
                             size_t r, const int64_t *ds, size_t q,
@@ -337,7 +337,7 @@ static void run_tuple_cases(fixture *g, clg_test_rng *rng, clg_dtype dtype,
     int quick = clg_test_quick();
     for (int it = 0; it < 2; it++)
         for (size_t m = 0; m < CLG_TEST_ARRAY_LEN(modes); m++) {
-            if (quick && it != quick_itype)
+            if (quick && quick_itype >= 0 && it != quick_itype)
                 continue;
             nd_case c = {0};
             c.dtype = dtype;
@@ -364,8 +364,9 @@ static void run_tuple_cases(fixture *g, clg_test_rng *rng, clg_dtype dtype,
  * that resolve them and half the raise cases. Under CLG_TEST_QUICK=1
  * without the split context (its pieces of 1 KiB made 57,000 launches
  * here, ten minutes under Oclgrind, and test_nd_pieces covers pieces),
- * and each width with one index type, in turn from width to width and
- * from shape to shape. */
+ * and each width of shapes 0 to 2 with one index type, in turn from
+ * width to width and from shape to shape (shapes 3 and 4, in one width,
+ * with both). */
 static void test_nd_tuple_pass(void **state)
 {
     fixture *f = *state;
@@ -390,9 +391,12 @@ static void test_nd_tuple_pass(void **state)
              * which the other shapes run in every width. */
             if (clg_test_quick() && shape >= 3 && widths[w] != CLG_DTYPE_FLOAT)
                 continue;
+            /* Under CLG_TEST_QUICK=1 the shapes in every width take one
+             * index type per width; those in one width take both, since
+             * no other call builds their pass with the other type. */
             run_tuple_cases(&g, &rng, widths[w], r[shape], ds[shape], q[shape],
                             is[shape], b[shape], (int)(w & 1),
-                            (int)((w + (size_t)shape) & 1));
+                            shape >= 3 ? -1 : (int)((w + (size_t)shape) & 1));
         }
     if (f->tuples->facts.plan_type == CLG_DEVICE_TYPE_CPU) {
         assert_true(clg_test_kernels_named(f->tuples, "clg_gather_nd_"
@@ -435,7 +439,7 @@ static void test_nd_tuple_pass(void **state)
  * mode, out-of-range components under the modes that resolve them.
  * Under CLG_TEST_QUICK=1 each width with one index type, in turn; and
  * where the row has no built-ins (`nt=0`: these are test_nd_tuple_pass's
- * calls), one width. */
+ * calls), one width with both. */
 static void test_nd_tuple_pass_nt(void **state)
 {
     fixture *f = *state;
@@ -461,7 +465,7 @@ static void test_nd_tuple_pass_nt(void **state)
                 continue;
             run_tuple_cases(&g, &rng, widths[w], r[shape], ds[shape], q[shape],
                             is[shape], b[shape], 0,
-                            (int)((w + (size_t)shape) & 1));
+                            one_width ? -1 : (int)((w + (size_t)shape) & 1));
         }
     CLG_ASSERT_OK(f->tuples, clg_context_set_params(f->tuples, &e->params));
     if (e->builtins && f->tuples->facts.plan_type == CLG_DEVICE_TYPE_CPU) {
