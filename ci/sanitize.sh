@@ -24,7 +24,10 @@
 #  1. the lane: all five labels with LeakSanitizer on, on ASan's fast
 #     unwinder, with tests/sanitizers/lsan.supp: leaks of memory that C++
 #     code allocated (LLVM inside POCL) are not reported; clgather's, the
-#     ICD loader's and POCL's C runtime's (every OpenCL object) are.
+#     ICD loader's and POCL's C runtime's (every OpenCL object) are. A
+#     leaked OpenCL object's stack then ends at its libpocl caller; to see
+#     the clgather frames above it, rerun that test with
+#     ASAN_OPTIONS=...:fast_unwind_on_malloc=0.
 #     device_fault's injection runs (a context and a program build each)
 #     are the longest part; they run as four tests, device_fault_0 to _3,
 #     one per core.
