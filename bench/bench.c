@@ -27,7 +27,8 @@ static void usage(FILE *out)
             "[--repeat N]\n"
             "                      [--scale F[,F...]] [--linearity] "
             "[--seed N] [--json FILE]\n"
-            "                      [--oob MODE] [--buffers KIND]\n"
+            "                      [--oob MODE] [--buffers KIND] "
+            "[--no-first-call]\n"
             "Measure Gather, GatherElements and GatherND bandwidth beside the "
             "device's copy kernel.\n"
             "\n"
@@ -65,6 +66,9 @@ static void usage(FILE *out)
             "context's first call\n"
             "                       with the program cache empty and "
             "filled, the warm call\n"
+            "      --no-first-call  leave the first-call table out (it "
+            "compiles each operator's\n"
+            "                       programs from source, 5 times)\n"
             "  -l, --list           list the workloads and exit\n"
             "  -h, --help           show this help\n"
             "\n"
@@ -212,6 +216,9 @@ static int parse_option(int c, bench_options *opt)
     case 'F':
         opt->first_only = 1;
         return 0;
+    case 'N':
+        opt->no_first = 1;
+        return 0;
     case 'l':
         return 1;
     case 'h':
@@ -236,6 +243,7 @@ static int parse_options(int argc, char **argv, bench_options *opt)
         {"oob", required_argument, NULL, 'O'},
         {"buffers", required_argument, NULL, 'B'},
         {"first-call", no_argument, NULL, 'F'},
+        {"no-first-call", no_argument, NULL, 'N'},
         {"list", no_argument, NULL, 'l'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
@@ -258,7 +266,7 @@ static int parse_options(int argc, char **argv, bench_options *opt)
     if (opt->first_only &&
         (any_selected || opt->scale_count > 0 || opt->seen['r'] ||
          opt->seen['S'] || opt->seen['j'] || opt->seen['O'] ||
-         opt->seen['B'])) {
+         opt->seen['B'] || opt->no_first)) {
         fprintf(stderr, "clgather bench: --first-call takes --device only\n");
         return -1;
     }
@@ -377,7 +385,7 @@ int clg_cli_bench(int argc, char **argv)
     fflush(stdout);
     if ((rc = run_all(ctx, &b, &opt, res, total, &n)) == CLG_EXIT_OK)
         rc = report(ctx, &b, &opt, res, n);
-    if (rc == CLG_EXIT_OK)
+    if (rc == CLG_EXIT_OK && !opt.no_first)
         rc = bench_first_calls(&opt);
 
 cleanup:

@@ -74,6 +74,7 @@ typedef struct bench_options {
     const char *json_path;
     clg_oob_mode oob; /* --oob: the operator calls' out-of-range mode */
     int first_only;   /* --first-call: the first-call table alone */
+    int no_first;     /* --no-first-call: the table left out */
     int buffers;      /* --buffers: BENCH_BUFFERS_* */
     int seen[128];    /* single-value options met, by their short name */
 } bench_options;

@@ -748,7 +748,8 @@ static void test_short_options(void **state)
     /* --first-call ignores a workload run's options: refused, each. */
     const char *const with[][3] = {
         {"--json", "fc.json"}, {"--workload", "small"}, {"--linearity"},
-        {"-r", "2"},           {"--seed", "1"},         {"--oob", "clip"}};
+        {"-r", "2"},           {"--seed", "1"},         {"--oob", "clip"},
+        {"--no-first-call"}};
     for (size_t i = 0; i < sizeof with / sizeof with[0]; i++) {
         const char *first[] = {"bench", "--first-call", with[i][0], with[i][1],
                                NULL};
