@@ -42,14 +42,8 @@
 # pass 1 takes about 8 minutes, pass 2 about 1; on a cold cache pass 1
 # also compiles every kernel variant.
 #
-# POCL_WORK_GROUP_SPECIALIZATION=0 for the tests: POCL then builds and
-# loads one machine-code object per kernel, not one per kernel and
-# work-group size. The varied shapes of the device label made thousands of
-# them per test, which a sanitized process loads far more slowly: on a
-# cold POCL cache device_random alone ran past its 900 s timeout with
-# them, and took 37 s without. It changes only POCL's compiled kernels,
-# which ASan does not instrument, and nothing of the host code it checks
-# (ci/tsan.sh does the same).
+# POCL runs without work-group specialisation (sanitizer_pocl_env in
+# ci/sanitizer_build.sh says why).
 #
 # The sanitizer options are set here, for every process ctest starts and
 # every process those start (the cli tests pass their environment on to
@@ -145,7 +139,7 @@ run_pass() {
   local log="$build_abs/sanitize-$name.log"
   (
     sanitizer_env "$logs/$name" "$leaks"
-    export POCL_WORK_GROUP_SPECIALIZATION=0
+    sanitizer_pocl_env
     ctest --test-dir "$build_dir" --output-on-failure --no-tests=error \
       --parallel "$jobs" "$@" -LE '^large$'
   ) 2>&1 | tee "$log" || status=$?

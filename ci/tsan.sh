@@ -42,14 +42,8 @@
 # every report; exitcode=66 (TSan's own), a status no test uses;
 # second_deadlock_stack=1 for lock-order reports.
 #
-# POCL_WORK_GROUP_SPECIALIZATION=0: POCL then compiles one machine-code
-# object per kernel instead of one per kernel and work-group size, and
-# ThreadSanitizer (compiler-rt 14) rescans every loaded module at each
-# dlopen, which POCL calls once per object: with the specialised objects
-# of the device label's varied shapes, those rescans were most of the
-# lane (device_random: 52 s alone, 16 s without them). It changes how
-# POCL compiles the kernels, which ThreadSanitizer does not see, and
-# nothing of clgather's host code, which it checks.
+# POCL runs without work-group specialisation (sanitizer_pocl_env in
+# ci/sanitizer_build.sh says why).
 #
 # Run time, measured on 2 shared cores with a warm POCL kernel cache
 # (~/.cache/pocl; the lanes before this one in ci/test.sh fill it, though
@@ -121,7 +115,8 @@ log="$build_abs/tsan-device.log"
 status=0
 (
   tsan_env "$logs/tsan"
-  export CLG_TEST_QUICK=1 POCL_WORK_GROUP_SPECIALIZATION=0
+  export CLG_TEST_QUICK=1
+  sanitizer_pocl_env
   ctest --test-dir "$build_dir" --output-on-failure --no-tests=error \
     --parallel "$jobs" -L '^device$'
 ) 2>&1 | tee "$log" || status=$?
