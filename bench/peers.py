@@ -152,7 +152,9 @@ def run_clgather(exe, args, device):
     output; returns the parsed JSON and the table it printed."""
     with tempfile.TemporaryDirectory() as tmp:
         json_path = os.path.join(tmp, "bench.json")
-        cmd = [exe, "bench", "--json", json_path, "--repeat", str(args.repeat)]
+        # The first-call table is not among the peers' figures.
+        cmd = [exe, "bench", "--no-first-call", "--json", json_path,
+               "--repeat", str(args.repeat)]
         if device is not None:
             cmd += ["--device", device]
         for name in args.workload or []:
