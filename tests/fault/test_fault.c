@@ -60,15 +60,6 @@ typedef struct scenario {
     clg_oob_mode oob; /* the calls' out-of-range mode */
 } scenario;
 
-/* A scenario with the cache off builds every program from source in each
- * of its runs, and its first call runs the self-test (docs/design.md,
- * "Known-answer self-test"): their calls are made to fail there. Each path, each kind
- * of program (Gather's, GatherElements' with the check kernel, the
- * normalising pass, GatherND's, the GPU plan's) and the empty enqueue
- * have such a scenario. The others run on a filled cache: what they add
- * is their launches, whose calls are the same either way, and a build
- * from source costs each of their runs a preprocessing of the whole
- * source on POCL (half the test's time when every scenario built). */
 static const scenario scenarios[] = {
     {"host, in place", HOST_IN_PLACE, CLG_OP_GATHER, 0, 0, 64, 16, 10,
      CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
@@ -87,23 +78,23 @@ static const scenario scenarios[] = {
     /* Enqueued with a wait list (a pending user event and a marker) and
      * an event, then finished. */
     {"enqueue, context queue", ENQUEUE, CLG_OP_GATHER, 0, 0, 50, 12, 33,
-     CONTEXT_QUEUE, 0, NULL, CACHE_FILLED, CLG_OOB_RAISE},
+     CONTEXT_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     {"enqueue, own queue", ENQUEUE, CLG_OP_GATHER_ELEMENTS, 0, 0, 20, 30, 0,
-     OWN_QUEUE, 0, NULL, CACHE_FILLED, CLG_OOB_RAISE},
+     OWN_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     {"enqueue, out-of-order queue, GPU plan", ENQUEUE, CLG_OP_GATHER, 1, 0, 50,
-     12, 33, OUT_OF_ORDER, 0, NULL, CACHE_FILLED, CLG_OOB_RAISE},
+     12, 33, OUT_OF_ORDER, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     {"enqueue, nothing to launch (a marker)", ENQUEUE, CLG_OP_GATHER, 0, 0, 8,
      4, 0, OWN_QUEUE, 0, NULL, CACHE_OFF, CLG_OOB_RAISE},
     {"enqueue, deferred index error", ENQUEUE, CLG_OP_GATHER, 0, 0, 50, 12, 33,
-     OWN_QUEUE, 1, NULL, CACHE_FILLED, CLG_OOB_RAISE},
+     OWN_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_RAISE},
     /* Outputs of 1 KiB or more with norm=1: the normalising pass, its
      * temporary and the trusted body (docs/design.md, "Kernels"). */
     {"host, in place, normalising pass", HOST_IN_PLACE, CLG_OP_GATHER, 0, 0,
      50, 12, 33, CONTEXT_QUEUE, 0, "norm=1", CACHE_OFF, CLG_OOB_RAISE},
     {"device buffers, normalising pass", DEVICE_BUFFERS, CLG_OP_GATHER, 0, 0,
-     50, 12, 33, CONTEXT_QUEUE, 0, "norm=1", CACHE_FILLED, CLG_OOB_RAISE},
+     50, 12, 33, CONTEXT_QUEUE, 0, "norm=1", CACHE_OFF, CLG_OOB_RAISE},
     {"enqueue, deferred index error, normalising pass", ENQUEUE, CLG_OP_GATHER,
-     0, 0, 50, 12, 33, OWN_QUEUE, 1, "norm=1", CACHE_FILLED, CLG_OOB_RAISE},
+     0, 0, 50, 12, 33, OWN_QUEUE, 1, "norm=1", CACHE_OFF, CLG_OOB_RAISE},
     /* The program cache: every call's build stored, or loaded. */
     {"host, in place, program cache empty", HOST_IN_PLACE, CLG_OP_GATHER, 0, 0,
      64, 16, 10, CONTEXT_QUEUE, 0, NULL, CACHE_EMPTY, CLG_OOB_RAISE},
@@ -114,17 +105,17 @@ static const scenario scenarios[] = {
      CACHE_FILLED, CLG_OOB_RAISE},
     /* The other out-of-range modes, values out of range resolved. */
     {"host, in place, fill", HOST_IN_PLACE, CLG_OP_GATHER, 0, 0, 64, 16, 10,
-     CONTEXT_QUEUE, 1, NULL, CACHE_FILLED, CLG_OOB_FILL},
+     CONTEXT_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_FILL},
     {"host, in place, normalising pass, fill", HOST_IN_PLACE, CLG_OP_GATHER, 0,
-     0, 50, 12, 33, CONTEXT_QUEUE, 1, "norm=1", CACHE_FILLED, CLG_OOB_FILL},
+     0, 50, 12, 33, CONTEXT_QUEUE, 1, "norm=1", CACHE_OFF, CLG_OOB_FILL},
     {"host, copied, clip", HOST_COPY, CLG_OP_GATHER_ELEMENTS, 1, 0, 20, 30, 0,
-     CONTEXT_QUEUE, 1, NULL, CACHE_FILLED, CLG_OOB_CLIP},
+     CONTEXT_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_CLIP},
     {"host, split, copied, wrap", HOST_SPLIT_COPY, CLG_OP_GATHER_ELEMENTS, 1,
-     1, 16, 20, 0, CONTEXT_QUEUE, 1, NULL, CACHE_FILLED, CLG_OOB_WRAP},
+     1, 16, 20, 0, CONTEXT_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_WRAP},
     {"device buffers, normalising pass, clip", DEVICE_BUFFERS, CLG_OP_GATHER,
-     0, 0, 50, 12, 33, CONTEXT_QUEUE, 1, "norm=1", CACHE_FILLED, CLG_OOB_CLIP},
+     0, 0, 50, 12, 33, CONTEXT_QUEUE, 1, "norm=1", CACHE_OFF, CLG_OOB_CLIP},
     {"enqueue, own queue, wrap", ENQUEUE, CLG_OP_GATHER_ELEMENTS, 0, 0, 20, 30,
-     0, OWN_QUEUE, 1, NULL, CACHE_FILLED, CLG_OOB_WRAP},
+     0, OWN_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_WRAP},
     {"enqueue, GPU plan, fill", ENQUEUE, CLG_OP_GATHER, 1, 0, 50, 12, 33,
      CONTEXT_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_FILL},
     /* GatherND: its launches also make the buffer of the tuple's dims. */
@@ -133,13 +124,13 @@ static const scenario scenarios[] = {
     {"host, copied, GatherND, fill", HOST_COPY, CLG_OP_GATHER_ND, 1, 0, 20, 30,
      12, CONTEXT_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_FILL},
     {"host, split, in place, GatherND, wrap", HOST_SPLIT_IN_PLACE,
-     CLG_OP_GATHER_ND, 0, 1, 40, 7, 40, CONTEXT_QUEUE, 1, NULL, CACHE_FILLED,
+     CLG_OP_GATHER_ND, 0, 1, 40, 7, 40, CONTEXT_QUEUE, 1, NULL, CACHE_OFF,
      CLG_OOB_WRAP},
     {"device buffers, GPU plan, GatherND, clip", DEVICE_BUFFERS,
-     CLG_OP_GATHER_ND, 1, 0, 50, 12, 33, CONTEXT_QUEUE, 1, NULL, CACHE_FILLED,
+     CLG_OP_GATHER_ND, 1, 0, 50, 12, 33, CONTEXT_QUEUE, 1, NULL, CACHE_OFF,
      CLG_OOB_CLIP},
     {"enqueue, deferred index error, GatherND", ENQUEUE, CLG_OP_GATHER_ND, 0,
-     0, 50, 12, 33, OWN_QUEUE, 1, NULL, CACHE_FILLED, CLG_OOB_RAISE},
+     0, 50, 12, 33, OWN_QUEUE, 1, NULL, CACHE_OFF, CLG_OOB_RAISE},
 };
 
 /* The scenario's host-memory call, or the CPU reference (ctx NULL). */
