@@ -248,19 +248,13 @@ static void test_first_call_table(void **state)
                                            "first_empty_ms first_filled_ms"));
     assert_null(strstr(r.out, "copy_kernel"));
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
-        char name[32];
+        char row[32];
         double v[5];
-        const char *at = r.out;
-        int found = 0;
         /* The row whose first word is the operator's name. */
-        while (!found && (at = strstr(at, ops[k])) != NULL) {
-            found = (at == r.out || at[-1] == '\n') &&
-                    sscanf(at, "%31s %lf %lf %lf %lf %lf", name, &v[0], &v[1],
-                           &v[2], &v[3], &v[4]) == 6 &&
-                    strcmp(name, ops[k]) == 0;
-            at++;
-        }
-        if (!found)
+        snprintf(row, sizeof row, "\n%s ", ops[k]);
+        const char *at = strstr(r.out, row);
+        if (!at || sscanf(at + strlen(row), "%lf %lf %lf %lf %lf", &v[0],
+                          &v[1], &v[2], &v[3], &v[4]) != 5)
             fail_msg("no first-call row for %s in:\n%s", ops[k], r.out);
         /* context_ms and warm_call_ms may print as 0.00 on a fast
          * device; the first calls build or load programs. */
