@@ -19,6 +19,26 @@ function(clg_test_environment name)
                "CLGATHER_PARAMS=host=0")
 endfunction()
 
+# ctest -j starts the tests of highest COST first. A build tree keeps the
+# times of its past runs (Testing/Temporary/CTestCostData.txt), which take
+# over from these; a new one (each sanitizer lane's) would otherwise start
+# tests in the order they are defined and could end with a long one
+# running alone. The costs: seconds under AddressSanitizer, rounded.
+set(CLG_TEST_COSTS
+    device_disk_cache=115 device_random=90 test_cli_cache_fill=85
+    device_oob=65 device_fault_0=60 device_fault_1=60 device_fault_2=60
+    device_fault_3=60 test_cli_doc_examples=55 test_cli_json_schemas=50
+    device_gather_nd=40 example_fill_cache=30)
+
+# clg_test_cost(<test>): the test's COST from CLG_TEST_COSTS, if listed.
+function(clg_test_cost test)
+  foreach(pair ${CLG_TEST_COSTS})
+    if(pair MATCHES "^${test}=([0-9]+)$")
+      set_tests_properties(${test} PROPERTIES COST ${CMAKE_MATCH_1})
+    endif()
+  endforeach()
+endfunction()
+
 function(clg_add_test name)
   cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LABELS;LIBRARIES;PARTS"
                         ${ARGN})
@@ -41,6 +61,7 @@ function(clg_add_test name)
     set_tests_properties(${test} PROPERTIES LABELS "${T_LABELS}"
                          SKIP_RETURN_CODE 77 TIMEOUT ${T_TIMEOUT})
     clg_test_environment(${test})
+    clg_test_cost(${test})
   endforeach()
   foreach(part ${T_PARTS})
     set_property(TEST ${name}_${part} APPEND PROPERTY ENVIRONMENT
