@@ -262,14 +262,28 @@ static int parse_options(int argc, char **argv, bench_options *opt)
     for (size_t i = 0; i < BENCH_WORKLOAD_COUNT; i++)
         any_selected |= opt->selected[i];
     /* --first-call measures contexts, not workloads: the options of a
-     * workload run would be ignored, so they are refused. */
-    if (opt->first_only &&
-        (any_selected || opt->scale_count > 0 || opt->seen['r'] ||
-         opt->seen['S'] || opt->seen['j'] || opt->seen['O'] ||
-         opt->seen['B'] || opt->no_first)) {
-        fprintf(stderr, "clgather bench: --first-call takes --device only\n");
-        return -1;
-    }
+     * workload run would be ignored, so they are refused, by name. */
+    const struct {
+        int given;
+        const char *name;
+    } workload_only[] = {{any_selected, "--workload"},
+                         {opt->scale_count > 0, "--scale or --linearity"},
+                         {opt->seen['r'], "--repeat"},
+                         {opt->seen['S'], "--seed"},
+                         {opt->seen['j'], "--json"},
+                         {opt->seen['O'], "--oob"},
+                         {opt->seen['B'], "--buffers"},
+                         {opt->no_first, "--no-first-call"}};
+    for (size_t i = 0;
+         opt->first_only && i < sizeof workload_only / sizeof workload_only[0];
+         i++)
+        if (workload_only[i].given) {
+            fprintf(stderr,
+                    "clgather bench: --first-call takes --device only, not "
+                    "%s\n",
+                    workload_only[i].name);
+            return -1;
+        }
     if (!any_selected)
         for (size_t i = 0; i < BENCH_WORKLOAD_COUNT; i++)
             opt->selected[i] = 1;

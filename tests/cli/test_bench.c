@@ -227,7 +227,8 @@ static void test_buffers(void **state)
     cli_result_free(&r);
     assert_int_equal(cli_run(&r, first), 0);
     assert_int_equal(r.status, 3);
-    assert_non_null(strstr(r.err, "--first-call takes --device only"));
+    assert_non_null(strstr(r.err, "--first-call takes --device only, not "
+                                  "--buffers\n"));
     cli_result_free(&r);
 }
 

@@ -745,17 +745,28 @@ static void test_short_options(void **state)
                                "'-99999999999999999999' is not a 64-bit "
                                "integer\n"
                                "Try 'clgather compare --help'.\n");
-    /* --first-call ignores a workload run's options: refused, each. */
-    const char *const with[][3] = {
-        {"--json", "fc.json"}, {"--workload", "small"}, {"--linearity"},
-        {"-r", "2"},           {"--seed", "1"},         {"--oob", "clip"},
-        {"--no-first-call"}};
+    /* --first-call ignores a workload run's options: refused, each by
+     * name. */
+    static const struct {
+        const char *arg, *value, *named;
+    } with[] = {
+        {"--json", "fc.json", "--json"},
+        {"--workload", "small", "--workload"},
+        {"--linearity", NULL, "--scale or --linearity"},
+        {"-r", "2", "--repeat"},
+        {"--seed", "1", "--seed"},
+        {"--oob", "clip", "--oob"},
+        {"--no-first-call", NULL, "--no-first-call"},
+    };
     for (size_t i = 0; i < sizeof with / sizeof with[0]; i++) {
-        const char *first[] = {"bench", "--first-call", with[i][0], with[i][1],
-                               NULL};
-        expect_usage_error(first, "clgather bench: --first-call takes "
-                                  "--device only\n"
-                                  "Try 'clgather bench --help'.\n");
+        const char *first[] = {"bench", "--first-call", with[i].arg,
+                               with[i].value, NULL};
+        char want[128];
+        snprintf(want, sizeof want,
+                 "clgather bench: --first-call takes --device only, not %s\n"
+                 "Try 'clgather bench --help'.\n",
+                 with[i].named);
+        expect_usage_error(first, want);
     }
 }
 
