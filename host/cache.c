@@ -229,6 +229,8 @@ static const char R_OFF[] = "not used: the program cache is off";
 static const char R_ENV[] = "not used: CLGATHER_CACHE or CLGATHER_CACHE_MAX "
                             "is malformed";
 static const char R_FOLDER_OPEN[] = "not used: folder cannot be opened";
+static const char R_FOLDER_NOT_DIR[] = "not used: it, or a part of its "
+                                       "path, is not a folder";
 static const char R_FOLDER_OWNER[] = "not used: folder owned by another user";
 static const char R_FOLDER_WRITABLE[] = "not used: folder writable by group "
                                         "or others";
@@ -324,7 +326,9 @@ static int open_folder(const char *dir, const char **why)
     int dfd = open(dir, DISK_O_EXAMINE);
     *why = "";
     if (dfd < 0) {
-        if (errno != ENOENT)
+        if (errno == ENOTDIR)
+            *why = R_FOLDER_NOT_DIR;
+        else if (errno != ENOENT)
             *why = R_FOLDER_OPEN;
         return -1;
     }
@@ -1050,7 +1054,7 @@ clg_status clg_cache_clear(const char *dir, size_t *removed)
         clg_clear_error(NULL);
         return CLG_STATUS_OK;
     }
-    if (dfd < 0 && why == R_FOLDER_OPEN)
+    if (dfd < 0 && (why == R_FOLDER_OPEN || why == R_FOLDER_NOT_DIR))
         return clg_fail(NULL, CLG_STATUS_INVALID_ARGUMENT,
                         "cannot read the cache folder %s: %s", dir,
                         strerror(err));

@@ -1464,14 +1464,17 @@ CLG_API clg_status clg_context_cache_info(clg_context *ctx,
  *  its entries: a static string (never NULL, never freed), "" while it
  *  has passed over none. It stays until the next one. The reasons:
  *  "not used: folder owned by another user", "not used: folder writable
- *  by group or others", "not used: folder cannot be opened", "not used: a
- *  folder above it is owned by another user", "... is writable by group
- *  or others", "... cannot be examined"; "entry not used: " followed by
- *  "owned by another user", "writable by group or others", "not a regular
- *  file", "a symbolic link", "cannot be read", "not a clgather entry",
- *  "truncated or damaged", "built for another platform, device, driver or
- *  clgather", "another program's entry", "its checksum does not match",
- *  "the runtime refused its binary". An entry that does not exist yet is
+ *  by group or others", "not used: folder cannot be opened", "not used:
+ *  it, or a part of its path, is not a folder", "not used: the folder
+ *  cannot be created (a part of its path is not a folder, or not
+ *  writable)", "not used: a folder above it is owned by another user",
+ *  "... is writable by group or others", "... cannot be examined";
+ *  "entry not used: " followed by "owned by another user", "writable by
+ *  group or others", "not a regular file", "a symbolic link", "cannot be
+ *  read", "not a clgather entry", "truncated or damaged", "built for
+ *  another platform, device, driver or clgather", "another program's
+ *  entry", "its checksum does not match", "the runtime refused its
+ *  binary". An entry that does not exist yet is
  *  a miss with no reason. ctx NULL gives "". Any thread. */
 CLG_API const char *clg_context_cache_refusal(clg_context *ctx);
 

@@ -514,6 +514,13 @@ static void test_folder_cannot_be_created(void **state)
     assert_string_equal(why, "not used: the folder cannot be created (a "
                              "part of its path is not a folder, or not "
                              "writable)");
+    /* Asked about it, or about the file itself as the folder: said so. */
+    assert_string_equal(clg_cache_check(below, NULL),
+                        "not used: it, or a part of its path, is not a "
+                        "folder");
+    assert_string_equal(clg_cache_check(file, NULL),
+                        "not used: it, or a part of its path, is not a "
+                        "folder");
     remove_dir(dir);
 }
 
