@@ -749,8 +749,9 @@ static int is_temp_name(const char *name)
 
 /* 1 when file `name` of folder dfd is an entry or a temporary file of
  * this library: its name, a regular file, this library's magic at its
- * head (whatever the format). Its status into *st. Nothing else is ever
- * removed from a folder. */
+ * head (whatever the format), or for a temporary file empty (its process
+ * died between creating it and writing the header, write_entry). Its
+ * status into *st. Nothing else is ever removed from a folder. */
 static int is_ours(int dfd, const char *name, struct stat *st)
 {
     disk_header h;
@@ -760,8 +761,9 @@ static int is_ours(int dfd, const char *name, struct stat *st)
     if ((fd = open_file(dfd, name)) < 0)
         return 0;
     int ours = fstat(fd, st) == 0 && S_ISREG(st->st_mode) &&
-               read_exact(fd, &h, sizeof h) &&
-               !memcmp(h.magic, DISK_MAGIC, sizeof h.magic);
+               ((st->st_size == 0 && is_temp_name(name)) ||
+                (read_exact(fd, &h, sizeof h) &&
+                 !memcmp(h.magic, DISK_MAGIC, sizeof h.magic)));
     close(fd);
     return ours;
 }

@@ -1534,8 +1534,9 @@ CLG_API clg_status clg_cache_list(const char *dir, clg_cache_entry *entries,
 /** Removes every entry (and temporary file) of cache folder `dir` (NULL:
  *  the environment's); *removed (may be NULL) gets the entries removed.
  *  Only regular files with an entry's name (or the cache's naming of
- *  temporary files) that start with the cache's header are removed: other
- *  files, a foreign 0123456789abcdef.bin among them, are left alone. Safe
+ *  temporary files) that start with the cache's header, and empty
+ *  temporary files of that naming, are removed: other files, a foreign
+ *  0123456789abcdef.bin among them, are left alone. Safe
  *  while other processes use the folder (they rebuild what they miss).
  *  A folder the cache does not trust (clg_cache_check's rules: another
  *  user's, writable by group or others, or below such a folder, a

@@ -935,15 +935,17 @@ static void age(const char *path)
 }
 
 /* Eviction and clear remove entries and the cache's own temporary files
- * (its naming and its header), and nothing else: another program's file
- * with an entry's name, a temporary-looking file of another naming, and
- * one of the cache's naming without its header survive, old as they are;
- * a stale temporary file of the cache's goes. */
+ * (its naming, and its header or empty), and nothing else: another
+ * program's file with an entry's name (with content or empty), a
+ * temporary-looking file of another naming, and one of the cache's naming
+ * with other content survive, old as they are; a stale temporary file of
+ * the cache's goes. */
 static void test_foreign_files_survive(void **state)
 {
     (void)state;
     static const char *const foreign[] = {"0123456789abcdef.bin",
-                                          ".tmp-build.log", ".tmp-1-2-3"};
+                                          ".tmp-build.log", ".tmp-1-2-3",
+                                          "fedcba9876543210.bin"};
     char dir[512], path[1024];
     clg_cache_entry e[64];
     size_t removed = 0, size = 0;
@@ -952,7 +954,8 @@ static void test_foreign_files_survive(void **state)
     size_t count = list(dir, e);
     for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(foreign); k++) {
         entry_path(dir, foreign[k], path);
-        write_all(path, "not the cache's\n", 16);
+        write_all(path, "not the cache's\n",
+                  k + 1 < CLG_TEST_ARRAY_LEN(foreign) ? 16 : 0);
         age(path);
     }
     /* A stale temporary file of the cache's: an entry's bytes. */
@@ -962,21 +965,28 @@ static void test_foreign_files_survive(void **state)
     write_all(path, bytes, size);
     age(path);
     free(bytes);
-    assert_int_equal(count_files(dir, ""), count + 4);
+    /* And one left empty: its process died before writing the header. */
+    entry_path(dir, ".tmp-7-8-9", path);
+    write_all(path, "", 0);
+    age(path);
+    assert_int_equal(count_files(dir, ""), count + 6);
     /* A store with a cap of 1 byte evicts every entry. */
     clg_context *ctx = context_on(dir);
     CLG_ASSERT_OK(ctx, clg_context_set_cache_max(ctx, 1));
     assert_int_equal(run_variant(ctx, CLG_OP_GATHER, 3), 0);
     clg_context_destroy(ctx);
-    assert_int_equal(count_files(dir, ""), 3);
+    assert_int_equal(count_files(dir, ""), 4);
     for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(foreign); k++)
         assert_int_equal(count_files(dir, foreign[k]), 1);
-    /* Clear: the entries of a new fill go, the others stay. */
+    /* Clear: the entries of a new fill and an empty temporary file go,
+     * the others stay. */
     assert_int_equal(run_new(dir, 0).stores, n);
-    assert_int_equal(count_files(dir, ""), 3 + n);
+    entry_path(dir, ".tmp-10-11-12", path);
+    write_all(path, "", 0);
+    assert_int_equal(count_files(dir, ""), 5 + n);
     CLG_ASSERT_OK(NULL, clg_cache_clear(dir, &removed));
     assert_int_equal(removed, n);
-    assert_int_equal(count_files(dir, ""), 3);
+    assert_int_equal(count_files(dir, ""), 4);
     for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(foreign); k++)
         assert_int_equal(count_files(dir, foreign[k]), 1);
     remove_dir(dir);
