@@ -6,6 +6,7 @@
  * NULL) have their own entry. */
 #include "context.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,12 +101,38 @@ static thread_entry *write_entry(const clg_context *ctx)
     return e;
 }
 
+/* Formats a message into buf (size bytes). One longer than that (a
+ * user's path of a few KiB, say) keeps its head and its tail, where the
+ * reason usually stands, around "...", cut between UTF-8 characters; only
+ * when the whole cannot be formatted (no memory) its head alone. */
+static void format_message(char *buf, size_t size, const char *fmt, va_list ap)
+{
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(buf, size, fmt, ap);
+    if (n > 0 && (size_t)n >= size) {
+        char *whole = malloc((size_t)n + 1);
+        if (whole && vsnprintf(whole, (size_t)n + 1, fmt, again) == n) {
+            size_t keep = (size - sizeof "...") / 2; /* bytes each side */
+            size_t head = keep, tail = (size_t)n - keep;
+            while (head > 0 && ((unsigned char)whole[head] & 0xC0) == 0x80)
+                head--;
+            while (tail < (size_t)n &&
+                   ((unsigned char)whole[tail] & 0xC0) == 0x80)
+                tail++;
+            snprintf(buf, size, "%.*s...%s", (int)head, whole, whole + tail);
+        }
+        free(whole);
+    }
+    va_end(again);
+}
+
 clg_status clg_fail(clg_context *ctx, clg_status status, const char *fmt, ...)
 {
     thread_entry *e = write_entry(ctx);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->message, sizeof e->message, fmt, ap);
+    format_message(e->message, sizeof e->message, fmt, ap);
     va_end(ap);
     e->cl_error = CL_SUCCESS;
     e->exec_status = CL_COMPLETE;
@@ -118,7 +145,7 @@ clg_status clg_fail_exec(clg_context *ctx, cl_int exec_status, const char *fmt,
     thread_entry *e = write_entry(ctx);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->message, sizeof e->message, fmt, ap);
+    format_message(e->message, sizeof e->message, fmt, ap);
     va_end(ap);
     e->cl_error = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
     e->exec_status = exec_status;

@@ -1333,8 +1333,11 @@ CLG_API clg_status clg_context_finish_events(clg_context *ctx,
  *  calls on the same context never change it (a thread remembers its last
  *  8 contexts). With ctx NULL: the thread's last failed call made without
  *  a context (clg_context_create, reference functions with a NULL ctx).
- *  Owned by the library; valid until the thread's next call on the same
- *  context (or, for NULL, its next call without one). */
+ *  At most 1023 bytes: a longer message (one quoting a long path) keeps
+ *  its head and its end, where the reason stands, around "...", and cuts
+ *  no UTF-8 character. Owned by the library; valid until the thread's
+ *  next call on the same context (or, for NULL, its next call without
+ *  one). */
 CLG_API const char *clg_context_last_error(const clg_context *ctx);
 
 /** Raw OpenCL error code of the calling thread's last OPENCL_ERROR or

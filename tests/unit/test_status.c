@@ -2,6 +2,8 @@
 /* Status table, version and OpenCL error names: no device needed. */
 #include "clg_test.h"
 
+#include <errno.h>
+
 /* The expectations come from the header's own table, so the test checks
  * that the library's functions agree with it entry by entry. */
 typedef struct status_row {
@@ -193,6 +195,47 @@ static void test_last_error_of_null_context_is_a_string(void **state)
     assert_non_null(clg_context_last_error(NULL));
 }
 
+/* Whether s is well-formed UTF-8 (no character cut short). */
+static int utf8_whole(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        int more = *p < 0x80             ? 0
+                   : (*p & 0xE0) == 0xC0 ? 1
+                   : (*p & 0xF0) == 0xE0 ? 2
+                   : (*p & 0xF8) == 0xF0 ? 3
+                                         : -1;
+        if (more < 0)
+            return 0;
+        for (p++; more > 0; more--, p++)
+            if ((*p & 0xC0) != 0x80)
+                return 0;
+    }
+    return 1;
+}
+
+/* A message longer than the library keeps (here a path of 3 KiB, each
+ * character two bytes) keeps its head and its tail, where the reason
+ * stands, around "...", and cuts no character in two. */
+static void test_long_message_keeps_its_reason(void **state)
+{
+    (void)state;
+    char dir[3100] = "/tmp/";
+    for (size_t i = 5; i + 2 < sizeof dir - 4; i += 2)
+        memcpy(dir + i, "\xc3\xa9", 3); /* U+00E9, and the NUL after it */
+    assert_int_equal(clg_cache_clear(dir, NULL), CLG_STATUS_INVALID_ARGUMENT);
+    const char *m = clg_context_last_error(NULL);
+    char reason[160];
+    snprintf(reason, sizeof reason, ": %s", strerror(ENAMETOOLONG));
+    size_t len = strlen(m), tail = strlen(reason);
+    assert_true(len > 1000 && len < 1024);
+    assert_int_equal(strncmp(m, "cannot read the cache folder /tmp/\xc3\xa9",
+                             36),
+                     0);
+    assert_non_null(strstr(m, "\xc3\xa9...\xc3\xa9"));
+    assert_string_equal(m + len - tail, reason);
+    assert_true(utf8_whole(m));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -203,6 +246,7 @@ int main(void)
         cmocka_unit_test(test_cl_error_names),
         cmocka_unit_test(test_cl_error_name_unknown),
         cmocka_unit_test(test_last_error_of_null_context_is_a_string),
+        cmocka_unit_test(test_long_message_keeps_its_reason),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
