@@ -117,9 +117,19 @@ static int check_folder(const char *path, int strict, char *checked,
 }
 
 /* The program cache's rule: it checks the folder again once it exists
- * (host/cache.c), so one it creates in a sticky folder will do. */
+ * (host/cache.c), so one it creates in a sticky folder will do. A
+ * relative path is taken from the working directory, as open() takes
+ * it. */
 int clg_rt_trusted_folder(const char *path)
 {
+    char whole[PATH_MAX];
+    if (path[0] != '/' && path[0] != '\0') {
+        size_t n = getcwd(whole, sizeof whole) ? strlen(whole) : 0;
+        if (n == 0 || (size_t)snprintf(whole + n, sizeof whole - n, "/%s",
+                                       path) >= sizeof whole - n)
+            return 0;
+        path = whole;
+    }
     return check_folder(path, 0, NULL, 0);
 }
 

@@ -524,6 +524,28 @@ static void test_folder_cannot_be_created(void **state)
     remove_dir(dir);
 }
 
+/* A relative folder not made yet is taken from the working directory:
+ * trusted there, created by the first store, then loaded from. */
+static void test_relative_folder_is_created(void **state)
+{
+    (void)state;
+    char dir[512], cwd[4096], made[600];
+    make_dir(dir, sizeof dir);
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0);
+    assert_string_equal(clg_cache_check("rel/new", NULL), "");
+    clg_cache_info info = run_new("rel/new", 0);
+    assert_true(info.stores >= 1);
+    assert_int_equal(run_new("rel/new", 0).hits, info.stores);
+    assert_int_equal(chdir(cwd), 0);
+    snprintf(made, sizeof made, "%s/rel/new", dir);
+    assert_int_equal(count_files(made, ""), info.stores);
+    remove_dir(made);
+    snprintf(made, sizeof made, "%s/rel", dir);
+    remove_dir(made);
+    remove_dir(dir);
+}
+
 /* Drops (on = 0) or restores the calling thread's capabilities that
  * override file permissions (root's CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH,
  * CAP_FOWNER), so that a folder's mode binds root too. */
@@ -1535,6 +1557,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_other_host_isa_misses),
         cmocka_unit_test(test_switches),
         cmocka_unit_test(test_folder_cannot_be_created),
+        cmocka_unit_test(test_relative_folder_is_created),
         cmocka_unit_test(test_read_only_folder),
         cmocka_unit_test(test_full_disk),
         cmocka_unit_test(test_untrusted_folder_is_not_used),
