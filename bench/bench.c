@@ -274,16 +274,21 @@ static int parse_options(int argc, char **argv, bench_options *opt)
                          {opt->seen['O'], "--oob"},
                          {opt->seen['B'], "--buffers"},
                          {opt->no_first, "--no-first-call"}};
+    char refused[160] = "";
     for (size_t i = 0;
          opt->first_only && i < sizeof workload_only / sizeof workload_only[0];
          i++)
         if (workload_only[i].given) {
-            fprintf(stderr,
-                    "clgather bench: --first-call takes --device only, not "
-                    "%s\n",
-                    workload_only[i].name);
-            return -1;
+            size_t len = strlen(refused);
+            snprintf(refused + len, sizeof refused - len, "%s%s",
+                     len ? ", " : "", workload_only[i].name);
         }
+    if (refused[0]) {
+        fprintf(stderr,
+                "clgather bench: --first-call takes --device only, not %s\n",
+                refused);
+        return -1;
+    }
     if (!any_selected)
         for (size_t i = 0; i < BENCH_WORKLOAD_COUNT; i++)
             opt->selected[i] = 1;
@@ -374,12 +379,13 @@ int clg_cli_bench(int argc, char **argv)
     }
     if (rc != 0)
         return clg_cli_try_help("bench");
+    /* The environment first, before any table line is printed. */
+    if (clg_cli_check_env("bench") != CLG_EXIT_OK)
+        return CLG_EXIT_ERROR;
     if (opt.first_only)
         return bench_first_calls(&opt);
     bench_progress_init();
     if (opt.json_path && probe_json(opt.json_path) != CLG_EXIT_OK)
-        return CLG_EXIT_ERROR;
-    if (clg_cli_check_env("bench") != CLG_EXIT_OK)
         return CLG_EXIT_ERROR;
     if ((rc = clg_cli_open_device("bench", opt.device, &ctx)) != CLG_EXIT_OK)
         return rc;

@@ -214,9 +214,13 @@ int bench_first_calls(const bench_options *opt)
         return CLG_EXIT_ERROR;
     }
     clg_context *ctx = NULL;
+    char params[512];
     double t0 = clg_cli_now();
     rc = clg_cli_open_device("bench", opt->device, &ctx);
     double first_ms = (clg_cli_now() - t0) * 1e3;
+    /* CLGATHER_PARAMS against the device's row, before any line. */
+    if (rc == CLG_EXIT_OK)
+        rc = clg_cli_params(ctx, "bench", params, sizeof params);
     clg_context_destroy(ctx);
     if (rc != CLG_EXIT_OK) {
         rmdir(dir);

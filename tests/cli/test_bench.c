@@ -263,6 +263,13 @@ static void test_first_call_table(void **state)
         assert_true(v[1] > 0 && v[2] > 0 && v[3] > 0);
     }
     cli_result_free(&r);
+    /* A malformed CLGATHER_PARAMS: refused before any line of the table. */
+    assert_int_equal(cli_run_env(&r, "CLGATHER_PARAMS", "bogus=1", argv), 0);
+    assert_int_equal(r.status, 3);
+    assert_string_equal(r.out, "");
+    assert_non_null(strstr(r.err, "clgather bench: INVALID_ARGUMENT: "
+                                  "CLGATHER_PARAMS=\"bogus=1\""));
+    cli_result_free(&r);
 }
 
 /* A scale past what a tensor can hold: the workload is skipped with a

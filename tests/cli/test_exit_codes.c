@@ -768,6 +768,13 @@ static void test_short_options(void **state)
                  with[i].named);
         expect_usage_error(first, want);
     }
+    /* Several: each named. */
+    const char *several[] = {"bench", "--first-call", "--buffers",
+                             "host",  "--seed",       "1",
+                             NULL};
+    expect_usage_error(several, "clgather bench: --first-call takes --device "
+                                "only, not --seed, --buffers\n"
+                                "Try 'clgather bench --help'.\n");
 }
 
 /* A device spec that matches nothing is the machine's answer, not a
