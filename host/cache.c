@@ -852,6 +852,8 @@ void clg_disk_store(clg_context *ctx, const char *key, const char *passed,
     struct stat st;
     if (stat(ctx->disk.set.dir, &st) != 0)
         why = creation_refusal(ctx->disk.set.dir);
+    else if (!S_ISDIR(st.st_mode))
+        why = R_FOLDER_NOT_DIR;
     if (!*why && !make_dirs(ctx->disk.set.dir))
         why = R_NOT_CREATED;
     if (!*why && (dfd = open_folder(ctx->disk.set.dir, &why)) >= 0) {

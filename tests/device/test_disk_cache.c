@@ -514,7 +514,11 @@ static void test_folder_cannot_be_created(void **state)
     assert_string_equal(why, "not used: the folder cannot be created (a "
                              "part of its path is not a folder, or not "
                              "writable)");
-    /* Asked about it, or about the file itself as the folder: said so. */
+    /* The file itself as the folder: a context says it is not one. */
+    run_why(file, 0, why, sizeof why);
+    assert_string_equal(why, "not used: it, or a part of its path, is not a "
+                             "folder");
+    /* Asked about either: said so. */
     assert_string_equal(clg_cache_check(below, NULL),
                         "not used: it, or a part of its path, is not a "
                         "folder");
