@@ -577,7 +577,8 @@ cl_program clg_disk_load(clg_context *ctx, const char *key,
 /* ------------------------------------------------------------ store */
 
 /* 1 when the nearest part of `dir`'s path that exists is not a folder
- * (a file where a folder would have to be created). */
+ * (a file where a folder would have to be created, or a symbolic link to
+ * nothing, through which none can be). */
 static int blocked_by_file(const char *dir)
 {
     char path[CLG_CACHE_PATH_MAX];
@@ -586,6 +587,8 @@ static int blocked_by_file(const char *dir)
     for (;;) {
         if (stat(path, &st) == 0)
             return !S_ISDIR(st.st_mode);
+        if (lstat(path, &st) == 0)
+            return 1; /* a link to nothing */
         char *slash = strrchr(path, '/');
         if (!slash || slash == path)
             return 0;
@@ -621,7 +624,9 @@ static int make_dirs(const char *dir)
                 return 0;
             *p = '/';
         }
-    return mkdir(path, 0700) == 0 || errno == EEXIST;
+    /* EEXIST from a link to nothing: check what was made. */
+    return (mkdir(path, 0700) == 0 || errno == EEXIST) &&
+           stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /* The device's binary of `program` into a new buffer; NULL on failure. */

@@ -525,6 +525,18 @@ static void test_folder_cannot_be_created(void **state)
     assert_string_equal(clg_cache_check(file, NULL),
                         "not used: it, or a part of its path, is not a "
                         "folder");
+    /* A symbolic link to nothing: no folder can be made through it, and
+     * both say so before any store. */
+    char link[600];
+    snprintf(link, sizeof link, "%s/dangling", dir);
+    assert_int_equal(symlink("nowhere", link), 0);
+    static const char not_made[] = "not used: the folder cannot be created "
+                                   "(a part of its path is not a folder, "
+                                   "or not writable)";
+    assert_string_equal(clg_cache_check(link, NULL), not_made);
+    info = run_why(link, 0, why, sizeof why);
+    assert_int_equal(info.stores, 0);
+    assert_string_equal(why, not_made);
     remove_dir(dir);
 }
 
