@@ -293,6 +293,10 @@ static const char *check_parents(int dfd, struct stat st)
     for (int depth = 0; depth < CLG_CACHE_PATH_MAX; depth++) {
         struct stat up;
         int parent = openat(fd, "..", DISK_O_EXAMINE);
+        if (parent < 0 && depth == 0 && errno == EACCES) {
+            why = R_FOLDER_OPEN; /* the folder itself cannot be searched */
+            break;
+        }
         if (fd != dfd)
             close(fd);
         fd = parent;

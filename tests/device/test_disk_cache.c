@@ -595,6 +595,14 @@ static void test_read_only_folder(void **state)
     assert_true(miss.misses >= 1);
     assert_counts(&miss, 0, miss.misses, 0);
     assert_int_equal(count_files(dir, ""), n);
+    /* One this thread cannot even search: the folder itself is named, not
+     * a folder above it. */
+    assert_int_equal(chmod(dir, 0), 0);
+    file_capabilities(0);
+    char why[128];
+    snprintf(why, sizeof why, "%s", clg_cache_check(dir, NULL));
+    file_capabilities(1);
+    assert_string_equal(why, "not used: folder cannot be opened");
     remove_dir(dir);
 }
 
