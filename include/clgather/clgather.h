@@ -1470,14 +1470,15 @@ CLG_API clg_status clg_context_cache_info(clg_context *ctx,
  *  by group or others", "not used: folder cannot be opened", "not used:
  *  it, or a part of its path, is not a folder", "not used: the folder
  *  cannot be created (a part of its path is not a folder, or not
- *  writable)", "not used: a folder above it is owned by another user",
- *  "... is writable by group or others", "... cannot be examined";
- *  "entry not used: " followed by "owned by another user", "writable by
- *  group or others", "not a regular file", "a symbolic link", "cannot be
- *  read", "not a clgather entry", "truncated or damaged", "built for
- *  another platform, device, driver or clgather", "another program's
- *  entry", "its checksum does not match", "the runtime refused its
- *  binary". An entry that does not exist yet is
+ *  writable)", "not used: a folder on its path is owned by another user
+ *  or writable by others" (one not made yet), "not used: a folder above
+ *  it is owned by another user", "... is writable by group or others",
+ *  "... cannot be examined"; "entry not used: " followed by "owned by
+ *  another user", "writable by group or others", "not a regular file", "a
+ *  symbolic link", "cannot be read", "not a clgather entry", "truncated
+ *  or damaged", "built for another platform, device, driver or
+ *  clgather", "another program's entry", "its checksum does not match",
+ *  "the runtime refused its binary". An entry that does not exist yet is
  *  a miss with no reason. ctx NULL gives "". Any thread. */
 CLG_API const char *clg_context_cache_refusal(clg_context *ctx);
 
