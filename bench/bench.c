@@ -29,6 +29,8 @@ static void usage(FILE *out)
             "[--seed N] [--json FILE]\n"
             "                      [--oob MODE] [--buffers KIND] "
             "[--no-first-call]\n"
+            "       clgather bench --first-call [--device SPEC]\n"
+            "       clgather bench --list\n"
             "Measure Gather, GatherElements and GatherND bandwidth beside the "
             "device's copy kernel.\n"
             "\n"
