@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 /* ------------------------------------------------------------ context text */
 
@@ -723,6 +724,28 @@ cl_mem clg_test_buffer(clg_context *ctx, const void *host, size_t bytes)
                               &err);
     assert_int_equal(err, CL_SUCCESS);
     return m;
+}
+
+unsigned char *clg_test_read_file(const char *path, size_t *size)
+{
+    struct stat st;
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fstat(fileno(f), &st), 0);
+    unsigned char *buf = malloc((size_t)st.st_size + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)st.st_size, f), st.st_size);
+    fclose(f);
+    *size = (size_t)st.st_size;
+    return buf;
+}
+
+void clg_test_write_file(const char *path, const void *buf, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(buf, 1, size, f), size);
+    assert_int_equal(fclose(f), 0);
 }
 
 char *clg_test_env_save(const char *name)

@@ -224,6 +224,16 @@ int clg_test_has_out_of_order(const clg_context *ctx);
  * the test when it cannot be made. */
 cl_mem clg_test_buffer(clg_context *ctx, const void *host, size_t bytes);
 
+/* ------------------------------------------------------------ files */
+
+/* The whole file at `path` (malloc'd, one byte more than its *size);
+ * fails the test when it cannot be read. */
+unsigned char *clg_test_read_file(const char *path, size_t *size);
+
+/* Writes `size` bytes of buf as the whole file at `path` (created or
+ * truncated); fails the test when it cannot. */
+void clg_test_write_file(const char *path, const void *buf, size_t size);
+
 /* ------------------------------------------------------------ environment */
 
 /* The value of environment variable `name` (malloc'd), NULL when unset:

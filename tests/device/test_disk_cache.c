@@ -253,28 +253,6 @@ static const char *const corruption_reasons[CORRUPTIONS] = {
     "entry not used: its checksum does not match",
     "entry not used: the runtime refused its binary"};
 
-static unsigned char *read_all(const char *path, size_t *size)
-{
-    struct stat st;
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    assert_int_equal(fstat(fileno(f), &st), 0);
-    unsigned char *buf = malloc((size_t)st.st_size + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)st.st_size, f), st.st_size);
-    fclose(f);
-    *size = (size_t)st.st_size;
-    return buf;
-}
-
-static void write_all(const char *path, const void *buf, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(buf, 1, size, f), size);
-    assert_int_equal(fclose(f), 0);
-}
-
 /* A whole entry (right header, length and checksum) whose payload is not
  * a binary: the runtime must refuse it. */
 static size_t garbage_payload(unsigned char *buf, size_t size)
@@ -296,7 +274,7 @@ static size_t garbage_payload(unsigned char *buf, size_t size)
 static void corrupt(const char *path, corruption how)
 {
     size_t size;
-    unsigned char *buf = read_all(path, &size);
+    unsigned char *buf = clg_test_read_file(path, &size);
     uint32_t key_len;
     memcpy(&key_len, buf + 12, 4);
     switch (how) {
@@ -318,7 +296,7 @@ static void corrupt(const char *path, corruption how)
         size = garbage_payload(buf, size);
         break;
     }
-    write_all(path, buf, size);
+    clg_test_write_file(path, buf, size);
     free(buf);
 }
 
@@ -504,7 +482,7 @@ static void test_folder_cannot_be_created(void **state)
     snprintf(below, sizeof below, "%s/file/cache", dir);
     char file[560];
     snprintf(file, sizeof file, "%s/file", dir);
-    write_all(file, "x", 1);
+    clg_test_write_file(file, "x", 1);
     char why[256];
     clg_cache_info info = run_why(below, 0, why, sizeof why);
     assert_int_equal(info.enabled, 1);
@@ -1000,20 +978,20 @@ static void test_foreign_files_survive(void **state)
     size_t count = list(dir, e);
     for (size_t k = 0; k < CLG_TEST_ARRAY_LEN(foreign); k++) {
         entry_path(dir, foreign[k], path);
-        write_all(path, "not the cache's\n",
-                  k + 1 < CLG_TEST_ARRAY_LEN(foreign) ? 16 : 0);
+        clg_test_write_file(path, "not the cache's\n",
+                            k + 1 < CLG_TEST_ARRAY_LEN(foreign) ? 16 : 0);
         age(path);
     }
     /* A stale temporary file of the cache's: an entry's bytes. */
     entry_path(dir, e[0].file, path);
-    unsigned char *bytes = read_all(path, &size);
+    unsigned char *bytes = clg_test_read_file(path, &size);
     entry_path(dir, ".tmp-4-5-6", path);
-    write_all(path, bytes, size);
+    clg_test_write_file(path, bytes, size);
     age(path);
     free(bytes);
     /* And one left empty: its process died before writing the header. */
     entry_path(dir, ".tmp-7-8-9", path);
-    write_all(path, "", 0);
+    clg_test_write_file(path, "", 0);
     age(path);
     assert_int_equal(count_files(dir, ""), count + 6);
     /* A store with a cap of 1 byte evicts every entry. */
@@ -1028,7 +1006,7 @@ static void test_foreign_files_survive(void **state)
      * the others stay. */
     assert_int_equal(run_new(dir, 0).stores, n);
     entry_path(dir, ".tmp-10-11-12", path);
-    write_all(path, "", 0);
+    clg_test_write_file(path, "", 0);
     assert_int_equal(count_files(dir, ""), 5 + n);
     CLG_ASSERT_OK(NULL, clg_cache_clear(dir, &removed));
     assert_int_equal(removed, n);
@@ -1064,9 +1042,9 @@ static void test_other_identity_is_not_handed_to_the_runtime(void **state)
                 !strcmp(e[a].options, e[b].options)) {
                 entry_path(dir, e[b].file, from);
                 entry_path(dir, e[a].file, path);
-                unsigned char *buf = read_all(from, &size);
+                unsigned char *buf = clg_test_read_file(from, &size);
                 size = garbage_payload(buf, size);
-                write_all(path, buf, size);
+                clg_test_write_file(path, buf, size);
                 free(buf);
                 assert_int_equal(unlink(from), 0);
                 planted++;
@@ -1242,7 +1220,7 @@ static int fill(const char *dir)
 static void check_whole(const char *path)
 {
     size_t size;
-    unsigned char *buf = read_all(path, &size);
+    unsigned char *buf = clg_test_read_file(path, &size);
     uint32_t format, key_len;
     uint64_t len, sum;
     assert_true(size > HEADER_BYTES);
